@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * NewReno, the default congestion controller ("newreno").
+ *
+ * Slow start and congestion avoidance follow RFC 5681 section 3.1 with byte
+ * counting (RFC 3465): in slow start cwnd grows by the bytes acked, in
+ * congestion avoidance by mss * acked / cwnd per ack, which adds one MSS per
+ * window of acked data (the remainder of the division is carried over so
+ * no growth is lost to rounding).
+ *
+ * Loss recovery is RFC 6582 transposed to packet sequence numbers: the
+ * loss of a packet above the recovery point starts a recovery epoch
+ * (ssthresh = max(flight / 2, 2 MSS), cwnd = ssthresh, recovery point =
+ * highest sequence number sent); losses at or below the recovery point
+ * belong to the same congestion event and change nothing; an ack whose
+ * largest acked packet is above the recovery point ends the epoch. The
+ * window does not grow during recovery, nor while the sender is
+ * application-limited (RFC 7661: growth is only earned by a full window).
+ *
+ * A retransmission timeout (RFC 5681 section 3.1, equation 4) sets ssthresh
+ * the same way, collapses cwnd to the one-packet loss window and records
+ * the highest sequence number sent as the recovery point (RFC 6582
+ * section 3.2 step 4), so the packets the channel then declares lost do not
+ * cut the window again. Apart from that loss window the window never falls
+ * below sst_cc_min_window().
+ */
+#include <assert.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include "sst_cc_driver.h"
+#include "sst_log.h"
+
+RTE_LOG_REGISTER_DEFAULT(sst_logtype_cc_newreno, NOTICE);
+#define NEWRENO_LOG(level, fmt, ...) \
+	SST_LOG(level, sst_logtype_cc_newreno, "cc_newreno", fmt, ##__VA_ARGS__)
+
+struct newreno {
+	uint64_t ca_carry; /**< mss * acked not yet turned into window, < cwnd */
+};
+
+static_assert(sizeof(struct newreno) <= SST_CC_PRIV_MAX, "newreno state too large");
+
+static struct newreno *
+newreno_priv(struct sst_cc *cc)
+{
+	return (struct newreno *)cc->priv;
+}
+
+/* ssthresh after a congestion event: half the flight, at least two packets. */
+static uint64_t
+newreno_ssthresh(const struct sst_cc *cc, uint64_t bytes_in_flight)
+{
+	uint64_t half = bytes_in_flight / 2;
+	uint64_t floor = sst_cc_min_window(cc->mss);
+
+	return half > floor ? half : floor;
+}
+
+static void
+newreno_init(struct sst_cc *cc, sst_time_t now)
+{
+	RTE_SET_USED(now);
+	memset(newreno_priv(cc), 0, sizeof(struct newreno));
+}
+
+static void
+newreno_on_sent(struct sst_cc *cc, const struct sst_cc_sent_event *ev)
+{
+	/* Nothing: NewReno reacts to acks and losses only. */
+	RTE_SET_USED(cc);
+	RTE_SET_USED(ev);
+}
+
+static void
+newreno_on_ack(struct sst_cc *cc, const struct sst_cc_ack_event *ev)
+{
+	struct newreno *nr = newreno_priv(cc);
+	uint64_t acked = ev->acked_bytes;
+
+	if (cc->in_recovery) {
+		/* RFC 6582 section 3.2 step 3: a full ack ends recovery; it earns no growth. */
+		if (ev->largest_acked > cc->recovery_seq)
+			cc->in_recovery = false;
+		return;
+	}
+	if (ev->app_limited || acked == 0)
+		return;
+	if (cc->cwnd < cc->ssthresh) {
+		/* Slow start: one byte of window per byte acked, up to ssthresh. */
+		uint64_t room = cc->ssthresh - cc->cwnd;
+
+		if (acked <= room) {
+			cc->cwnd += acked;
+			return;
+		}
+		cc->cwnd = cc->ssthresh;
+		acked -= room;
+	}
+	/* Congestion avoidance: cwnd += mss * acked / cwnd, remainder carried. */
+	nr->ca_carry += (uint64_t)cc->mss * acked;
+	if (nr->ca_carry >= cc->cwnd) {
+		uint64_t grow = nr->ca_carry / cc->cwnd;
+
+		nr->ca_carry -= grow * cc->cwnd;
+		cc->cwnd += grow;
+	}
+}
+
+static void
+newreno_on_loss(struct sst_cc *cc, const struct sst_cc_loss_event *ev)
+{
+	struct newreno *nr = newreno_priv(cc);
+
+	/* RFC 6582: a loss at or below the recovery point is the same congestion event. */
+	if (ev->seq <= cc->recovery_seq)
+		return;
+	cc->ssthresh = newreno_ssthresh(cc, ev->bytes_in_flight);
+	cc->cwnd = cc->ssthresh;
+	cc->in_recovery = true;
+	cc->recovery_seq = ev->largest_sent;
+	nr->ca_carry = 0;
+}
+
+static void
+newreno_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
+{
+	struct newreno *nr = newreno_priv(cc);
+
+	cc->ssthresh = newreno_ssthresh(cc, ev->bytes_in_flight);
+	cc->cwnd = cc->mss; /* RFC 5681 loss window */
+	cc->in_recovery = false;
+	if (ev->largest_sent > cc->recovery_seq)
+		cc->recovery_seq = ev->largest_sent;
+	nr->ca_carry = 0;
+}
+
+static const struct sst_cc_ops newreno_ops = {
+	.name = "newreno",
+	.priv_size = sizeof(struct newreno),
+	.init = newreno_init,
+	.on_sent = newreno_on_sent,
+	.on_ack = newreno_on_ack,
+	.on_loss = newreno_on_loss,
+	.on_rto = newreno_on_rto,
+};
+
+RTE_INIT(newreno_register)
+{
+	int rc = sst_cc_register(&newreno_ops);
+
+	if (rc != 0)
+		NEWRENO_LOG(ERR, "cannot register \"%s\": %d", newreno_ops.name, rc);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The congestion-control registry (sst_cc_driver.h): a fixed table of ops
+ * tables, filled by the drivers' constructors before main() and read-only
+ * afterwards, so lookups need no lock. Registration validates the whole
+ * contract once, so the per-packet code calls every op without checks.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sst_cc.h"
+
+static const struct sst_cc_ops *cc_registry[SST_CC_REGISTRY_MAX];
+static unsigned int cc_registered;
+
+/* The name is non-empty and NUL-terminated inside its array. */
+static int
+cc_name_valid(const char *name)
+{
+	return name[0] != '\0' && memchr(name, '\0', SST_CC_NAME_MAX) != NULL;
+}
+
+int
+sst_cc_register(const struct sst_cc_ops *ops)
+{
+	if (ops == NULL || !cc_name_valid(ops->name) || ops->priv_size > SST_CC_PRIV_MAX)
+		return -EINVAL;
+	/* One callback per event, all mandatory: the channel never checks for NULL. */
+	if (ops->init == NULL || ops->on_sent == NULL || ops->on_ack == NULL ||
+		ops->on_loss == NULL || ops->on_rto == NULL)
+		return -EINVAL;
+	if (sst_cc_find(ops->name) != NULL)
+		return -EEXIST;
+	if (cc_registered == SST_CC_REGISTRY_MAX)
+		return -ENOSPC;
+	cc_registry[cc_registered++] = ops;
+	return 0;
+}
+
+const struct sst_cc_ops *
+sst_cc_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (unsigned int i = 0; i < cc_registered; i++)
+		if (strncmp(cc_registry[i]->name, name, SST_CC_NAME_MAX) == 0)
+			return cc_registry[i];
+	return NULL;
+}
+
+int
+sst_cc_init(struct sst_cc *cc, const struct sst_cc_ops *ops, uint32_t mss, sst_time_t now)
+{
+	if (cc == NULL || ops == NULL || mss == 0)
+		return -EINVAL;
+	memset(cc, 0, sizeof(*cc));
+	cc->ops = ops;
+	cc->mss = mss;
+	cc->cwnd = sst_cc_initial_window(mss);
+	cc->ssthresh = UINT64_MAX;
+	ops->init(cc, now);
+	return 0;
+}
+
+uint64_t
+sst_cc_pacing_rate(const struct sst_cc *cc, sst_time_t srtt)
+{
+	uint64_t rate;
+
+	if (cc->pacing_rate != 0)
+		return cc->pacing_rate;
+	if (srtt == 0)
+		return 0;
+	/* 2 x cwnd per srtt in slow start, 1.25 x cwnd per srtt afterwards. */
+	if (sst_cc_in_slow_start(cc))
+		rate = sst_cc_mul_div(cc->cwnd, 2 * SST_NSEC_PER_SEC, srtt);
+	else
+		rate = sst_cc_mul_div(cc->cwnd, 5 * SST_NSEC_PER_SEC / 4, srtt);
+	/* 0 would mean "unpaced": the slowest paced rate is 1 byte/s. */
+	return rate != 0 ? rate : 1;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The contract between the channel layer and congestion controllers
+ * (paper 4.2.4; STP section on congestion control modules). A controller is
+ * an ops table registered by name with one callback per event. The channel
+ * owns a struct sst_cc per channel; a controller keeps its private state in
+ * cc->priv (at most SST_CC_PRIV_MAX bytes, checked when it registers) and
+ * publishes its decisions in cc->cwnd, cc->ssthresh and cc->pacing_rate.
+ *
+ * Everything is counted on packet sequence numbers, which SST never reuses:
+ * a retransmission is a new packet, so there is no retransmission ambiguity
+ * and "the recovery point" is simply the highest sequence number sent when
+ * recovery began (RFC 6582 semantics transposed from bytes to packets).
+ * Sequence numbers start at 1 (0 is never sent), so recovery_seq == 0 means
+ * "no recovery point yet". Windows are in bytes. Callbacks never read a
+ * clock: "now" comes in the event. They must not fail, allocate or log.
+ *
+ * Ownership: the channel owns struct sst_cc and every field except priv;
+ * it sets ops and mss (through sst_cc_init()) and only reads cwnd,
+ * ssthresh, pacing_rate, in_recovery and recovery_seq. The controller
+ * writes those and owns priv. The channel owns the measurements (flight,
+ * RTT, loss detection, app-limited state) and passes them in the events.
+ */
+#ifndef SST_CC_DRIVER_H
+#define SST_CC_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sst_time.h"
+
+enum {
+	SST_CC_PRIV_MAX = 128, /**< bytes of private state per channel */
+	SST_CC_NAME_MAX = 16,
+};
+
+/** Per-channel congestion state the channel reads and controllers write. */
+struct sst_cc {
+	const struct sst_cc_ops *ops;
+	uint64_t cwnd;	       /**< bytes the channel may have in flight */
+	uint64_t ssthresh;     /**< slow-start threshold, bytes */
+	uint64_t pacing_rate;  /**< bytes per second; 0: the channel derives it */
+	uint32_t mss;	       /**< bytes of a full-sized packet (set by the channel) */
+	bool in_recovery;      /**< inside a loss-recovery epoch */
+	uint64_t recovery_seq; /**< highest seq sent when recovery or an RTO began; 0: none */
+	uint8_t priv[SST_CC_PRIV_MAX] __attribute__((aligned(8)));
+};
+
+/** A packet left. */
+struct sst_cc_sent_event {
+	sst_time_t now;
+	uint64_t seq;
+	uint32_t bytes;
+	uint64_t bytes_in_flight; /**< after this packet */
+};
+
+/** Packets were acknowledged (one event per ack word that acked something new). */
+struct sst_cc_ack_event {
+	sst_time_t now;
+	uint64_t largest_acked; /**< highest sequence number acked by this ack */
+	uint32_t acked_bytes;	/**< bytes newly acked */
+	uint32_t acked_packets;
+	uint64_t bytes_in_flight; /**< after removing the acked packets */
+	sst_time_t rtt_sample;	  /**< of largest_acked; 0 when none */
+	sst_time_t srtt;
+	sst_time_t min_rtt;
+	bool app_limited; /**< cwnd was not filled lately (an idle period included) */
+};
+
+/** A packet was declared lost (by the 3-packet rule or the time threshold). */
+struct sst_cc_loss_event {
+	sst_time_t now;
+	uint64_t seq; /**< the lost packet */
+	uint32_t bytes;
+	uint64_t largest_sent;	  /**< the recovery point if this starts recovery */
+	uint64_t bytes_in_flight; /**< after removing the lost packet */
+};
+
+/**
+ * The retransmission timer expired. The channel calls on_rto once per
+ * expiry, after its backoff bookkeeping and before it declares the
+ * outstanding packets lost (those later on_loss events carry sequence
+ * numbers at or below largest_sent, which the controller ignores).
+ */
+struct sst_cc_rto_event {
+	sst_time_t now;
+	uint64_t largest_sent;	  /**< highest sequence number sent so far */
+	uint64_t bytes_in_flight; /**< outstanding bytes when the timer fired */
+};
+
+/** The congestion controller interface. */
+struct sst_cc_ops {
+	char name[SST_CC_NAME_MAX];
+	uint16_t priv_size; /**< <= SST_CC_PRIV_MAX */
+
+	/** Set the initial window (cc->mss is set). */
+	void (*init)(struct sst_cc *cc, sst_time_t now);
+	/** A packet carrying data or acks was sent. */
+	void (*on_sent)(struct sst_cc *cc, const struct sst_cc_sent_event *ev);
+	/** New packets were acknowledged. */
+	void (*on_ack)(struct sst_cc *cc, const struct sst_cc_ack_event *ev);
+	/** A packet was lost; the controller decides whether this starts recovery. */
+	void (*on_loss)(struct sst_cc *cc, const struct sst_cc_loss_event *ev);
+	/** The retransmission timer expired (after backoff bookkeeping). */
+	void (*on_rto)(struct sst_cc *cc, const struct sst_cc_rto_event *ev);
+};
+
+/** Controllers the registry holds at most. */
+#define SST_CC_REGISTRY_MAX 16
+
+/**
+ * Register a controller (drivers call this from an RTE_INIT constructor).
+ * The registry keeps the pointer, so @p ops must have static storage.
+ * Registration is control-plane work and not thread-safe: constructors, or
+ * the main lcore before workers start.
+ * @return 0, -EINVAL (NULL ops, missing op, empty or unterminated name,
+ * priv_size too large), -EEXIST (name taken), -ENOSPC (registry full).
+ */
+int sst_cc_register(const struct sst_cc_ops *ops);
+
+/** Find a controller by name. @return ops, or NULL. */
+const struct sst_cc_ops *sst_cc_find(const char *name);
+
+/** The default controller ("newreno"). */
+#define SST_CC_DEFAULT "newreno"
+
+/**
+ * Attach a controller to a channel's state and initialise it: clears the
+ * state (priv included), sets ops and mss, cwnd to sst_cc_initial_window(),
+ * ssthresh to UINT64_MAX (slow start until the first loss), then calls
+ * ops->init, which may change any of them.
+ * @return 0 or -EINVAL (NULL cc or ops, mss 0).
+ */
+int sst_cc_init(struct sst_cc *cc, const struct sst_cc_ops *ops, uint32_t mss, sst_time_t now);
+
+/** Initial window of RFC 6928 / RFC 5681 for a given MSS, in bytes. */
+static inline uint64_t
+sst_cc_initial_window(uint32_t mss)
+{
+	uint64_t iw = 10 * (uint64_t)mss;
+	uint64_t cap = 14600 > 2 * (uint64_t)mss ? 14600 : 2 * (uint64_t)mss;
+
+	return iw < cap ? iw : cap;
+}
+
+/**
+ * The smallest window a controller may set: two packets (the prototype's
+ * CWND_MIN). The one-packet loss window after a timeout is the exception.
+ */
+static inline uint64_t
+sst_cc_min_window(uint32_t mss)
+{
+	return 2 * (uint64_t)mss;
+}
+
+/**
+ * a * b / c rounded down, without intermediate overflow, saturating at
+ * UINT64_MAX. For controllers that scale windows by ratios (acked/cwnd,
+ * cwnd/srtt). Uses the 128-bit integers GCC and Clang provide on every
+ * 64-bit target DPDK supports. @p c must not be 0.
+ */
+static inline uint64_t
+sst_cc_mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	__extension__ typedef unsigned __int128 sst_u128;
+	sst_u128 q = (sst_u128)a * b / c;
+
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+#endif /* SST_CC_DRIVER_H */

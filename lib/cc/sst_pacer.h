@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A token-bucket pacer a channel owns, fed with its controller's rate. The
+ * engine asks it when the channel may send next, so bursts leave at the
+ * congestion controller's rate rather than at line rate.
+ *
+ * Arithmetic is exact integer arithmetic: the bucket holds
+ * tokens + frac / 10^9 bytes, so no fraction of a byte is lost between
+ * refills however often they happen, and nothing overflows for any rate a
+ * uint64_t holds and any gap between calls (a refill never computes more
+ * than the bytes missing from a full bucket). A packet larger than what the
+ * bucket holds may leave once the bucket holds min(packet, burst); the
+ * excess becomes a debt the bucket repays before it fills again (the pacer
+ * moves its refill time into the future), so the long-run rate is exact
+ * even for packets larger than the bucket.
+ *
+ * Like every protocol-layer object it reads no clock: "now" is an argument,
+ * and a "now" earlier than one seen before is treated as no time passing.
+ */
+#ifndef SST_PACER_H
+#define SST_PACER_H
+
+#include <stdint.h>
+
+#include "sst_time.h"
+
+/** Largest bucket depth; larger values given to sst_pacer_init() are clamped. */
+#define SST_PACER_BURST_MAX (UINT64_C(1) << 32)
+
+struct sst_pacer {
+	uint64_t rate;	 /**< bytes per second; 0 = unpaced */
+	uint64_t burst;	 /**< bucket depth in bytes */
+	uint64_t tokens; /**< whole bytes that may leave at time last */
+	uint64_t frac;	 /**< and this many 10^-9 bytes (< 10^9) */
+	sst_time_t last; /**< when tokens were last refilled (later than now while in debt) */
+};
+
+/**
+ * Start an unpaced pacer with a full bucket.
+ * @param burst  bucket depth in bytes (e.g. a few MSS); clamped to
+ *               SST_PACER_BURST_MAX. 0 is allowed and paces every packet.
+ */
+void sst_pacer_init(struct sst_pacer *p, uint64_t burst, sst_time_t now);
+
+/**
+ * Change the rate (bytes per second; 0 disables pacing). Tokens earned at
+ * the old rate up to @p now are kept and an outstanding debt is rescaled to
+ * the new rate; enabling a disabled pacer starts it with a full bucket.
+ */
+void sst_pacer_set_rate(struct sst_pacer *p, uint64_t rate, sst_time_t now);
+
+/**
+ * The earliest time a packet of @p bytes may leave: @p now when the bucket
+ * holds enough, otherwise the time it will. A zero-rate pacer is disabled
+ * and always answers @p now. Never returns SST_TIME_NEVER unless the
+ * answer really is that far away (saturating time arithmetic).
+ */
+sst_time_t sst_pacer_next_send(struct sst_pacer *p, uint32_t bytes, sst_time_t now);
+
+/** Account for a packet that left (nothing happens while the pacer is disabled). */
+void sst_pacer_on_sent(struct sst_pacer *p, uint32_t bytes, sst_time_t now);
+
+#endif /* SST_PACER_H */

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Channel lifecycle, timers and the bookkeeping shared by the transmit
+ * (channel_tx.c) and receive (channel_rx.c) paths.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "channel_internal.h"
+#include "channel_wire.h"
+#include "sst_cc.h"
+
+enum {
+	DEFAULT_REPLAY_WINDOW = 32,
+	DEFAULT_TX_LOG = 4096,
+	DEFAULT_MTU = 1232, /* 8 + 8 + 1200 + 16: the prototype's largest packet */
+	MIN_MTU = 64,
+	MAX_MTU = 65507, /* largest UDP payload over IPv4 */
+	/* Skips are 32..287 packets apart: rare enough to cost nothing,
+	 * frequent enough that an optimistic acker hits one within a window. */
+	SKIP_MIN_GAP = 32,
+	SKIP_GAP_SPAN = 256,
+};
+
+/* Parameters with defaults filled in. */
+struct resolved_params {
+	uint32_t replay_window;
+	uint32_t tx_log;
+	uint32_t mtu;
+	const struct sst_crypto_ops *crypto;
+	const struct sst_cc_ops *cc;
+};
+
+static int
+resolve_params(const struct sst_channel_params *p, struct resolved_params *r)
+{
+	if (p == NULL || p->size < sizeof(*p) || p->local_channel == 0 || p->peer_channel == 0 ||
+		p->upper == NULL || p->lower == NULL || p->upper->receive == NULL ||
+		p->upper->acked == NULL || p->upper->lost == NULL || p->upper->ack_due == NULL ||
+		p->upper->event == NULL || p->lower->transmit == NULL || p->pool == NULL)
+		return -EINVAL;
+	r->replay_window = p->replay_window != 0 ? p->replay_window : DEFAULT_REPLAY_WINDOW;
+	r->tx_log = p->tx_log != 0 ? p->tx_log : DEFAULT_TX_LOG;
+	r->mtu = p->mtu != 0 ? p->mtu : DEFAULT_MTU;
+	if (sst_replay_size(r->replay_window) == 0 || sst_txlog_size(r->tx_log) == 0 ||
+		r->mtu < MIN_MTU || r->mtu > MAX_MTU)
+		return -EINVAL;
+	r->crypto = sst_crypto_find(p->suite, p->crypto_driver);
+	r->cc = sst_cc_find(p->cc != NULL ? p->cc : SST_CC_DEFAULT);
+	if (r->crypto == NULL || r->cc == NULL)
+		return -ENOENT;
+	if (r->mtu <= (uint32_t)SST_CHAN_HDR_LEN + r->crypto->trailer_len)
+		return -EINVAL;
+	return 0;
+}
+
+/* The channel, then the armor session, the replay window and the tx log,
+ * each cache-line aligned, in one block. */
+static size_t
+layout(const struct resolved_params *r, size_t *session_off, size_t *replay_off, size_t *txlog_off)
+{
+	size_t off = RTE_ALIGN_CEIL(sizeof(struct sst_channel), RTE_CACHE_LINE_SIZE);
+
+	*session_off = off;
+	off += RTE_ALIGN_CEIL(r->crypto->session_size, RTE_CACHE_LINE_SIZE);
+	*replay_off = off;
+	off += RTE_ALIGN_CEIL(sst_replay_size(r->replay_window), RTE_CACHE_LINE_SIZE);
+	*txlog_off = off;
+	off += RTE_ALIGN_CEIL(sst_txlog_size(r->tx_log), RTE_CACHE_LINE_SIZE);
+	return off;
+}
+
+size_t
+sst_channel_size(const struct sst_channel_params *p)
+{
+	struct resolved_params r;
+	size_t a, b, c;
+	int rc = resolve_params(p, &r);
+
+	if (rc < 0) {
+		rte_errno = -rc;
+		return 0;
+	}
+	return layout(&r, &a, &b, &c);
+}
+
+/* splitmix64: a keyed, unpredictable-enough sequence of skip distances for
+ * an attacker who does not know the seed. */
+static uint64_t
+skip_next_random(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+void
+channel_schedule_skip(struct sst_channel *ch)
+{
+	if (ch->skip_state == 0) {
+		ch->next_skip = UINT64_MAX;
+		return;
+	}
+	ch->next_skip = ch->txlog->next_seq + SKIP_MIN_GAP +
+			skip_next_random(&ch->skip_state) % SKIP_GAP_SPAN;
+}
+
+int
+sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst_time_t now)
+{
+	struct resolved_params r;
+	struct sst_rtt_params rtt;
+	struct sst_ack_policy ack;
+	size_t session_off, replay_off, txlog_off;
+	int rc;
+
+	rc = resolve_params(p, &r);
+	if (rc < 0)
+		return rc;
+	memset(ch, 0, sizeof(*ch));
+	layout(&r, &session_off, &replay_off, &txlog_off);
+	ch->crypto = r.crypto;
+	ch->crypto_session = (uint8_t *)ch + session_off;
+	ch->replay = (struct sst_replay *)((uint8_t *)ch + replay_off);
+	ch->txlog = (struct sst_txlog *)((uint8_t *)ch + txlog_off);
+	ch->upper = p->upper;
+	ch->upper_ctx = p->upper_ctx;
+	ch->lower = p->lower;
+	ch->lower_ctx = p->lower_ctx;
+	ch->pool = p->pool;
+	ch->mtu = r.mtu;
+	ch->local_channel = p->local_channel;
+	ch->peer_channel = p->peer_channel;
+	ch->seq_limit = r.crypto->packet_limit;
+	ch->skip_state = p->skip_seed;
+	ch->rto_start = SST_TIME_NEVER;
+
+	sst_replay_init(ch->replay, r.replay_window);
+	sst_txlog_init(ch->txlog, r.tx_log);
+	sst_ack_default_policy(&ack);
+	if (p->ack_delay != 0)
+		ack.max_delay = p->ack_delay;
+	sst_ackgen_init(&ch->ackgen, &ack);
+	sst_rtt_default_params(&rtt);
+	sst_rtt_init(&ch->rtt, &rtt);
+	rc = sst_cc_init(&ch->cc, r.cc,
+		sst_channel_max_payload(ch) + SST_CHAN_HDR_LEN + r.crypto->trailer_len, now);
+	if (rc < 0)
+		return rc;
+	sst_pacer_init(&ch->pacer, 4 * (uint64_t)ch->mtu, now);
+	channel_schedule_skip(ch);
+	return r.crypto->session_init(ch->crypto_session, &p->keys);
+}
+
+void
+sst_channel_fini(struct sst_channel *ch)
+{
+	if (ch == NULL || ch->crypto == NULL)
+		return;
+	ch->crypto->session_fini(ch->crypto_session);
+	ch->crypto = NULL;
+	ch->skip_state = 0;
+}
+
+struct sst_channel *
+sst_channel_create(const struct sst_channel_params *p, sst_time_t now)
+{
+	struct sst_channel *ch;
+	size_t size = sst_channel_size(p);
+	int rc;
+
+	if (size == 0)
+		return NULL;
+	ch = rte_zmalloc("sst_channel", size, RTE_CACHE_LINE_SIZE);
+	if (ch == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	rc = sst_channel_init(ch, p, now);
+	if (rc < 0) {
+		rte_free(ch);
+		rte_errno = -rc;
+		return NULL;
+	}
+	return ch;
+}
+
+void
+sst_channel_destroy(struct sst_channel *ch)
+{
+	if (ch == NULL)
+		return;
+	sst_channel_fini(ch);
+	rte_free(ch);
+}
+
+uint32_t
+sst_channel_max_payload(const struct sst_channel *ch)
+{
+	return ch->mtu - SST_CHAN_HDR_LEN - ch->crypto->trailer_len;
+}
+
+bool
+sst_channel_failed(const struct sst_channel *ch)
+{
+	return ch->failed;
+}
+
+const struct sst_channel_stats *
+sst_channel_stats(const struct sst_channel *ch)
+{
+	return &ch->stats;
+}
+
+void
+channel_fail(struct sst_channel *ch, sst_time_t now)
+{
+	if (ch->failed)
+		return;
+	ch->failed = true;
+	ch->upper->event(ch->upper_ctx, SST_CHANNEL_EV_FAILED, now);
+}
+
+void
+channel_want_replacement(struct sst_channel *ch, sst_time_t now)
+{
+	if (ch->replace_reported || ch->failed)
+		return;
+	ch->replace_reported = true;
+	ch->upper->event(ch->upper_ctx, SST_CHANNEL_EV_REPLACE, now);
+}
+
+/* RFC 9002's time threshold: 9/8 of the larger of the smoothed and the
+ * latest RTT, never below the timer granularity. */
+sst_time_t
+channel_loss_delay(const struct sst_channel *ch)
+{
+	sst_time_t rtt = sst_rtt_smoothed(&ch->rtt);
+	sst_time_t d;
+
+	if (ch->rtt.latest > rtt)
+		rtt = ch->rtt.latest;
+	d = rtt + rtt / 8;
+	return d > ch->rtt.p.granularity ? d : ch->rtt.p.granularity;
+}
+
+static void
+txlog_acked(void *ctx, uint64_t seq, const struct sst_txlog_entry *e)
+{
+	struct sst_channel *ch = ctx;
+
+	ch->stats.acked++;
+	ch->upper->acked(ch->upper_ctx, seq, e->cookie, ch->now);
+}
+
+static void
+txlog_lost(void *ctx, uint64_t seq, const struct sst_txlog_entry *e)
+{
+	struct sst_channel *ch = ctx;
+
+	ch->stats.lost++;
+	if (e->ack_eliciting) {
+		struct sst_cc_loss_event ev = {
+			.now = ch->now,
+			.seq = seq,
+			.bytes = e->bytes,
+			.largest_sent = ch->txlog->next_seq - 1,
+			.bytes_in_flight = ch->txlog->bytes_in_flight,
+		};
+
+		sst_cc_on_loss(&ch->cc, &ev);
+	}
+	ch->upper->lost(ch->upper_ctx, seq, e->cookie, ch->now);
+}
+
+const struct sst_txlog_events channel_txlog_events = {
+	.acked = txlog_acked,
+	.lost = txlog_lost,
+};
+
+/* The retransmission timer runs while ack-eliciting packets are in flight
+ * (RFC 6298 5.1-5.3). */
+static sst_time_t
+rto_deadline(const struct sst_channel *ch)
+{
+	if (ch->rto_start == SST_TIME_NEVER || ch->txlog->packets_in_flight == 0)
+		return SST_TIME_NEVER;
+	return sst_time_add(ch->rto_start, ch->rtt.rto);
+}
+
+sst_time_t
+sst_channel_next_expiry(const struct sst_channel *ch)
+{
+	sst_time_t t = ch->ackgen.deadline;
+
+	if (ch->failed)
+		return SST_TIME_NEVER;
+	t = sst_time_min(t, sst_txlog_loss_time(ch->txlog, channel_loss_delay(ch)));
+	return sst_time_min(t, rto_deadline(ch));
+}
+
+void
+sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
+{
+	struct sst_txlog_events ev = channel_txlog_events;
+
+	if (ch->failed)
+		return;
+	ev.ctx = ch;
+	ch->now = now;
+	if (sst_txlog_loss_time(ch->txlog, channel_loss_delay(ch)) <= now)
+		sst_txlog_detect_lost(ch->txlog, now, channel_loss_delay(ch), &ev);
+	if (rto_deadline(ch) <= now) {
+		/* RFC 6298 5.4-5.6: everything outstanding is presumed lost
+		 * (the stream layer resends its data in new packets), the timer
+		 * backs off and restarts with the next packet sent. */
+		struct sst_cc_rto_event rto = {
+			.now = now,
+			.largest_sent = ch->txlog->next_seq - 1,
+			.bytes_in_flight = ch->txlog->bytes_in_flight,
+		};
+
+		ch->stats.rto++;
+		sst_rtt_backoff(&ch->rtt);
+		sst_cc_on_rto(&ch->cc, &rto);
+		sst_txlog_lose_all(ch->txlog, &ev);
+		ch->rto_start = SST_TIME_NEVER;
+	}
+	if (sst_ackgen_due(&ch->ackgen, now)) {
+		ch->upper->ack_due(ch->upper_ctx, now);
+		/* An upper layer that sent nothing must not make us spin. */
+		if (sst_ackgen_due(&ch->ackgen, now))
+			ch->ackgen.deadline = SST_TIME_NEVER;
+	}
+}
+
+void
+sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info)
+{
+	info->next_seq = ch->txlog->next_seq;
+	info->largest_acked = ch->txlog->largest_acked;
+	info->rx_highest = ch->replay->highest;
+	info->bytes_in_flight = ch->txlog->bytes_in_flight;
+	info->ack_only_in_flight = ch->txlog->ack_only_in_flight;
+	info->cwnd = ch->cc.cwnd;
+	info->ssthresh = ch->cc.ssthresh;
+	info->srtt = ch->rtt.srtt;
+	info->rto = ch->rtt.rto;
+	info->trailer_len = ch->crypto->trailer_len;
+	info->suite = sst_crypto_suite_name(ch->crypto->suite);
+	info->cc = ch->cc.ops->name;
+}
+
+void
+channel_update_pacing(struct sst_channel *ch, sst_time_t now)
+{
+	sst_pacer_set_rate(&ch->pacer, sst_cc_pacing_rate(&ch->cc, ch->rtt.srtt), now);
+}

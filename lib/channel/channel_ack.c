@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+
+#include "channel_ack.h"
+#include "channel_wire.h"
+
+void
+sst_ack_default_policy(struct sst_ack_policy *p)
+{
+	p->max_delay = 10 * SST_NSEC_PER_MSEC;
+	p->eliciting_threshold = 2;
+	p->ack_only_threshold = 4;
+}
+
+int
+sst_ackgen_init(struct sst_ackgen *a, const struct sst_ack_policy *p)
+{
+	if (p->eliciting_threshold == 0 || p->ack_only_threshold == 0)
+		return -EINVAL;
+	a->policy = *p;
+	a->eliciting = 0;
+	a->ack_only = 0;
+	a->deadline = SST_TIME_NEVER;
+	a->reordered = 0;
+	return 0;
+}
+
+void
+sst_ackgen_on_receive(
+	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now)
+{
+	if (seq != highest + 1) {
+		/* A gap or a late packet: tell the sender now. A late packet
+		 * gets its own ack word; a gap is reported by the next word
+		 * anyway (its run starts at the new highest). */
+		if (seq < highest)
+			a->reordered = seq;
+		a->deadline = now;
+	}
+	if (ack_eliciting) {
+		if (++a->eliciting >= a->policy.eliciting_threshold)
+			a->deadline = now;
+		else if (a->deadline == SST_TIME_NEVER)
+			a->deadline = sst_time_add(now, a->policy.max_delay);
+	} else if (++a->ack_only >= a->policy.ack_only_threshold) {
+		a->deadline = now;
+	}
+}
+
+void
+sst_ackgen_take(
+	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count)
+{
+	if (a->reordered != 0 && sst_replay_received(w, a->reordered)) {
+		/* The late packet's word goes first; the highest is still owed,
+		 * so the deadline (already now) stays for one more ack. */
+		*ack_seq = a->reordered;
+		*ack_count = (uint8_t)sst_replay_run_below(w, a->reordered, SST_CHAN_ACKCT_MAX);
+		a->reordered = 0;
+		return;
+	}
+	*ack_seq = w->highest;
+	*ack_count = (uint8_t)sst_replay_run_below(w, w->highest, SST_CHAN_ACKCT_MAX);
+	a->eliciting = 0;
+	a->ack_only = 0;
+	a->reordered = 0;
+	a->deadline = SST_TIME_NEVER;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * When and what a channel acknowledges (paper 4.2.4; prototype notes 2.2).
+ *
+ * What: every packet we send carries an ack word (AckSeq, AckCt) saying
+ * packets AckSeq-AckCt .. AckSeq were received, with AckCt as large as the
+ * contiguous run allows (at most 15). Normally AckSeq is the highest packet
+ * received; a packet that arrived out of order is acknowledged on its own
+ * first, so the sender learns of it before it declares it lost.
+ *
+ * When (the prototype's policy, the default): an ack is owed after 2
+ * ack-eliciting packets or 10 ms after the first one, at once after a gap
+ * or a reordered packet, and only after every 4th ack-only packet, so that
+ * two idle peers do not ack each other's acks forever. Any packet we send
+ * pays what is owed.
+ */
+#ifndef CHANNEL_ACK_H
+#define CHANNEL_ACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "channel_replay.h"
+#include "sst_time.h"
+
+struct sst_ack_policy {
+	sst_time_t max_delay;	      /**< delayed-ack timer (10 ms) */
+	uint32_t eliciting_threshold; /**< ack after this many data packets (2) */
+	uint32_t ack_only_threshold;  /**< ack after this many ack-only packets (4) */
+};
+
+struct sst_ackgen {
+	struct sst_ack_policy policy;
+	uint32_t eliciting;  /**< ack-eliciting packets not yet acknowledged */
+	uint32_t ack_only;   /**< ack-only packets not yet acknowledged */
+	sst_time_t deadline; /**< when the delayed ack is due; SST_TIME_NEVER if none */
+	uint64_t reordered;  /**< a packet to acknowledge on its own, 0 if none */
+};
+
+/** The prototype's policy: 10 ms, 2 packets, every 4th ack-only packet. */
+void sst_ack_default_policy(struct sst_ack_policy *p);
+
+/** @return 0 or -EINVAL (zero thresholds). */
+int sst_ackgen_init(struct sst_ackgen *a, const struct sst_ack_policy *p);
+
+/**
+ * Account for an authenticated packet, before it updates the replay window.
+ *
+ * @param highest
+ *   The highest number received before this packet.
+ */
+void sst_ackgen_on_receive(
+	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now);
+
+/** Is an ack owed by @p now (or immediately)? */
+static inline bool
+sst_ackgen_due(const struct sst_ackgen *a, sst_time_t now)
+{
+	return a->deadline <= now;
+}
+
+/** True when anything is waiting to be acknowledged at all. */
+static inline bool
+sst_ackgen_pending(const struct sst_ackgen *a)
+{
+	return a->eliciting != 0 || a->ack_only != 0 || a->reordered != 0;
+}
+
+/** Packets received since the last ack word was taken. */
+static inline uint32_t
+sst_ackgen_unacked(const struct sst_ackgen *a)
+{
+	return a->eliciting + a->ack_only;
+}
+
+/**
+ * The ack word for the next packet we send, which pays what is owed.
+ *
+ * @param w
+ *   The receive window (after the packets received so far updated it).
+ */
+void sst_ackgen_take(
+	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count);
+
+#endif /* CHANNEL_ACK_H */

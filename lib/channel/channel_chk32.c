@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Chk32, the prototype's keyed 32-bit checksum (paper 4.2.3; the 2007 spec's
+ * Figure 20). The definition reduces both sums modulo 65537 after every
+ * 16-bit word. Reduction commutes with addition, so we keep exact 64-bit sums
+ * and reduce rarely: a is at most 65535 per word and b grows with the square
+ * of the word count, so a block of 2^20 words (2 MiB, far beyond any packet)
+ * cannot overflow 64 bits. This removes two divisions per word from the
+ * per-packet path.
+ */
+#include <errno.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "channel_wire.h"
+#include "sst_error.h"
+
+#define CHK32_MOD 65537u
+#define CHK32_BLOCK_WORDS (UINT64_C(1) << 20)
+
+struct chk32_state {
+	uint64_t a;
+	uint64_t b;
+	uint64_t words; /* since the last reduction */
+};
+
+static inline void
+chk32_count(struct chk32_state *s, uint64_t n)
+{
+	s->words += n;
+	if (s->words == CHK32_BLOCK_WORDS) {
+		s->a %= CHK32_MOD;
+		s->b %= CHK32_MOD;
+		s->words = 0;
+	}
+}
+
+static inline void
+chk32_word(struct chk32_state *s, uint32_t w)
+{
+	s->a += w;
+	s->b += s->a;
+	chk32_count(s, 1);
+}
+
+/*
+ * Add nwords big-endian words starting at p. Runs of up to a whole block go
+ * through the inner loop without the reduction test, 16 words at a time:
+ * after words w0..w15, a has grown by their sum and b by
+ * 16a + 16w0 + 15w1 + ... + 1w15. Both partial sums fit 32 bits (at most
+ * 136 * 65535), which lets the compiler vectorise the block with plain
+ * SSE2 multiply-adds and breaks the a-to-b dependency chain the
+ * word-at-a-time form serialises on: about 3.5 times faster than that form
+ * on 1200-byte packets (docs/channel-crypto.md). The sums are the exact ones
+ * of the definition, so the overflow bound above is unchanged.
+ */
+static inline void
+chk32_words(struct chk32_state *s, const uint8_t *p, size_t nwords)
+{
+	while (nwords > 0) {
+		size_t run = RTE_MIN(nwords, (size_t)(CHK32_BLOCK_WORDS - s->words));
+		uint64_t a = s->a, b = s->b;
+		size_t i = 0;
+
+		for (; i + 16 <= run; i += 16, p += 32) {
+			uint32_t sa = 0, sb = 0;
+
+			for (unsigned int k = 0; k < 16; k++) {
+				uint32_t w = (uint32_t)p[2 * k] << 8 | p[2 * k + 1];
+
+				sa += w;
+				sb += (16 - k) * w;
+			}
+			b += 16 * a + sb;
+			a += sa;
+		}
+		for (; i < run; i++, p += 2) {
+			a += (uint32_t)p[0] << 8 | p[1];
+			b += a;
+		}
+		s->a = a;
+		s->b = b;
+		chk32_count(s, run);
+		nwords -= run;
+	}
+}
+
+static inline void
+chk32_start(struct chk32_state *s, uint64_t seq)
+{
+	s->a = 0;
+	s->b = 0;
+	s->words = 0;
+	for (int shift = 48; shift >= 0; shift -= 16)
+		chk32_word(s, (uint32_t)(seq >> shift) & 0xffff);
+}
+
+/* Add the 0x80 terminator, which either completes an odd last byte (odd >= 0)
+ * or forms a word of its own (0x80 0x00), and fold the sums. */
+static inline uint32_t
+chk32_finish(struct chk32_state *s, int odd)
+{
+	if (odd >= 0)
+		chk32_word(s, (uint32_t)odd << 8 | 0x80);
+	else
+		chk32_word(s, 0x8000);
+	s->a %= CHK32_MOD;
+	s->b %= CHK32_MOD;
+	return (uint32_t)(s->a & 0xffff) | (uint32_t)(s->b & 0xffff) << 16;
+}
+
+uint32_t
+sst_chk32(uint64_t seq, const void *pkt, size_t len)
+{
+	const uint8_t *p = pkt;
+	struct chk32_state s;
+
+	chk32_start(&s, seq);
+	chk32_words(&s, p, len / 2);
+	return chk32_finish(&s, len & 1 ? p[len - 1] : -1);
+}
+
+/* The chain form carries at most one byte between segments: the first half
+ * of a word whose second half starts the next segment. */
+uint32_t
+sst_chk32_mbuf(uint64_t seq, const struct rte_mbuf *m, uint32_t len)
+{
+	struct chk32_state s;
+	int odd = -1;
+
+	chk32_start(&s, seq);
+	for (; m != NULL && len > 0; m = m->next) {
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t n = RTE_MIN(len, (uint32_t)m->data_len);
+
+		len -= n;
+		if (n == 0)
+			continue;
+		if (odd >= 0) {
+			chk32_word(&s, (uint32_t)odd << 8 | p[0]);
+			p++;
+			n--;
+			odd = -1;
+		}
+		chk32_words(&s, p, n / 2);
+		if (n & 1)
+			odd = p[n - 1];
+	}
+	return chk32_finish(&s, odd);
+}
+
+int
+sst_chk32_seal(uint64_t seq, void *buf, size_t len, size_t cap, uint32_t key)
+{
+	uint8_t *p = buf;
+	uint32_t t;
+
+	if (len > cap || cap - len < SST_CHK32_TRAILER_LEN)
+		return -ENOSPC;
+	t = sst_chk32_trailer(seq, buf, len, key);
+	p[len] = t >> 24;
+	p[len + 1] = t >> 16;
+	p[len + 2] = t >> 8;
+	p[len + 3] = t;
+	return (int)(len + SST_CHK32_TRAILER_LEN);
+}
+
+int
+sst_chk32_verify(uint64_t seq, const void *pkt, size_t len, uint32_t key)
+{
+	const uint8_t *p = pkt;
+	size_t body;
+	uint32_t got;
+
+	if (len < SST_CHK32_TRAILER_LEN)
+		return -SST_ETRUNC;
+	body = len - SST_CHK32_TRAILER_LEN;
+	got = (uint32_t)p[body] << 24 | (uint32_t)p[body + 1] << 16 | (uint32_t)p[body + 2] << 8 |
+	      p[body + 3];
+	return got == sst_chk32_trailer(seq, pkt, body, key) ? 0 : -SST_EBADAUTH;
+}

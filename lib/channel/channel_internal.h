@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The channel object. Never installed: the stream layer and the engine use
+ * sst_channel.h; tests and tools that need the parts use this header.
+ */
+#ifndef CHANNEL_INTERNAL_H
+#define CHANNEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "channel_ack.h"
+#include "channel_replay.h"
+#include "channel_rtt.h"
+#include "channel_txlog.h"
+#include "sst_cc_driver.h"
+#include "sst_channel.h"
+#include "sst_pacer.h"
+
+struct sst_channel {
+	/* Fixed at creation: the fast path's choices. */
+	const struct sst_crypto_ops *crypto;
+	void *crypto_session;
+	struct sst_replay *replay;
+	struct sst_txlog *txlog;
+	const struct sst_channel_upper *upper;
+	void *upper_ctx;
+	const struct sst_channel_lower *lower;
+	void *lower_ctx;
+	struct rte_mempool *pool;
+	uint32_t mtu;
+	uint8_t local_channel;
+	uint8_t peer_channel;
+	bool failed;
+	bool replace_reported;
+
+	/* Sequence-space management. */
+	uint64_t seq_limit;  /**< first number we may not use */
+	uint64_t next_skip;  /**< the next number to skip; UINT64_MAX: never */
+	uint64_t skip_state; /**< keyed generator of skip distances */
+
+	/* Reliability and congestion state. */
+	struct sst_ackgen ackgen;
+	struct sst_rtt rtt;
+	sst_time_t rto_start; /**< when the retransmission timer started; NEVER: off */
+	struct sst_cc cc;
+	struct sst_pacer pacer;
+
+	/* The time of the call in progress, for the tx log's callbacks. */
+	sst_time_t now;
+
+	struct sst_channel_stats stats;
+};
+
+/* Shared by channel.c, channel_tx.c and channel_rx.c. */
+
+/** Pick the next number to skip (the optimistic-ack defence). */
+void channel_schedule_skip(struct sst_channel *ch);
+
+/** Fail the channel for good and tell the upper layer (once). */
+void channel_fail(struct sst_channel *ch, sst_time_t now);
+
+/** Ask the upper layer (once) for a replacement channel. */
+void channel_want_replacement(struct sst_channel *ch, sst_time_t now);
+
+/** The time threshold of loss detection. */
+sst_time_t channel_loss_delay(const struct sst_channel *ch);
+
+/** Recompute the pacing rate after the window or the RTT changed. */
+void channel_update_pacing(struct sst_channel *ch, sst_time_t now);
+
+/** The tx log's callbacks into the channel (ctx = the channel). */
+extern const struct sst_txlog_events channel_txlog_events;
+
+#endif /* CHANNEL_INTERNAL_H */

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The channel's receive path (paper 4.2.2-4.2.4; wire-format.md section 2):
+ *  1. rebuild the 64-bit sequence number from the clear 24 bits and check
+ *     it against the replay window (too old or duplicate: drop);
+ *  2. open the armor for the whole burst (bad trailer: drop);
+ *  3. per packet, in order: re-check the window (a duplicate inside one
+ *     burst), decode the now-authentic header, refuse an ack of a number we
+ *     have not sent, apply the ack word, and only then update the window
+ *     and hand the packet to the stream layer.
+ * Nothing a packet says changes any state before its armor verified.
+ */
+#include <rte_byteorder.h>
+
+#include "channel_internal.h"
+#include "channel_wire.h"
+#include "sst_cc.h"
+#include "sst_burst.h"
+
+/* The first 4 bytes: channel byte and low sequence bits, clear under every
+ * armor. Returns false when the packet cannot be a channel packet. */
+static bool
+read_seq(const struct sst_channel *ch, const struct rte_mbuf *m, uint64_t *seq)
+{
+	uint32_t word0_be, word0;
+	const uint32_t *p;
+
+	if (rte_pktmbuf_pkt_len(m) < (uint32_t)SST_CHAN_HDR_LEN + ch->crypto->trailer_len)
+		return false;
+	p = rte_pktmbuf_read(m, 0, sizeof(word0_be), &word0_be);
+	word0 = rte_be_to_cpu_32(*p);
+	return sst_chan_seq_expand(ch->replay->highest, word0 & SST_CHAN_SEQ_MASK, seq) == 0;
+}
+
+static void
+drop(struct rte_mbuf *m, uint64_t *counter)
+{
+	(*counter)++;
+	rte_pktmbuf_free(m);
+}
+
+/* Apply one ack word (AckSeq - AckCt .. AckSeq) from an authentic packet. */
+static void
+process_ack(struct sst_channel *ch, uint64_t ack_seq, uint8_t ack_count, sst_time_t now)
+{
+	struct sst_txlog_events ev = channel_txlog_events;
+	struct sst_txlog_ack_result res;
+	uint64_t from = ack_seq >= ack_count ? ack_seq - ack_count : 0;
+
+	ev.ctx = ch;
+	sst_txlog_ack(ch->txlog, from, ack_seq, now, channel_loss_delay(ch), &ev, &res);
+	if (res.covers_skipped) {
+		/* The peer acknowledged a number we never sent: it acks what
+		 * it did not receive to inflate our window (optimistic ack). */
+		ch->stats.optimistic_acks++;
+		channel_fail(ch, now);
+		return;
+	}
+	if (res.acked_packets == 0)
+		return;
+	if (res.rtt_sample != 0)
+		sst_rtt_sample(&ch->rtt, res.rtt_sample);
+	/* RFC 6298 5.3: restart the timer when new data is acknowledged. */
+	ch->rto_start = ch->txlog->packets_in_flight != 0 ? now : SST_TIME_NEVER;
+	if (res.acked_bytes != 0) {
+		struct sst_cc_ack_event cev = {
+			.now = now,
+			.largest_acked = res.newest_acked,
+			.acked_bytes = (uint32_t)res.acked_bytes,
+			.acked_packets = res.acked_packets,
+			.bytes_in_flight = ch->txlog->bytes_in_flight,
+			.rtt_sample = res.rtt_sample,
+			.srtt = ch->rtt.srtt,
+			.min_rtt = ch->rtt.min,
+			.app_limited = false,
+		};
+		sst_cc_on_ack(&ch->cc, &cev);
+		channel_update_pacing(ch, now);
+	}
+}
+
+/* Step 3 for one authentic packet. */
+static bool
+accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
+{
+	struct sst_chan_hdr hdr;
+	uint8_t raw[SST_CHAN_HDR_LEN];
+	const uint8_t *p;
+	uint64_t ack_seq, prev_highest;
+	bool eliciting;
+
+	if (sst_replay_check(ch->replay, seq) != SST_REPLAY_NEW) {
+		drop(m, &ch->stats.rx_duplicate);
+		return false;
+	}
+	p = rte_pktmbuf_read(m, 0, sizeof(raw), raw);
+	if (p == NULL || sst_chan_hdr_decode(p, sizeof(raw), &hdr) < 0) {
+		drop(m, &ch->stats.rx_malformed);
+		return false;
+	}
+	/* Acks are rebuilt against the highest number we sent: a value
+	 * beyond it acknowledges the future and the packet is dropped. */
+	if (sst_chan_seq_expand(ch->txlog->next_seq - 1, hdr.ack24, &ack_seq) < 0 ||
+		ack_seq >= ch->txlog->next_seq) {
+		drop(m, &ch->stats.rx_ack_beyond);
+		return false;
+	}
+	process_ack(ch, ack_seq, hdr.ack_count, now);
+	if (ch->failed) {
+		drop(m, &ch->stats.rx_after_failure);
+		return false;
+	}
+	prev_highest = ch->replay->highest;
+	/* A gap ends the run the next ack word would report: acknowledge the
+	 * run first, or its older packets would never be covered. */
+	if (seq > prev_highest + 1 && sst_ackgen_pending(&ch->ackgen))
+		ch->upper->ack_due(ch->upper_ctx, now);
+	sst_replay_update(ch->replay, seq);
+	ch->stats.rx_packets++;
+	ch->stats.rx_bytes += rte_pktmbuf_pkt_len(m) + ch->crypto->trailer_len;
+	rte_pktmbuf_adj(m, SST_CHAN_HDR_LEN);
+	eliciting = ch->upper->receive(ch->upper_ctx, m, seq, now);
+	sst_ackgen_on_receive(&ch->ackgen, seq, prev_highest, eliciting, now);
+	/* One ack word covers at most 16 packets; a longer unacknowledged run
+	 * (a burst arriving at once) is acknowledged before it outgrows it. */
+	if (sst_ackgen_unacked(&ch->ackgen) > SST_CHAN_ACKCT_MAX)
+		ch->upper->ack_due(ch->upper_ctx, now);
+	return true;
+}
+
+/* Every failed open is a forgery attempt against the key; past the suite's
+ * integrity limit the key may no longer be trusted (RFC 9001 6.6). Ask for a
+ * replacement at 7/8 of it and stop at the limit. */
+static void
+check_integrity_limit(struct sst_channel *ch, sst_time_t now)
+{
+	uint64_t limit = ch->crypto->integrity_limit;
+
+	if (ch->stats.rx_bad_trailer >= limit)
+		channel_fail(ch, now);
+	else if (ch->stats.rx_bad_trailer >= limit - limit / 8)
+		channel_want_replacement(ch, now);
+}
+
+static uint16_t
+receive_burst(struct sst_channel *ch, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
+{
+	struct rte_mbuf *cand[SST_MAX_BURST];
+	uint64_t seqs[SST_MAX_BURST];
+	uint16_t count = 0, opened, delivered = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint64_t seq;
+
+		if (ch->failed) {
+			drop(m, &ch->stats.rx_after_failure);
+			continue;
+		}
+		if (!read_seq(ch, m, &seq)) {
+			drop(m, &ch->stats.rx_malformed);
+			continue;
+		}
+		switch (sst_replay_check(ch->replay, seq)) {
+		case SST_REPLAY_TOO_OLD:
+			drop(m, &ch->stats.rx_too_old);
+			continue;
+		case SST_REPLAY_DUPLICATE:
+			drop(m, &ch->stats.rx_duplicate);
+			continue;
+		case SST_REPLAY_NEW:
+			break;
+		}
+		cand[count] = m;
+		seqs[count] = seq;
+		count++;
+	}
+	opened = ch->crypto->open_burst(ch->crypto_session, cand, seqs, count);
+	for (uint16_t i = opened; i < count; i++)
+		drop(cand[i], &ch->stats.rx_bad_trailer);
+	if (opened < count)
+		check_integrity_limit(ch, now);
+	for (uint16_t i = 0; i < opened; i++) {
+		if (ch->failed)
+			drop(cand[i], &ch->stats.rx_after_failure);
+		else if (accept(ch, cand[i], seqs[i], now))
+			delivered++;
+	}
+	return delivered;
+}
+
+uint16_t
+sst_channel_receive(struct sst_channel *ch, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
+{
+	uint16_t delivered = 0;
+
+	ch->now = now;
+	for (uint16_t done = 0; done < n;) {
+		uint16_t chunk = RTE_MIN(n - done, SST_MAX_BURST);
+
+		delivered += receive_burst(ch, pkts + done, chunk, now);
+		done += chunk;
+	}
+	return delivered;
+}

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The channel's transmit path (paper 4.2.2-4.2.4): number each packet, put
+ * the channel header and the current ack word in front of the stream
+ * layer's bytes, seal a burst with the channel's armor, record every number
+ * in the tx log and hand the packets to the lower layer.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "channel_internal.h"
+#include "channel_wire.h"
+#include "sst_cc.h"
+#include "sst_burst.h"
+
+/* Put the 8-byte channel header in front of a packet: into the first
+ * segment's headroom, or in a header segment of its own when there is no
+ * room (or the first segment is shared with a retransmission queue). */
+static struct rte_mbuf *
+prepend_header(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, uint64_t ack_seq,
+	uint8_t ack_count)
+{
+	struct sst_chan_hdr_wire hdr = {
+		.chan_tsn = rte_cpu_to_be_32(
+			(uint32_t)ch->peer_channel << 24 | ((uint32_t)seq & SST_CHAN_SEQ_MASK)),
+		.ack = rte_cpu_to_be_32(
+			(uint32_t)ack_count << 24 | ((uint32_t)ack_seq & SST_CHAN_SEQ_MASK)),
+	};
+	char *p = NULL;
+
+	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1)
+		p = rte_pktmbuf_prepend(m, SST_CHAN_HDR_LEN);
+	if (p == NULL) {
+		struct rte_mbuf *h = rte_pktmbuf_alloc(ch->pool);
+
+		if (h == NULL)
+			return NULL;
+		p = rte_pktmbuf_append(h, SST_CHAN_HDR_LEN);
+		if (p == NULL || rte_pktmbuf_chain(h, m) < 0) {
+			rte_pktmbuf_free(h);
+			return NULL;
+		}
+		m = h;
+	}
+	memcpy(p, &hdr, sizeof(hdr));
+	return m;
+}
+
+/* A number that will not be sent after all (no mbuf for the header or the
+ * armor): report it lost so the upper layer resends its data and every
+ * number still ends exactly once. This is local, not congestion, so the
+ * controller does not hear of it. */
+static void
+abandon(struct sst_channel *ch, uint64_t seq, struct rte_mbuf *m, uint64_t *seqs_out, uint16_t n)
+{
+	struct sst_txlog_entry e;
+
+	rte_pktmbuf_free(m);
+	ch->stats.tx_seal_failed++;
+	if (seqs_out != NULL)
+		for (uint16_t i = 0; i < n; i++)
+			if (seqs_out[i] == seq)
+				seqs_out[i] = 0;
+	if (sst_txlog_withdraw(ch->txlog, seq, &e)) {
+		ch->stats.lost++;
+		ch->upper->lost(ch->upper_ctx, seq, e.cookie, ch->now);
+	}
+}
+
+/* Make the next number usable: skip it first if the skip schedule says so.
+ * False when the log is full or the key's usage limit is reached. */
+static bool
+number_available(struct sst_channel *ch)
+{
+	if (ch->txlog->next_seq == ch->next_skip) {
+		if (sst_txlog_room(ch->txlog) < 2)
+			return false;
+		sst_txlog_skip(ch->txlog);
+		ch->stats.tx_skipped++;
+		channel_schedule_skip(ch);
+	}
+	return sst_txlog_room(ch->txlog) > 0 && ch->txlog->next_seq < ch->seq_limit;
+}
+
+static uint16_t
+send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cookies, uint16_t n,
+	bool ack_eliciting, sst_time_t now, uint64_t *seqs_out)
+{
+	struct rte_mbuf *burst[SST_MAX_BURST];
+	uint64_t seqs[SST_MAX_BURST];
+	uint16_t count = 0, sealed;
+
+	if (seqs_out != NULL)
+		memset(seqs_out, 0, n * sizeof(*seqs_out));
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint64_t ack_seq, seq;
+		uint8_t ack_count;
+		uint32_t bytes;
+
+		if (!number_available(ch)) {
+			/* Full or exhausted: these were never numbered. */
+			rte_pktmbuf_free_bulk(pkts + i, n - i);
+			break;
+		}
+		sst_ackgen_take(&ch->ackgen, ch->replay, &ack_seq, &ack_count);
+		bytes = rte_pktmbuf_pkt_len(m) + SST_CHAN_HDR_LEN + ch->crypto->trailer_len;
+		seq = sst_txlog_push(
+			ch->txlog, now, bytes, cookies != NULL ? cookies[i] : 0, ack_eliciting);
+		if (seqs_out != NULL)
+			seqs_out[i] = seq;
+		m = prepend_header(ch, m, seq, ack_seq, ack_count);
+		if (m == NULL) {
+			abandon(ch, seq, pkts[i], seqs_out, n);
+			continue;
+		}
+		burst[count] = m;
+		seqs[count] = seq;
+		count++;
+	}
+
+	sealed = ch->crypto->seal_burst(ch->crypto_session, burst, seqs, count, ch->pool);
+	for (uint16_t i = sealed; i < count; i++)
+		abandon(ch, seqs[i], burst[i], seqs_out, n);
+
+	for (uint16_t i = 0; i < sealed; i++) {
+		uint32_t bytes = rte_pktmbuf_pkt_len(burst[i]);
+
+		ch->stats.tx_bytes += bytes;
+		if (!ack_eliciting)
+			continue;
+		struct sst_cc_sent_event ev = {
+			.now = now,
+			.seq = seqs[i],
+			.bytes = bytes,
+			.bytes_in_flight = ch->txlog->bytes_in_flight,
+		};
+		sst_cc_on_sent(&ch->cc, &ev);
+		sst_pacer_on_sent(&ch->pacer, bytes, now);
+	}
+	ch->stats.tx_packets += sealed;
+	if (!ack_eliciting)
+		ch->stats.tx_ack_only += sealed;
+	if (ack_eliciting && sealed > 0 && ch->rto_start == SST_TIME_NEVER)
+		ch->rto_start = now;
+	if (sealed > 0)
+		ch->lower->transmit(ch->lower_ctx, burst, sealed, now);
+	return sealed;
+}
+
+uint16_t
+sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cookies,
+	uint16_t n, bool ack_eliciting, sst_time_t now, uint64_t *seqs)
+{
+	uint16_t sent = 0;
+
+	if (ch->failed) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		return 0;
+	}
+	ch->now = now;
+	for (uint16_t done = 0; done < n;) {
+		uint16_t chunk = RTE_MIN(n - done, SST_MAX_BURST);
+
+		sent += send_burst(ch, pkts + done, cookies != NULL ? cookies + done : NULL, chunk,
+			ack_eliciting, now, seqs != NULL ? seqs + done : NULL);
+		done += chunk;
+	}
+	/* Near the end of what one key may protect, ask for a replacement
+	 * while there is still room to migrate (1/8 of the limit). */
+	if (ch->txlog->next_seq >= ch->seq_limit - ch->seq_limit / 8)
+		channel_want_replacement(ch, now);
+	return sent;
+}
+
+uint64_t
+sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *next)
+{
+	const struct sst_txlog *log = ch->txlog;
+	uint64_t room;
+	sst_time_t when;
+
+	if (next != NULL)
+		*next = SST_TIME_NEVER;
+	/* Keep the receiver able to rebuild our numbers from 24 bits: never
+	 * run 2^22 or more ahead of what it acknowledged. */
+	if (ch->failed || sst_txlog_room(log) <= 1 || log->next_seq >= ch->seq_limit ||
+		log->next_seq - log->largest_acked >= SST_TXLOG_MAX - 1)
+		return 0;
+	if (log->bytes_in_flight >= ch->cc.cwnd)
+		return 0;
+	room = ch->cc.cwnd - log->bytes_in_flight;
+	when = sst_pacer_next_send(&ch->pacer, ch->mtu, now);
+	if (when > now) {
+		if (next != NULL)
+			*next = when;
+		return 0;
+	}
+	return room;
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The SST channel layer (paper 4.2): a sequenced, acknowledged, congestion
+ * controlled and armored packet service between two hosts, on which the
+ * stream layer runs. A channel numbers every packet it sends with a 64-bit
+ * sequence number (24 bits on the wire), piggybacks an ack word on every
+ * packet, tells the upper layer exactly once per packet whether it was
+ * delivered or lost, and protects every packet with the armor suite chosen
+ * when it was created.
+ *
+ * A channel is a sans-IO state machine: it never reads a clock and never
+ * touches a port. Time comes in as an argument; sealed packets go out
+ * through the lower-layer callback given at creation; timers are
+ * sst_channel_next_expiry() plus sst_channel_handle_expiry(). One channel
+ * belongs to one thread (an engine worker); nothing in it is thread-safe.
+ */
+#ifndef SST_CHANNEL_H
+#define SST_CHANNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "sst_crypto_driver.h"
+#include "sst_time.h"
+
+struct sst_channel;
+
+/** Events a channel reports besides packets. */
+enum sst_channel_event {
+	/** The sequence space, the key's usage limit or its integrity limit
+	 * (failed opens) is running out: set up a replacement channel and
+	 * migrate the streams (reported once). */
+	SST_CHANNEL_EV_REPLACE = 1,
+	/** The channel failed for good: the peer acknowledged a packet we
+	 * never sent (an optimistic-ack attack), or the key reached its
+	 * integrity limit. */
+	SST_CHANNEL_EV_FAILED,
+};
+
+/** The layer above (the stream layer), called from inside channel functions. */
+struct sst_channel_upper {
+	/**
+	 * An authenticated packet arrived. The mbuf starts at the stream
+	 * header (the channel header and trailer are gone); ownership passes.
+	 * @return true when the packet asks to be acknowledged promptly (it
+	 * carried stream data or control), false for an ack-only packet.
+	 */
+	bool (*receive)(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
+	/** The packet sent under seq (tagged cookie at send time) arrived. */
+	void (*acked)(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
+	/** The packet sent under seq is considered lost: resend its data, if any. */
+	void (*lost)(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
+	/**
+	 * An acknowledgment is due and no packet is going out to carry it: send
+	 * an ack-only packet now with sst_channel_send(ack_eliciting = false).
+	 */
+	void (*ack_due)(void *ctx, sst_time_t now);
+	/** Something happened to the channel (enum sst_channel_event). */
+	void (*event)(void *ctx, enum sst_channel_event ev, sst_time_t now);
+};
+
+/** Where sealed packets go: the engine's transmit path or a simulator link. */
+struct sst_channel_lower {
+	/** Take n sealed packets (ownership passes). */
+	void (*transmit)(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now);
+};
+
+/** How to create a channel. Fields left zero take the defaults shown. */
+struct sst_channel_params {
+	uint32_t size;		     /**< sizeof(struct sst_channel_params), for future growth */
+	uint8_t local_channel;	     /**< our number: byte 0 of packets sent to us, 1..255 */
+	uint8_t peer_channel;	     /**< the peer's number: byte 0 of packets we send, 1..255 */
+	enum sst_crypto_suite suite; /**< armor; SST_CRYPTO_NULL only in tests */
+	const char *crypto_driver;   /**< NULL: the suite's preferred driver */
+	struct sst_crypto_keys keys;
+	const char *cc;		/**< congestion controller name; NULL: "newreno" */
+	uint32_t replay_window; /**< packets, power of two; 0: 32 (the prototype's) */
+	uint32_t tx_log;	/**< packets that may be outstanding, power of two; 0: 4096 */
+	uint32_t mtu;		/**< largest channel packet (UDP payload); 0: 1232 */
+	uint64_t skip_seed;	/**< secret for the unpredictable skipped numbers; 0: never skip */
+	sst_time_t ack_delay;	/**< delayed-ack timer; 0: 10 ms */
+	struct rte_mempool *pool; /**< for trailers and AEAD output */
+	const struct sst_channel_upper *upper;
+	void *upper_ctx;
+	const struct sst_channel_lower *lower;
+	void *lower_ctx;
+};
+
+/** Counters, for telemetry and tests. */
+struct sst_channel_stats {
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t tx_ack_only;
+	uint64_t tx_skipped;	 /**< numbers skipped on purpose */
+	uint64_t tx_seal_failed; /**< no mbuf for the armor */
+	uint64_t rx_packets;	 /**< authenticated and delivered */
+	uint64_t rx_bytes;
+	uint64_t rx_too_old; /**< behind the replay window */
+	uint64_t rx_duplicate;
+	uint64_t rx_bad_trailer; /**< failed the armor */
+	uint64_t rx_ack_beyond;	 /**< acked a number we have not sent yet */
+	uint64_t rx_malformed;
+	uint64_t rx_after_failure; /**< arrived after the channel failed */
+	uint64_t acked;		   /**< our packets reported delivered */
+	uint64_t lost;		   /**< our packets reported lost */
+	uint64_t rto;		   /**< retransmission timeouts */
+	uint64_t optimistic_acks;  /**< acks of skipped numbers (fatal) */
+};
+
+/**
+ * Bytes of memory a channel with these parameters needs.
+ * @return the size, or 0 for invalid parameters (rte_errno says why).
+ */
+size_t sst_channel_size(const struct sst_channel_params *p);
+
+/**
+ * Set up a channel in caller memory of sst_channel_size() bytes (aligned to
+ * a cache line).
+ * @return 0, -EINVAL (bad parameters), -ENOENT (unknown suite, driver or
+ * congestion controller), or the armor driver's error.
+ */
+int sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst_time_t now);
+
+/** Wipe the keys and release what the channel holds. The memory stays the caller's. */
+void sst_channel_fini(struct sst_channel *ch);
+
+/** sst_channel_size() + rte_zmalloc() + sst_channel_init(). @return NULL with rte_errno set. */
+struct sst_channel *sst_channel_create(const struct sst_channel_params *p, sst_time_t now);
+
+/** sst_channel_fini() + rte_free(). NULL is ignored. */
+void sst_channel_destroy(struct sst_channel *ch);
+
+/**
+ * Bytes the upper layer may send now under congestion control, and when
+ * more may be sent if none may now.
+ *
+ * @param next
+ *   Set to the time pacing or the congestion window lets the next
+ *   full-sized packet go (SST_TIME_NEVER: wait for acks); may be NULL.
+ * @return bytes of ack-eliciting packets allowed now (0 if none).
+ */
+uint64_t sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *next);
+
+/** Largest stream-layer packet (stream header + payload) that fits one channel packet. */
+uint32_t sst_channel_max_payload(const struct sst_channel *ch);
+
+/**
+ * Send packets: each mbuf chain starts at the stream header. The channel
+ * numbers them, adds its header and the current ack word, seals them and
+ * passes them to the lower layer. Ownership of every packet passes to the
+ * channel, sent or not.
+ *
+ * @param cookies
+ *   The upper layer's tags, handed back in acked()/lost(); may be NULL.
+ * @param seqs
+ *   Receives, for each packet, the sequence number it went out under, or 0
+ *   if it was not sent; may be NULL.
+ * @param ack_eliciting
+ *   False only for ack-only packets, which do not count against the
+ *   congestion window.
+ * @return packets sent; the rest were dropped because the channel failed,
+ *   its sequence space is exhausted, or no mbuf was left for the armor (they
+ *   are reported lost).
+ */
+uint16_t sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cookies,
+	uint16_t n, bool ack_eliciting, sst_time_t now, uint64_t *seqs);
+
+/**
+ * Process received packets addressed to this channel (byte 0 already
+ * matched). Good packets go to the upper layer; the others are freed and
+ * counted by reason.
+ * @return packets delivered to the upper layer.
+ */
+uint16_t sst_channel_receive(
+	struct sst_channel *ch, struct rte_mbuf **pkts, uint16_t n, sst_time_t now);
+
+/** When sst_channel_handle_expiry() must next be called, or SST_TIME_NEVER. */
+sst_time_t sst_channel_next_expiry(const struct sst_channel *ch);
+
+/** Run the timers due by now: delayed ack, loss detection, retransmission timeout. */
+void sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now);
+
+/** True once the channel failed (see SST_CHANNEL_EV_FAILED). */
+bool sst_channel_failed(const struct sst_channel *ch);
+
+/** Counters. */
+const struct sst_channel_stats *sst_channel_stats(const struct sst_channel *ch);
+
+/** Read-only view of the channel's state, for tests, tools and telemetry. */
+struct sst_channel_info {
+	uint64_t next_seq;	     /**< number the next packet gets */
+	uint64_t largest_acked;	     /**< highest of our numbers the peer acked */
+	uint64_t rx_highest;	     /**< highest number received */
+	uint64_t bytes_in_flight;    /**< of ack-eliciting packets */
+	uint32_t ack_only_in_flight; /**< ack-only packets not yet acked or lost */
+	uint64_t cwnd;
+	uint64_t ssthresh;
+	sst_time_t srtt;
+	sst_time_t rto;
+	uint32_t trailer_len;
+	const char *suite;
+	const char *cc;
+};
+
+/** Fill info. */
+void sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info);
+
+#endif /* SST_CHANNEL_H */

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Packets handled per burst on every data path (rx, tx, armor). */
+#ifndef SST_BURST_H
+#define SST_BURST_H
+
+#define SST_MAX_BURST 32
+
+#endif /* SST_BURST_H */

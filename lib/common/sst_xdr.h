@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * XDR (RFC 4506) primitives for the SST negotiation protocol, the service
+ * rendezvous messages and Attach bodies. Every item occupies a multiple of
+ * four bytes; integers narrower than 32 bits are sent as full words; opaque
+ * and string items are padded with zero bytes to a multiple of four.
+ *
+ * The reader never reads past its buffer and returns -SST_ETRUNC when an item
+ * does not fit, -SST_EBADPAD for non-zero padding and -SST_ETOOLONG for a
+ * variable-length item above the caller's bound. Variable-length results point
+ * into the input buffer (no copies); they stay valid as long as it does.
+ * The writer refuses with -ENOSPC an item that does not fit, and writes
+ * nothing in that case.
+ */
+#ifndef SST_XDR_H
+#define SST_XDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** A byte range inside a decoded buffer. */
+struct sst_bytes {
+	const uint8_t *ptr;
+	uint32_t len;
+};
+
+/** Cursor over an XDR-encoded input buffer. */
+struct sst_xdr_reader {
+	const uint8_t *buf;
+	size_t len;
+	size_t pos;
+};
+
+/** Cursor over an output buffer being filled with XDR items. */
+struct sst_xdr_writer {
+	uint8_t *buf;
+	size_t cap;
+	size_t pos;
+};
+
+/** Bytes an XDR opaque<> or string of n bytes occupies, length word included. */
+static inline size_t
+sst_xdr_opaque_size(size_t n)
+{
+	return 4 + ((n + 3) & ~(size_t)3);
+}
+
+static inline void
+sst_xdr_reader_init(struct sst_xdr_reader *r, const void *buf, size_t len)
+{
+	r->buf = buf;
+	r->len = len;
+	r->pos = 0;
+}
+
+/** Bytes not yet consumed. */
+static inline size_t
+sst_xdr_remaining(const struct sst_xdr_reader *r)
+{
+	return r->len - r->pos;
+}
+
+/** Read an unsigned int. @return 0 or -SST_ETRUNC. */
+int sst_xdr_get_u32(struct sst_xdr_reader *r, uint32_t *v);
+
+/** Read an int. @return 0 or -SST_ETRUNC. */
+int sst_xdr_get_i32(struct sst_xdr_reader *r, int32_t *v);
+
+/** Read an unsigned hyper (64 bits). @return 0 or -SST_ETRUNC. */
+int sst_xdr_get_u64(struct sst_xdr_reader *r, uint64_t *v);
+
+/**
+ * Read a bool: a word that must be 0 or 1.
+ * @return 0, -SST_ETRUNC, or -SST_EBADVALUE for any other word.
+ */
+int sst_xdr_get_bool(struct sst_xdr_reader *r, bool *v);
+
+/**
+ * Read fixed-length opaque[n]: n bytes and padding to four.
+ * @return 0, -SST_ETRUNC or -SST_EBADPAD.
+ */
+int sst_xdr_get_fixed(struct sst_xdr_reader *r, size_t n, const uint8_t **data);
+
+/**
+ * Read variable-length opaque<max>.
+ * @return 0, -SST_ETRUNC, -SST_ETOOLONG (length above max) or -SST_EBADPAD.
+ */
+int sst_xdr_get_opaque(struct sst_xdr_reader *r, uint32_t max, struct sst_bytes *out);
+
+/**
+ * Read string<max>: like opaque<max>, and the bytes may not contain NUL, so
+ * the result can be printed and compared safely.
+ * @return as sst_xdr_get_opaque(), or -SST_EBADVALUE for an embedded NUL.
+ */
+int sst_xdr_get_string(struct sst_xdr_reader *r, uint32_t max, struct sst_bytes *out);
+
+/** @return 0 if the whole input was consumed, else -SST_ETRAILING. */
+int sst_xdr_expect_end(const struct sst_xdr_reader *r);
+
+static inline void
+sst_xdr_writer_init(struct sst_xdr_writer *w, void *buf, size_t cap)
+{
+	w->buf = buf;
+	w->cap = cap;
+	w->pos = 0;
+}
+
+/** @return 0 or -ENOSPC. */
+int sst_xdr_put_u32(struct sst_xdr_writer *w, uint32_t v);
+
+/** @return 0 or -ENOSPC. */
+int sst_xdr_put_i32(struct sst_xdr_writer *w, int32_t v);
+
+/** @return 0 or -ENOSPC. */
+int sst_xdr_put_u64(struct sst_xdr_writer *w, uint64_t v);
+
+/** Write fixed-length opaque[n] with zero padding. @return 0 or -ENOSPC. */
+int sst_xdr_put_fixed(struct sst_xdr_writer *w, const void *data, size_t n);
+
+/**
+ * Write variable-length opaque<>: length word, bytes, zero padding.
+ * @return 0, -ENOSPC, or -EINVAL if n does not fit a 32-bit length.
+ */
+int sst_xdr_put_opaque(struct sst_xdr_writer *w, const void *data, size_t n);
+
+/** Write a string; same encoding as opaque<>. @return as sst_xdr_put_opaque(). */
+int sst_xdr_put_string(struct sst_xdr_writer *w, const char *s, size_t n);
+
+#endif /* SST_XDR_H */

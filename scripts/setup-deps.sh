@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install what SST-DPDK needs on Debian bookworm, and nothing that is already
+# there: packages are checked first, and apt-get runs (update once, then
+# install) only for the missing ones. Needs root when something is missing.
+# Usage: setup-deps.sh [build|test]   (default: test, which adds clang & co.)
+set -eu
+profile=${1:-test}
+
+build_pkgs=(gcc pkg-config python3 meson ninja-build dpdk-dev libdpdk-dev libipsec-mb-dev
+	libsodium-dev libpcap-dev libcunit1-dev)
+# clang with its runtimes builds the sanitizer and libFuzzer configuration;
+# clang-format checks style; tshark's editcap converts captures to pcapng.
+test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark)
+
+case "$profile" in
+build) wanted=("${build_pkgs[@]}") ;;
+test) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+*)
+	echo "usage: $0 [build|test]" >&2
+	exit 2
+	;;
+esac
+
+missing=()
+for p in "${wanted[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup-deps: all ${#wanted[@]} packages present"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup-deps: missing ${missing[*]}; run as root to install them" >&2
+	exit 1
+fi
+echo "setup-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# tshark asks whether non-root users may capture; the default answer is fine.
+apt-get install -y --no-install-recommends "${missing[@]}"

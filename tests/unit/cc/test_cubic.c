@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of CUBIC (drivers/cc/cubic) against the shapes of RFC 9438, driven
+ * by the deterministic ack-clocked sender of cc_model.h (MSS 1000 bytes):
+ * a loss cuts the window to beta = 0.7 of W_max; the window then climbs
+ * back along a concave curve that flattens at W_max around
+ * K = cbrt(W_max (1 - beta) / C) seconds after the loss, and grows convexly
+ * beyond it; with a short RTT and a small window the Reno-friendly estimate
+ * drives the window instead; a loss below the previous W_max lowers W_max
+ * to (1 + beta) / 2 of the window (fast convergence); a timeout collapses
+ * the window to one MSS; application-limited time does not count.
+ */
+#include <stdio.h>
+
+#include "cc_model.h"
+#include "sst_test.h"
+
+#define MSS 1000
+#define MS SST_NSEC_PER_MSEC
+#define SEC SST_NSEC_PER_SEC
+
+static struct model m;
+
+/* Cube root by Newton's method in doubles (the test needs no libm). */
+static double
+cbrt_d(double x)
+{
+	double y = x > 1 ? x : 1;
+
+	for (int i = 0; i < 200; i++)
+		y = (2 * y + x / (y * y)) / 3;
+	return y;
+}
+
+/* W_cubic(t) in bytes for t seconds after the epoch (RFC 9438 eq. 1). */
+static double
+w_cubic(double w_max, double k, double t)
+{
+	double d = t - k;
+
+	return w_max + 0.4 * MSS * d * d * d;
+}
+
+/* K in seconds for a curve from beta * w_max to w_max. */
+static double
+k_of(double w_max, double cwnd_epoch)
+{
+	return cbrt_d((w_max - cwnd_epoch) / MSS / 0.4);
+}
+
+/* Start in congestion avoidance at exactly cwnd bytes. */
+static void
+start_at(sst_time_t rtt, uint64_t cwnd)
+{
+	model_init(&m, "cubic", MSS, rtt);
+	m.cc.cwnd = cwnd;
+	m.cc.ssthresh = cwnd;
+	model_start(&m);
+}
+
+/* Drop the next packet and run until the loss is seen; returns the cwnd before it. */
+static uint64_t
+lose_one(void)
+{
+	unsigned int reductions = m.reductions;
+
+	model_drop(&m, m.next_seq + 1);
+	while (m.reductions == reductions)
+		model_round(&m);
+	return m.loss_cwnd;
+}
+
+static void
+test_loss_concave_convex(void)
+{
+	const sst_time_t rtt = 100 * MS;
+	uint64_t w_max, prev, cross = 0;
+	double k, t, inc[40];
+	int n = 0;
+
+	start_at(rtt, 1000 * MSS);
+	model_round(&m);
+	w_max = lose_one();
+	/* Multiplicative decrease: cwnd = ssthresh = 0.7 W_max. */
+	CU_ASSERT_EQUAL(m.cc.cwnd, w_max * 7 / 10);
+	CU_ASSERT_EQUAL(m.cc.ssthresh, w_max * 7 / 10);
+	CU_ASSERT_TRUE(m.cc.in_recovery);
+	k = k_of((double)w_max, 0.7 * (double)w_max);
+	/* cbrt(1000 * 0.3 / 0.4) = 9.09 s for W_max of 1000 MSS. */
+	CU_ASSERT(k > 9.0 && k < 9.2);
+
+	/* Follow the window for K + 6 s, one sample per RTT. */
+	prev = m.cc.cwnd;
+	for (int r = 1; r * rtt <= (uint64_t)((k + 6) * SEC); r++) {
+		model_round(&m);
+		t = (double)(m.now - m.loss_time) / SEC;
+		if (cross == 0 && m.cc.cwnd >= w_max)
+			cross = m.now - m.loss_time;
+		/* Before K - 1 RTT the window stays below W_max. */
+		if (t < k - 0.2)
+			CU_ASSERT(m.cc.cwnd < w_max);
+		if (r % 10 == 0) {
+			inc[n++] = (double)(m.cc.cwnd - prev);
+			prev = m.cc.cwnd;
+		}
+		/* Half-way to K: W_max - C (K/2)^3 = W_max (1 - 0.3 / 8), within 1%. */
+		if (r == (int)(k / 2 * 10)) {
+			double want = w_cubic((double)w_max, k, t);
+
+			printf("\n  t=%.1f s: cwnd %llu, W_cubic %.0f", t,
+				(unsigned long long)m.cc.cwnd, want);
+			CU_ASSERT(
+				(double)m.cc.cwnd > want * 0.99 && (double)m.cc.cwnd < want * 1.01);
+		}
+	}
+	/* The plateau at W_max is reached at K after the loss, within 3%. */
+	printf("\n  W_max %llu: K %.3f s, reached at %.3f s\n", (unsigned long long)w_max, k,
+		(double)cross / SEC);
+	CU_ASSERT((double)cross > 0.97 * k * SEC && (double)cross < 1.03 * k * SEC);
+	/* Concave: per-second increments shrink until K ... */
+	for (int i = 1; i < (int)k - 1; i++)
+		CU_ASSERT(inc[i] < inc[i - 1]);
+	/* ... convex: and grow after it. */
+	for (int i = (int)k + 2; i < n; i++)
+		CU_ASSERT(inc[i] > inc[i - 1]);
+	/* K + 6 s: W_max + C * 6^3 MSS = W_max + 86 MSS, within 2%. */
+	t = (double)(m.now - m.loss_time) / SEC;
+	printf("  t=%.1f s: cwnd %llu, W_cubic %.0f\n", t, (unsigned long long)m.cc.cwnd,
+		w_cubic((double)w_max, k, t));
+	CU_ASSERT((double)m.cc.cwnd > 0.98 * w_cubic((double)w_max, k, t));
+	CU_ASSERT((double)m.cc.cwnd < 1.02 * w_cubic((double)w_max, k, t));
+	CU_ASSERT_EQUAL(m.reductions, 1);
+}
+
+static void
+test_reno_friendly(void)
+{
+	const sst_time_t rtt = 1 * MS;
+	uint64_t w_max, low;
+	double k;
+	int r;
+
+	/* 20 MSS at 1 ms: K = cbrt(15) = 2.47 s = 2466 RTTs; Reno is much faster. */
+	start_at(rtt, 20 * MSS);
+	model_round(&m);
+	w_max = lose_one();
+	low = w_max * 7 / 10;
+	CU_ASSERT_EQUAL(m.cc.cwnd, low);
+	model_finish_recovery(&m, 2);
+	k = k_of((double)w_max, (double)low);
+	/* W_est grows by alpha = 9/17 MSS per RTT until it reaches the old window ... */
+	for (r = 0; r < 10; r++)
+		model_round(&m);
+	printf("\n  10 RTTs: cwnd %llu (W_cubic %.0f)", (unsigned long long)m.cc.cwnd,
+		w_cubic((double)w_max, k, 0.010));
+	CU_ASSERT(m.cc.cwnd >= low + 10 * MSS * 9 / 17 - MSS / 2);
+	CU_ASSERT(m.cc.cwnd <= low + 10 * MSS * 9 / 17 + MSS / 4);
+	/* ... then by one MSS per RTT, far above the cubic curve. */
+	while (m.cc.cwnd < w_max)
+		model_round(&m), r++;
+	CU_ASSERT(r >= 11 && r <= 13);
+	for (int i = 0; i < 40; i++) {
+		uint64_t before = m.cc.cwnd;
+
+		model_round(&m);
+		CU_ASSERT(m.cc.cwnd - before >= MSS * 9 / 10 && m.cc.cwnd - before <= MSS);
+	}
+	printf("  %d RTTs: cwnd %llu (W_cubic %.0f)\n", r + 40, (unsigned long long)m.cc.cwnd,
+		w_cubic((double)w_max, k, (r + 40) * 0.001));
+	CU_ASSERT(m.cc.cwnd > w_max + 38 * MSS);
+	CU_ASSERT((double)m.cc.cwnd > 3 * w_cubic((double)w_max, k, (r + 40) * 0.001));
+}
+
+static void
+test_fast_convergence(void)
+{
+	const sst_time_t rtt = 100 * MS;
+	uint64_t w1, w2, cross = 0;
+	double k2, k_plain;
+
+	start_at(rtt, 1000 * MSS);
+	model_round(&m);
+	w1 = lose_one();
+	/* Recover part of the way only, then lose again below W_max. */
+	for (int r = 0; r < 30; r++)
+		model_round(&m);
+	CU_ASSERT(m.cc.cwnd < w1);
+	w2 = lose_one();
+	CU_ASSERT(w2 < w1);
+	CU_ASSERT_EQUAL(m.cc.cwnd, w2 * 7 / 10);
+	/* W_max is now 0.85 w2: the curve flattens there, at K' after the loss. */
+	k2 = k_of(0.85 * (double)w2, 0.7 * (double)w2);
+	k_plain = k_of((double)w2, 0.7 * (double)w2);
+	for (int r = 1; r * rtt <= (uint64_t)((k2 + 1) * SEC); r++) {
+		model_round(&m);
+		if (cross == 0 && m.cc.cwnd >= w2 * 85 / 100)
+			cross = m.now - m.loss_time;
+	}
+	printf("\n  W1 %llu, W2 %llu: K' %.3f s (%.3f without fast convergence), "
+	       "0.85 W2 reached at %.3f s, cwnd %llu at K' + 1 s\n",
+		(unsigned long long)w1, (unsigned long long)w2, k2, k_plain, (double)cross / SEC,
+		(unsigned long long)m.cc.cwnd);
+	CU_ASSERT((double)cross > 0.95 * k2 * SEC && (double)cross < 1.05 * k2 * SEC);
+	/* Still on the plateau at 0.85 W2, where a plain W_max would be ~W2. */
+	CU_ASSERT(m.cc.cwnd < w2 * 86 / 100);
+	CU_ASSERT(m.cc.cwnd > w2 * 84 / 100);
+	CU_ASSERT_EQUAL(m.reductions, 2);
+
+	/* Control: a loss above the previous W_max keeps W_max = cwnd. */
+	start_at(rtt, 500 * MSS);
+	model_round(&m);
+	w1 = lose_one();
+	while (m.cc.cwnd <= w1 + 5 * MSS)
+		model_round(&m);
+	w2 = lose_one();
+	CU_ASSERT(w2 > w1);
+	k_plain = k_of((double)w2, 0.7 * (double)w2);
+	cross = 0;
+	for (int r = 1; r * rtt <= (uint64_t)((k_plain + 0.5) * SEC); r++) {
+		model_round(&m);
+		if (cross == 0 && m.cc.cwnd >= w2)
+			cross = m.now - m.loss_time;
+	}
+	CU_ASSERT((double)cross > 0.97 * k_plain * SEC && (double)cross < 1.03 * k_plain * SEC);
+}
+
+static void
+test_rto(void)
+{
+	const sst_time_t rtt = 100 * MS;
+	uint64_t cwnd, want;
+
+	start_at(rtt, 100 * MSS);
+	for (int r = 0; r < 3; r++)
+		model_round(&m);
+	cwnd = m.cc.cwnd;
+	model_rto(&m);
+	/* Section 4.8: one MSS, ssthresh = beta * cwnd; the flushed packets change nothing. */
+	CU_ASSERT_EQUAL(m.cc.cwnd, MSS);
+	CU_ASSERT_EQUAL(m.cc.ssthresh, cwnd * 7 / 10);
+	CU_ASSERT_EQUAL(m.reductions, 0);
+	CU_ASSERT_FALSE(m.cc.in_recovery);
+	/* Slow start back to ssthresh, then growth from there (K = 0). */
+	want = MSS;
+	while (want < m.cc.ssthresh) {
+		model_round(&m);
+		want = 2 * want;
+		if (want < m.cc.ssthresh)
+			CU_ASSERT_EQUAL(m.cc.cwnd, want);
+	}
+	CU_ASSERT(m.cc.cwnd >= m.cc.ssthresh);
+	for (int r = 0; r < 20; r++) {
+		uint64_t before = m.cc.cwnd;
+
+		model_round(&m);
+		CU_ASSERT(m.cc.cwnd > before);
+	}
+	CU_ASSERT_EQUAL(m.min_cwnd, MSS);
+}
+
+static void
+test_app_limited(void)
+{
+	const sst_time_t rtt = 100 * MS;
+	uint64_t plain;
+
+	/* A: loss, then 40 rounds of full windows. */
+	start_at(rtt, 1000 * MSS);
+	model_round(&m);
+	lose_one();
+	model_finish_recovery(&m, 2);
+	for (int r = 0; r < 40; r++)
+		model_round(&m);
+	plain = m.cc.cwnd;
+
+	/* B: the same with 30 application-limited rounds in the middle. */
+	start_at(rtt, 1000 * MSS);
+	model_round(&m);
+	lose_one();
+	model_finish_recovery(&m, 2);
+	for (int r = 0; r < 10; r++)
+		model_round(&m);
+	{
+		uint64_t frozen = m.cc.cwnd;
+
+		m.app_limited = true;
+		for (int r = 0; r < 30; r++)
+			model_round(&m);
+		CU_ASSERT_EQUAL(m.cc.cwnd, frozen);
+		m.app_limited = false;
+	}
+	for (int r = 0; r < 30; r++)
+		model_round(&m);
+	/* The limited time did not count: B ends where A did. */
+	printf("\n  cwnd %llu without, %llu with an application-limited period\n",
+		(unsigned long long)plain, (unsigned long long)m.cc.cwnd);
+	CU_ASSERT_EQUAL(m.cc.cwnd, plain);
+}
+
+static void
+test_extreme_ranges(void)
+{
+	/*
+	 * A 1 TB window and acks of 4 GB hours apart: K and W_cubic saturate
+	 * instead of wrapping, and the window only grows.
+	 */
+	struct sst_cc cc;
+	struct sst_cc_loss_event loss = {.now = 0, .seq = 1, .bytes = MSS, .largest_sent = 1};
+	struct sst_cc_ack_event ack = {
+		.now = SEC,
+		.largest_acked = 2,
+		.acked_bytes = MSS,
+		.acked_packets = 1,
+		.srtt = 10 * MS,
+	};
+	const uint64_t tb = UINT64_C(1) << 40;
+
+	CU_ASSERT_EQUAL_FATAL(sst_cc_init(&cc, sst_cc_find("cubic"), MSS, 0), 0);
+	cc.cwnd = tb;
+	sst_cc_on_loss(&cc, &loss);
+	CU_ASSERT_EQUAL(cc.cwnd, tb / 10 * 7 + tb % 10 * 7 / 10);
+	sst_cc_on_ack(&cc, &ack);
+	CU_ASSERT_FALSE(cc.in_recovery);
+	for (int i = 0; i < 200; i++) {
+		uint64_t before = cc.cwnd;
+
+		ack.now += 3600 * SEC;
+		ack.largest_acked++;
+		ack.acked_bytes = UINT32_MAX;
+		sst_cc_on_ack(&cc, &ack);
+		CU_ASSERT(cc.cwnd >= before);
+		CU_ASSERT(cc.cwnd <= before + before / 2);
+	}
+	CU_ASSERT(cc.cwnd > tb);
+
+	/*
+	 * Sections 4.4/4.5: target is capped at 1.5 cwnd, so an hour into the
+	 * epoch an ack of a whole window adds exactly half a window.
+	 */
+	CU_ASSERT_EQUAL_FATAL(sst_cc_init(&cc, sst_cc_find("cubic"), MSS, 0), 0);
+	cc.cwnd = 100 * MSS;
+	sst_cc_on_loss(&cc, &loss);
+	CU_ASSERT_EQUAL(cc.cwnd, 70 * MSS);
+	ack = (struct sst_cc_ack_event){.now = SEC,
+		.largest_acked = 2,
+		.acked_bytes = MSS,
+		.acked_packets = 1,
+		.srtt = 10 * MS};
+	sst_cc_on_ack(&cc, &ack); /* ends recovery */
+	ack.largest_acked++;
+	sst_cc_on_ack(&cc, &ack); /* starts the epoch (W_est may add a few bytes) */
+	CU_ASSERT(cc.cwnd >= 70 * MSS && cc.cwnd < 70 * MSS + 10);
+	{
+		uint64_t c = cc.cwnd;
+
+		ack.now += 3600 * SEC;
+		ack.largest_acked++;
+		ack.acked_bytes = 70 * MSS;
+		sst_cc_on_ack(&cc, &ack);
+		CU_ASSERT_EQUAL(cc.cwnd, c + c / 2 * (70 * MSS) / c);
+	}
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_loss_concave_convex),
+	SST_TEST(test_reno_friendly),
+	SST_TEST(test_fast_convergence),
+	SST_TEST(test_rto),
+	SST_TEST(test_app_limited),
+	SST_TEST(test_extreme_ranges),
+	SST_TEST_END,
+};
+
+SST_TEST_MAIN("cubic", cases)

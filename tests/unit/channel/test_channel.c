@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The channel object end to end, in process: two channels joined by a
+ * hand-driven "wire" that the test can drop, duplicate, reorder and tamper
+ * with, and virtual time. Also checks that a channel speaks exactly the
+ * prototype's bytes (chk-01 of the prototype captures).
+ */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "channel_internal.h"
+#include "channel_wire.h"
+#include "sst_channel.h"
+#include "sst_test.h"
+#include "sst_test_eal.h"
+
+enum { WIRE_MAX = 4096, LOG_MAX = 65536 };
+
+/* One endpoint: its channel, what its upper layer saw, and its outgoing wire. */
+struct end {
+	struct sst_channel *ch;
+	struct rte_mbuf *wire[WIRE_MAX]; /* sealed packets waiting for the peer */
+	unsigned int nwire;
+	uint64_t received[LOG_MAX]; /* sequence numbers delivered upward */
+	unsigned int nreceived;
+	uint8_t last_payload[64];
+	uint32_t last_len;
+	uint8_t outcome[LOG_MAX]; /* per our sequence number: 1 acked, 2 lost, 3 both (bug) */
+	unsigned int acked, lost, acks_due, failed_events, replace_events;
+	bool auto_ack; /* answer ack_due with an ack-only packet */
+};
+
+static struct rte_mempool *pool;
+
+static struct rte_mbuf *
+make_packet(const void *data, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	CU_ASSERT_FATAL(m != NULL);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), data, len);
+	return m;
+}
+
+/* A stream-layer Ack packet on SID 1 with window 0x10 (as in the captures). */
+static const uint8_t ack_only_stream[] = {0x00, 0x01, 0x50, 0x10};
+
+static bool
+up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
+{
+	struct end *e = ctx;
+	const void *p;
+	bool eliciting;
+
+	(void)now;
+	e->received[e->nreceived++ % LOG_MAX] = seq;
+	e->last_len = rte_pktmbuf_pkt_len(m);
+	/* rte_pktmbuf_read() copies only when the bytes are not contiguous. */
+	p = rte_pktmbuf_read(m, 0, RTE_MIN(e->last_len, sizeof(e->last_payload)), e->last_payload);
+	memmove(e->last_payload, p, RTE_MIN(e->last_len, sizeof(e->last_payload)));
+	eliciting = !(e->last_len == sizeof(ack_only_stream) && (e->last_payload[2] >> 4) == 5);
+	rte_pktmbuf_free(m);
+	return eliciting;
+}
+
+static void
+up_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
+{
+	struct end *e = ctx;
+
+	(void)cookie;
+	(void)now;
+	e->outcome[seq % LOG_MAX] |= 1;
+	e->acked++;
+}
+
+static void
+up_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
+{
+	struct end *e = ctx;
+
+	(void)cookie;
+	(void)now;
+	e->outcome[seq % LOG_MAX] |= 2;
+	e->lost++;
+}
+
+static void
+up_ack_due(void *ctx, sst_time_t now)
+{
+	struct end *e = ctx;
+	struct rte_mbuf *m;
+
+	e->acks_due++;
+	if (!e->auto_ack)
+		return;
+	m = make_packet(ack_only_stream, sizeof(ack_only_stream));
+	sst_channel_send(e->ch, &m, NULL, 1, false, now, NULL);
+}
+
+static void
+up_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
+{
+	struct end *e = ctx;
+
+	(void)now;
+	if (ev == SST_CHANNEL_EV_FAILED)
+		e->failed_events++;
+	else
+		e->replace_events++;
+}
+
+static void
+low_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
+{
+	struct end *e = ctx;
+
+	(void)now;
+	for (uint16_t i = 0; i < n; i++) {
+		CU_ASSERT_FATAL(e->nwire < WIRE_MAX);
+		e->wire[e->nwire++] = pkts[i];
+	}
+}
+
+static const struct sst_channel_upper upper = {
+	.receive = up_receive,
+	.acked = up_acked,
+	.lost = up_lost,
+	.ack_due = up_ack_due,
+	.event = up_event,
+};
+
+static const struct sst_channel_lower lower = {.transmit = low_transmit};
+
+static void
+params_for(struct sst_channel_params *p, struct end *e, enum sst_crypto_suite suite,
+	uint32_t tx_key, uint32_t rx_key)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->local_channel = 1;
+	p->peer_channel = 1;
+	p->suite = suite;
+	p->keys.tx_chk_key = tx_key;
+	p->keys.rx_chk_key = rx_key;
+	for (int i = 0; i < SST_CRYPTO_KEY_MAX; i++) {
+		p->keys.tx_key[i] = (uint8_t)(tx_key + i);
+		p->keys.rx_key[i] = (uint8_t)(rx_key + i);
+	}
+	for (int i = 0; i < SST_CRYPTO_IV_LEN; i++) {
+		p->keys.tx_iv[i] = (uint8_t)(tx_key >> (i % 4));
+		p->keys.rx_iv[i] = (uint8_t)(rx_key >> (i % 4));
+	}
+	p->pool = pool;
+	p->upper = &upper;
+	p->upper_ctx = e;
+	p->lower = &lower;
+	p->lower_ctx = e;
+}
+
+/* A pair of ends with mirrored keys. */
+static void
+pair_setup(struct end *a, struct end *b, enum sst_crypto_suite suite, uint64_t skip_seed)
+{
+	struct sst_channel_params p;
+
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	params_for(&p, a, suite, 0x11111111, 0x22222222);
+	p.skip_seed = skip_seed;
+	a->ch = sst_channel_create(&p, 0);
+	params_for(&p, b, suite, 0x22222222, 0x11111111);
+	b->ch = sst_channel_create(&p, 0);
+	CU_ASSERT_FATAL(a->ch != NULL && b->ch != NULL);
+	a->auto_ack = b->auto_ack = true;
+}
+
+static void
+wire_discard(struct end *e)
+{
+	rte_pktmbuf_free_bulk(e->wire, e->nwire);
+	e->nwire = 0;
+}
+
+static void
+pair_teardown(struct end *a, struct end *b)
+{
+	wire_discard(a);
+	wire_discard(b);
+	sst_channel_destroy(a->ch);
+	sst_channel_destroy(b->ch);
+}
+
+/* Deliver what `from` sent to `to`, optionally dropping packet index `drop`. */
+static uint16_t
+deliver(struct end *from, struct end *to, sst_time_t now, int drop)
+{
+	struct rte_mbuf *burst[WIRE_MAX];
+	unsigned int n = 0;
+	uint16_t got = 0;
+
+	for (unsigned int i = 0; i < from->nwire; i++) {
+		if ((int)i == drop)
+			rte_pktmbuf_free(from->wire[i]);
+		else
+			burst[n++] = from->wire[i];
+	}
+	from->nwire = 0;
+	for (unsigned int i = 0; i < n; i += 32) {
+		uint16_t chunk = (uint16_t)RTE_MIN(32u, n - i);
+
+		got += sst_channel_receive(to->ch, burst + i, chunk, now);
+	}
+	return got;
+}
+
+static void
+send_data(struct end *e, unsigned int count, sst_time_t now)
+{
+	struct rte_mbuf *pkts[64];
+	uint8_t payload[100];
+
+	CU_ASSERT_FATAL(count <= 64);
+	for (unsigned int i = 0; i < count; i++) {
+		memset(payload, (int)i, sizeof(payload));
+		/* A Data header on SID 1 then bytes. */
+		payload[0] = 0x00;
+		payload[1] = 0x01;
+		payload[2] = 0x30;
+		payload[3] = 0x10;
+		pkts[i] = make_packet(payload, sizeof(payload));
+	}
+	CU_ASSERT_EQUAL(
+		sst_channel_send(e->ch, pkts, NULL, (uint16_t)count, true, now, NULL), count);
+}
+
+/* Run both ends' timers and wires until quiet or until `until`. */
+static sst_time_t
+settle(struct end *a, struct end *b, sst_time_t now, sst_time_t until)
+{
+	for (int guard = 0; guard < 10000; guard++) {
+		sst_time_t t;
+
+		if (a->nwire != 0 || b->nwire != 0) {
+			deliver(a, b, now, -1);
+			deliver(b, a, now, -1);
+			continue;
+		}
+		t = sst_time_min(sst_channel_next_expiry(a->ch), sst_channel_next_expiry(b->ch));
+		if (t == SST_TIME_NEVER || t > until)
+			return now;
+		now = t > now ? t : now;
+		sst_channel_handle_expiry(a->ch, now);
+		sst_channel_handle_expiry(b->ch, now);
+	}
+	CU_FAIL("settle did not settle");
+	return now;
+}
+
+static void
+check_exactly_once(const struct end *e)
+{
+	struct sst_channel_info info;
+
+	sst_channel_info(e->ch, &info);
+	for (uint64_t s = 1; s < info.next_seq && s < LOG_MAX; s++)
+		CU_ASSERT_NOT_EQUAL(e->outcome[s], 3);
+}
+
+/* The exact bytes of the prototype's chk-01 session, client side: seq 1 and
+ * 2 with ack 0/0, then after the server's packets 1-2 an Ack with 2/2. */
+static void
+test_prototype_bytes(void)
+{
+	static const char *const client_hex[] = {
+		"010000010000000000011610000000000000010100000007696e7465726f7000000000046563686f"
+		"debe8592",
+		"0100000200000000000114100000001848656c6c6f2066726f6d207468652053535420323030372070"
+		"726f746f7479706520696e7465726f7020636c69656e7421592b3d6a",
+	};
+	static const char *const server_hex[] = {
+		"010000010100000100012610000100000000020100000000068ce740",
+		"0100000201000001000124100001000848656c6c6f2066726f6d207468652053535420323030372070"
+		"726f746f7479706520696e7465726f7020636c69656e7421aa7b2c24",
+	};
+	static const char ack_hex[] = "010000030200000200015010f371327b";
+	struct sst_channel_params p;
+	struct end c;
+	uint8_t buf[128], out[128];
+	size_t len;
+
+	memset(&c, 0, sizeof(c));
+	params_for(&p, &c, SST_CRYPTO_CHK32, 0xc21c5f62, 0x35d53d2a);
+	c.ch = sst_channel_create(&p, 0);
+	CU_ASSERT_FATAL(c.ch != NULL);
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m;
+
+		len = sst_test_hex(client_hex[i], buf, sizeof(buf));
+		/* Hand the channel only the stream part; it must rebuild the rest. */
+		m = make_packet(buf + 8, (uint32_t)(len - 8 - 4));
+		CU_ASSERT_EQUAL(sst_channel_send(c.ch, &m, NULL, 1, true, 1000, NULL), 1);
+		CU_ASSERT_FATAL(c.nwire == 1);
+		CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(c.wire[0]), len);
+		CU_ASSERT_EQUAL(
+			memcmp(rte_pktmbuf_read(c.wire[0], 0, (uint32_t)len, out), buf, len), 0);
+		wire_discard(&c);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m;
+
+		len = sst_test_hex(server_hex[i], buf, sizeof(buf));
+		m = make_packet(buf, (uint32_t)len);
+		CU_ASSERT_EQUAL(sst_channel_receive(c.ch, &m, 1, 2000), 1);
+	}
+	CU_ASSERT_EQUAL(c.nreceived, 2);
+	CU_ASSERT_EQUAL(c.acked, 1); /* the server acked our packet 1 (ack 1/1) */
+	/* The ack owed for two data packets goes out as the capture's Ack. */
+	c.auto_ack = true;
+	CU_ASSERT_TRUE(sst_channel_next_expiry(c.ch) <= 2000);
+	sst_channel_handle_expiry(c.ch, 2000);
+	CU_ASSERT_FATAL(c.nwire == 1);
+	len = sst_test_hex(ack_hex, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(c.wire[0]), len);
+	CU_ASSERT_EQUAL(memcmp(rte_pktmbuf_read(c.wire[0], 0, (uint32_t)len, out), buf, len), 0);
+	wire_discard(&c);
+	sst_channel_destroy(c.ch);
+}
+
+static void
+test_exchange_all_acked(void)
+{
+	struct end a, b;
+	sst_time_t now;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	send_data(&a, 20, 1000);
+	CU_ASSERT_EQUAL(deliver(&a, &b, 2000, -1), 20);
+	CU_ASSERT_EQUAL(b.nreceived, 20);
+	CU_ASSERT_EQUAL(b.last_len, 100);
+	now = settle(&a, &b, 2000, 100 * SST_NSEC_PER_MSEC);
+	CU_ASSERT_EQUAL(a.acked, 20);
+	CU_ASSERT_EQUAL(a.lost, 0);
+	CU_ASSERT_EQUAL(b.nreceived - sst_channel_stats(b.ch)->rx_packets, 0);
+	CU_ASSERT_EQUAL(sst_channel_stats(a.ch)->rx_bad_trailer, 0);
+	CU_ASSERT_TRUE(now < 20 * SST_NSEC_PER_MSEC);
+	check_exactly_once(&a);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_loss_reported_once(void)
+{
+	struct end a, b;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	send_data(&a, 10, 1000);
+	CU_ASSERT_EQUAL(deliver(&a, &b, 2000, 3), 9); /* seq 4 vanishes */
+	settle(&a, &b, 2000, 5 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(a.acked, 9);
+	CU_ASSERT_EQUAL(a.lost, 1);
+	CU_ASSERT_EQUAL(a.outcome[4], 2);
+	check_exactly_once(&a);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_replay_and_tamper(void)
+{
+	struct end a, b;
+	struct rte_mbuf *copy, *bad;
+	uint8_t *p;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	send_data(&a, 2, 1000);
+	copy = rte_pktmbuf_copy(a.wire[0], pool, 0, UINT32_MAX);
+	bad = rte_pktmbuf_copy(a.wire[1], pool, 0, UINT32_MAX);
+	CU_ASSERT_FATAL(copy != NULL && bad != NULL);
+	CU_ASSERT_EQUAL(deliver(&a, &b, 2000, 1), 1);
+	CU_ASSERT_EQUAL(sst_channel_receive(b.ch, &copy, 1, 2000), 0);
+	CU_ASSERT_EQUAL(sst_channel_stats(b.ch)->rx_duplicate, 1);
+	p = rte_pktmbuf_mtod_offset(bad, uint8_t *, 20);
+	*p ^= 0x01;
+	CU_ASSERT_EQUAL(sst_channel_receive(b.ch, &bad, 1, 2000), 0);
+	CU_ASSERT_EQUAL(sst_channel_stats(b.ch)->rx_bad_trailer, 1);
+	CU_ASSERT_EQUAL(b.nreceived, 1);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_too_old(void)
+{
+	struct end a, b;
+	struct rte_mbuf *first;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	send_data(&a, 1, 1000);
+	first = a.wire[0];
+	a.nwire = 0;
+	for (int i = 0; i < 2; i++) {
+		send_data(&a, 20, 1000);
+		deliver(&a, &b, 2000, -1);
+	}
+	/* 40 newer packets arrived: packet 1 is 40 behind a 32-packet window. */
+	CU_ASSERT_EQUAL(sst_channel_receive(b.ch, &first, 1, 2000), 0);
+	CU_ASSERT_EQUAL(sst_channel_stats(b.ch)->rx_too_old, 1);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_ack_beyond_dropped(void)
+{
+	struct end a, b;
+	struct rte_mbuf *m;
+	uint8_t pkt[16];
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	/* From "a": seq 1 acking b's packet 5, which b never sent. */
+	memcpy(pkt, "\x01\x00\x00\x01\x00\x00\x00\x05\x00\x01\x50\x10", 12);
+	CU_ASSERT_EQUAL(sst_chk32_seal(1, pkt, 12, sizeof(pkt), 0x11111111), 16);
+	m = make_packet(pkt, 16);
+	CU_ASSERT_EQUAL(sst_channel_receive(b.ch, &m, 1, 1000), 0);
+	CU_ASSERT_EQUAL(sst_channel_stats(b.ch)->rx_ack_beyond, 1);
+	/* The same packet acking 0 is fine. */
+	pkt[7] = 0;
+	CU_ASSERT_EQUAL(sst_chk32_seal(1, pkt, 12, sizeof(pkt), 0x11111111), 16);
+	m = make_packet(pkt, 16);
+	CU_ASSERT_EQUAL(sst_channel_receive(b.ch, &m, 1, 1000), 1);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_optimistic_ack_fails_channel(void)
+{
+	struct end a, b;
+	struct rte_mbuf *m;
+	uint64_t skipped = 0;
+	uint8_t pkt[16];
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0x5eed);
+	for (int round = 0; round < 10 && skipped == 0; round++) {
+		send_data(&a, 64, 1000);
+		wire_discard(&a);
+		skipped = sst_channel_stats(a.ch)->tx_skipped;
+	}
+	CU_ASSERT_FATAL(skipped > 0);
+	/* An honest-looking ack word that covers the first skipped number:
+	 * find it in the log. */
+	for (uint64_t s = a.ch->txlog->oldest; s < a.ch->txlog->next_seq; s++) {
+		if (a.ch->txlog->e[s & (a.ch->txlog->capacity - 1)].state == SST_TX_SKIPPED) {
+			skipped = s;
+			break;
+		}
+	}
+	memcpy(pkt, "\x01\x00\x00\x01\x0f\x00\x00\x00\x00\x01\x50\x10", 12);
+	pkt[5] = (uint8_t)((skipped + 5) >> 16);
+	pkt[6] = (uint8_t)((skipped + 5) >> 8);
+	pkt[7] = (uint8_t)(skipped + 5);
+	CU_ASSERT_EQUAL(sst_chk32_seal(1, pkt, 12, sizeof(pkt), 0x22222222), 16);
+	m = make_packet(pkt, 16);
+	sst_channel_receive(a.ch, &m, 1, 2000);
+	CU_ASSERT_TRUE(sst_channel_failed(a.ch));
+	CU_ASSERT_EQUAL(a.failed_events, 1);
+	CU_ASSERT_EQUAL(sst_channel_stats(a.ch)->optimistic_acks, 1);
+	/* A failed channel sends nothing. */
+	m = make_packet(ack_only_stream, sizeof(ack_only_stream));
+	CU_ASSERT_EQUAL(sst_channel_send(a.ch, &m, NULL, 1, true, 3000, NULL), 0);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_delayed_ack_timer(void)
+{
+	struct end a, b;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	b.auto_ack = false;
+	send_data(&a, 1, 1000);
+	deliver(&a, &b, 5000, -1);
+	/* One data packet: the ack waits 10 ms. */
+	CU_ASSERT_EQUAL(sst_channel_next_expiry(b.ch), 5000 + 10 * SST_NSEC_PER_MSEC);
+	send_data(&a, 1, 6000);
+	deliver(&a, &b, 7000, -1);
+	/* A second one: due now. */
+	CU_ASSERT_EQUAL(sst_channel_next_expiry(b.ch), 7000);
+	sst_channel_handle_expiry(b.ch, 7000);
+	CU_ASSERT_EQUAL(b.acks_due, 1);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_rto_loses_everything_once(void)
+{
+	struct end a, b;
+	sst_time_t rto;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	send_data(&a, 5, 1000);
+	wire_discard(&a);
+	rto = sst_channel_next_expiry(a.ch);
+	CU_ASSERT_EQUAL(rto, 1000 + SST_NSEC_PER_SEC); /* RFC 6298 initial RTO */
+	sst_channel_handle_expiry(a.ch, rto);
+	CU_ASSERT_EQUAL(a.lost, 5);
+	CU_ASSERT_EQUAL(sst_channel_stats(a.ch)->rto, 1);
+	CU_ASSERT_EQUAL(sst_channel_next_expiry(a.ch), SST_TIME_NEVER);
+	/* Backed off: the next timer is twice as long. */
+	send_data(&a, 1, rto);
+	wire_discard(&a);
+	CU_ASSERT_EQUAL(sst_channel_next_expiry(a.ch), rto + 2 * SST_NSEC_PER_SEC);
+	check_exactly_once(&a);
+	pair_teardown(&a, &b);
+}
+
+static void
+test_aead_exchange(void)
+{
+	static const enum sst_crypto_suite suites[] = {
+		SST_CRYPTO_AES128GCM, SST_CRYPTO_CHACHA20POLY1305, SST_CRYPTO_NULL};
+
+	for (unsigned int i = 0; i < RTE_DIM(suites); i++) {
+		struct end a, b;
+
+		pair_setup(&a, &b, suites[i], 0);
+		send_data(&a, 8, 1000);
+		CU_ASSERT_EQUAL(deliver(&a, &b, 2000, -1), 8);
+		CU_ASSERT_EQUAL(b.last_len, 100);
+		CU_ASSERT_EQUAL(b.last_payload[10], 7);
+		settle(&a, &b, 2000, SST_NSEC_PER_SEC);
+		CU_ASSERT_EQUAL(a.acked, 8);
+		pair_teardown(&a, &b);
+	}
+}
+
+static void
+test_bad_params(void)
+{
+	struct sst_channel_params p;
+	struct end e;
+
+	memset(&e, 0, sizeof(e));
+	params_for(&p, &e, SST_CRYPTO_CHK32, 1, 2);
+	p.replay_window = 33;
+	CU_ASSERT_EQUAL(sst_channel_size(&p), 0);
+	p.replay_window = 0;
+	p.local_channel = 0;
+	CU_ASSERT_EQUAL(sst_channel_size(&p), 0);
+	p.local_channel = 1;
+	p.cc = "no-such-cc";
+	CU_ASSERT_EQUAL(sst_channel_size(&p), 0);
+	CU_ASSERT_PTR_NULL(sst_channel_create(&p, 0));
+	p.cc = NULL;
+	p.mtu = 10;
+	CU_ASSERT_EQUAL(sst_channel_size(&p), 0);
+	p.mtu = 0;
+	CU_ASSERT_NOT_EQUAL(sst_channel_size(&p), 0);
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_prototype_bytes),
+	SST_TEST(test_exchange_all_acked),
+	SST_TEST(test_loss_reported_once),
+	SST_TEST(test_replay_and_tamper),
+	SST_TEST(test_too_old),
+	SST_TEST(test_ack_beyond_dropped),
+	SST_TEST(test_optimistic_ack_fails_channel),
+	SST_TEST(test_delayed_ack_timer),
+	SST_TEST(test_rto_loses_everything_once),
+	SST_TEST(test_aead_exchange),
+	SST_TEST(test_bad_params),
+	SST_TEST_END,
+};
+
+int
+main(void)
+{
+	if (sst_test_eal_init("test_channel") < 0)
+		return 1;
+	pool = sst_test_pool("test_channel", 16384, 2048);
+	if (pool == NULL)
+		return 1;
+	return sst_test_run("channel", cases);
+}
