@@ -24,23 +24,21 @@
 #include <unistd.h>
 
 #include <intel-ipsec-mb.h>
+#include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <sodium.h>
 
-#include "channel_wire.h"
+#include "perf_raw.h"
 #include "sst_crypto_driver.h"
 
 enum {
-	MAX_BURST = 64,
-	MAX_REPS = 100001,
-	MAX_SIZE = 1500,
+	MAX_BURST = PERF_RAW_MAX_BURST,
+	MAX_REPS = PERF_RAW_MAX_REPS,
+	MAX_SIZE = PERF_RAW_MAX_SIZE,
 };
-
-static const uint32_t sizes[] = {64, 1200, 1400};
 
 struct opts {
 	unsigned int reps;
@@ -48,21 +46,6 @@ struct opts {
 };
 
 static uint64_t samples[MAX_REPS];
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(uint64_t *v, unsigned int n)
-{
-	qsort(v, n, sizeof(v[0]), cmp_u64);
-	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
-}
 
 static void
 usage(const char *prog)
@@ -133,15 +116,6 @@ eal_init(const char *prog)
 	return 0;
 }
 
-static void
-fill(uint8_t *p, size_t n, uint32_t x)
-{
-	for (size_t i = 0; i < n; i++) {
-		x = x * 1103515245u + 12345u;
-		p[i] = (uint8_t)(x >> 16);
-	}
-}
-
 /* A burst of fresh one-segment packets of len bytes. */
 static int
 make_burst(struct rte_mempool *mp, struct rte_mbuf **m, unsigned int n, const uint8_t *data,
@@ -173,12 +147,12 @@ bench_driver(const struct sst_crypto_ops *ops, struct rte_mempool *mp, const str
 	int rc = -1;
 
 	memset(&k, 0, sizeof(k));
-	fill(k.tx_key, sizeof(k.tx_key), 1);
+	perf_fill(k.tx_key, sizeof(k.tx_key), 1);
 	memcpy(k.rx_key, k.tx_key, sizeof(k.rx_key));
-	fill(k.tx_iv, sizeof(k.tx_iv), 2);
+	perf_fill(k.tx_iv, sizeof(k.tx_iv), 2);
 	memcpy(k.rx_iv, k.tx_iv, sizeof(k.rx_iv));
 	k.tx_chk_key = k.rx_chk_key = 0x12345678;
-	fill(data, len, 3);
+	perf_fill(data, len, 3);
 	if (ops->session_init(tx, &k) != 0 || ops->session_init(rx, &k) != 0)
 		return -1;
 	for (unsigned int rep = 0; rep < o->reps; rep++) {
@@ -203,8 +177,8 @@ bench_driver(const struct sst_crypto_ops *ops, struct rte_mempool *mp, const str
 		samples[rep] = t1 - t0;
 		open_samples[rep] = t2 - t1;
 	}
-	r->seal = median(samples, o->reps) / o->burst;
-	r->open = median(open_samples, o->reps) / o->burst;
+	r->seal = perf_median(samples, o->reps) / o->burst;
+	r->open = perf_median(open_samples, o->reps) / o->burst;
 	rc = 0;
 out:
 	ops->session_fini(tx);
@@ -212,157 +186,58 @@ out:
 	return rc;
 }
 
-/* The bare primitives, on flat buffers, o->burst packets per sample. */
-enum raw_kind { RAW_IMB_GCM, RAW_IMB_CHACHA, RAW_SODIUM_CHACHA, RAW_CHK32 };
-
-static int
-bench_raw(enum raw_kind kind, IMB_MGR *mgr, const struct opts *o, uint32_t len, struct result *r)
-{
-	static uint64_t dec_samples[MAX_REPS];
-	static uint8_t buf[MAX_BURST][MAX_SIZE + 16], out[MAX_BURST][MAX_SIZE + 16];
-	static struct gcm_key_data gkey __attribute__((aligned(64)));
-	struct gcm_context_data gctx;
-	struct chacha20_poly1305_context_data cctx;
-	uint8_t key[32], iv[12], tag[MAX_BURST][16];
-	uint32_t text = len - SST_CRYPTO_CLEAR_PREFIX;
-	volatile uint32_t sink = 0;
-
-	fill(key, sizeof(key), 1);
-	fill(iv, sizeof(iv), 2);
-	for (unsigned int i = 0; i < o->burst; i++) {
-		fill(buf[i], len, 3 + i);
-		memcpy(out[i], buf[i], SST_CRYPTO_CLEAR_PREFIX); /* the clear prefix */
-	}
-	IMB_AES128_GCM_PRE(mgr, key, &gkey);
-	for (unsigned int rep = 0; rep < o->reps; rep++) {
-		uint64_t t0, t1, t2;
-
-		iv[11] = (uint8_t)rep;
-		t0 = rte_rdtsc_precise();
-		for (unsigned int i = 0; i < o->burst; i++) {
-			uint8_t *p = buf[i], *q = out[i];
-
-			switch (kind) {
-			case RAW_IMB_GCM:
-				IMB_AES128_GCM_ENC(mgr, &gkey, &gctx, q + 4, p + 4, text, iv, p, 4,
-					tag[i], 16);
-				break;
-			case RAW_IMB_CHACHA:
-				IMB_CHACHA20_POLY1305_INIT(mgr, key, &cctx, iv, p, 4);
-				IMB_CHACHA20_POLY1305_ENC_UPDATE(
-					mgr, key, &cctx, q + 4, p + 4, text);
-				IMB_CHACHA20_POLY1305_ENC_FINALIZE(mgr, &cctx, tag[i], 16);
-				break;
-			case RAW_SODIUM_CHACHA:
-				crypto_aead_chacha20poly1305_ietf_encrypt_detached(
-					q + 4, tag[i], NULL, p + 4, text, p, 4, NULL, iv, key);
-				break;
-			case RAW_CHK32:
-				sink += sst_chk32(rep, p, len);
-				break;
-			}
-		}
-		t1 = rte_rdtsc_precise();
-		for (unsigned int i = 0; i < o->burst; i++) {
-			uint8_t *p = out[i], *q = buf[i];
-
-			switch (kind) {
-			case RAW_IMB_GCM:
-				IMB_AES128_GCM_DEC(mgr, &gkey, &gctx, q + 4, p + 4, text, iv, p, 4,
-					tag[i], 16);
-				break;
-			case RAW_IMB_CHACHA:
-				IMB_CHACHA20_POLY1305_INIT(mgr, key, &cctx, iv, p, 4);
-				IMB_CHACHA20_POLY1305_DEC_UPDATE(
-					mgr, key, &cctx, q + 4, p + 4, text);
-				IMB_CHACHA20_POLY1305_DEC_FINALIZE(mgr, &cctx, tag[i], 16);
-				break;
-			case RAW_SODIUM_CHACHA:
-				/* Verifies, then decrypts: both halves are timed. */
-				sink += (uint32_t)
-					crypto_aead_chacha20poly1305_ietf_decrypt_detached(
-						q + 4, NULL, p + 4, text, tag[i], p, 4, iv, key);
-				break;
-			case RAW_CHK32:
-				sink += sst_chk32(rep, p, len);
-				break;
-			}
-		}
-		t2 = rte_rdtsc_precise();
-		samples[rep] = t1 - t0;
-		dec_samples[rep] = t2 - t1;
-	}
-	(void)sink;
-	r->seal = median(samples, o->reps) / o->burst;
-	r->open = median(dec_samples, o->reps) / o->burst;
-	sodium_memzero(&gkey, sizeof(gkey));
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
-	static const struct {
-		enum sst_crypto_suite suite;
-		const char *driver;
-		int raw; /* enum raw_kind, or -1 */
-	} rows[] = {
-		{SST_CRYPTO_NULL, "null", -1},
-		{SST_CRYPTO_CHK32, "chk32", RAW_CHK32},
-		{SST_CRYPTO_AES128GCM, "ipsec_mb", RAW_IMB_GCM},
-		{SST_CRYPTO_CHACHA20POLY1305, "ipsec_mb", RAW_IMB_CHACHA},
-		{SST_CRYPTO_CHACHA20POLY1305, "sodium", RAW_SODIUM_CHACHA},
-	};
-	static const char *const raw_name[] = {
-		"IPsec-MB direct", "IPsec-MB direct", "libsodium", "sst_chk32"};
 	struct rte_mempool *mp;
 	struct opts o;
-	IMB_MGR *mgr;
-	IMB_ARCH arch;
 
 	if (parse(argc, argv, &o) != 0 || eal_init(argv[0]) != 0)
 		return EXIT_FAILURE;
-	if (sodium_init() < 0)
+	if (perf_raw_init() != 0)
 		return EXIT_FAILURE;
 	mp = rte_pktmbuf_pool_create("bench", 4 * MAX_BURST + 63, MAX_BURST, 0,
 		RTE_PKTMBUF_HEADROOM + 2048, SOCKET_ID_ANY);
-	mgr = alloc_mb_mgr(0);
-	if (mp == NULL || mgr == NULL) {
-		fprintf(stderr, "no memory for the pool or the IPsec-MB manager\n");
+	if (mp == NULL) {
+		fprintf(stderr, "no memory for the pool\n");
 		return EXIT_FAILURE;
 	}
-	init_mb_mgr_auto(mgr, &arch);
 	printf("# crypto_bench: burst %u, median of %u bursts, TSC %.3f GHz, IPsec-MB %s arch %d, "
 	       "lcore %u\n",
-		o.burst, o.reps, (double)rte_get_tsc_hz() / 1e9, imb_get_version_str(), (int)arch,
-		rte_lcore_id());
+		o.burst, o.reps, (double)rte_get_tsc_hz() / 1e9, imb_get_version_str(),
+		perf_raw_imb_arch(), rte_lcore_id());
 	printf("# cycles per packet; size = channel packet without trailer\n");
 	printf("%-17s %-10s %5s %9s %9s   %-16s %9s %9s\n", "suite", "driver", "size", "seal",
 		"open", "raw primitive", "raw enc", "raw dec");
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct sst_crypto_ops *ops = sst_crypto_find(rows[i].suite, rows[i].driver);
+	for (size_t i = 0; i < RTE_DIM(perf_armors); i++) {
+		const struct perf_armor *row = &perf_armors[i];
+		const struct sst_crypto_ops *ops = sst_crypto_find(row->suite, row->driver);
 
 		if (ops == NULL) {
-			printf("%-17s %-10s not registered\n", sst_crypto_suite_name(rows[i].suite),
-				rows[i].driver);
+			printf("%-17s %-10s not registered\n", sst_crypto_suite_name(row->suite),
+				row->driver);
 			continue;
 		}
-		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (size_t s = 0; s < RTE_DIM(perf_sizes); s++) {
 			struct result d, raw;
 
-			if (bench_driver(ops, mp, &o, sizes[s], &d) != 0)
+			if (bench_driver(ops, mp, &o, perf_sizes[s], &d) != 0)
 				return EXIT_FAILURE;
 			printf("%-17s %-10s %5u %9.1f %9.1f", sst_crypto_suite_name(ops->suite),
-				ops->driver, sizes[s], d.seal, d.open);
-			if (rows[i].raw >= 0) {
-				bench_raw((enum raw_kind)rows[i].raw, mgr, &o, sizes[s], &raw);
-				printf("   %-16s %9.1f %9.1f", raw_name[rows[i].raw], raw.seal,
+				ops->driver, perf_sizes[s], d.seal, d.open);
+			if (row->raw >= 0) {
+				enum perf_raw_kind kind = (enum perf_raw_kind)row->raw;
+
+				if (perf_raw_cost(kind, perf_sizes[s], o.burst, o.reps, &raw.seal,
+					    &raw.open) != 0)
+					return EXIT_FAILURE;
+				printf("   %-16s %9.1f %9.1f", perf_raw_name(kind), raw.seal,
 					raw.open);
 			}
 			printf("\n");
 		}
 	}
-	free_mb_mgr(mgr);
+	perf_raw_fini();
 	rte_mempool_free(mp);
 	rte_eal_cleanup();
 	return EXIT_SUCCESS;

@@ -10,12 +10,17 @@
  * sample is one burst of packets, each in its own buffer, encrypted (timed)
  * and then decrypted (timed) with rte_rdtsc_precise(); the figures are the
  * medians over the samples, divided by the burst size. Needs no EAL.
+ *
+ * Also shared: the armor implementations and packet sizes both benchmarks
+ * measure, and their median and fill helpers.
  */
 #ifndef PERF_RAW_H
 #define PERF_RAW_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sst_crypto_driver.h"
 
 /** A bare primitive. */
 enum perf_raw_kind {
@@ -26,10 +31,28 @@ enum perf_raw_kind {
 };
 
 enum {
-	PERF_RAW_MAX_BURST = 64,     /**< packets per sample */
-	PERF_RAW_MAX_REPS = 100001,  /**< samples per measurement */
-	PERF_RAW_MAX_SIZE = 1500,    /**< bytes per packet, without the tag */
+	PERF_RAW_MAX_BURST = 64,    /**< packets per sample */
+	PERF_RAW_MAX_REPS = 100001, /**< samples per measurement */
+	PERF_RAW_MAX_SIZE = 1500,   /**< bytes per packet, without the tag */
 };
+
+/** An armor implementation the benchmarks measure, and the primitive under it. */
+struct perf_armor {
+	enum sst_crypto_suite suite;
+	const char *driver;
+	int raw; /**< enum perf_raw_kind, or -1 (the null suite has none) */
+};
+
+enum {
+	PERF_ARMORS = 5, /**< entries of perf_armors */
+	PERF_SIZES = 3,	 /**< entries of perf_sizes */
+};
+
+/** The armor implementations, in the order the benchmarks print them. */
+extern const struct perf_armor perf_armors[PERF_ARMORS];
+
+/** The packet sizes measured by default: 64, 1200, 1400 (channel packet without trailer). */
+extern const uint32_t perf_sizes[PERF_SIZES];
 
 /** What a row of figures calls the primitive ("IPsec-MB direct", "libsodium", ...). */
 const char *perf_raw_name(enum perf_raw_kind kind);
@@ -46,6 +69,9 @@ void perf_raw_fini(void);
 
 /** The IMB_ARCH that init_mb_mgr_auto() chose, for the benchmarks' banners. */
 int perf_raw_imb_arch(void);
+
+/** The same as a name: "avx512", "avx2", "avx", "sse", "no-aesni" or "none". */
+const char *perf_raw_imb_arch_name(void);
 
 /**
  * Median cycles per packet of the primitive at len bytes per packet (clear

@@ -90,14 +90,15 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 	struct rte_mbuf *burst[SST_MAX_BURST];
 	uint64_t seqs[SST_MAX_BURST];
 	uint16_t count = 0, sealed;
+	uint64_t ack_seq = 0;
+	uint8_t ack_count = 0;
 
 	if (seqs_out != NULL)
 		memset(seqs_out, 0, n * sizeof(*seqs_out));
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint64_t ack_seq, seq;
-		uint8_t ack_count;
+		uint64_t seq;
 		uint32_t bytes;
 
 		if (!number_available(ch)) {
@@ -105,7 +106,11 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 			rte_pktmbuf_free_bulk(pkts + i, n - i);
 			break;
 		}
-		sst_ackgen_take(&ch->ackgen, ch->replay, &ack_seq, &ack_count);
+		/* The receive window cannot change during a send burst, so one
+		 * ack word serves the whole burst, unless a late packet's own
+		 * word went first and the highest is still owed. */
+		if (i == 0 || sst_ackgen_pending(&ch->ackgen))
+			sst_ackgen_take(&ch->ackgen, ch->replay, &ack_seq, &ack_count);
 		bytes = rte_pktmbuf_pkt_len(m) + SST_CHAN_HDR_LEN + ch->crypto->trailer_len;
 		seq = sst_txlog_push(
 			ch->txlog, now, bytes, cookies != NULL ? cookies[i] : 0, ack_eliciting);

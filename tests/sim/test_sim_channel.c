@@ -13,6 +13,7 @@
  * Seeds are fixed; SST_SIM_SEED=<n> replays another one.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -528,17 +529,21 @@ cwnd_at(const struct app *a, sst_time_t t)
 }
 
 /*
- * NewReno's shape on a path with a large buffer: the window doubles every
- * round trip in slow start; one lost packet halves it once; then it grows
- * by about one packet per round trip.
+ * A controller's shape on a path with a large buffer, as the channel drives
+ * it: the window doubles every round trip in slow start; one lost packet
+ * cuts it once by the controller's factor (NewReno: to half the flight;
+ * CUBIC: to 0.7 of the window); then it grows again, by about one packet per
+ * round trip for NewReno and slowly (the concave part of the cubic curve)
+ * for CUBIC.
  */
 static void
-test_newreno_shape(void)
+check_cc_shape(
+	const char *cc, double cut_lo, double cut_hi, double grow_lo, double grow_hi, bool cubic)
 {
 	struct scenario sc = {
-		.name = "newreno shape",
+		.name = cc,
 		.suite = SST_CRYPTO_CHK32,
-		.cc = "newreno",
+		.cc = cc,
 		.replay_window = 8192,
 		.items = 4000,
 		.item_len = 1200,
@@ -549,8 +554,10 @@ test_newreno_shape(void)
 	const sst_time_t rtt = 100 * SST_NSEC_PER_MSEC;
 	struct sst_channel_info info;
 	uint64_t before, after, mss, at_loss;
-	sst_time_t t_loss = 0;
+	double ratio, grown;
+	sst_time_t t_loss;
 
+	printf("\n  %s:", cc);
 	link_defaults(&sc.link);
 	sc.link.rate_bps = 1000 * 1000 * 1000;
 	sc.link.delay_ns = rtt / 2;
@@ -560,6 +567,7 @@ test_newreno_shape(void)
 	app_init(&ab[1], sim, "b", &sc, 2, 1);
 	CU_ASSERT_FATAL(sim_connect(sim, ab[0].host, 0, ab[1].host, 0, &sc.link, NULL) != NULL);
 	sst_channel_info(ab[0].ch, &info);
+	CU_ASSERT_STRING_EQUAL(info.cc, cc);
 	mss = info.cwnd / 10; /* initial window: 10 packets */
 	/* Slow start: sample the window once per round trip. */
 	app_pump(&ab[0], 0);
@@ -568,9 +576,9 @@ test_newreno_shape(void)
 	for (int k = 2; k <= 4; k++) {
 		CU_ASSERT_EQUAL(sim_run_until(sim, k * rtt + rtt / 2), 0);
 		after = cwnd_at(&ab[0], sim_now(sim));
-		printf("\n  slow start: cwnd %" PRIu64 " -> %" PRIu64 " (x%.2f)", before, after,
-			(double)after / (double)before);
-		CU_ASSERT_TRUE(after >= before * 18 / 10 && after <= before * 22 / 10);
+		ratio = (double)after / (double)before;
+		printf(" slow start x%.2f,", ratio);
+		CU_ASSERT_TRUE(ratio >= 1.8 && ratio <= 2.2);
 		before = after;
 	}
 	/* Lose one packet of the next flight. */
@@ -582,21 +590,46 @@ test_newreno_shape(void)
 	CU_ASSERT_EQUAL_FATAL(ab[0].lost, at_loss + 1);
 	t_loss = ab[0].last_loss;
 	before = cwnd_at(&ab[0], t_loss - 1);
+	if (cubic) {
+		/* RFC 9438: W(t) = C (t - K)^3 + W_max with C = 0.4 and
+		 * K = cbrt(W_max (1 - 0.7) / C), windows in packets, t in
+		 * seconds from the cut; between 2 and 6 round trips after it
+		 * the window grows by W(0.6) - W(0.2). */
+		double w_max = (double)before / (double)mss;
+		double k = cbrt(w_max * 0.3 / 0.4);
+
+		grow_lo = grow_hi = 0.4 * (pow(0.6 - k, 3) - pow(0.2 - k, 3));
+		grow_lo *= 0.75;
+		grow_hi *= 1.25;
+	}
 	CU_ASSERT_EQUAL(sim_run_until(sim, t_loss + 2 * rtt), 0);
 	after = cwnd_at(&ab[0], sim_now(sim));
-	printf("\n  loss: cwnd %" PRIu64 " -> %" PRIu64 " (x%.2f)", before, after,
-		(double)after / (double)before);
-	CU_ASSERT_TRUE(after >= before * 4 / 10 && after <= before * 6 / 10);
-	/* Congestion avoidance: about one packet per round trip. */
+	ratio = (double)after / (double)before;
+	printf(" loss x%.2f,", ratio);
+	CU_ASSERT_TRUE(ratio >= cut_lo && ratio <= cut_hi);
+	/* Afterwards: growth over 4 round trips, in packets. */
 	before = after;
 	CU_ASSERT_EQUAL(sim_run_until(sim, t_loss + 6 * rtt), 0);
 	after = cwnd_at(&ab[0], sim_now(sim));
-	printf("\n  avoidance: +%.2f packets in 4 round trips\n",
-		(double)(after - before) / (double)mss);
-	CU_ASSERT_TRUE(after > before + 2 * mss && after < before + 6 * mss);
+	grown = ((double)after - (double)before) / (double)mss;
+	printf(" then +%.2f packets in 4 round trips (expected %.1f..%.1f)\n", grown, grow_lo,
+		grow_hi);
+	CU_ASSERT_TRUE(grown >= grow_lo && grown <= grow_hi);
 	app_fini(&ab[0]);
 	app_fini(&ab[1]);
 	sim_destroy(sim);
+}
+
+static void
+test_newreno_shape(void)
+{
+	check_cc_shape("newreno", 0.4, 0.6, 2.0, 6.0, false);
+}
+
+static void
+test_cubic_shape(void)
+{
+	check_cc_shape("cubic", 0.65, 0.75, 0, 0, true);
 }
 
 static const struct sst_test_case cases[] = {
@@ -610,6 +643,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_corrupt_aead),
 	SST_TEST(test_everything),
 	SST_TEST(test_newreno_shape),
+	SST_TEST(test_cubic_shape),
 	SST_TEST_END,
 };
 

@@ -532,6 +532,135 @@ test_aead_exchange(void)
 	}
 }
 
+/*
+ * A test armor with tiny usage limits: like null, but a packet whose byte 8
+ * (the first byte after the channel header) is 0xBA fails to open, which
+ * stands for a forgery.
+ */
+static int
+tiny_session_init(void *session, const struct sst_crypto_keys *keys)
+{
+	(void)session;
+	(void)keys;
+	return 0;
+}
+
+static void
+tiny_session_fini(void *session)
+{
+	(void)session;
+}
+
+static uint16_t
+tiny_seal_burst(
+	void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n, struct rte_mempool *mp)
+{
+	(void)session;
+	(void)pkts;
+	(void)seq;
+	(void)mp;
+	return n;
+}
+
+static uint16_t
+tiny_open_burst(void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n)
+{
+	struct rte_mbuf *bad[SST_CRYPTO_CHUNK];
+	uint64_t bad_seq[SST_CRYPTO_CHUNK];
+	uint16_t good = 0, nbad = 0;
+
+	(void)session;
+	for (uint16_t i = 0; i < n; i++) {
+		if (*rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, 8) == 0xba) {
+			bad[nbad] = pkts[i];
+			bad_seq[nbad++] = seq[i];
+		} else {
+			pkts[good] = pkts[i];
+			seq[good++] = seq[i];
+		}
+	}
+	memcpy(pkts + good, bad, nbad * sizeof(*bad));
+	memcpy(seq + good, bad_seq, nbad * sizeof(*bad_seq));
+	return good;
+}
+
+static const struct sst_crypto_ops tiny_ops = {
+	.driver = "tiny-limits",
+	.suite = SST_CRYPTO_NULL,
+	.packet_limit = 64,
+	.integrity_limit = 8,
+	.session_init = tiny_session_init,
+	.session_fini = tiny_session_fini,
+	.seal_burst = tiny_seal_burst,
+	.open_burst = tiny_open_burst,
+};
+
+static void
+tiny_pair(struct end *a, struct end *b)
+{
+	struct sst_channel_params p;
+
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	params_for(&p, a, SST_CRYPTO_NULL, 1, 2);
+	p.crypto_driver = "tiny-limits";
+	a->ch = sst_channel_create(&p, 0);
+	params_for(&p, b, SST_CRYPTO_NULL, 2, 1);
+	p.crypto_driver = "tiny-limits";
+	b->ch = sst_channel_create(&p, 0);
+	CU_ASSERT_FATAL(a->ch != NULL && b->ch != NULL);
+}
+
+/* Near a key's packet limit the channel asks for a replacement once (at
+ * 7/8), and at the limit it stops numbering packets. */
+static void
+test_usage_limit(void)
+{
+	struct end a, b;
+	struct rte_mbuf *m;
+
+	tiny_pair(&a, &b);
+	for (int i = 0; i < 54; i++) {
+		send_data(&a, 1, 1000);
+		wire_discard(&a);
+	}
+	CU_ASSERT_EQUAL(a.replace_events, 0);
+	send_data(&a, 1, 1000); /* number 55: the next would be 56 = 7/8 of 64 */
+	CU_ASSERT_EQUAL(a.replace_events, 1);
+	for (int i = 0; i < 8; i++)
+		send_data(&a, 1, 1000);
+	wire_discard(&a);
+	CU_ASSERT_EQUAL(a.replace_events, 1);
+	CU_ASSERT_EQUAL(sst_channel_send_allowance(a.ch, 1000, NULL), 0);
+	m = make_packet(ack_only_stream, sizeof(ack_only_stream));
+	CU_ASSERT_EQUAL(sst_channel_send(a.ch, &m, NULL, 1, true, 1000, NULL), 0);
+	CU_ASSERT_FALSE(sst_channel_failed(a.ch));
+	pair_teardown(&a, &b);
+}
+
+/* Every failed open counts against the key: a replacement is asked for at
+ * 7/8 of the integrity limit and the channel fails at the limit. */
+static void
+test_integrity_limit(void)
+{
+	static const uint8_t forged[] = {0x01, 0, 0, 0, 0, 0, 0, 0, 0xba, 0x01, 0x30, 0x10};
+	struct end a, b;
+
+	tiny_pair(&a, &b);
+	for (int i = 1; i <= 8; i++) {
+		struct rte_mbuf *m = make_packet(forged, sizeof(forged));
+		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+
+		p[3] = (uint8_t)i; /* a fresh number each time, past the replay check */
+		CU_ASSERT_EQUAL(sst_channel_receive(b.ch, &m, 1, 1000), 0);
+		CU_ASSERT_EQUAL(sst_channel_stats(b.ch)->rx_bad_trailer, (uint64_t)i);
+		CU_ASSERT_EQUAL(b.replace_events, i >= 7 ? 1u : 0u);
+		CU_ASSERT_EQUAL(b.failed_events, i >= 8 ? 1u : 0u);
+	}
+	CU_ASSERT_TRUE(sst_channel_failed(b.ch));
+	pair_teardown(&a, &b);
+}
+
 static void
 test_bad_params(void)
 {
@@ -567,6 +696,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_delayed_ack_timer),
 	SST_TEST(test_rto_loses_everything_once),
 	SST_TEST(test_aead_exchange),
+	SST_TEST(test_usage_limit),
+	SST_TEST(test_integrity_limit),
 	SST_TEST(test_bad_params),
 	SST_TEST_END,
 };
@@ -574,7 +705,7 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	if (sst_test_eal_init("test_channel") < 0)
+	if (sst_test_eal_init("test_channel") < 0 || sst_crypto_register(&tiny_ops) < 0)
 		return 1;
 	pool = sst_test_pool("test_channel", 16384, 2048);
 	if (pool == NULL)
