@@ -123,7 +123,9 @@ struct sst_crypto_ops {
 	 * external-buffer mbuf) or it has no tailroom) or a
 	 * fresh contiguous mbuf from pool holding the ciphertext, in which case
 	 * the input chain is freed (the stream layer holds its own references
-	 * for retransmission). Seal never writes into the data of a shared,
+	 * for retransmission), or, for a packet in one direct segment with
+	 * reference count 1 (nobody else holds it), the same mbuf encrypted in
+	 * place with the tag appended. Seal never writes into the data of a shared,
 	 * indirect or external-buffer segment. A suite that appends to the
 	 * chain changes the metadata of its head and last segment, so those
 	 * mbufs must not be shared (reference count 1): to keep a packet for
@@ -132,7 +134,8 @@ struct sst_crypto_ops {
 	 * or last mbuf is shared.
 	 * @return the number sealed; failures (no mbuf, a packet shorter than
 	 * SST_CRYPTO_CLEAR_PREFIX or too long for one mbuf of pool, a shared
-	 * head or last mbuf where the suite appends) are left unchanged.
+	 * head or last mbuf where the suite appends) are left unchanged, except
+	 * that a packet whose in-place encryption failed has undefined bytes.
 	 */
 	uint16_t (*seal_burst)(void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n,
 		struct rte_mempool *pool);

@@ -126,21 +126,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* Input reader: bytes run out as zeros, which end the program. */
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t
-take(struct input *in)
-{
-	if (in->left == 0)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
 static void
 check_invariants(const struct sst_channel *ch, uint64_t *last_highest)
 {
@@ -175,17 +160,17 @@ check_invariants(const struct sst_channel *ch, uint64_t *last_highest)
 /* A packet from the input; with the seal flag it carries a valid trailer
  * for the number the channel will rebuild from its bytes 1-3. */
 static void
-receive_one(struct sst_channel *ch, struct input *in, sst_time_t now)
+receive_one(struct sst_channel *ch, struct fuzz_input *in, sst_time_t now)
 {
-	uint8_t flags = take(in);
-	uint8_t len = take(in);
+	uint8_t flags = fuzz_take(in);
+	uint8_t len = fuzz_take(in);
 	uint8_t buf[256 + SST_CHK32_TRAILER_LEN];
 	struct rte_mbuf *m;
 	uint64_t seq;
 	size_t n = len;
 
 	for (size_t i = 0; i < n; i++)
-		buf[i] = take(in);
+		buf[i] = fuzz_take(in);
 	if ((flags & 1) && n >= SST_CHAN_HDR_LEN) {
 		uint32_t low = (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
 
@@ -224,7 +209,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sst_channel_params p;
-	struct input in = {data, size};
+	struct fuzz_input in = {data, size};
 	uint64_t last_highest = 0;
 	sst_time_t now = SST_NSEC_PER_SEC;
 	unsigned int avail = rte_mempool_avail_count(pool);
@@ -247,7 +232,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(live != NULL);
 
 	while (in.left > 0) {
-		uint8_t op = take(&in);
+		uint8_t op = fuzz_take(&in);
 
 		switch (op % 5) {
 		case 0:
@@ -255,15 +240,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			receive_one(live, &in, now);
 			break;
 		case 2:
-			send_some(live, take(&in), true, now);
+			send_some(live, fuzz_take(&in), true, now);
 			break;
 		case 3:
-			send_some(live, take(&in), false, now);
+			send_some(live, fuzz_take(&in), false, now);
 			break;
 		case 4: {
 			sst_time_t next = sst_channel_next_expiry(live);
 
-			now += (sst_time_t)take(&in) * SST_NSEC_PER_MSEC * 4;
+			now += (sst_time_t)fuzz_take(&in) * SST_NSEC_PER_MSEC * 4;
 			if (next <= now)
 				sst_channel_handle_expiry(live, now);
 			break;

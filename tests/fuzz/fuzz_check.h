@@ -29,4 +29,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Input reader for targets that read a program of operations: bytes run out
+ * as zeros, which end the program. */
+struct fuzz_input {
+	const uint8_t *p;
+	size_t left;
+};
+
+static inline uint8_t
+fuzz_take(struct fuzz_input *in)
+{
+	if (in->left == 0)
+		return 0;
+	in->left--;
+	return *in->p++;
+}
+
 #endif /* FUZZ_CHECK_H */

@@ -28,8 +28,11 @@
  * creates its manager on its first burst, once. The main thread's manager is
  * freed at exit.
  *
- * Seal is out of place, into one fresh contiguous mbuf from the pool (the
- * input chain stays intact for retransmission until the call frees it).
+ * Seal is in place when the packet is one direct segment nobody else
+ * references (nothing needs its plaintext any more) and has room for the
+ * tag; otherwise out of place, into one fresh contiguous mbuf from the pool
+ * (the input chain, whose data a retransmission queue may share, stays
+ * intact until the call frees it).
  * Open is in place on the received mbuf; single-segment packets use the job
  * API, chains the direct (init/update/finalize) API segment by segment.
  */
@@ -298,15 +301,41 @@ imb_run(IMB_MGR *mgr, enum sst_crypto_suite suite, const void *key, int encrypt,
 	*fail |= all & ~seen;
 }
 
-/* Get one output mbuf per packet: in bulk, or one by one when the pool is
- * too low for the whole chunk (the ones missing then fail). */
-static inline void
-imb_alloc_out(struct rte_mempool *pool, struct rte_mbuf **out, uint16_t cnt)
+/*
+ * Whether a packet can be sealed where it lies: one direct segment that
+ * nobody else references (so no retransmission queue still needs the
+ * plaintext) with room for the tag. This saves an mbuf allocation, a free
+ * and a copy per packet, about half the driver's cost at 64 bytes.
+ */
+static inline bool
+imb_seal_in_place_ok(const struct rte_mbuf *m)
 {
-	if (pool != NULL && rte_pktmbuf_alloc_bulk(pool, out, cnt) == 0)
-		return;
+	return m->nb_segs == 1 && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	       rte_pktmbuf_tailroom(m) >= IMB_TAG_LEN;
+}
+
+/* Get an output mbuf for each packet that cannot be sealed in place: in
+ * bulk, or one by one when the pool is too low (the ones missing then fail).
+ * out[i] stays NULL for in-place packets. */
+static inline void
+imb_alloc_out(struct rte_mempool *pool, struct rte_mbuf **pkts, struct rte_mbuf **out, uint16_t cnt,
+	uint64_t *in_place)
+{
+	struct rte_mbuf *spare[SST_CRYPTO_CHUNK];
+	uint16_t need = 0, next = 0;
+
+	*in_place = 0;
+	for (uint16_t i = 0; i < cnt; i++) {
+		if (imb_seal_in_place_ok(pkts[i]))
+			*in_place |= UINT64_C(1) << i;
+		else
+			need++;
+	}
+	if (need > 0 && (pool == NULL || rte_pktmbuf_alloc_bulk(pool, spare, need) != 0))
+		for (uint16_t i = 0; i < need; i++)
+			spare[i] = pool != NULL ? rte_pktmbuf_alloc(pool) : NULL;
 	for (uint16_t i = 0; i < cnt; i++)
-		out[i] = pool != NULL ? rte_pktmbuf_alloc(pool) : NULL;
+		out[i] = (*in_place >> i & 1) ? NULL : spare[next++];
 }
 
 static __rte_always_inline uint16_t
@@ -324,29 +353,39 @@ imb_seal_burst(enum sst_crypto_suite suite, void *session, struct rte_mbuf **pkt
 		uint16_t cnt = RTE_MIN(n - off, SST_CRYPTO_CHUNK);
 		struct rte_mbuf *out[SST_CRYPTO_CHUNK];
 		struct imb_work w;
-		uint64_t fail = 0;
+		uint64_t fail = 0, in_place;
 
 		w.n = 0;
-		imb_alloc_out(pool, out, cnt);
+		imb_alloc_out(pool, pkts + off, out, cnt, &in_place);
 		for (uint16_t i = 0; i < cnt; i++) {
 			struct rte_mbuf *in = pkts[off + i];
 			uint32_t len = in->pkt_len;
 			const uint8_t *src;
 			uint8_t *dst;
 
-			if (out[i] == NULL || len < IMB_AAD_LEN ||
-				len + IMB_TAG_LEN > rte_pktmbuf_tailroom(out[i])) {
+			if (len < IMB_AAD_LEN) {
 				fail |= UINT64_C(1) << i;
 				continue;
 			}
-			dst = rte_pktmbuf_mtod(out[i], uint8_t *);
-			out[i]->data_len = (uint16_t)(len + IMB_TAG_LEN);
-			out[i]->pkt_len = len + IMB_TAG_LEN;
-			/* A contiguous packet is read where it lies; a chain is
-			 * gathered into the output and encrypted there in place. */
-			src = rte_pktmbuf_read(in, 0, len, dst);
-			if (src != dst)
-				memcpy(dst, src, IMB_AAD_LEN);
+			if (in_place >> i & 1) {
+				src = dst = rte_pktmbuf_mtod(in, uint8_t *);
+				in->data_len = (uint16_t)(len + IMB_TAG_LEN);
+				in->pkt_len = len + IMB_TAG_LEN;
+			} else {
+				if (out[i] == NULL ||
+					len + IMB_TAG_LEN > rte_pktmbuf_tailroom(out[i])) {
+					fail |= UINT64_C(1) << i;
+					continue;
+				}
+				dst = rte_pktmbuf_mtod(out[i], uint8_t *);
+				out[i]->data_len = (uint16_t)(len + IMB_TAG_LEN);
+				out[i]->pkt_len = len + IMB_TAG_LEN;
+				/* A contiguous packet is read where it lies; a chain
+				 * is gathered into the output and encrypted there. */
+				src = rte_pktmbuf_read(in, 0, len, dst);
+				if (src != dst)
+					memcpy(dst, src, IMB_AAD_LEN);
+			}
 			w.src[w.n] = src;
 			w.dst[w.n] = dst + IMB_AAD_LEN;
 			w.tag[w.n] = dst + len;
@@ -356,10 +395,19 @@ imb_seal_burst(enum sst_crypto_suite suite, void *session, struct rte_mbuf **pkt
 		}
 		imb_run(mgr, suite, key, 1, &w, &fail);
 		for (uint16_t i = 0; i < cnt; i++) {
-			if (fail >> i & 1) {
+			struct rte_mbuf *in = pkts[off + i];
+
+			if (in_place >> i & 1) {
+				/* A failed in-place job leaves undefined bytes;
+				 * at least the length is restored. */
+				if ((fail >> i & 1) && in->pkt_len >= IMB_AAD_LEN + IMB_TAG_LEN) {
+					in->data_len -= IMB_TAG_LEN;
+					in->pkt_len -= IMB_TAG_LEN;
+				}
+			} else if (fail >> i & 1) {
 				rte_pktmbuf_free(out[i]);
 			} else {
-				rte_pktmbuf_free(pkts[off + i]);
+				rte_pktmbuf_free(in);
 				pkts[off + i] = out[i];
 			}
 		}

@@ -12,6 +12,7 @@
  * session wiping.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,9 +498,51 @@ test_shared(void)
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), POOL_SIZE);
 }
 
-/* Seal needs one output mbuf per packet: with a pool too small for the
- * burst, the packets left without one fail unchanged, in order, and a
- * packet too long for one mbuf fails. */
+/* Seal out of place needs one output mbuf per packet: with a pool too
+ * small for the burst, the packets left without one fail unchanged, in
+ * order, and a packet too long for one mbuf fails. The inputs are
+ * two-segment chains, which no suite seals in place. */
+/* A packet in one direct segment that nobody else holds is sealed where it
+ * lies (ipsec_mb), without an mbuf from the pool; one the caller still
+ * references (a retransmission queue) is sealed out of place and left
+ * intact. Both open to the same plaintext. */
+static void
+test_seal_in_place(void)
+{
+	for (int i = 0; i < NIMPL; i++) {
+		const struct sst_crypto_ops *ops = impl[i];
+		bool in_place = strcmp(ops->driver, "ipsec_mb") == 0;
+		struct sst_crypto_keys ktx, krx;
+		struct ct_session tx, rx;
+		struct rte_mbuf *m[2], *orig[2];
+		uint64_t seq[2] = {7, 8};
+		uint8_t data[100];
+
+		rand_keys(&ktx, &krx, 2000 + (uint32_t)i);
+		CU_ASSERT_EQUAL_FATAL(ops->session_init(tx.mem, &ktx), 0);
+		CU_ASSERT_EQUAL_FATAL(ops->session_init(rx.mem, &krx), 0);
+		ct_fill(data, sizeof(data), 3);
+		m[0] = orig[0] = ct_flat(pool, data, 100);
+		m[1] = orig[1] = ct_flat(pool, data, 100);
+		rte_mbuf_refcnt_update(orig[1], 1); /* kept for retransmission */
+		CU_ASSERT_EQUAL_FATAL(ops->seal_burst(tx.mem, m, seq, 2, pool), 2);
+		CU_ASSERT_EQUAL(m[0] == orig[0], in_place);
+		CU_ASSERT_PTR_NOT_EQUAL(m[1], orig[1]);
+		CU_ASSERT(ct_equal(orig[1], data, 100)); /* the kept copy is intact */
+		CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(m[0]), 100 + 16);
+		CU_ASSERT_EQUAL(open1(ops, &rx, &m[0], 7), 1);
+		CU_ASSERT_EQUAL(open1(ops, &rx, &m[1], 8), 1);
+		CU_ASSERT(ct_equal(m[0], data, 100));
+		CU_ASSERT(ct_equal(m[1], data, 100));
+		rte_pktmbuf_free(m[0]);
+		rte_pktmbuf_free(m[1]);
+		rte_pktmbuf_free(orig[1]);
+		ops->session_fini(tx.mem);
+		ops->session_fini(rx.mem);
+	}
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), POOL_SIZE);
+}
+
 static void
 test_seal_pool_limits(void)
 {
@@ -519,8 +562,10 @@ test_seal_pool_limits(void)
 		CU_ASSERT_EQUAL_FATAL(ops->session_init(rx.mem, &krx), 0);
 		ct_fill(data, sizeof(data), 2);
 		for (int j = 0; j < 5; j++) {
+			static const uint32_t cut[] = {10};
+
 			/* Packet 1 does not fit a 256-byte mbuf with its tag. */
-			m[j] = ct_flat(pool, data, j == 1 ? 250 : 30);
+			m[j] = ct_chain(pool, data, j == 1 ? 250 : 30, cut, 1);
 			orig[j] = m[j];
 		}
 		CU_ASSERT_EQUAL(ops->seal_burst(tx.mem, m, seq, 5, tiny), 2);
@@ -539,7 +584,7 @@ test_seal_pool_limits(void)
 			rte_pktmbuf_free(m[j]);
 		CU_ASSERT_EQUAL(rte_mempool_avail_count(tiny), 3);
 		/* No pool at all. */
-		m[0] = ct_flat(pool, data, 30);
+		m[0] = ct_chain(pool, data, 30, (const uint32_t[]){10}, 1);
 		CU_ASSERT_EQUAL(ops->seal_burst(tx.mem, m, seq, 1, NULL), 0);
 		CU_ASSERT(ct_equal(m[0], data, 30));
 		rte_pktmbuf_free(m[0]);
@@ -649,6 +694,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_burst_order),
 	SST_TEST(test_chains),
 	SST_TEST(test_shared),
+	SST_TEST(test_seal_in_place),
 	SST_TEST(test_seal_pool_limits),
 	SST_TEST(test_sessions),
 	SST_TEST(test_other_lcore),
