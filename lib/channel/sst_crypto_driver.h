@@ -237,4 +237,29 @@ sst_crypto_burst_settle(struct rte_mbuf **pkts, uint64_t *seq, uint16_t good, ui
 	return good + nok;
 }
 
+/**
+ * A whole burst for drivers without a multi-buffer path: one(session, m,
+ * seq, arg) handles one packet and returns 0, or a negative value with the
+ * packet left as the contract says for failures; the burst is settled chunk
+ * by chunk. Inlined with a constant callback, the call is direct.
+ * @return the number of packets that succeeded.
+ */
+static __rte_always_inline uint16_t
+sst_crypto_burst_each(const void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n,
+	int (*one)(const void *session, struct rte_mbuf *m, uint64_t seq, void *arg), void *arg)
+{
+	uint16_t good = 0;
+
+	for (uint32_t off = 0; off < n; off += SST_CRYPTO_CHUNK) {
+		uint16_t cnt = RTE_MIN(n - off, SST_CRYPTO_CHUNK);
+		uint64_t fail = 0;
+
+		for (uint16_t i = 0; i < cnt; i++)
+			if (one(session, pkts[off + i], seq[off + i], arg) < 0)
+				fail |= UINT64_C(1) << i;
+		good = sst_crypto_burst_settle(pkts, seq, good, (uint16_t)off, cnt, fail);
+	}
+	return good;
+}
+
 #endif /* SST_CRYPTO_DRIVER_H */

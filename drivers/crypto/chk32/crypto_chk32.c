@@ -95,23 +95,17 @@ chk32_seal_one(
 	return 0;
 }
 
+static int
+chk32_seal_cb(const void *session, struct rte_mbuf *m, uint64_t seq, void *pool)
+{
+	return chk32_seal_one(session, m, seq, pool);
+}
+
 static uint16_t
 chk32_seal_burst(
 	void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n, struct rte_mempool *pool)
 {
-	const struct chk32_session *s = session;
-	uint16_t good = 0;
-
-	for (uint32_t off = 0; off < n; off += SST_CRYPTO_CHUNK) {
-		uint16_t cnt = RTE_MIN(n - off, SST_CRYPTO_CHUNK);
-		uint64_t fail = 0;
-
-		for (uint16_t i = 0; i < cnt; i++)
-			if (chk32_seal_one(s, pkts[off + i], seq[off + i], pool) < 0)
-				fail |= UINT64_C(1) << i;
-		good = sst_crypto_burst_settle(pkts, seq, good, off, cnt, fail);
-	}
-	return good;
+	return sst_crypto_burst_each(session, pkts, seq, n, chk32_seal_cb, pool);
 }
 
 /* Verify and strip the trailer of one packet. Returns 0, or -1 (shorter than
@@ -136,22 +130,17 @@ chk32_open_one(const struct chk32_session *s, struct rte_mbuf *m, uint64_t seq)
 	return 0;
 }
 
+static int
+chk32_open_cb(const void *session, struct rte_mbuf *m, uint64_t seq, void *arg)
+{
+	RTE_SET_USED(arg);
+	return chk32_open_one(session, m, seq);
+}
+
 static uint16_t
 chk32_open_burst(void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n)
 {
-	const struct chk32_session *s = session;
-	uint16_t good = 0;
-
-	for (uint32_t off = 0; off < n; off += SST_CRYPTO_CHUNK) {
-		uint16_t cnt = RTE_MIN(n - off, SST_CRYPTO_CHUNK);
-		uint64_t fail = 0;
-
-		for (uint16_t i = 0; i < cnt; i++)
-			if (chk32_open_one(s, pkts[off + i], seq[off + i]) < 0)
-				fail |= UINT64_C(1) << i;
-		good = sst_crypto_burst_settle(pkts, seq, good, off, cnt, fail);
-	}
-	return good;
+	return sst_crypto_burst_each(session, pkts, seq, n, chk32_open_cb, NULL);
 }
 
 static const struct sst_crypto_ops chk32_ops = {

@@ -269,22 +269,17 @@ sodium_open_one(const struct sodium_session *s, struct rte_mbuf *m, uint64_t seq
 	return 0;
 }
 
+static int
+sodium_open_cb(const void *session, struct rte_mbuf *m, uint64_t seq, void *arg)
+{
+	RTE_SET_USED(arg);
+	return sodium_open_one(session, m, seq);
+}
+
 static uint16_t
 sodium_open_burst(void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n)
 {
-	const struct sodium_session *s = session;
-	uint16_t good = 0;
-
-	for (uint32_t off = 0; off < n; off += SST_CRYPTO_CHUNK) {
-		uint16_t cnt = RTE_MIN(n - off, SST_CRYPTO_CHUNK);
-		uint64_t fail = 0;
-
-		for (uint16_t i = 0; i < cnt; i++)
-			if (sodium_open_one(s, pkts[off + i], seq[off + i]) < 0)
-				fail |= UINT64_C(1) << i;
-		good = sst_crypto_burst_settle(pkts, seq, good, off, cnt, fail);
-	}
-	return good;
+	return sst_crypto_burst_each(session, pkts, seq, n, sodium_open_cb, NULL);
 }
 
 /* Usage limits as for the ipsec_mb driver's ChaCha20-Poly1305 (same suite,
