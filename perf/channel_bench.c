@@ -55,6 +55,7 @@
 #include "channel_wire.h"
 #include "perf_raw.h"
 #include "sst_channel.h"
+#include "sst_test_channel.h"
 
 enum {
 	MAX_REPS = PERF_RAW_MAX_REPS,
@@ -77,12 +78,11 @@ struct side {
 };
 
 static struct rte_mempool *pool;
-static const uint8_t ack_only[] = {0x00, 0x01, 0x50, 0x10};
 
 static bool
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
-	bool eliciting = rte_pktmbuf_pkt_len(m) != sizeof(ack_only);
+	bool eliciting = !sst_test_is_ack_only(m);
 
 	(void)ctx;
 	(void)seq;
@@ -113,12 +113,8 @@ static void
 up_ack_due(void *ctx, sst_time_t now)
 {
 	struct side *s = ctx;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 
-	if (m == NULL)
-		return;
-	memcpy(rte_pktmbuf_append(m, sizeof(ack_only)), ack_only, sizeof(ack_only));
-	sst_channel_send(s->ch, &m, NULL, 1, false, now, NULL);
+	sst_test_send_ack_only(s->ch, pool, now);
 }
 
 static void

@@ -18,6 +18,7 @@
 #include "channel_internal.h"
 #include "channel_wire.h"
 #include "fuzz_check.h"
+#include "sst_test_channel.h"
 #include "sst_test_eal.h"
 
 enum {
@@ -31,12 +32,10 @@ static struct rte_mempool *pool;
 static uint8_t outcome[MAX_SEQ];
 static struct sst_channel *live;
 
-static const uint8_t ack_only[] = {0x00, 0x01, 0x50, 0x10};
-
 static bool
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
-	bool eliciting = rte_pktmbuf_pkt_len(m) != sizeof(ack_only);
+	bool eliciting = !sst_test_is_ack_only(m);
 
 	(void)ctx;
 	(void)seq;
@@ -76,13 +75,8 @@ up_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
 static void
 up_ack_due(void *ctx, sst_time_t now)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-
 	(void)ctx;
-	if (m == NULL)
-		return;
-	memcpy(rte_pktmbuf_append(m, sizeof(ack_only)), ack_only, sizeof(ack_only));
-	sst_channel_send(live, &m, NULL, 1, false, now, NULL);
+	sst_test_send_ack_only(live, pool, now);
 }
 
 static void
@@ -197,7 +191,8 @@ send_some(struct sst_channel *ch, uint8_t count, bool eliciting, sst_time_t now)
 
 		if (m == NULL)
 			break;
-		memcpy(rte_pktmbuf_append(m, sizeof(ack_only)), ack_only, sizeof(ack_only));
+		memcpy(rte_pktmbuf_append(m, sizeof(sst_test_ack_only)), sst_test_ack_only,
+			sizeof(sst_test_ack_only));
 		if (eliciting)
 			memset(rte_pktmbuf_append(m, 8), i, 8);
 		pkts[n++] = m;

@@ -23,6 +23,7 @@
 #include "sim.h"
 #include "sst_channel.h"
 #include "sst_test.h"
+#include "sst_test_channel.h"
 #include "sst_test_eal.h"
 
 enum {
@@ -82,8 +83,6 @@ item_check(const uint8_t *p, uint32_t len, uint64_t *item)
 	return memcmp(p, expect, len) == 0;
 }
 
-static const uint8_t ack_only[] = {0x00, 0x01, 0x50, 0x10};
-
 static void app_pump(struct app *a, sst_time_t now);
 
 static bool
@@ -98,7 +97,7 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 
 	(void)seq;
 	(void)now;
-	if (len == sizeof(ack_only) && memcmp(p, ack_only, sizeof(ack_only)) == 0) {
+	if (sst_test_is_ack_only(m)) {
 		eliciting = false;
 	} else if (!item_check(p, len, &item) || item >= a->items) {
 		a->corrupt_accepted++;
@@ -152,12 +151,8 @@ static void
 up_ack_due(void *ctx, sst_time_t now)
 {
 	struct app *a = ctx;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 
-	if (m == NULL)
-		return;
-	memcpy(rte_pktmbuf_append(m, sizeof(ack_only)), ack_only, sizeof(ack_only));
-	sst_channel_send(a->ch, &m, NULL, 1, false, now, NULL);
+	sst_test_send_ack_only(a->ch, pool, now);
 }
 
 static void

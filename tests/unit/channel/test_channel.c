@@ -13,6 +13,7 @@
 #include "channel_wire.h"
 #include "sst_channel.h"
 #include "sst_test.h"
+#include "sst_test_channel.h"
 #include "sst_test_eal.h"
 
 enum { WIRE_MAX = 4096, LOG_MAX = 65536 };
@@ -43,9 +44,6 @@ make_packet(const void *data, uint32_t len)
 	return m;
 }
 
-/* A stream-layer Ack packet on SID 1 with window 0x10 (as in the captures). */
-static const uint8_t ack_only_stream[] = {0x00, 0x01, 0x50, 0x10};
-
 static bool
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
@@ -59,7 +57,7 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	/* rte_pktmbuf_read() copies only when the bytes are not contiguous. */
 	p = rte_pktmbuf_read(m, 0, RTE_MIN(e->last_len, sizeof(e->last_payload)), e->last_payload);
 	memmove(e->last_payload, p, RTE_MIN(e->last_len, sizeof(e->last_payload)));
-	eliciting = !(e->last_len == sizeof(ack_only_stream) && (e->last_payload[2] >> 4) == 5);
+	eliciting = !sst_test_is_ack_only(m);
 	rte_pktmbuf_free(m);
 	return eliciting;
 }
@@ -90,13 +88,10 @@ static void
 up_ack_due(void *ctx, sst_time_t now)
 {
 	struct end *e = ctx;
-	struct rte_mbuf *m;
 
 	e->acks_due++;
-	if (!e->auto_ack)
-		return;
-	m = make_packet(ack_only_stream, sizeof(ack_only_stream));
-	sst_channel_send(e->ch, &m, NULL, 1, false, now, NULL);
+	if (e->auto_ack)
+		sst_test_send_ack_only(e->ch, pool, now);
 }
 
 static void
@@ -464,7 +459,7 @@ test_optimistic_ack_fails_channel(void)
 	CU_ASSERT_EQUAL(a.failed_events, 1);
 	CU_ASSERT_EQUAL(sst_channel_stats(a.ch)->optimistic_acks, 1);
 	/* A failed channel sends nothing. */
-	m = make_packet(ack_only_stream, sizeof(ack_only_stream));
+	m = make_packet(sst_test_ack_only, sizeof(sst_test_ack_only));
 	CU_ASSERT_EQUAL(sst_channel_send(a.ch, &m, NULL, 1, true, 3000, NULL), 0);
 	pair_teardown(&a, &b);
 }
@@ -632,7 +627,7 @@ test_usage_limit(void)
 	wire_discard(&a);
 	CU_ASSERT_EQUAL(a.replace_events, 1);
 	CU_ASSERT_EQUAL(sst_channel_send_allowance(a.ch, 1000, NULL), 0);
-	m = make_packet(ack_only_stream, sizeof(ack_only_stream));
+	m = make_packet(sst_test_ack_only, sizeof(sst_test_ack_only));
 	CU_ASSERT_EQUAL(sst_channel_send(a.ch, &m, NULL, 1, true, 1000, NULL), 0);
 	CU_ASSERT_FALSE(sst_channel_failed(a.ch));
 	pair_teardown(&a, &b);

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stream identifier spaces (paper 4.3.1-4.3.3, 4.3.9). See stream_ids.h for
+ * the rules, the bounds and the costs; this file keeps three invariants:
+ *  - every entry that is not free is in the hash table exactly once, under
+ *    its SID, and no two such entries share a SID;
+ *  - the quiet FIFO links exactly the quiet entries, in release order;
+ *  - attached + quiet <= entries and attached <= max, so at most half the
+ *    hash slots are used and every probe sequence ends at an empty slot.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sst_error.h"
+#include "sst_seq.h"
+#include "stream_ids.h"
+
+enum {
+	SID_FREE = 0,
+	SID_ATTACHED = 1,
+	SID_QUIET = 2,
+};
+
+/* Hash slots for max attached SIDs: a power of two at least 4 * max. */
+static uint32_t
+slot_count(uint32_t max)
+{
+	uint32_t n = 8;
+
+	while (n < 4 * max)
+		n <<= 1;
+	return n;
+}
+
+size_t
+sst_sid_space_size(uint32_t max)
+{
+	if (max < SST_SID_SPACE_MIN || max > SST_SID_SPACE_MAX)
+		return 0;
+	return sizeof(struct sst_sid_space) + (size_t)2 * max * sizeof(struct sid_entry) +
+	       (size_t)slot_count(max) * sizeof(struct sid_slot);
+}
+
+/*
+ * Home slot of a SID: a 32-bit mix (lowbias32) of the SID and the salt, so
+ * that both sequential SIDs and SIDs chosen by a peer that does not know the
+ * salt spread like random ones.
+ */
+static inline uint32_t
+home(const struct sst_sid_space *s, uint16_t sid)
+{
+	uint32_t x = sid ^ s->salt;
+
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x & s->mask;
+}
+
+/* The slot holding sid, or UINT32_MAX if there is none. */
+static uint32_t
+find_slot(const struct sst_sid_space *s, uint16_t sid)
+{
+	uint32_t i = home(s, sid);
+
+	while (s->slot[i].ent != 0) {
+		if (s->slot[i].sid == sid)
+			return i;
+		i = (i + 1) & s->mask;
+	}
+	return UINT32_MAX;
+}
+
+/* The entry of sid (attached or quiet), or NULL. */
+static struct sid_entry *
+find(const struct sst_sid_space *s, uint16_t sid)
+{
+	uint32_t i = find_slot(s, sid);
+
+	return i == UINT32_MAX ? NULL : &s->ent[s->slot[i].ent - 1];
+}
+
+void
+sst_sid_space_fini(struct sst_sid_space *s)
+{
+	uint32_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i <= s->mask; i++)
+		s->slot[i] = (struct sid_slot){0};
+	s->free_head = 0;
+	for (i = s->entries; i-- > 0;) {
+		s->ent[i] = (struct sid_entry){.next = s->free_head};
+		s->free_head = i + 1;
+	}
+	s->quiet_head = 0;
+	s->quiet_tail = 0;
+	s->stats.attached = 0;
+	s->stats.quiet = 0;
+}
+
+int
+sst_sid_space_init(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root)
+{
+	if (s == NULL || sst_sid_space_size(max) == 0 || (dir != SST_SID_TX && dir != SST_SID_RX))
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->max = max;
+	s->entries = 2 * max;
+	s->mask = slot_count(max) - 1;
+	s->dir = dir;
+	s->root = root;
+	/* Transmit counters start at 1 (0 is the root); receive: highest seen. */
+	s->counter = dir == SST_SID_TX ? 1 : 0;
+	/* Any value the peer cannot read off the wire will do; 0 is fine too. */
+	s->salt = (uint32_t)(uintptr_t)s ^ (uint32_t)((uint64_t)(uintptr_t)s >> 32) ^ 0x9e3779b9u;
+	s->ent = (struct sid_entry *)(s + 1);
+	s->slot = (struct sid_slot *)(s->ent + s->entries);
+	sst_sid_space_fini(s);
+	return 0;
+}
+
+/*
+ * Capacity check before adding an attached SID.
+ * Returns 0, -ENOSPC (max attached) or -EBUSY (attached and quiet fill
+ * every entry: only the passing of quiet periods frees one).
+ */
+static int
+check_room(struct sst_sid_space *s)
+{
+	if (s->stats.attached >= s->max) {
+		s->stats.reject_capacity++;
+		return -ENOSPC;
+	}
+	if (s->free_head == 0) {
+		s->stats.reject_capacity++;
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * Attach sid (absent from the table) to ptr with counter c.
+ * Precondition: check_room() returned 0.
+ */
+static void
+insert(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t c)
+{
+	uint32_t e = s->free_head;
+	struct sid_entry *en = &s->ent[e - 1];
+	uint32_t i = home(s, sid);
+
+	s->free_head = en->next;
+	*en = (struct sid_entry){.ptr = ptr, .counter = c, .sid = sid, .state = SID_ATTACHED};
+	while (s->slot[i].ent != 0)
+		i = (i + 1) & s->mask;
+	s->slot[i] = (struct sid_slot){.sid = sid, .ent = (uint16_t)e};
+	s->stats.attached++;
+	s->stats.allocs++;
+}
+
+/*
+ * Remove the slot at i by backward shift: later entries of the same probe
+ * run move back into the hole when their home slot allows it, so that no
+ * tombstone is needed and lookups stay as short as at insertion.
+ */
+static void
+remove_slot(struct sst_sid_space *s, uint32_t i)
+{
+	uint32_t j = i;
+
+	for (;;) {
+		uint32_t k;
+
+		j = (j + 1) & s->mask;
+		if (s->slot[j].ent == 0)
+			break;
+		k = home(s, s->slot[j].sid);
+		/* Move j into the hole i unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->slot[i] = s->slot[j];
+		i = j;
+	}
+	s->slot[i] = (struct sid_slot){0};
+}
+
+int
+sst_sid_alloc(struct sst_sid_space *s, void *ptr, uint16_t *sid, uint64_t *counter)
+{
+	unsigned int tries = 0;
+	int rc;
+
+	if (s->dir != SST_SID_TX || ptr == NULL || sid == NULL)
+		return -EINVAL;
+	rc = check_room(s);
+	if (rc < 0)
+		goto fail;
+	/* Paper 4.3.2: the next counter value whose SID is not 0 and not in use. */
+	while (tries < SST_SID_ALLOC_ATTEMPTS) {
+		uint64_t c = s->counter++;
+		uint16_t v = (uint16_t)c;
+
+		if (v == SST_SID_ROOT)
+			continue;
+		tries++;
+		if (find_slot(s, v) != UINT32_MAX) {
+			s->stats.skipped++;
+			continue;
+		}
+		insert(s, v, ptr, c);
+		*sid = v;
+		if (counter != NULL)
+			*counter = c;
+		return 0;
+	}
+	rc = -EBUSY;
+fail:
+	s->stats.alloc_failures++;
+	return rc;
+}
+
+int
+sst_sid_attach(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t *counter)
+{
+	const struct sid_entry *en;
+	uint64_t c;
+	int rc;
+
+	if (s->dir != SST_SID_RX || ptr == NULL)
+		return -EINVAL;
+	if (sid == SST_SID_ROOT) {
+		s->stats.reject_attached++;
+		rc = -EEXIST;
+		goto fail;
+	}
+	en = find(s, sid);
+	if (en != NULL && en->state == SID_ATTACHED) {
+		s->stats.reject_attached++;
+		rc = -EEXIST;
+		goto fail;
+	}
+	if (en != NULL) {
+		/* Paper 4.3.9: no new stream on a SID in its quiet period. */
+		s->stats.reject_quiet++;
+		rc = -EBUSY;
+		goto fail;
+	}
+	rc = check_room(s);
+	if (rc < 0)
+		goto fail;
+	/* Paper 4.3.1: the SID is the low 16 bits of the peer's counter. */
+	rc = sst_seq_expand(s->counter, sid, SST_SID_BITS, &c);
+	if (rc < 0)
+		goto fail;
+	insert(s, sid, ptr, c);
+	if (c > s->counter)
+		s->counter = c;
+	if (counter != NULL)
+		*counter = c;
+	return 0;
+fail:
+	s->stats.alloc_failures++;
+	return rc;
+}
+
+void *
+sst_sid_lookup(const struct sst_sid_space *s, uint16_t sid)
+{
+	const struct sid_entry *en;
+
+	if (sid == SST_SID_ROOT)
+		return s->root;
+	en = find(s, sid);
+	return en != NULL ? en->ptr : NULL; /* NULL when quiet */
+}
+
+int
+sst_sid_counter(const struct sst_sid_space *s, uint16_t sid, uint64_t *counter)
+{
+	const struct sid_entry *en;
+
+	if (sid == SST_SID_ROOT) {
+		*counter = 0;
+		return 0;
+	}
+	en = find(s, sid);
+	if (en == NULL || en->state != SID_ATTACHED)
+		return -ENOENT;
+	*counter = en->counter;
+	return 0;
+}
+
+bool
+sst_sid_is_quiet(const struct sst_sid_space *s, uint16_t sid)
+{
+	const struct sid_entry *en = sid == SST_SID_ROOT ? NULL : find(s, sid);
+
+	return en != NULL && en->state == SID_QUIET;
+}
+
+int
+sst_sid_release(
+	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx)
+{
+	struct sid_entry *en;
+	uint32_t e;
+
+	if (sid == SST_SID_ROOT)
+		return -EINVAL;
+	en = find(s, sid);
+	if (en == NULL)
+		return -ENOENT;
+	if (en->state == SID_QUIET)
+		return -EALREADY;
+	/* Paper 4.3.9: the entry stays, as quiet, at the tail of the FIFO. */
+	e = (uint32_t)(en - s->ent) + 1;
+	en->ptr = NULL;
+	en->state = SID_QUIET;
+	en->quiet_tx = quiet_until_tx;
+	en->quiet_rx = quiet_until_rx;
+	en->next = 0;
+	if (s->quiet_tail != 0)
+		s->ent[s->quiet_tail - 1].next = e;
+	else
+		s->quiet_head = e;
+	s->quiet_tail = e;
+	s->stats.attached--;
+	s->stats.quiet++;
+	s->stats.releases++;
+	return 0;
+}
+
+uint32_t
+sst_sid_tick(struct sst_sid_space *s, uint64_t tx_seq, uint64_t rx_highest)
+{
+	uint32_t freed = 0;
+
+	while (s->quiet_head != 0) {
+		uint32_t e = s->quiet_head;
+		struct sid_entry *en = &s->ent[e - 1];
+
+		if (tx_seq < en->quiet_tx || rx_highest < en->quiet_rx)
+			break;
+		s->quiet_head = en->next;
+		if (s->quiet_head == 0)
+			s->quiet_tail = 0;
+		remove_slot(s, find_slot(s, en->sid));
+		*en = (struct sid_entry){.next = s->free_head};
+		s->free_head = e;
+		s->stats.quiet--;
+		s->stats.quiet_expired++;
+		freed++;
+	}
+	return freed;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stream identifier spaces (paper 4.3.1-4.3.3, 4.3.9; wire-format.md
+ * section 4). A channel has two: the transmit space, whose SIDs (the paper's
+ * LSIDs) we choose for the streams we attach, and the receive space, whose
+ * SIDs the peer chooses and announces with Init, Reply or Attach. Each maps
+ * a 16-bit SID to the caller's attachment (an opaque pointer) and keeps the
+ * 64-bit stream counter the SID was taken from, the counter half of the
+ * stream's USID.
+ *
+ * SIDs. SID 0 is the channel's root stream, attached in both spaces from
+ * init and never allocated, released or quiet. New transmit SIDs are the low
+ * 16 bits of a 64-bit counter starting at 1; counter values whose SID is 0,
+ * attached or quiet are skipped (consumed). On the receive side the counter
+ * is reconstructed from the 16-bit SID against the highest counter the peer
+ * used so far (sst_seq_expand), so the peer's SIDs must stay within 2^15 of
+ * each other, which sequential allocation guarantees.
+ *
+ * Quiet period (paper 4.3.9). A released SID is not reused (transmit) nor
+ * accepted again (receive) until both our transmit sequence number and the
+ * peer's highest received sequence number have reached the thresholds given
+ * at release: the sequence numbers at which both hosts know of the detachment
+ * plus the mis-ordering limit (the replay window). Later packets of the old
+ * use are then dropped by the channel's replay check and can never land on
+ * a successor stream. Quiet SIDs wait in a FIFO in release order;
+ * sst_sid_tick() frees them from the head.
+ *
+ * Bounds. The caller's memory holds at most 2 * max entries (attached or
+ * quiet) and a hash table of twice as many slots, fixed at init; nothing is
+ * allocated afterwards. At most max SIDs besides the root are attached at
+ * once (-ENOSPC beyond), and quiet SIDs may use the other max entries
+ * (-EBUSY while they fill them), so a hostile peer that attaches and
+ * detaches in a loop without letting sequence numbers advance is bounded.
+ *
+ * Costs. Lookup, attach, allocation (at most SST_SID_ALLOC_ATTEMPTS probes)
+ * and release are O(1) expected: linear probing with at most half the slots
+ * used, backward-shift deletion (no tombstones), and a hash mixed with a
+ * per-space salt so that SIDs picked without knowledge of it do not collide
+ * more than random ones. sst_sid_tick() is O(1) amortized: each quiet SID is
+ * freed once.
+ */
+#ifndef STREAM_IDS_H
+#define STREAM_IDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	/** The root stream's SID, in both spaces. */
+	SST_SID_ROOT = 0,
+	/** Bits of a SID on the wire; the receive side expands them. */
+	SST_SID_BITS = 16,
+	/** Limits on max, the number of attached SIDs besides the root. */
+	SST_SID_SPACE_MIN = 1,
+	SST_SID_SPACE_MAX = 16384,
+	/**
+	 * SIDs sst_sid_alloc() tries (counter values with SID 0 not counted)
+	 * before giving up, as in the prototype. Allocation is sequential, so
+	 * a SID in use is met only after the counter wrapped around 2^16
+	 * while long-lived streams kept their SIDs.
+	 */
+	SST_SID_ALLOC_ATTEMPTS = 16,
+};
+
+/** Which side chooses the SIDs of a space. */
+enum sst_sid_dir {
+	SST_SID_TX = 0, /**< ours: sst_sid_alloc() */
+	SST_SID_RX = 1, /**< the peer's: sst_sid_attach() */
+};
+
+/** Counters (never logged). */
+struct sst_sid_stats {
+	uint32_t attached;	  /**< SIDs attached now, the root not counted */
+	uint32_t quiet;		  /**< SIDs in their quiet period now */
+	uint64_t allocs;	  /**< successful sst_sid_alloc() or sst_sid_attach() */
+	uint64_t alloc_failures;  /**< failed sst_sid_alloc() or sst_sid_attach() */
+	uint64_t skipped;	  /**< counter values skipped: SID attached or quiet */
+	uint64_t releases;	  /**< SIDs put in quiet */
+	uint64_t quiet_expired;	  /**< SIDs whose quiet period ended */
+	uint64_t reject_quiet;	  /**< sst_sid_attach() of a quiet SID */
+	uint64_t reject_attached; /**< sst_sid_attach() of an attached SID */
+	uint64_t reject_capacity; /**< -ENOSPC, or -EBUSY from a table full of quiet */
+};
+
+/** One attached or quiet SID; free entries are chained by next. */
+struct sid_entry {
+	void *ptr;	   /**< the attachment; NULL when quiet or free */
+	uint64_t counter;  /**< the stream counter the SID was taken from */
+	uint64_t quiet_tx; /**< quiet until our tx sequence number reaches this */
+	uint64_t quiet_rx; /**< ... and the peer's highest received reaches this */
+	uint32_t next;	   /**< quiet FIFO or free list: entry index + 1, 0 = end */
+	uint16_t sid;
+	uint8_t state; /**< SID_FREE, SID_ATTACHED or SID_QUIET */
+};
+
+/** Hash slot: a SID and its entry (index + 1; 0 = empty slot). */
+struct sid_slot {
+	uint16_t sid;
+	uint16_t ent;
+};
+
+struct sst_sid_space {
+	/**
+	 * Transmit: the next counter value sst_sid_alloc() tries (starts at 1).
+	 * Receive: the highest counter the peer attached (0 = only the root).
+	 */
+	uint64_t counter;
+	void *root;	     /**< SID 0's attachment */
+	uint32_t max;	     /**< attached SIDs at most, the root not counted */
+	uint32_t entries;    /**< 2 * max */
+	uint32_t mask;	     /**< hash slots - 1 */
+	uint32_t salt;	     /**< hash salt */
+	uint32_t free_head;  /**< free entries: index + 1, 0 = none */
+	uint32_t quiet_head; /**< oldest quiet entry: index + 1, 0 = none */
+	uint32_t quiet_tail; /**< newest quiet entry */
+	enum sst_sid_dir dir;
+	struct sst_sid_stats stats;
+	struct sid_entry *ent; /**< entries, after the struct */
+	struct sid_slot *slot; /**< mask + 1 slots, after the entries */
+};
+
+/**
+ * Bytes of caller memory for a space of up to @p max attached SIDs (besides
+ * the root).
+ * @return the size, or 0 if max is outside [SST_SID_SPACE_MIN, SST_SID_SPACE_MAX].
+ */
+size_t sst_sid_space_size(uint32_t max);
+
+/**
+ * Initialise a space in caller memory of sst_sid_space_size(max) bytes,
+ * aligned for a pointer. SID 0 is attached to @p root from now on.
+ *
+ * @param max
+ *   SIDs attached at once at most, the root not counted. As many again may
+ *   be quiet.
+ * @param dir
+ *   SST_SID_TX for our transmit space, SST_SID_RX for the peer's.
+ * @param root
+ *   The root stream's attachment (may be NULL and set later with
+ *   sst_sid_set_root()).
+ * @return 0, or -EINVAL (NULL memory, bad max or bad dir).
+ */
+int sst_sid_space_init(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root);
+
+/**
+ * Forget every SID, attached or quiet. The attachments are the caller's and
+ * are not touched; the space may be initialised again.
+ */
+void sst_sid_space_fini(struct sst_sid_space *s);
+
+/**
+ * Choose a SID for a new stream of ours (transmit space; paper 4.3.2): the
+ * low 16 bits of the next counter value, skipping SID 0 and SIDs attached or
+ * quiet, at most SST_SID_ALLOC_ATTEMPTS tries. Skipped counter values are
+ * consumed.
+ *
+ * @param ptr
+ *   The attachment, not NULL.
+ * @param sid
+ *   The SID chosen.
+ * @param counter
+ *   The counter value it came from: the stream's USID counter (may be NULL).
+ * @return 0, -EINVAL (receive space or NULL ptr/sid), -ENOSPC (max SIDs
+ *   attached), -EBUSY (every SID tried was attached or quiet, or quiet SIDs
+ *   fill the table: retry once sequence numbers have advanced and
+ *   sst_sid_tick() freed some).
+ */
+int sst_sid_alloc(struct sst_sid_space *s, void *ptr, uint16_t *sid, uint64_t *counter);
+
+/**
+ * Attach a SID the peer announced with Init, Reply or Attach (receive space;
+ * paper 4.3.2). Its counter is reconstructed from the 16 bits against the
+ * highest counter the peer used so far, which it then updates.
+ *
+ * @param ptr
+ *   The attachment, not NULL.
+ * @param counter
+ *   The reconstructed counter: the stream's USID counter (may be NULL).
+ * @return 0, -EINVAL (transmit space or NULL ptr), -EEXIST (SID attached,
+ *   including SID 0), -EBUSY (SID quiet: a late packet of its old stream
+ *   must never reach a new one; or quiet SIDs fill the table), -ENOSPC (max
+ *   SIDs attached), -SST_ESEQRANGE (the counter would lie below 0).
+ */
+int sst_sid_attach(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t *counter);
+
+/**
+ * The attachment of @p sid.
+ * @return it, or NULL if the SID is not attached (unknown or quiet).
+ */
+void *sst_sid_lookup(const struct sst_sid_space *s, uint16_t sid);
+
+/**
+ * The stream counter of an attached SID (0 for the root).
+ * @return 0, or -ENOENT (not attached).
+ */
+int sst_sid_counter(const struct sst_sid_space *s, uint16_t sid, uint64_t *counter);
+
+/** True if @p sid is in its quiet period. */
+bool sst_sid_is_quiet(const struct sst_sid_space *s, uint16_t sid);
+
+/**
+ * Detach @p sid and start its quiet period (paper 4.3.9). It is freed by
+ * the first sst_sid_tick() whose tx_seq >= quiet_until_tx and
+ * rx_highest >= quiet_until_rx. The caller passes the sequence numbers at
+ * which both hosts know of the detachment plus the mis-ordering limit.
+ *
+ * Quiet SIDs are freed in release order, so a SID never leaves before its
+ * own thresholds are met whatever the caller passes; for a SID to leave as
+ * soon as they are, both thresholds must be non-decreasing from one release
+ * to the next (they are when computed from current sequence numbers).
+ *
+ * @return 0, -EINVAL (SID 0), -EALREADY (already quiet), -ENOENT (not
+ *   attached).
+ */
+int sst_sid_release(
+	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx);
+
+/**
+ * Free the quiet SIDs whose period is over: our transmit sequence number is
+ * now @p tx_seq, the highest we received from the peer @p rx_highest.
+ * Amortized O(1).
+ * @return the number of SIDs freed.
+ */
+uint32_t sst_sid_tick(struct sst_sid_space *s, uint64_t tx_seq, uint64_t rx_highest);
+
+/** Set the root stream's attachment (SID 0). */
+static inline void
+sst_sid_set_root(struct sst_sid_space *s, void *root)
+{
+	s->root = root;
+}
+
+/**
+ * Transmit space: the counter value the next allocation tries first.
+ * Receive space: the highest counter the peer attached so far.
+ */
+static inline uint64_t
+sst_sid_space_counter(const struct sst_sid_space *s)
+{
+	return s->counter;
+}
+
+/** The space's counters. */
+static inline const struct sst_sid_stats *
+sst_sid_space_stats(const struct sst_sid_space *s)
+{
+	return &s->stats;
+}
+
+#endif /* STREAM_IDS_H */
