@@ -23,6 +23,7 @@
 
 #include "fuzz_check.h"
 #include "sst_test_eal.h"
+#include "sst_test_mbuf.h"
 #include "stream_rob.h"
 
 enum {
@@ -56,12 +57,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static uint8_t
-pat(uint64_t o)
-{
-	return (uint8_t)(o * 131 + (o >> 8) * 7 + (o >> 32) * 13 + 1);
-}
-
 struct model {
 	uint64_t base, read_off, ready_end, high, final_off, next;
 	uint32_t window;
@@ -71,26 +66,12 @@ struct model {
 static struct rte_mbuf *
 make_seg(uint64_t off, uint32_t len, unsigned int nseg)
 {
-	struct rte_mbuf *head = NULL;
-	uint32_t done = 0;
+	struct rte_mbuf *m;
 
 	nseg = RTE_MAX(nseg, (len + ROOM - 17) / (ROOM - 16));
-	for (unsigned int i = 0; i < nseg; i++) {
-		uint32_t n = i + 1 == nseg ? len - done : len / nseg;
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		uint8_t *p;
-
-		FUZZ_CHECK(m != NULL && n <= ROOM);
-		p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
-		for (uint32_t k = 0; k < n; k++)
-			p[k] = pat(off + done + k);
-		done += n;
-		if (head == NULL)
-			head = m;
-		else
-			FUZZ_CHECK(rte_pktmbuf_chain(head, m) == 0);
-	}
-	return head;
+	m = sst_test_pattern_chain(pool, ROOM, off, len, nseg);
+	FUZZ_CHECK(m != NULL);
+	return m;
 }
 
 static void
@@ -106,7 +87,7 @@ check_piece(const struct rob_piece *p)
 		const uint8_t *d = rte_pktmbuf_mtod(s, const uint8_t *);
 
 		for (uint16_t k = 0; k < s->data_len; k++)
-			FUZZ_CHECK(d[k] == pat(o++));
+			FUZZ_CHECK(d[k] == sst_test_pattern(o++));
 		total += s->data_len;
 	}
 	FUZZ_CHECK(total == p->len && nseg == p->m->nb_segs);

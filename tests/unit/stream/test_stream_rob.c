@@ -17,6 +17,7 @@
 
 #include "sst_test.h"
 #include "sst_test_eal.h"
+#include "sst_test_mbuf.h"
 #include "stream_rob.h"
 
 enum {
@@ -31,52 +32,26 @@ static _Alignas(64) uint8_t rob_mem[1 << 20];
 static struct sst_rob *const rob = (struct sst_rob *)rob_mem;
 
 /* The byte the sender has at stream offset o. */
-static uint8_t
-pat(uint64_t o)
-{
-	return (uint8_t)(o * 131 + (o >> 8) * 7 + (o >> 32) * 13 + 1);
-}
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return sst_test_xorshift(&rng_state);
 }
 
 /* A chain of nseg mbufs holding the sender's bytes [off, off + len). */
 static struct rte_mbuf *
 seg(uint64_t off, uint32_t len, unsigned int nseg)
 {
-	struct rte_mbuf *head = NULL;
-	uint32_t done = 0;
+	struct rte_mbuf *m;
 
 	/* Enough segments for the data room, with slack for the remainder. */
 	nseg = RTE_MAX(nseg, (len + ROOM - 17) / (ROOM - 16));
-	for (unsigned int i = 0; i < nseg; i++) {
-		uint32_t n = i + 1 == nseg ? len - done : (len / nseg);
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		uint8_t *p;
-
-		if (m == NULL) {
-			CU_FAIL_FATAL("pool empty");
-			return NULL;
-		}
-		CU_ASSERT_FATAL(n <= ROOM);
-		p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
-		for (uint32_t k = 0; k < n; k++)
-			p[k] = pat(off + done + k);
-		done += n;
-		if (head == NULL)
-			head = m;
-		else
-			CU_ASSERT_FATAL(rte_pktmbuf_chain(head, m) == 0);
-	}
-	return head;
+	m = sst_test_pattern_chain(pool, ROOM, off, len, nseg);
+	CU_ASSERT_FATAL(m != NULL);
+	return m;
 }
 
 static void
@@ -116,7 +91,7 @@ check_rx(const struct sst_rob_rx *rx, uint64_t *next)
 		const uint8_t *p = rte_pktmbuf_mtod(s, const uint8_t *);
 
 		for (uint16_t k = 0; k < s->data_len; k++)
-			ok &= p[k] == pat(o++);
+			ok &= p[k] == sst_test_pattern(o++);
 		total += s->data_len;
 	}
 	CU_ASSERT(ok);

@@ -18,6 +18,7 @@
 
 #include "sst_test.h"
 #include "sst_test_eal.h"
+#include "sst_test_mbuf.h"
 #include "stream_sendq.h"
 
 enum {
@@ -32,48 +33,25 @@ static _Alignas(64) uint8_t q_mem[1 << 20];
 static struct sst_sendq *const q = (struct sst_sendq *)q_mem;
 
 /* The byte the application writes at stream offset o. */
-static uint8_t
-pat(uint64_t o)
-{
-	return (uint8_t)(o * 131 + (o >> 8) * 7 + 1);
-}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return sst_test_xorshift(&rng_state);
 }
 
 /* A chain of (at least) nseg mbufs holding the bytes [off, off + len). */
 static struct rte_mbuf *
 mk(uint64_t off, uint32_t len, unsigned int nseg)
 {
-	struct rte_mbuf *head = NULL;
-	uint32_t done = 0;
+	struct rte_mbuf *m;
 
 	nseg = RTE_MAX(nseg, (len + ROOM - 1) / ROOM);
-	for (unsigned int i = 0; i < nseg; i++) {
-		uint32_t n = i + 1 == nseg ? len - done : len / nseg;
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		uint8_t *p;
-
-		CU_ASSERT_FATAL(m != NULL);
-		CU_ASSERT_FATAL(n <= ROOM);
-		p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
-		for (uint32_t k = 0; k < n; k++)
-			p[k] = pat(off + done + k);
-		done += n;
-		if (head == NULL)
-			head = m;
-		else
-			CU_ASSERT_FATAL(rte_pktmbuf_chain(head, m) == 0);
-	}
-	return head;
+	m = sst_test_pattern_chain(pool, ROOM, off, len, nseg);
+	CU_ASSERT_FATAL(m != NULL);
+	return m;
 }
 
 static void
@@ -127,7 +105,7 @@ seg_ok(const struct sst_sendq_seg *s)
 
 		ok &= RTE_MBUF_CLONED(c) != 0;
 		for (uint16_t k = 0; k < c->data_len; k++)
-			ok &= p[k] == pat(o++);
+			ok &= p[k] == sst_test_pattern(o++);
 		total += c->data_len;
 	}
 	return ok && total == s->len;
