@@ -14,6 +14,7 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
+#include "sst_rand.h"
 #include "stream_rob.h"
 
 enum {
@@ -107,13 +108,7 @@ sst_rob_reset(struct sst_rob *rob, uint64_t start)
 static uint32_t
 rob_rand(struct sst_rob *rob)
 {
-	uint32_t x = rob->rng;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	rob->rng = x;
-	return x;
+	return sst_xorshift32(&rob->rng);
 }
 
 /* Split t into the islands starting below key (*l) and the others (*r). */

@@ -4,6 +4,7 @@
  * levels, deficit round robin by bytes within a level. See stream_sched.h
  * for the design and the costs.
  */
+#include "sst_rand.h"
 #include "stream_sched.h"
 
 #include <errno.h>
@@ -20,13 +21,7 @@
 static uint32_t
 sched_rng(struct sst_sched *s)
 {
-	uint32_t x = s->rng;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	s->rng = x;
-	return x;
+	return sst_xorshift32(&s->rng);
 }
 
 /* The owner of level @p prio, or NULL if no entry of that priority is ready. */

@@ -31,8 +31,6 @@ static unsigned int pool_avail, clones_avail;
 static _Alignas(64) uint8_t rob_mem[1 << 20];
 static struct sst_rob *const rob = (struct sst_rob *)rob_mem;
 
-/* The byte the sender has at stream offset o. */
-
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t

@@ -32,8 +32,6 @@ static unsigned int pool_avail, clones_avail;
 static _Alignas(64) uint8_t q_mem[1 << 20];
 static struct sst_sendq *const q = (struct sst_sendq *)q_mem;
 
-/* The byte the application writes at stream offset o. */
-
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t
