@@ -212,6 +212,34 @@ sst_channel_failed(const struct sst_channel *ch)
 	return ch->failed;
 }
 
+int
+sst_channel_set_mtu(struct sst_channel *ch, uint32_t mtu)
+{
+	if (mtu < MIN_MTU || mtu > MAX_MTU ||
+		mtu <= (uint32_t)SST_CHAN_HDR_LEN + ch->crypto->trailer_len)
+		return -EINVAL;
+	ch->mtu = mtu;
+	return 0;
+}
+
+uint32_t
+sst_channel_mtu(const struct sst_channel *ch)
+{
+	return ch->mtu;
+}
+
+void
+sst_channel_refuse(struct sst_channel *ch)
+{
+	ch->rx_refused = true;
+}
+
+uint64_t
+sst_channel_next_seq(const struct sst_channel *ch)
+{
+	return ch->txlog->next_seq;
+}
+
 const struct sst_channel_stats *
 sst_channel_stats(const struct sst_channel *ch)
 {

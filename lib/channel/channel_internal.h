@@ -33,6 +33,7 @@ struct sst_channel {
 	uint8_t peer_channel;
 	bool failed;
 	bool replace_reported;
+	bool rx_refused; /**< the upper layer refused the packet it is given */
 
 	/* Sequence-space management. */
 	uint64_t seq_limit;  /**< first number we may not use */

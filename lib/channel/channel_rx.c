@@ -115,11 +115,20 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	 * run first, or its older packets would never be covered. */
 	if (seq > prev_highest + 1 && sst_ackgen_pending(&ch->ackgen))
 		ch->upper->ack_due(ch->upper_ctx, now);
-	sst_replay_update(ch->replay, seq);
-	ch->stats.rx_packets++;
 	ch->stats.rx_bytes += rte_pktmbuf_pkt_len(m) + ch->crypto->trailer_len;
 	rte_pktmbuf_adj(m, SST_CHAN_HDR_LEN);
+	ch->rx_refused = false;
 	eliciting = ch->upper->receive(ch->upper_ctx, m, seq, now);
+	if (ch->rx_refused) {
+		/* Paper 4.2.4: acknowledgments are definitive, so a packet the
+		 * upper layer could not buffer is left out of the replay window
+		 * and the ack words: the sender will see it lost. */
+		ch->rx_refused = false;
+		ch->stats.rx_refused++;
+		return true;
+	}
+	sst_replay_update(ch->replay, seq);
+	ch->stats.rx_packets++;
 	sst_ackgen_on_receive(&ch->ackgen, seq, prev_highest, eliciting, now);
 	/* One ack word covers at most 16 packets; a longer unacknowledged run
 	 * (a burst arriving at once) is acknowledged before it outgrows it. */

@@ -180,6 +180,26 @@ sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t
 	return sent;
 }
 
+uint16_t
+sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,
+	const uintptr_t *cookies, uint16_t n, sst_time_t now, uint64_t *seqs)
+{
+	const struct sst_txlog *log = ch->txlog;
+
+	if (ch->failed || n == 0 || n > SST_MAX_BURST || sst_txlog_room(log) < (uint32_t)n + 1 ||
+		log->next_seq + n > ch->seq_limit) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		return 0;
+	}
+	/* The receiver tells the fragments of one datagram by their
+	 * consecutive numbers: a skip due inside the run is taken before it
+	 * (the next one is scheduled at least SKIP_MIN_GAP, more than a
+	 * burst, further on). */
+	if (ch->next_skip > log->next_seq && ch->next_skip < log->next_seq + n)
+		ch->next_skip = log->next_seq;
+	return sst_channel_send(ch, pkts, cookies, n, true, now, seqs);
+}
+
 uint64_t
 sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *next)
 {

@@ -105,6 +105,7 @@ struct sst_channel_stats {
 	uint64_t rx_bad_trailer; /**< failed the armor */
 	uint64_t rx_ack_beyond;	 /**< acked a number we have not sent yet */
 	uint64_t rx_malformed;
+	uint64_t rx_refused;	   /**< refused by the upper layer: not acknowledged */
 	uint64_t rx_after_failure; /**< arrived after the channel failed */
 	uint64_t acked;		   /**< our packets reported delivered */
 	uint64_t lost;		   /**< our packets reported lost */
@@ -146,6 +147,17 @@ void sst_channel_destroy(struct sst_channel *ch);
  */
 uint64_t sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *next);
 
+/**
+ * Change the largest channel packet (the path MTU, e.g. after an ICMP
+ * "fragmentation needed"); sst_channel_max_payload() follows. Packets
+ * already sent are not resent: the upper layer re-cuts what it resends.
+ * @return 0 or -EINVAL (outside 64..65507, or no room for the headers).
+ */
+int sst_channel_set_mtu(struct sst_channel *ch, uint32_t mtu);
+
+/** The current largest channel packet. */
+uint32_t sst_channel_mtu(const struct sst_channel *ch);
+
 /** Largest stream-layer packet (stream header + payload) that fits one channel packet. */
 uint32_t sst_channel_max_payload(const struct sst_channel *ch);
 
@@ -171,6 +183,17 @@ uint16_t sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const 
 	uint16_t n, bool ack_eliciting, sst_time_t now, uint64_t *seqs);
 
 /**
+ * Send up to SST_MAX_BURST ack-eliciting packets on consecutive sequence
+ * numbers (the fragments of one datagram, paper 4.3.5): a skipped number
+ * due inside the run is moved past it. All or nothing: when the log has no
+ * room for the whole run, or the channel failed, every packet is freed and
+ * 0 returned. A packet whose armor fails is reported lost like any other.
+ * @return packets sent.
+ */
+uint16_t sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,
+	const uintptr_t *cookies, uint16_t n, sst_time_t now, uint64_t *seqs);
+
+/**
  * Process received packets addressed to this channel (byte 0 already
  * matched). Good packets go to the upper layer; the others are freed and
  * counted by reason.
@@ -184,6 +207,18 @@ sst_time_t sst_channel_next_expiry(const struct sst_channel *ch);
 
 /** Run the timers due by now: delayed ack, loss detection, retransmission timeout. */
 void sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now);
+
+/**
+ * Called from inside upper->receive(): the packet being delivered is not
+ * acknowledged and stays out of the replay window, as if it never arrived,
+ * because the upper layer could not process or buffer it (paper 4.2.4: the
+ * channel's acknowledgments are definitive). The sender sees it lost.
+ */
+void sst_channel_refuse(struct sst_channel *ch);
+
+/** The lowest sequence number the next packet sent can get (a skip may
+ * make it higher). */
+uint64_t sst_channel_next_seq(const struct sst_channel *ch);
 
 /** True once the channel failed (see SST_CHANNEL_EV_FAILED). */
 bool sst_channel_failed(const struct sst_channel *ch);

@@ -303,6 +303,17 @@ sst_sid_is_quiet(const struct sst_sid_space *s, uint16_t sid)
 }
 
 int
+sst_sid_set_ptr(struct sst_sid_space *s, uint16_t sid, void *ptr)
+{
+	struct sid_entry *en = sid == SST_SID_ROOT || ptr == NULL ? NULL : find(s, sid);
+
+	if (en == NULL || en->state != SID_ATTACHED)
+		return -ENOENT;
+	en->ptr = ptr;
+	return 0;
+}
+
+int
 sst_sid_release(
 	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx)
 {

@@ -200,6 +200,13 @@ int sst_sid_counter(const struct sst_sid_space *s, uint16_t sid, uint64_t *count
 bool sst_sid_is_quiet(const struct sst_sid_space *s, uint16_t sid);
 
 /**
+ * Point an attached SID at something else (the stream layer parks a SID on
+ * a marker while a Detach or Reset naming it is unacknowledged).
+ * @return 0, or -ENOENT (not attached, the root, or NULL ptr).
+ */
+int sst_sid_set_ptr(struct sst_sid_space *s, uint16_t sid, void *ptr);
+
+/**
  * Detach @p sid and start its quiet period (paper 4.3.9). It is freed by
  * the first sst_sid_tick() whose tx_seq >= quiet_until_tx and
  * rx_highest >= quiet_until_rx. The caller passes the sequence numbers at

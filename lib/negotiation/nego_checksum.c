@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Checksum-mode negotiation (paper 4.4; docs/wire-format.md 6.3,
+ * docs/negotiation.md), the prototype's one-round-trip exchange without
+ * public-key cryptography:
+ *
+ *   initiator                                 responder
+ *   ChkI1 {cki, chani, ulpi}  --------------> creates its channel at once
+ *                             <-------------- ChkR1 {cki echo, ckr, chanr, ulpr}
+ *   starts its channel
+ *
+ * cki and ckr are each side's transmit key for Chk32 armor; chani and chanr
+ * each side's own channel number (byte 0 of the packets it receives). The
+ * responder keeps an entry per (initiator address, chani) so that a
+ * retransmitted ChkI1 gets the same ChkR1 and never a second channel.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "nego_internal.h"
+#include "sst_error.h"
+
+/* Write v big-endian. */
+static void
+put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/*
+ * The prototype's key rule (prototype notes 2.9, checksum path): a keyed
+ * hash of (local channel, peer address) under the host secret, plus
+ * microseconds/4 of the clock, so that a new channel with the same number
+ * gets a new key. Only local policy: the wire needs the two keys to differ.
+ */
+uint32_t
+nego_chk_key(struct sst_nego_host *h, uint8_t local_channel, const struct sst_nego_addr *peer,
+	sst_time_t now)
+{
+	uint8_t in[3 + SST_NEGO_ADDR_MAX];
+	uint8_t out[crypto_generichash_BYTES_MIN];
+	uint32_t key;
+
+	if (h->ops.chk_key != NULL)
+		return h->ops.chk_key(h->ctx, local_channel, peer, now);
+	in[0] = 'K'; /* domain: checksum keys (the index key uses a string) */
+	in[1] = local_channel;
+	in[2] = peer->len;
+	memcpy(in + 3, peer->bytes, peer->len);
+	crypto_generichash(
+		out, sizeof(out), in, 3 + (size_t)peer->len, h->secret, sizeof(h->secret));
+	key = (uint32_t)out[0] << 24 | (uint32_t)out[1] << 16 | (uint32_t)out[2] << 8 | out[3];
+	sodium_memzero(out, sizeof(out));
+	return key + (uint32_t)(now / SST_NSEC_PER_USEC / 4);
+}
+
+/* Build a message holding one chunk in the host's buffer and send it. */
+static void
+send_chunk(struct sst_nego_host *h, const struct sst_nego_addr *to, const struct sst_nego_chki1 *i1,
+	const struct sst_nego_chkr1 *r1, sst_time_t now)
+{
+	struct sst_nego_builder b;
+	size_t len;
+	int rc;
+
+	sst_nego_build_begin(&b, h->txbuf, sizeof(h->txbuf));
+	rc = i1 != NULL ? sst_nego_build_chki1(&b, i1) : sst_nego_build_chkr1(&b, r1);
+	/* Fields are ours and fit NEGO_TX_MAX (static_assert in nego_host.c). */
+	if (rc < 0)
+		return;
+	len = sst_nego_build_end(&b);
+	h->ops.transmit(h->ctx, to, h->txbuf, len, now);
+}
+
+void
+nego_chk_send_i1(struct sst_nego_host *h, struct nego_entry *e, sst_time_t now)
+{
+	struct sst_nego_chki1 i1 = {
+		.cki = e->cki,
+		.chani = e->local_channel,
+		.ulpi = {.ptr = h->ulp, .len = h->ulp_len},
+	};
+
+	send_chunk(h, &e->peer, &i1, NULL, now);
+}
+
+static void
+send_r1(struct sst_nego_host *h, const struct nego_entry *e, sst_time_t now)
+{
+	struct sst_nego_chkr1 r1 = {
+		.cki = e->cki,
+		.ckr = e->ckr,
+		.chanr = e->local_channel,
+		.ulpr = {.ptr = h->ulp, .len = h->ulp_len},
+	};
+
+	send_chunk(h, &e->peer, NULL, &r1, now);
+	h->stats.tx_r1++;
+}
+
+/*
+ * Fill a result from the two keys (wire-format.md 4.11): the half-channel
+ * ID of a direction is the key of the channel's originating direction (the
+ * initiator's, cki) followed by the other one. The initiator's transmit ID
+ * is cki || ckr, the responder's ckr || cki, and the root stream's USID is
+ * (0, the initiator's transmit ID) on both sides.
+ */
+static void
+chk_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_role role,
+	const struct nego_entry *e, uint32_t cki, uint32_t ckr, uint8_t peer_channel,
+	const struct sst_bytes *peer_ulp)
+{
+	uint8_t id_i[SST_NEGO_HCID_CHK_LEN], id_r[SST_NEGO_HCID_CHK_LEN];
+
+	memset(r, 0, sizeof(*r));
+	r->mode = SST_NEGO_MODE_CHECKSUM;
+	r->role = role;
+	r->peer = e->peer;
+	r->local_channel = e->local_channel;
+	r->peer_channel = peer_channel;
+	r->suite = SST_CRYPTO_CHK32;
+	r->keys.tx_chk_key = role == SST_NEGO_INITIATOR ? cki : ckr;
+	r->keys.rx_chk_key = role == SST_NEGO_INITIATOR ? ckr : cki;
+	put_be32(id_i, cki);
+	put_be32(id_i + 4, ckr);
+	put_be32(id_r, ckr);
+	put_be32(id_r + 4, cki);
+	r->hcid_len = SST_NEGO_HCID_CHK_LEN;
+	memcpy(r->tx_hcid, role == SST_NEGO_INITIATOR ? id_i : id_r, SST_NEGO_HCID_CHK_LEN);
+	memcpy(r->rx_hcid, role == SST_NEGO_INITIATOR ? id_r : id_i, SST_NEGO_HCID_CHK_LEN);
+	r->root_usid.counter = 0;
+	r->root_usid.hcid_len = SST_NEGO_HCID_CHK_LEN;
+	memcpy(r->root_usid.hcid, id_i, SST_NEGO_HCID_CHK_LEN);
+	sst_nego_ulp_decode(peer_ulp->ptr, peer_ulp->len, &r->peer_ulp);
+	/* We never use a capability with a peer that did not advertise it,
+	 * nor one we did not advertise ourselves. */
+	r->common_caps = h->ulp_len != 0 ? r->peer_ulp.caps & h->ulp_caps : 0;
+}
+
+/* Responder, on ChkI1 (wire-format.md 6.3): accept, create the channel at
+ * once and answer ChkR1; a retransmission gets the same ChkR1 again. */
+void
+nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	struct sst_nego_result r;
+	struct sst_nego_chki1 i1;
+	struct nego_entry *e;
+	uint32_t ckr;
+	int chan, rc;
+
+	if (sst_nego_chki1_decode(body, &i1) < 0) {
+		h->stats.rx_bad_chunk++;
+		return;
+	}
+	h->stats.rx_i1++;
+	e = nego_lookup(h, NEGO_KIND_RESP, peer, i1.chani);
+	if (e != NULL) {
+		if (e->cki == i1.cki) {
+			h->stats.rx_i1_duplicate++;
+			send_r1(h, e, now);
+			return;
+		}
+		/* Another key on a number we still hold: the initiator reuses
+		 * its number only after the earlier attempt gave up (20 s) or
+		 * its channel ended, so anything sooner is a stray or forged
+		 * message. Later, it is a restart: the entry is replaced (the
+		 * earlier channel stays the caller's). */
+		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER)) {
+			h->stats.rx_i1_conflict++;
+			return;
+		}
+		nego_remove(h, e);
+	}
+	/* The initiator's ChkI1 may carry a cookie or a piggybacked packet;
+	 * we never ask for the former and do not take the latter yet. */
+	if (!nego_admit(h, peer)) {
+		h->stats.rx_i1_refused_full++;
+		return;
+	}
+	chan = h->ops.chan_alloc(h->ctx, peer);
+	if (chan <= 0 || chan > 255) {
+		h->stats.rx_i1_no_channel++;
+		return;
+	}
+	ckr = nego_chk_key(h, (uint8_t)chan, peer, now);
+	/* Equal keys would read as a cookie request (ChkR1 with ckr == cki). */
+	if (ckr == i1.cki)
+		ckr++;
+	e = nego_insert(h, NEGO_KIND_RESP, peer, i1.chani);
+	if (e == NULL) { /* cannot happen: admitted above */
+		h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+		h->stats.rx_i1_refused_full++;
+		return;
+	}
+	e->mode = SST_NEGO_MODE_CHECKSUM;
+	e->local_channel = (uint8_t)chan;
+	e->peer_channel = (uint8_t)i1.chani;
+	e->cki = i1.cki;
+	e->ckr = ckr;
+	e->created = now;
+	chk_result(h, &r, SST_NEGO_RESPONDER, e, i1.cki, ckr, (uint8_t)i1.chani, &i1.ulpi);
+	rc = h->ops.established(h->ctx, &r, now);
+	sodium_memzero(&r, sizeof(r));
+	/* The callback may have touched the table: find the entry again. */
+	e = nego_lookup(h, NEGO_KIND_RESP, peer, i1.chani);
+	if (e == NULL || e->local_channel != (uint8_t)chan || e->cki != i1.cki) {
+		if (rc < 0) {
+			h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+			h->stats.rx_i1_refused++;
+		}
+		return;
+	}
+	if (rc < 0) {
+		nego_remove(h, e);
+		h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+		h->stats.rx_i1_refused++;
+		return;
+	}
+	h->stats.established_responder++;
+	send_r1(h, e, now);
+}
+
+/* Initiator, on ChkR1 (wire-format.md 6.3): the answer to one of our
+ * attempts (matched by peer and the echoed cki) starts our channel. */
+void
+nego_chk_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	struct sst_nego_result r;
+	struct sst_nego_chkr1 r1;
+	struct nego_entry *e;
+	uint8_t chan;
+	int rc;
+
+	if (sst_nego_chkr1_decode(body, &r1) < 0) {
+		h->stats.rx_bad_chunk++;
+		return;
+	}
+	h->stats.rx_r1++;
+	e = nego_lookup(h, NEGO_KIND_INIT, peer, r1.cki);
+	if (e == NULL || e->mode != SST_NEGO_MODE_CHECKSUM) {
+		h->stats.rx_r1_unmatched++;
+		return;
+	}
+	if (sst_nego_chkr1_wants_cookie(&r1)) {
+		/* Cookie hook: retry with r1.cookie once cookies exist; for
+		 * now the attempt keeps retransmitting and may time out. */
+		h->stats.rx_r1_cookie++;
+		return;
+	}
+	chan = e->local_channel;
+	chk_result(h, &r, SST_NEGO_INITIATOR, e, r1.cki, r1.ckr, (uint8_t)r1.chanr, &r1.ulpr);
+	/* The attempt is over before the callback runs: later copies of this
+	 * ChkR1 match nothing and are ignored. */
+	nego_remove(h, e);
+	nego_rearm(h);
+	rc = h->ops.established(h->ctx, &r, now);
+	sodium_memzero(&r, sizeof(r));
+	if (rc < 0) {
+		h->ops.chan_free(h->ctx, peer, chan);
+		h->stats.rx_r1_refused++;
+		return;
+	}
+	h->stats.established_initiator++;
+}

@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The negotiation host (docs/negotiation.md): lifecycle, the bounded table
+ * of negotiations, the attempt timers, message dispatch, and the ulp blob.
+ * The protocol steps of each mode live in their own file (nego_checksum.c).
+ *
+ * The table holds two kinds of entries in one preallocated array: our open
+ * attempts (at most max_initiating, keyed by (peer, our key)) and
+ * peer-initiated channels (at most max_responding, keyed by (peer, the
+ * peer's channel number)). It is indexed by an open-addressing hash table
+ * with linear probing, at most half full, hashed with SipHash under a key
+ * derived from the host secret, so that a sender who does not know the
+ * secret cannot aim at one chain. Deletion shifts the following entries
+ * back, so no tombstones accumulate. Nothing is allocated after setup.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <sodium.h>
+
+#include "nego_internal.h"
+#include "sst_error.h"
+#include "sst_log.h"
+#include "sst_xdr.h"
+
+RTE_LOG_REGISTER(sst_logtype_nego, sst.nego, NOTICE);
+#define NEGO_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_nego, "nego", fmt, ##__VA_ARGS__)
+
+static_assert(SST_NEGO_ADDR_MAX < 256, "address length must fit its byte");
+static_assert(NEGO_TX_MAX >= SST_NEGO_HDR_LEN + 8 + 28 + 3 * 4 + SST_NEGO_ULP_LEN,
+	"transmit buffer too small for a ChkR1 with a ulp blob");
+
+/* --- sizes and layout --- */
+
+struct nego_layout {
+	uint32_t max_initiating;
+	uint32_t max_responding;
+	uint32_t nentries;
+	uint32_t index_slots;
+	size_t entries_off;
+	size_t index_off;
+	size_t attempts_off;
+	size_t size;
+};
+
+static int
+nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
+{
+	uint64_t n;
+
+	if (p == NULL || p->size == 0 || p->size > sizeof(*p) || p->ops == NULL ||
+		p->ops->transmit == NULL || p->ops->chan_alloc == NULL ||
+		p->ops->chan_free == NULL || p->ops->established == NULL)
+		return -EINVAL;
+	l->max_initiating = p->max_initiating ? p->max_initiating : SST_NEGO_DEFAULT_MAX_INITIATING;
+	l->max_responding = p->max_responding ? p->max_responding : SST_NEGO_DEFAULT_MAX_RESPONDING;
+	n = (uint64_t)l->max_initiating + l->max_responding;
+	if (n > SST_NEGO_MAX_ENTRIES)
+		return -EINVAL;
+	l->nentries = (uint32_t)n;
+	l->index_slots = (uint32_t)rte_align64pow2(2 * n);
+	l->entries_off = RTE_ALIGN_CEIL(sizeof(struct sst_nego_host), 8);
+	l->index_off = l->entries_off + (size_t)n * sizeof(struct nego_entry);
+	l->attempts_off = l->index_off + (size_t)l->index_slots * sizeof(uint32_t);
+	l->size = l->attempts_off + (size_t)l->max_initiating * sizeof(uint32_t);
+	return 0;
+}
+
+size_t
+sst_nego_host_size(const struct sst_nego_host_params *p)
+{
+	struct nego_layout l;
+
+	if (nego_layout(p, &l) < 0) {
+		rte_errno = EINVAL;
+		return 0;
+	}
+	return l.size;
+}
+
+int
+sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *user)
+{
+	static const uint8_t table_tag[] = "sst-nego-table-key";
+	struct sst_nego_host_params p;
+	struct nego_layout l;
+	int rc;
+
+	if (h == NULL || user == NULL || user->size == 0 || user->size > sizeof(p))
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	memcpy(&p, user, user->size);
+	rc = nego_layout(&p, &l);
+	if (rc < 0)
+		return rc;
+	if (sodium_init() < 0)
+		return -EINVAL;
+	memset(h, 0, l.size);
+	h->ops = *p.ops;
+	h->ctx = p.ctx;
+	memcpy(h->secret, p.secret, sizeof(h->secret));
+	/* The index hash key is derived from the secret, apart from the keys. */
+	crypto_generichash(h->hash_key, sizeof(h->hash_key), table_tag, sizeof(table_tag),
+		h->secret, sizeof(h->secret));
+	h->ulp_version = p.ulp_version ? p.ulp_version : SST_NEGO_ULP_VERSION;
+	h->ulp_caps = p.ulp_caps;
+	if (!p.ulp_legacy)
+		h->ulp_len = (uint8_t)sst_nego_ulp_encode(
+			h->ulp_version, h->ulp_caps, h->ulp, sizeof(h->ulp));
+	h->max_initiating = l.max_initiating;
+	h->max_responding = l.max_responding;
+	h->nentries = l.nentries;
+	h->index_mask = l.index_slots - 1;
+	h->entries = (struct nego_entry *)((uint8_t *)h + l.entries_off);
+	h->index = (uint32_t *)((uint8_t *)h + l.index_off);
+	h->attempts = (uint32_t *)((uint8_t *)h + l.attempts_off);
+	for (uint32_t i = 0; i < h->nentries; i++)
+		h->entries[i].next_free = i + 1 < h->nentries ? i + 1 : NEGO_NONE;
+	h->free_head = 0;
+	h->next_expiry = SST_TIME_NEVER;
+	sodium_memzero(&p, sizeof(p));
+	return 0;
+}
+
+void
+sst_nego_host_fini(struct sst_nego_host *h)
+{
+	if (h == NULL || h->entries == NULL)
+		return;
+	while (h->n_init > 0) {
+		struct nego_entry *e = &h->entries[h->attempts[h->n_init - 1]];
+		struct sst_nego_addr peer = e->peer;
+		uint8_t chan = e->local_channel;
+
+		nego_remove(h, e);
+		h->ops.chan_free(h->ctx, &peer, chan);
+	}
+	sodium_memzero(h->entries, (size_t)h->nentries * sizeof(*h->entries));
+	sodium_memzero(h->secret, sizeof(h->secret));
+	sodium_memzero(h->hash_key, sizeof(h->hash_key));
+	sodium_memzero(h->txbuf, sizeof(h->txbuf));
+	h->entries = NULL;
+}
+
+struct sst_nego_host *
+sst_nego_host_create(const struct sst_nego_host_params *p)
+{
+	size_t size = sst_nego_host_size(p);
+	struct sst_nego_host *h;
+	int rc;
+
+	if (size == 0)
+		return NULL;
+	h = rte_zmalloc("sst_nego_host", size, RTE_CACHE_LINE_SIZE);
+	if (h == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	rc = sst_nego_host_init(h, p);
+	if (rc < 0) {
+		rte_free(h);
+		rte_errno = -rc;
+		return NULL;
+	}
+	return h;
+}
+
+void
+sst_nego_host_destroy(struct sst_nego_host *h)
+{
+	if (h == NULL)
+		return;
+	sst_nego_host_fini(h);
+	rte_free(h);
+}
+
+/* --- the table --- */
+
+/* SipHash of (kind, peer, id) under the host's index key. */
+static uint64_t
+nego_hash(const struct sst_nego_host *h, enum nego_kind kind, const struct sst_nego_addr *peer,
+	uint32_t id)
+{
+	uint8_t in[2 + SST_NEGO_ADDR_MAX + 4];
+	uint8_t out[crypto_shorthash_BYTES];
+	size_t n = 0;
+	uint64_t v = 0;
+
+	in[n++] = (uint8_t)kind;
+	in[n++] = peer->len;
+	memcpy(in + n, peer->bytes, peer->len);
+	n += peer->len;
+	for (int s = 24; s >= 0; s -= 8)
+		in[n++] = (uint8_t)(id >> s);
+	crypto_shorthash(out, in, n, h->hash_key);
+	for (size_t i = 0; i < sizeof(out); i++)
+		v = v << 8 | out[i];
+	return v;
+}
+
+static bool
+nego_match(const struct nego_entry *e, uint64_t hash, enum nego_kind kind,
+	const struct sst_nego_addr *peer, uint32_t id)
+{
+	return e->hash == hash && e->kind == kind && e->id == id &&
+	       sst_nego_addr_equal(&e->peer, peer);
+}
+
+struct nego_entry *
+nego_lookup(
+	struct sst_nego_host *h, enum nego_kind kind, const struct sst_nego_addr *peer, uint32_t id)
+{
+	uint64_t hash = nego_hash(h, kind, peer, id);
+
+	/* The index is at most half full, so every probe sequence ends at an
+	 * empty slot. */
+	for (uint32_t s = (uint32_t)hash & h->index_mask;; s = (s + 1) & h->index_mask) {
+		uint32_t v = h->index[s];
+
+		if (v == 0)
+			return NULL;
+		if (nego_match(&h->entries[v - 1], hash, kind, peer, id))
+			return &h->entries[v - 1];
+	}
+}
+
+struct nego_entry *
+nego_insert(
+	struct sst_nego_host *h, enum nego_kind kind, const struct sst_nego_addr *peer, uint32_t id)
+{
+	uint32_t i = h->free_head;
+	struct nego_entry *e;
+	uint32_t s;
+
+	if (i == NEGO_NONE)
+		return NULL;
+	e = &h->entries[i];
+	h->free_head = e->next_free;
+	memset(e, 0, sizeof(*e));
+	e->hash = nego_hash(h, kind, peer, id);
+	e->kind = (uint8_t)kind;
+	e->peer = *peer;
+	e->id = id;
+	e->next_free = NEGO_NONE;
+	for (s = (uint32_t)e->hash & h->index_mask; h->index[s] != 0; s = (s + 1) & h->index_mask)
+		;
+	h->index[s] = i + 1;
+	if (kind == NEGO_KIND_INIT) {
+		e->pos = h->n_init;
+		h->attempts[h->n_init++] = i;
+	} else {
+		h->n_resp++;
+	}
+	return e;
+}
+
+void
+nego_remove(struct sst_nego_host *h, struct nego_entry *e)
+{
+	uint32_t i = (uint32_t)(e - h->entries);
+	uint32_t s = (uint32_t)e->hash & h->index_mask;
+
+	while (h->index[s] != i + 1)
+		s = (s + 1) & h->index_mask;
+	/* Backward-shift deletion: move later members of the probe run into
+	 * the hole when their home slot does not lie after it (cyclically). */
+	for (uint32_t j = (s + 1) & h->index_mask; h->index[j] != 0; j = (j + 1) & h->index_mask) {
+		uint32_t home = (uint32_t)h->entries[h->index[j] - 1].hash & h->index_mask;
+
+		if (((j - home) & h->index_mask) >= ((j - s) & h->index_mask)) {
+			h->index[s] = h->index[j];
+			s = j;
+		}
+	}
+	h->index[s] = 0;
+	if (e->kind == NEGO_KIND_INIT) {
+		uint32_t last = h->attempts[--h->n_init];
+
+		h->attempts[e->pos] = last;
+		h->entries[last].pos = e->pos;
+	} else {
+		h->n_resp--;
+	}
+	sodium_memzero(e, sizeof(*e));
+	e->next_free = h->free_head;
+	h->free_head = i;
+}
+
+static sst_time_t
+attempt_expiry(const struct nego_entry *e)
+{
+	return sst_time_min(e->next_tx, sst_time_add(e->created, SST_NEGO_FAIL_AFTER));
+}
+
+void
+nego_rearm(struct sst_nego_host *h)
+{
+	sst_time_t t = SST_TIME_NEVER;
+
+	for (uint32_t k = 0; k < h->n_init; k++)
+		t = sst_time_min(t, attempt_expiry(&h->entries[h->attempts[k]]));
+	h->next_expiry = t;
+}
+
+bool
+nego_admit(struct sst_nego_host *h, const struct sst_nego_addr *peer)
+{
+	(void)peer;
+	/* Cookie hook: a responder under load will answer with a stateless
+	 * challenge here instead of refusing. Until then, a full table
+	 * refuses new peer-initiated negotiations. */
+	return h->n_resp < h->max_responding;
+}
+
+/* --- the modes --- */
+
+static const struct nego_mode {
+	enum sst_nego_mode mode;
+	/** (Re)send an attempt's current initiator message. */
+	void (*send)(struct sst_nego_host *h, struct nego_entry *e, sst_time_t now);
+} nego_modes[] = {
+	{SST_NEGO_MODE_CHECKSUM, nego_chk_send_i1},
+	/* Secure mode plugs in here, with its chunk types in nego_dispatch(). */
+};
+
+static const struct nego_mode *
+nego_mode_find(enum sst_nego_mode mode)
+{
+	for (size_t i = 0; i < RTE_DIM(nego_modes); i++)
+		if (nego_modes[i].mode == mode)
+			return &nego_modes[i];
+	return NULL;
+}
+
+static bool
+addr_valid(const struct sst_nego_addr *a)
+{
+	return a != NULL && a->len > 0 && a->len <= SST_NEGO_ADDR_MAX;
+}
+
+int
+sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer, enum sst_nego_mode mode,
+	sst_time_t now)
+{
+	const struct nego_mode *m = nego_mode_find(mode);
+	struct nego_entry *e;
+	uint32_t cki;
+	int chan;
+
+	if (h == NULL || !addr_valid(peer))
+		return -EINVAL;
+	if (m == NULL)
+		return -ENOTSUP;
+	if (h->n_init >= h->max_initiating)
+		return -ENOSPC;
+	chan = h->ops.chan_alloc(h->ctx, peer);
+	if (chan < 0)
+		return chan;
+	if (chan == 0 || chan > 255)
+		return -ERANGE;
+	/* Our key names the attempt: keep it unique per peer. */
+	cki = nego_chk_key(h, (uint8_t)chan, peer, now);
+	while (nego_lookup(h, NEGO_KIND_INIT, peer, cki) != NULL)
+		cki++;
+	e = nego_insert(h, NEGO_KIND_INIT, peer, cki);
+	if (e == NULL) {
+		h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+		return -ENOSPC;
+	}
+	e->mode = (uint8_t)mode;
+	e->local_channel = (uint8_t)chan;
+	e->cki = cki;
+	e->created = now;
+	e->interval = SST_NEGO_RETX_INITIAL;
+	e->next_tx = sst_time_add(now, e->interval);
+	e->last_tx = now;
+	m->send(h, e, now);
+	h->stats.tx_i1++;
+	nego_rearm(h);
+	return chan;
+}
+
+static struct nego_entry *
+attempt_find(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel)
+{
+	for (uint32_t k = 0; k < h->n_init; k++) {
+		struct nego_entry *e = &h->entries[h->attempts[k]];
+
+		if (e->local_channel == local_channel && sst_nego_addr_equal(&e->peer, peer))
+			return e;
+	}
+	return NULL;
+}
+
+int
+sst_nego_cancel(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel)
+{
+	struct nego_entry *e;
+
+	if (h == NULL || !addr_valid(peer))
+		return -EINVAL;
+	e = attempt_find(h, peer, local_channel);
+	if (e == NULL)
+		return -ENOENT;
+	nego_remove(h, e);
+	nego_rearm(h);
+	h->ops.chan_free(h->ctx, peer, local_channel);
+	return 0;
+}
+
+int
+sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel,
+	uint8_t peer_channel)
+{
+	struct nego_entry *e;
+
+	if (h == NULL || !addr_valid(peer))
+		return -EINVAL;
+	e = nego_lookup(h, NEGO_KIND_RESP, peer, peer_channel);
+	if (e == NULL || e->local_channel != local_channel)
+		return -ENOENT;
+	nego_remove(h, e);
+	return 0;
+}
+
+/* An R0 ping from peer (wire-format.md 6.4): our attempts to it resend their
+ * first message at once, unless they just sent it. */
+static void
+nego_on_ping(struct sst_nego_host *h, const struct sst_nego_addr *peer, sst_time_t now)
+{
+	bool matched = false;
+
+	h->stats.rx_ping++;
+	for (uint32_t k = 0; k < h->n_init; k++) {
+		struct nego_entry *e = &h->entries[h->attempts[k]];
+
+		if (!sst_nego_addr_equal(&e->peer, peer))
+			continue;
+		matched = true;
+		if (now < sst_time_add(e->last_tx, SST_NEGO_PING_HOLDOFF))
+			continue;
+		nego_mode_find((enum sst_nego_mode)e->mode)->send(h, e, now);
+		e->last_tx = now;
+		h->stats.tx_i1_retx++;
+	}
+	if (!matched)
+		h->stats.rx_ping_unmatched++;
+}
+
+int
+sst_nego_receive(struct sst_nego_host *h, const struct sst_nego_addr *from, const void *msg,
+	size_t len, sst_time_t now)
+{
+	struct sst_nego_chunk chunk;
+	struct sst_nego_iter it;
+	struct sst_nego_msg m;
+	int rc;
+
+	h->stats.rx_msgs++;
+	if (!addr_valid(from) || msg == NULL) {
+		h->stats.rx_malformed++;
+		return -EINVAL;
+	}
+	rc = sst_nego_msg_parse(msg, len, &m);
+	if (rc < 0) {
+		h->stats.rx_malformed++;
+		return rc;
+	}
+	if (m.nchunks == 0) {
+		nego_on_ping(h, from, now);
+		return 0;
+	}
+	sst_nego_iter_init(&it, &m);
+	while (sst_nego_iter_next(&it, &chunk)) {
+		switch (chunk.type) {
+		case SST_NEGO_CHKI1:
+			nego_chk_on_i1(h, from, &chunk.body, now);
+			break;
+		case SST_NEGO_CHKR1:
+			nego_chk_on_r1(h, from, &chunk.body, now);
+			break;
+		/* Secure-mode chunk types will be dispatched here. */
+		case SST_NEGO_PACKET:
+		case SST_NEGO_DHI1:
+		case SST_NEGO_DHR1:
+		case SST_NEGO_DHI2:
+		case SST_NEGO_DHR2:
+			h->stats.rx_unsupported++;
+			break;
+		default:
+			h->stats.rx_unknown_chunk++;
+			break;
+		}
+	}
+	return 0;
+}
+
+sst_time_t
+sst_nego_next_expiry(const struct sst_nego_host *h)
+{
+	return h->next_expiry;
+}
+
+void
+sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now)
+{
+	uint32_t k = 0;
+
+	/* A callback may add or remove attempts; removal swaps the last one
+	 * into place, so an attempt moved behind k waits for the next call
+	 * (nego_rearm() still reports it due). */
+	while (k < h->n_init) {
+		struct nego_entry *e = &h->entries[h->attempts[k]];
+
+		if (now >= sst_time_add(e->created, SST_NEGO_FAIL_AFTER)) {
+			struct sst_nego_addr peer = e->peer;
+			uint8_t chan = e->local_channel;
+
+			nego_remove(h, e);
+			h->stats.failed++;
+			h->ops.chan_free(h->ctx, &peer, chan);
+			NEGO_LOG(INFO, "negotiation on local channel %u timed out", chan);
+			if (h->ops.failed != NULL)
+				h->ops.failed(h->ctx, &peer, chan, -ETIMEDOUT, now);
+			continue;
+		}
+		if (now >= e->next_tx) {
+			nego_mode_find((enum sst_nego_mode)e->mode)->send(h, e, now);
+			e->last_tx = now;
+			h->stats.tx_i1_retx++;
+			e->interval = RTE_MIN(2 * e->interval, SST_NEGO_RETX_MAX);
+			e->next_tx = sst_time_add(now, e->interval);
+		}
+		k++;
+	}
+	nego_rearm(h);
+}
+
+uint32_t
+sst_nego_initiating(const struct sst_nego_host *h)
+{
+	return h->n_init;
+}
+
+uint32_t
+sst_nego_responding(const struct sst_nego_host *h)
+{
+	return h->n_resp;
+}
+
+const struct sst_nego_stats *
+sst_nego_stats(const struct sst_nego_host *h)
+{
+	return &h->stats;
+}
+
+/* --- the ulp blob (docs/negotiation.md) --- */
+
+int
+sst_nego_ulp_encode(uint32_t version, uint32_t caps, void *buf, size_t cap)
+{
+	struct sst_xdr_writer w;
+
+	if (cap < SST_NEGO_ULP_LEN)
+		return -ENOSPC;
+	sst_xdr_writer_init(&w, buf, cap);
+	sst_xdr_put_u32(&w, SST_NEGO_ULP_MAGIC);
+	sst_xdr_put_u32(&w, version);
+	sst_xdr_put_u32(&w, caps);
+	return (int)w.pos;
+}
+
+void
+sst_nego_ulp_decode(const void *buf, size_t len, struct sst_nego_ulp *ulp)
+{
+	struct sst_xdr_reader r;
+	uint32_t magic = 0, version = 0, caps = 0;
+
+	memset(ulp, 0, sizeof(*ulp));
+	if (buf == NULL || len < SST_NEGO_ULP_LEN)
+		return;
+	sst_xdr_reader_init(&r, buf, len);
+	sst_xdr_get_u32(&r, &magic);
+	sst_xdr_get_u32(&r, &version);
+	sst_xdr_get_u32(&r, &caps);
+	/* Later versions append fields; what we know of them is the prefix. */
+	if (magic != SST_NEGO_ULP_MAGIC || version == 0)
+		return;
+	ulp->extended = true;
+	ulp->version = version;
+	ulp->caps = caps;
+}
+
+int
+sst_nego_channel_params(const struct sst_nego_result *r, struct sst_channel_params *p)
+{
+	if (r == NULL || p == NULL || r->suite >= SST_CRYPTO_SUITE_COUNT || r->local_channel == 0 ||
+		r->peer_channel == 0)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->local_channel = r->local_channel;
+	p->peer_channel = r->peer_channel;
+	p->suite = r->suite;
+	p->keys = r->keys;
+	return 0;
+}

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Secure-mode handshake core (docs/secure-mode.md; CUSP paper III-B for the
+ * ideas: one round trip, suite offer and cheapest-mutual selection, a
+ * stateless challenge for a responder under load). Sans-IO: the functions
+ * below take a received chunk body and append the answer to a negotiation
+ * message being built (nego_wire.h); they read no clock, open no socket,
+ * keep no global state, and draw randomness only through the configured
+ * callback, so a handshake is reproducible from its random bytes.
+ *
+ *   initiator                                   responder
+ *   sst_secure_initiator_start()   -- SecI1 -->
+ *                                               sst_secure_responder_on_i1()
+ *   [sst_secure_initiator_on_cookie() <-- SecCookie -- when under load]
+ *   sst_secure_initiator_on_r1()   <-- SecR1 --
+ *     keys ready: may send channel data
+ *                                  -- SecI2 (+ Packet chunks) -->
+ *                                               sst_secure_responder_on_i2()
+ *
+ * X25519 ephemeral keys give forward secrecy, Ed25519 keys identify hosts,
+ * every message is hashed into a BLAKE2b transcript that the signatures and
+ * the AEAD tags (the key-confirmation MACs) cover, and the traffic keys and
+ * half-channel IDs are derived from that transcript.
+ *
+ * A function that fails leaves its state struct as it was (a forged or
+ * corrupted message cannot end a handshake) and wipes every secret it
+ * computed. The file functions at the end run at setup, never per packet.
+ */
+#ifndef NEGO_SECURE_H
+#define NEGO_SECURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nego_wire.h"
+#include "sst_crypto_driver.h"
+
+/** Secure-mode chunk types (docs/secure-mode.md section 3). */
+enum sst_secure_chunk_type {
+	SST_NEGO_SECI1 = 0x0031,     /**< initiator hello: ephemeral, nonce, offer */
+	SST_NEGO_SECR1 = 0x0032,     /**< responder: ephemeral, choice, sealed identity */
+	SST_NEGO_SECI2 = 0x0033,     /**< initiator: sealed identity or anonymous */
+	SST_NEGO_SECCOOKIE = 0x0034, /**< responder under load: retry with this cookie */
+};
+
+enum {
+	SST_SECURE_VERSION = 1,
+	SST_SECURE_KEY_LEN = 32,     /**< X25519 and Ed25519 public keys, nonces, hashes */
+	SST_SECURE_SIG_LEN = 64,     /**< Ed25519 signature */
+	SST_SECURE_TAG_LEN = 16,     /**< ChaCha20-Poly1305 tag of a sealed block */
+	SST_SECURE_HCID_LEN = 16,    /**< half-channel ID (stream-layer USIDs) */
+	SST_SECURE_COOKIE_LEN = 16,  /**< the cookies we make */
+	SST_SECURE_COOKIE_MAX = 64,  /**< wire bound on a cookie */
+	SST_SECURE_ULP_MAX = 256,    /**< wire bound on an upper-layer blob */
+	SST_SECURE_OFFER_MAX = 8,    /**< wire bound on the suite offer */
+	SST_SECURE_NAME_MAX = 64,    /**< known-hosts name, NUL included */
+	SST_SECURE_SUITES_MAX = 4,   /**< suites in a configuration */
+	SST_SECURE_CHUNK_MAX = 512,  /**< largest chunk body we build */
+	SST_SECURE_CHALLENGED = 1,   /**< sst_secure_responder_on_i1(): sent SecCookie */
+	SST_SECURE_R1_HEAD_LEN = 104 /**< SecR1 bytes before the sealed block */
+};
+
+/** Randomness source: fill buf with len unpredictable bytes. */
+typedef void (*sst_secure_random_fn)(void *ctx, void *buf, size_t len);
+
+/** The production randomness source: libsodium's randombytes_buf(). */
+void sst_secure_random_sodium(void *ctx, void *buf, size_t len);
+
+/** An Ed25519 host identity. */
+struct sst_secure_identity {
+	uint8_t pk[SST_SECURE_KEY_LEN];
+	uint8_t sk[64]; /**< libsodium form: seed || pk */
+};
+
+/** An entry of the known-hosts table: a name and the key pinned for it. */
+struct sst_secure_host {
+	uint8_t pk[SST_SECURE_KEY_LEN];
+	char name[SST_SECURE_NAME_MAX];
+};
+
+/** Known-hosts table in caller memory: {hosts, cap, 0} is an empty one. */
+struct sst_secure_known_hosts {
+	struct sst_secure_host *hosts;
+	uint32_t cap;
+	uint32_t n;
+};
+
+/** How to treat a peer key that the known-hosts table does not list. */
+enum sst_secure_policy {
+	SST_SECURE_PINNED = 0, /**< reject it */
+	SST_SECURE_TOFU,       /**< accept it; the result says to remember it */
+};
+
+/** What the handshake learnt about the peer. */
+enum sst_secure_peer {
+	SST_SECURE_PEER_KNOWN = 0, /**< listed in known-hosts */
+	SST_SECURE_PEER_NEW,	   /**< unlisted, accepted by TOFU: append it */
+	SST_SECURE_PEER_ANONYMOUS, /**< initiator without identity (responder only) */
+	SST_SECURE_PEER_UNKNOWN,   /**< lookup only: no entry for this name/key */
+	SST_SECURE_PEER_MISMATCH,  /**< lookup only: the name is pinned to another key */
+};
+
+/** Configuration of one endpoint; may be shared by many handshakes. */
+struct sst_secure_config {
+	uint32_t size; /**< sizeof(struct sst_secure_config) */
+	/** Our identity; NULL makes an anonymous initiator (a responder needs one). */
+	const struct sst_secure_identity *identity;
+	enum sst_secure_policy policy;
+	bool allow_anonymous; /**< responder: accept initiators without identity */
+	/** Pinned peer keys; NULL is an empty table. Read only here. */
+	const struct sst_secure_known_hosts *known_hosts;
+	/**
+	 * Acceptable suites, cheapest first: the initiator offers them, the
+	 * responder picks the first of its list that the offer contains.
+	 * SST_CRYPTO_NULL is never acceptable.
+	 */
+	uint8_t nsuites;
+	enum sst_crypto_suite suites[SST_SECURE_SUITES_MAX];
+	sst_secure_random_fn random; /**< sst_secure_random_sodium in production */
+	void *random_ctx;
+};
+
+/**
+ * Fill cfg->suites with the default cost order: CHK32 first when allowed,
+ * then AES-128-GCM before ChaCha20-Poly1305 on hardware with AES
+ * instructions, the other way round without.
+ */
+void sst_secure_suites_default(struct sst_secure_config *cfg, bool aes_hw, bool allow_chk32);
+
+/** Outcome of a completed handshake, for channel creation. */
+struct sst_secure_result {
+	enum sst_crypto_suite suite;
+	struct sst_crypto_keys keys;	      /**< tx: ours, rx: the peer's (sst_channel_params) */
+	uint8_t peer_channel;		      /**< byte 0 of the packets we send */
+	enum sst_secure_peer peer;	      /**< KNOWN, NEW or ANONYMOUS */
+	uint8_t peer_id[SST_SECURE_KEY_LEN];  /**< Ed25519 key; zero when anonymous */
+	uint8_t tx_hcid[SST_SECURE_HCID_LEN]; /**< our half-channel ID */
+	uint8_t rx_hcid[SST_SECURE_HCID_LEN]; /**< the peer's half-channel ID */
+	uint16_t peer_ulp_len;
+	uint8_t peer_ulp[SST_SECURE_ULP_MAX];
+};
+
+/** Wipe a result (it holds traffic keys) once the channel has them. */
+void sst_secure_result_wipe(struct sst_secure_result *res);
+
+/** Initiator handshake state, in caller memory. Fields are private. */
+struct sst_secure_initiator {
+	uint32_t phase;
+	uint8_t chani;
+	uint8_t nsuites;
+	uint8_t suites[SST_SECURE_SUITES_MAX];
+	uint8_t cookie_len;
+	uint16_t ulp_len;
+	uint8_t e_sk[SST_SECURE_KEY_LEN];
+	uint8_t e_pk[SST_SECURE_KEY_LEN];
+	uint8_t ni[SST_SECURE_KEY_LEN];
+	uint8_t h1[SST_SECURE_KEY_LEN];
+	uint8_t cookie[SST_SECURE_COOKIE_MAX];
+	uint8_t ulp[SST_SECURE_ULP_MAX];
+};
+
+/** Responder handshake state, in caller memory. Fields are private. */
+struct sst_secure_responder {
+	uint32_t phase;
+	uint8_t suite;
+	uint8_t chani;
+	uint16_t ulp_len;
+	uint8_t nr[SST_SECURE_KEY_LEN];
+	uint8_t idr[SST_SECURE_KEY_LEN];
+	uint8_t h3[SST_SECURE_KEY_LEN];
+	uint8_t k_hs_i[SST_SECURE_KEY_LEN];
+	uint8_t s_tr[SST_SECURE_KEY_LEN];
+	uint8_t ulp[SST_SECURE_ULP_MAX];
+};
+
+/** A responder's rotating cookie secret (current and previous). */
+struct sst_secure_cookie_secret {
+	uint8_t cur[SST_SECURE_KEY_LEN];
+	uint8_t prev[SST_SECURE_KEY_LEN];
+	uint64_t rotated_at; /**< ns, caller's clock */
+	bool has_prev;
+};
+
+/** What a responder under load checks a SecI1's cookie against. */
+struct sst_secure_cookie_req {
+	const struct sst_secure_cookie_secret *secret;
+	const void *addr; /**< the initiator's address, in any fixed encoding */
+	size_t addr_len;
+};
+
+/**
+ * Check a configuration (done by every handshake entry point).
+ * @return 0, or -EINVAL (size, no randomness, no or bad suites, a responder
+ * role without identity when @p responder).
+ */
+int sst_secure_config_check(const struct sst_secure_config *cfg, bool responder);
+
+/**
+ * Start a handshake: draw the ephemeral key and nonce, append a SecI1 chunk.
+ *
+ * @param st Initiator state; overwritten.
+ * @param chani Our channel number (1..255): byte 0 of packets sent to us.
+ * @param ulp Upper-layer blob (version, capabilities), sent in clear.
+ * @param out Message being built; the caller ends and sends it.
+ * @return 0, -EINVAL (config, chani, ulp_len over SST_SECURE_ULP_MAX),
+ *   -ENOSPC (out is full; st is left wiped).
+ */
+int sst_secure_initiator_start(struct sst_secure_initiator *st, const struct sst_secure_config *cfg,
+	uint8_t chani, const void *ulp, size_t ulp_len, struct sst_nego_builder *out);
+
+/**
+ * Answer a SecCookie challenge: append the SecI1 again, same ephemeral key
+ * and nonce, now carrying the cookie.
+ * @return 0, -EINVAL (not waiting for SecR1), a decode error, -SST_EBADVALUE
+ *   (empty cookie), -SST_EBADAUTH (nonce is not ours), -ENOSPC.
+ */
+int sst_secure_initiator_on_cookie(struct sst_secure_initiator *st, const struct sst_bytes *body,
+	struct sst_nego_builder *out);
+
+/**
+ * Process SecR1: check the responder's signature and key confirmation, the
+ * chosen suite and the responder's identity, derive the keys and append
+ * SecI2. On success the initiator may send channel data; it should resend
+ * the SecI2 it built (keep the bytes) until the responder's first channel
+ * packet arrives. st keeps no secret afterwards.
+ *
+ * @param peer_name Name the responder must be known under (NULL: any entry
+ *   with its key).
+ * @return 0, -EINVAL (config, not waiting for SecR1), a decode error,
+ *   -SST_EBADVALUE (bad channel number or public key), -SST_EBADAUTH (nonce
+ *   echo, sealed block or signature wrong), -ENOTSUP (suite we did not
+ *   offer), -EACCES (identity rejected by policy), -ENOSPC.
+ */
+int sst_secure_initiator_on_r1(struct sst_secure_initiator *st, const struct sst_secure_config *cfg,
+	const struct sst_bytes *body, const char *peer_name, struct sst_nego_builder *out,
+	struct sst_secure_result *res);
+
+/** Wipe an initiator state (always safe to call). */
+void sst_secure_initiator_fini(struct sst_secure_initiator *st);
+
+/**
+ * Process SecI1: pick the suite and append SecR1, or, when @p cookie is given
+ * and the SecI1 does not carry a valid cookie for that address, append a
+ * SecCookie challenge and keep no state. The caller keeps the SecR1 bytes to
+ * answer a retransmitted SecI1 (recomputing would change the ephemeral).
+ *
+ * @param st Responder state, zeroed or finished; written only when SecR1
+ *   was built.
+ * @param cookie NULL when not under load.
+ * @param chanr Our channel number (1..255).
+ * @param ulp Our upper-layer blob, sent sealed (only the initiator sees it).
+ * @return 0 (SecR1 built), SST_SECURE_CHALLENGED (SecCookie built),
+ *   -EINVAL (config, st in use, chanr, ulp_len), a decode error, -SST_EBADVALUE (version,
+ *   channel number, public key), -ENOTSUP (no mutual suite), -ENOSPC.
+ */
+int sst_secure_responder_on_i1(struct sst_secure_responder *st, const struct sst_secure_config *cfg,
+	const struct sst_bytes *body, const struct sst_secure_cookie_req *cookie, uint8_t chanr,
+	const void *ulp, size_t ulp_len, struct sst_nego_builder *out);
+
+/**
+ * Process SecI2: check the initiator's key confirmation, identity and
+ * signature (or that anonymous initiators are allowed) and output the keys.
+ * st keeps no secret afterwards.
+ *
+ * @param peer_name Name the initiator must be known under (NULL: any entry
+ *   with its key).
+ * @return 0, -EINVAL (config, not waiting for SecI2), a decode error,
+ *   -SST_EBADVALUE (identity or signature length), -SST_EBADAUTH (nonce
+ *   echo, sealed block or signature wrong), -EACCES (rejected by policy).
+ */
+int sst_secure_responder_on_i2(struct sst_secure_responder *st, const struct sst_secure_config *cfg,
+	const struct sst_bytes *body, const char *peer_name, struct sst_secure_result *res);
+
+/** Wipe a responder state (always safe to call). */
+void sst_secure_responder_fini(struct sst_secure_responder *st);
+
+/**
+ * The nonce that identifies a handshake in a secure chunk, for the endpoint's
+ * lookup: ni in SecI1, SecR1 and SecCookie, nr in SecI2. Not authenticated.
+ * @return 0, -SST_EBADTYPE (not a secure chunk), -SST_ETRUNC.
+ */
+int sst_secure_peek_nonce(int32_t type, const struct sst_bytes *body, const uint8_t **nonce);
+
+/** Draw a first cookie secret. */
+void sst_secure_cookie_secret_init(struct sst_secure_cookie_secret *s, sst_secure_random_fn random,
+	void *random_ctx, uint64_t now);
+
+/**
+ * Rotate the secret if @p period ns have passed since the last rotation; the
+ * previous one stays valid, so a cookie lives between one and two periods.
+ * @return true if it rotated.
+ */
+bool sst_secure_cookie_secret_rotate(struct sst_secure_cookie_secret *s,
+	sst_secure_random_fn random, void *random_ctx, uint64_t now, uint64_t period);
+
+/** Wipe a cookie secret. */
+void sst_secure_cookie_secret_wipe(struct sst_secure_cookie_secret *s);
+
+/**
+ * Append a SecCookie challenge for a SecI1 body: its nonce and a fresh cookie
+ * for that address under the current secret (the SecI1's own cookie field
+ * does not enter it).
+ * @return SST_SECURE_CHALLENGED, a SecI1 decode error, -ENOSPC.
+ */
+int sst_secure_cookie_challenge(const struct sst_secure_cookie_req *req, const struct sst_bytes *i1,
+	struct sst_nego_builder *out);
+
+/**
+ * Check the cookie a SecI1 body carries against the current and previous
+ * secrets.
+ * @return 0, a SecI1 decode error, -SST_EBADAUTH (missing or wrong cookie).
+ */
+int sst_secure_cookie_verify(const struct sst_secure_cookie_req *req, const struct sst_bytes *i1);
+
+/** Make an identity from a 32-byte seed. @return 0 or -EINVAL. */
+int sst_secure_identity_from_seed(struct sst_secure_identity *id, const uint8_t seed[32]);
+
+/** Wipe an identity. */
+void sst_secure_identity_wipe(struct sst_secure_identity *id);
+
+/**
+ * Load an identity key file (64 hex digits of the seed and a newline).
+ * @return 0, -ENOENT, -EPERM (group or others may access the file),
+ *   -EINVAL (malformed), or another -errno from the file system.
+ */
+int sst_secure_identity_load(const char *path, struct sst_secure_identity *id);
+
+/**
+ * Load the identity key file, creating it (mode 0600, never overwriting) with
+ * a fresh seed if it does not exist.
+ * @return 0 (loaded), 1 (created by this call), or an error of sst_secure_identity_load()
+ *   or of the file creation.
+ */
+int sst_secure_identity_load_or_create(const char *path, sst_secure_random_fn random,
+	void *random_ctx, struct sst_secure_identity *id);
+
+/**
+ * Add an entry in memory.
+ * @return 0, -EINVAL (name empty, too long, or with spaces or control
+ *   characters), -ENOSPC (table full).
+ */
+int sst_secure_known_hosts_add(
+	struct sst_secure_known_hosts *kh, const char *name, const uint8_t pk[SST_SECURE_KEY_LEN]);
+
+/**
+ * Look a peer up: KNOWN if an entry has this key (and this name, unless name
+ * is NULL), MISMATCH if the name is listed only with other keys, else UNKNOWN.
+ */
+enum sst_secure_peer sst_secure_known_hosts_lookup(const struct sst_secure_known_hosts *kh,
+	const char *name, const uint8_t pk[SST_SECURE_KEY_LEN]);
+
+/**
+ * Replace the table with a known-hosts file: lines "<64 hex key> <name>",
+ * blank lines and lines starting with '#' ignored. A missing file is an
+ * empty table.
+ * @return 0, -EINVAL (malformed line; the table is then empty), -ENOSPC, or
+ *   another -errno from the file system.
+ */
+int sst_secure_known_hosts_load(struct sst_secure_known_hosts *kh, const char *path);
+
+/**
+ * Append an entry to a known-hosts file (created with mode 0600 if missing),
+ * after a TOFU handshake reported SST_SECURE_PEER_NEW.
+ * @return 0, -EINVAL (bad name), or an -errno from the file system.
+ */
+int sst_secure_known_hosts_append(
+	const char *path, const char *name, const uint8_t pk[SST_SECURE_KEY_LEN]);
+
+#endif /* NEGO_SECURE_H */

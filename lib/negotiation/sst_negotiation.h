@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Channel negotiation (paper 4.4, docs/negotiation.md): the control
+ * exchange that gives two hosts a channel: channel numbers, armor suite and
+ * keys, half-channel IDs, and what each side's upper layer can do.
+ *
+ * A negotiation host (struct sst_nego_host) is a sans-IO state machine for
+ * one local endpoint (one UDP port): it never reads a clock and never
+ * touches a socket. Control messages come in through sst_nego_receive()
+ * with the time and the sender's address; messages go out through the
+ * transmit callback; timers are sst_nego_next_expiry() plus
+ * sst_nego_handle_expiry(). When a channel is ready, on either side, the
+ * established callback gets a struct sst_nego_result, which
+ * sst_nego_channel_params() turns into channel parameters. The host never
+ * allocates after setup. One host belongs to one thread.
+ *
+ * Modes: checksum mode (ChkI1/ChkR1, prototype-compatible, no
+ * authentication) is implemented. Secure mode will plug in as another
+ * enum sst_nego_mode value with its own chunk handlers; the result carries
+ * the mode and general key material (struct sst_crypto_keys).
+ */
+#ifndef SST_NEGOTIATION_H
+#define SST_NEGOTIATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sst_channel.h"
+#include "sst_crypto_driver.h"
+#include "sst_time.h"
+#include "stream_wire.h"
+
+struct sst_nego_host;
+
+enum {
+	SST_NEGO_ADDR_MAX = 28,	   /**< bytes of an opaque peer address (IPv6 + port + spare) */
+	SST_NEGO_SECRET_LEN = 32,  /**< bytes of the host secret */
+	SST_NEGO_HCID_CHK_LEN = 8, /**< half-channel ID after checksum negotiation */
+	SST_NEGO_ULP_MAGIC = 0x53535444, /**< "SSTD": an SST-DPDK ulp blob */
+	SST_NEGO_ULP_VERSION = 1,	 /**< version of the blob we write */
+	SST_NEGO_ULP_LEN = 12,		 /**< bytes of a version 1 blob */
+	SST_NEGO_DEFAULT_MAX_INITIATING = 64,
+	SST_NEGO_DEFAULT_MAX_RESPONDING = 1024,
+	SST_NEGO_MAX_ENTRIES = 1 << 20, /**< bound on max_initiating + max_responding */
+};
+
+/** Retransmission schedule of an initiator (the prototype's, wire-format.md 6.5). */
+#define SST_NEGO_RETX_INITIAL (500 * SST_NSEC_PER_MSEC) /**< first retransmission */
+#define SST_NEGO_RETX_MAX (60 * SST_NSEC_PER_SEC)	/**< interval cap (doubling) */
+#define SST_NEGO_FAIL_AFTER (20 * SST_NSEC_PER_SEC)	/**< an attempt fails after this */
+/** An R0 ping does not make an attempt resend if it sent within this time. */
+#define SST_NEGO_PING_HOLDOFF (100 * SST_NSEC_PER_MSEC)
+
+/** Capability bits of the ulp blob (docs/negotiation.md). */
+enum sst_nego_cap {
+	SST_NEGO_CAP_RESET = 1u << 0,	   /**< understands Reset (prototype aborts) */
+	SST_NEGO_CAP_DETACH = 1u << 1,	   /**< understands Detach (prototype aborts) */
+	SST_NEGO_CAP_DGRAM_FRAG = 1u << 2, /**< reassembles multi-fragment datagrams */
+	SST_NEGO_CAP_FLOWCTL = 1u << 3,	   /**< enforces the receive window */
+	SST_NEGO_CAP_ALL = 0xf,		   /**< every capability defined so far */
+};
+
+/** Negotiation modes. */
+enum sst_nego_mode {
+	SST_NEGO_MODE_CHECKSUM = 1, /**< ChkI1/ChkR1, Chk32 armor (prototype-compatible) */
+	SST_NEGO_MODE_SECURE,	    /**< planned: X25519/Ed25519, AEAD armor */
+};
+
+/** Which side of the negotiation we were. */
+enum sst_nego_role {
+	SST_NEGO_INITIATOR = 1,
+	SST_NEGO_RESPONDER,
+};
+
+/** An opaque peer address (IP and port, as the caller encodes them). */
+struct sst_nego_addr {
+	uint8_t len; /**< bytes used, 1..SST_NEGO_ADDR_MAX */
+	uint8_t bytes[SST_NEGO_ADDR_MAX];
+};
+
+/** What an upper layer advertises in ulpi/ulpr. */
+struct sst_nego_ulp {
+	bool extended;	  /**< an SST-DPDK blob was present; false: legacy (prototype) */
+	uint32_t version; /**< blob version (0 for a legacy peer) */
+	uint32_t caps;	  /**< enum sst_nego_cap bits (0 for a legacy peer) */
+};
+
+/** A negotiated channel, handed to the established callback. */
+struct sst_nego_result {
+	enum sst_nego_mode mode;
+	enum sst_nego_role role;
+	struct sst_nego_addr peer;
+	uint8_t local_channel;	     /**< byte 0 of packets the peer sends us */
+	uint8_t peer_channel;	     /**< byte 0 of packets we send */
+	enum sst_crypto_suite suite; /**< SST_CRYPTO_CHK32 in checksum mode */
+	/** Keys: in checksum mode tx_chk_key is our own key (cki for the
+	 * initiator, ckr for the responder) and rx_chk_key the peer's. */
+	struct sst_crypto_keys keys;
+	uint8_t hcid_len;	       /**< bytes of each half-channel ID */
+	uint8_t tx_hcid[SST_HCID_MAX]; /**< ours: USIDs of streams we create */
+	uint8_t rx_hcid[SST_HCID_MAX]; /**< the peer's: USIDs of streams it creates */
+	struct sst_usid root_usid;     /**< (0, the initiator's transmit ID) */
+	struct sst_nego_ulp peer_ulp;  /**< what the peer advertised */
+	uint32_t common_caps;	       /**< our caps & the peer's (0 with a legacy peer) */
+};
+
+/** The caller's side of a negotiation host. */
+struct sst_nego_ops {
+	/** Send a control message (a UDP payload) to an address. Required. */
+	void (*transmit)(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t len,
+		sst_time_t now);
+	/**
+	 * Allocate a local channel number for a channel with this peer.
+	 * Required. @return 1..255, or a negative errno when none is free.
+	 */
+	int (*chan_alloc)(void *ctx, const struct sst_nego_addr *peer);
+	/** Give back a number from chan_alloc() whose negotiation ended
+	 * without a channel. Required. */
+	void (*chan_free)(void *ctx, const struct sst_nego_addr *peer, uint8_t chan);
+	/**
+	 * A channel is ready (initiator: ChkR1 received; responder: ChkI1
+	 * accepted). The result's key material is wiped after the call:
+	 * copy what you keep. The local channel number now belongs to the
+	 * caller (free it with your allocator when the channel ends).
+	 * Required. @return 0 to accept, or a negative errno to refuse (the
+	 * number is given back with chan_free() and nothing is sent).
+	 */
+	int (*established)(void *ctx, const struct sst_nego_result *r, sst_time_t now);
+	/** An attempt from sst_nego_connect() failed (error -ETIMEDOUT).
+	 * Optional. Its channel number was given back before the call. */
+	void (*failed)(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel,
+		int error, sst_time_t now);
+	/**
+	 * Optional: choose our checksum key for a new channel. NULL: the
+	 * default, BLAKE2b keyed with the host secret over (local channel,
+	 * peer address) plus microseconds/4 of now. Tests set it to replay a
+	 * capture's keys.
+	 */
+	uint32_t (*chk_key)(
+		void *ctx, uint8_t local_channel, const struct sst_nego_addr *peer, sst_time_t now);
+};
+
+/** How to set up a host. Fields left zero take the defaults shown. */
+struct sst_nego_host_params {
+	uint32_t size;			     /**< sizeof(struct sst_nego_host_params) */
+	uint8_t secret[SST_NEGO_SECRET_LEN]; /**< host secret (the caller's randomness) */
+	uint32_t ulp_version;		     /**< 0: SST_NEGO_ULP_VERSION */
+	uint32_t ulp_caps;		     /**< what we advertise (enum sst_nego_cap) */
+	bool ulp_legacy;		     /**< send empty ulpi/ulpr, as the prototype */
+	uint32_t max_initiating;	     /**< our own open attempts; 0: 64 */
+	uint32_t max_responding;	     /**< peer-initiated entries; 0: 1024 */
+	const struct sst_nego_ops *ops;
+	void *ctx;
+};
+
+/** Counters. Every dropped message is counted under exactly one reason. */
+struct sst_nego_stats {
+	uint64_t rx_msgs;	     /**< messages given to sst_nego_receive() */
+	uint64_t rx_malformed;	     /**< framing failed: dropped whole */
+	uint64_t rx_bad_chunk;	     /**< a known chunk that did not decode */
+	uint64_t rx_unknown_chunk;   /**< chunk types we do not know (skipped) */
+	uint64_t rx_unsupported;     /**< known chunks we do not answer (DH, Packet) */
+	uint64_t rx_ping;	     /**< zero-chunk R0 pings */
+	uint64_t rx_ping_unmatched;  /**< R0 from an address we are not calling */
+	uint64_t rx_i1;		     /**< ChkI1 decoded */
+	uint64_t rx_i1_duplicate;    /**< retransmitted ChkI1: same ChkR1 resent */
+	uint64_t rx_i1_conflict;     /**< same (address, chani), other key, too soon */
+	uint64_t rx_i1_refused_full; /**< responder table full (cookie hook) */
+	uint64_t rx_i1_no_channel;   /**< chan_alloc() failed */
+	uint64_t rx_i1_refused;	     /**< established() refused */
+	uint64_t rx_r1;		     /**< ChkR1 decoded */
+	uint64_t rx_r1_unmatched;    /**< no outstanding attempt (late duplicate, forged) */
+	uint64_t rx_r1_cookie;	     /**< asked for a cookie: not supported yet */
+	uint64_t rx_r1_refused;	     /**< established() refused */
+	uint64_t tx_i1;		     /**< ChkI1 sent, first transmissions */
+	uint64_t tx_i1_retx;	     /**< ChkI1 retransmissions (timer or ping) */
+	uint64_t tx_r1;		     /**< ChkR1 sent, duplicates included */
+	uint64_t established_initiator;
+	uint64_t established_responder;
+	uint64_t failed; /**< attempts that timed out */
+};
+
+/**
+ * Bytes of memory a host with these parameters needs.
+ * @return the size, or 0 for invalid parameters (rte_errno = EINVAL).
+ */
+size_t sst_nego_host_size(const struct sst_nego_host_params *p);
+
+/**
+ * Set up a host in caller memory of sst_nego_host_size() bytes, aligned to
+ * 8 bytes. The secret is copied (and wiped by sst_nego_host_fini()).
+ * @return 0, or -EINVAL (missing callback, bad size field, limits too large).
+ */
+int sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *p);
+
+/**
+ * Wipe the host's secrets. Open attempts end silently; their channel
+ * numbers are given back with chan_free(). The memory stays the caller's.
+ */
+void sst_nego_host_fini(struct sst_nego_host *h);
+
+/** sst_nego_host_size() + rte_zmalloc() + sst_nego_host_init(). @return NULL with rte_errno set. */
+struct sst_nego_host *sst_nego_host_create(const struct sst_nego_host_params *p);
+
+/** sst_nego_host_fini() + rte_free(). NULL is ignored. */
+void sst_nego_host_destroy(struct sst_nego_host *h);
+
+/**
+ * Start negotiating a channel with a peer: allocate a local channel number,
+ * send the first message (checksum mode: ChkI1) and arm the retransmission
+ * timer. The outcome comes later through established() or failed().
+ *
+ * @return the local channel number (1..255), or -EINVAL (bad address),
+ *   -ENOTSUP (a mode not implemented yet), -ENOSPC (max_initiating
+ *   attempts open), or chan_alloc()'s error.
+ */
+int sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	enum sst_nego_mode mode, sst_time_t now);
+
+/**
+ * Abandon an open attempt without reporting failed(); its number is given
+ * back with chan_free(). @return 0 or -ENOENT.
+ */
+int sst_nego_cancel(
+	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
+
+/**
+ * Process one received control message (a UDP payload whose first byte is
+ * 0) from an address. Malformed messages are dropped and counted; nothing
+ * in them changes state.
+ *
+ * @return 0 if the message was well-formed (whatever it caused), or the
+ *   negative parse error (enum sst_error) it was dropped for.
+ */
+int sst_nego_receive(struct sst_nego_host *h, const struct sst_nego_addr *from, const void *msg,
+	size_t len, sst_time_t now);
+
+/** When sst_nego_handle_expiry() must next be called, or SST_TIME_NEVER. */
+sst_time_t sst_nego_next_expiry(const struct sst_nego_host *h);
+
+/** Run the timers due by now: retransmissions and failures of attempts. */
+void sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now);
+
+/**
+ * Forget a responder-side channel (its channel ended): a ChkI1 with the
+ * same (address, chani) is then a new negotiation. Does not free the local
+ * number (the caller owns it since established()).
+ * @return 0, or -ENOENT (no such entry).
+ */
+int sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	uint8_t local_channel, uint8_t peer_channel);
+
+/** Open attempts we initiated. */
+uint32_t sst_nego_initiating(const struct sst_nego_host *h);
+
+/** Peer-initiated entries held (bounded by max_responding). */
+uint32_t sst_nego_responding(const struct sst_nego_host *h);
+
+/** Counters. */
+const struct sst_nego_stats *sst_nego_stats(const struct sst_nego_host *h);
+
+/**
+ * Fill the negotiated part of channel parameters from a result: size,
+ * channel numbers, suite and keys. The caller adds pool, cc, upper and
+ * lower callbacks and whatever else it wants; other fields are zeroed.
+ * @return 0, or -EINVAL (no suite or channel numbers in the result).
+ */
+int sst_nego_channel_params(const struct sst_nego_result *r, struct sst_channel_params *p);
+
+/**
+ * Encode our ulp blob (docs/negotiation.md): magic, version, capabilities.
+ * @return bytes written (SST_NEGO_ULP_LEN) or -ENOSPC.
+ */
+int sst_nego_ulp_encode(uint32_t version, uint32_t caps, void *buf, size_t cap);
+
+/**
+ * Decode a peer's ulpi/ulpr. Never fails: an empty or unrecognised blob
+ * means a legacy peer (extended false, no capabilities). Capability bits
+ * are kept as sent (sst_nego_result::common_caps masks them with ours);
+ * bytes after a version 1 blob are a later version's fields and ignored.
+ */
+void sst_nego_ulp_decode(const void *buf, size_t len, struct sst_nego_ulp *ulp);
+
+/** True when two addresses are equal. */
+static inline bool
+sst_nego_addr_equal(const struct sst_nego_addr *a, const struct sst_nego_addr *b)
+{
+	if (a->len != b->len)
+		return false;
+	for (uint8_t i = 0; i < a->len; i++)
+		if (a->bytes[i] != b->bytes[i])
+			return false;
+	return true;
+}
+
+#endif /* SST_NEGOTIATION_H */

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The SST stream layer (paper sections 2, 3 and 4.3): hereditary streams
+ * with substreams, datagrams, per-stream flow control, priorities, resets,
+ * and attach/detach/migration between channels, on top of the channel
+ * layer (sst_channel.h).
+ *
+ * Three objects, all owned by one thread (an engine worker) and sans-IO:
+ * time comes in as an argument and packets leave through the channel.
+ *
+ * - A host (struct sst_stream_host) holds the memory pools, the limits,
+ *   the registered services and the application's callbacks.
+ * - A peer (struct sst_stream_peer) is one remote host. Its streams belong
+ *   to it rather than to a channel, so they survive the loss of a channel
+ *   and resume on a new one (paper 4.3.7).
+ * - A channel attachment (struct sst_stream_chan) is the stream layer's
+ *   side of one sst_channel to that peer: SID spaces, scheduler, the record
+ *   of what each packet in flight carried. Its functions are the channel's
+ *   upper-layer callbacks (sst_stream_chan_upper).
+ *
+ * A stream (struct sst_stream) is a small control block; send and receive
+ * buffers attach on demand and go back to their pools when idle.
+ */
+#ifndef SST_STREAM_H
+#define SST_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "sst_channel.h"
+#include "sst_time.h"
+
+struct sst_stream_host;
+struct sst_stream_peer;
+struct sst_stream_chan;
+struct sst_stream;
+
+/** What a peer implements beyond the 2007 prototype (from negotiation). */
+enum sst_stream_caps {
+	SST_CAP_RESET = 0x1,	       /**< understands Reset */
+	SST_CAP_DETACH = 0x2,	       /**< understands Detach */
+	SST_CAP_DGRAM_FRAGMENTS = 0x4, /**< reassembles multi-fragment Datagrams */
+	SST_CAP_STRICT_WINDOW = 0x8,   /**< sends within our advertised windows */
+	SST_CAPS_ALL = 0xf,
+	SST_CAPS_LEGACY = 0, /**< the original prototype */
+};
+
+/** Why a stream ended, as sst_stream_ops.closed() reports it. */
+enum sst_stream_end {
+	SST_STREAM_FINISHED = 0, /**< both directions closed and acknowledged */
+	SST_STREAM_RESET_LOCAL,	 /**< we reset it */
+	SST_STREAM_RESET_REMOTE, /**< the peer reset it */
+	SST_STREAM_REFUSED,	 /**< the service was refused */
+	SST_STREAM_ABORTED,	 /**< its peer or host went away */
+};
+
+/** Application callbacks; each may be NULL. They run inside stream calls. */
+struct sst_stream_ops {
+	/** A top-level stream connected (err 0) or failed (negative errno:
+	 * -ECONNREFUSED service refused, -ECONNRESET reset before reply). */
+	void (*connected)(void *ctx, struct sst_stream *s, int err);
+	/** A stream arrived: a top-level one for a registered service (@p
+	 * parent NULL, @p service_ctx as registered) or a substream of a
+	 * listening parent (call sst_stream_accept_substream()). */
+	void (*accepted)(
+		void *ctx, struct sst_stream *parent, struct sst_stream *s, void *service_ctx);
+	/** Data, a datagram, a substream or the end of the peer's direction
+	 * is waiting to be read. */
+	void (*readable)(void *ctx, struct sst_stream *s);
+	/** The send buffer has room again after a write was refused. */
+	void (*writable)(void *ctx, struct sst_stream *s);
+	/** The stream ended (enum sst_stream_end). The handle stays valid
+	 * until sst_stream_close(). */
+	void (*closed)(void *ctx, struct sst_stream *s, enum sst_stream_end why);
+	/** A channel asks to be replaced (SST_CHANNEL_EV_REPLACE) or failed
+	 * (SST_CHANNEL_EV_FAILED): create a new channel to the peer, then
+	 * sst_stream_chan_destroy() the old one; the streams move over. */
+	void (*channel_event)(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev);
+};
+
+/** How to create a host. Fields left zero take the defaults shown. */
+struct sst_stream_host_params {
+	uint32_t size;			/**< sizeof(struct sst_stream_host_params) */
+	const char *name;		/**< prefix of the pool names (unique per process) */
+	int socket_id;			/**< NUMA socket of the pools */
+	struct rte_mempool *pool;	/**< header and control packet mbufs */
+	struct rte_mempool *clone_pool; /**< indirect mbufs (zero-copy segments) */
+	uint32_t max_streams;		/**< control blocks; 0: 65536 */
+	uint32_t max_tx_buffers;	/**< streams sending at once; 0: 4096 */
+	uint32_t max_rx_buffers;	/**< streams receiving at once; 0: 4096 */
+	uint32_t max_sids;		/**< attached SIDs per channel direction; 0: 16384 */
+	uint32_t send_buffer;		/**< bytes a stream may queue; 0: 1 MiB */
+	uint32_t send_mbufs;		/**< mbufs a stream may queue; 0: 1024 */
+	uint32_t rx_window_min;		/**< initial receive window; 0: 65536 */
+	uint32_t rx_window_max;		/**< auto-tuning bound; 0: 4 MiB */
+	uint32_t rx_pieces;		/**< reassembly pieces per stream; 0: 1024 */
+	uint32_t peer_usids;		/**< streams per peer findable by USID; 0: max_streams */
+	const struct sst_stream_ops *ops;
+	void *ctx;
+};
+
+/** Host counters. */
+struct sst_stream_host_stats {
+	uint64_t streams_opened;
+	uint64_t streams_accepted;
+	uint64_t streams_closed;
+	uint64_t streams_reset_tx; /**< Reset packets we sent */
+	uint64_t streams_reset_rx;
+	uint64_t stateless_resets; /**< for SIDs we did not know */
+	uint64_t no_stream;	   /**< control block pool empty */
+	uint64_t no_buffer;	   /**< buffer pool empty (the stream waits) */
+	uint64_t rx_malformed;
+	uint64_t rx_unknown_sid;
+	uint64_t rx_refused; /**< packets not acknowledged (no buffer, window) */
+	uint64_t rx_stale;   /**< for quiet SIDs */
+	uint64_t segments_tx;
+	uint64_t segments_retx;
+	uint64_t datagrams_tx;
+	uint64_t datagrams_rx;
+	uint64_t attaches_tx;
+	uint64_t attaches_rx;
+	uint64_t services_refused;
+	uint64_t streams_live;	  /**< control blocks in use (the roots excluded) */
+	uint64_t tx_buffers_live; /**< send buffers attached */
+	uint64_t rx_buffers_live; /**< receive buffers attached */
+};
+
+/** Create a host (at setup: this allocates). @return NULL with rte_errno set. */
+struct sst_stream_host *sst_stream_host_create(const struct sst_stream_host_params *p);
+
+/** Destroy a host and everything it holds (peers, channels, streams). */
+void sst_stream_host_destroy(struct sst_stream_host *h);
+
+/** Counters. */
+const struct sst_stream_host_stats *sst_stream_host_stats(struct sst_stream_host *h);
+
+/** Bytes of pool memory one stream control block takes (the idle cost). */
+size_t sst_stream_control_block_size(void);
+
+/**
+ * Offer a service: top-level streams whose request names (service,
+ * protocol) are accepted and reported with @p service_ctx.
+ * @return 0, -EEXIST, -ENOSPC (table full) or -EINVAL (names too long).
+ */
+int sst_stream_listen(
+	struct sst_stream_host *h, const char *service, const char *protocol, void *service_ctx);
+
+/** Withdraw a service. @return 0 or -ENOENT. */
+int sst_stream_unlisten(struct sst_stream_host *h, const char *service, const char *protocol);
+
+/** A remote host. @p caps is what negotiation learned it supports. */
+struct sst_stream_peer *sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps);
+
+/** Destroy a peer: every stream is aborted, every channel detached. */
+void sst_stream_peer_destroy(struct sst_stream_peer *p);
+
+/** How to attach a channel to a peer. */
+struct sst_stream_chan_params {
+	/** The channel to create; upper and upper_ctx are filled in here. */
+	const struct sst_channel_params *channel;
+	/** Half-channel IDs (USIDs, wire-format.md 4): ours (the direction we
+	 * send in) and the peer's. */
+	const uint8_t *local_hcid;
+	uint8_t local_hcid_len;
+	const uint8_t *peer_hcid;
+	uint8_t peer_hcid_len;
+	bool initiator; /**< we started the channel: the root USID is ours */
+};
+
+/** The channel's upper-layer callbacks (set by sst_stream_chan_create()). */
+extern const struct sst_channel_upper sst_stream_chan_upper;
+
+/**
+ * Create a channel to the peer and the stream layer's side of it. Streams
+ * of the peer left without a channel (theirs failed or was retired) are
+ * attached to it at once.
+ * @return NULL with rte_errno set.
+ */
+struct sst_stream_chan *sst_stream_chan_create(
+	struct sst_stream_peer *p, const struct sst_stream_chan_params *cp, sst_time_t now);
+
+/** Retire a channel (it failed or is being replaced) and destroy it: its
+ * streams wait for another channel of the peer, and the data in flight on
+ * it counts as lost. */
+void sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now);
+
+/** Send what streams have to send, as far as congestion control allows. */
+void sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now);
+
+/** When sst_stream_chan_flush() should run again for pacing, or SST_TIME_NEVER. */
+sst_time_t sst_stream_chan_next_expiry(const struct sst_stream_chan *c);
+
+/** The underlying channel. */
+struct sst_channel *sst_stream_chan_channel(const struct sst_stream_chan *c);
+
+/** Per-channel counters of the stream layer. */
+struct sst_stream_chan_stats {
+	uint64_t tx_packets;
+	uint64_t rx_packets;
+	uint64_t window_updates;
+	uint64_t sids_quiet; /**< SIDs currently in their quiet period (both spaces) */
+	uint64_t sids_attached;
+	uint64_t idle_detaches; /**< idle streams detached to free a SID */
+};
+void sst_stream_chan_stats(const struct sst_stream_chan *c, struct sst_stream_chan_stats *st);
+
+/* ---- Streams: the paper's operations ---- */
+
+/** Open a top-level stream to (service, protocol) on the peer. Data may be
+ * written at once; ops.connected() reports the answer. */
+struct sst_stream *sst_stream_connect(
+	struct sst_stream_peer *p, const char *service, const char *protocol, sst_time_t now);
+
+/** Create a substream of @p parent; it may be written at once. */
+struct sst_stream *sst_stream_create_substream(struct sst_stream *parent, sst_time_t now);
+
+/** Accept (or refuse, listen = false) substreams on @p s. */
+void sst_stream_listen_substream(struct sst_stream *s, bool listen);
+
+/** The next substream the peer opened on @p parent, or NULL. */
+struct sst_stream *sst_stream_accept_substream(struct sst_stream *parent);
+
+/** Write flags. */
+enum sst_stream_write_flags {
+	SST_WRITE_PUSH = 0x4,	 /**< deliver promptly (set by default on every write) */
+	SST_WRITE_MESSAGE = 0x2, /**< this write ends a message */
+	SST_WRITE_MORE = 0x100,	 /**< more follows at once: no Push */
+};
+
+/**
+ * Queue an mbuf chain for sending (ownership passes on success only).
+ * @return 0, -EAGAIN (send buffer full: ops.writable() will follow),
+ *   -EPIPE (the direction is closed), -ECONNRESET.
+ */
+int sst_stream_write(struct sst_stream *s, struct rte_mbuf *m, uint32_t flags, sst_time_t now);
+
+/** One record of received data. */
+struct sst_stream_data {
+	struct rte_mbuf *m; /**< the caller's from now on */
+	uint32_t flags;	    /**< SST_WRITE_MESSAGE at a message end */
+};
+
+/**
+ * Read in-order data.
+ * @return records read (0: nothing now), or -EPIPE once the peer's
+ *   direction ended and everything was read, -ECONNRESET after a reset.
+ */
+int sst_stream_read(
+	struct sst_stream *s, struct sst_stream_data *out, uint16_t max, sst_time_t now);
+
+/** End our direction (half close); data queued before still goes out. */
+int sst_stream_shutdown(struct sst_stream *s, sst_time_t now);
+
+/** Release the handle: shut down our direction, discard what arrives. The
+ * stream finishes in the background. */
+void sst_stream_close(struct sst_stream *s, sst_time_t now);
+
+/** Reset the stream in both directions (paper 4.3.8), releasing its buffers. */
+void sst_stream_reset(struct sst_stream *s, sst_time_t now);
+
+/** Set the priority (higher first; equal priorities share). */
+void sst_stream_set_priority(struct sst_stream *s, int32_t prio);
+int32_t sst_stream_priority(const struct sst_stream *s);
+
+/**
+ * Send a datagram on @p parent (paper 2.2): one unreliable Datagram
+ * packet (or fragments) when small, a reliable ephemeral substream when
+ * too large for the current loss rate. Ownership of @p m passes.
+ * @return 0, -EMSGSIZE (over 64 KiB), -ENOBUFS, -ENOTCONN.
+ */
+int sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
+
+/** The next datagram received on @p parent (either way), or NULL. */
+struct rte_mbuf *sst_stream_recv_datagram(struct sst_stream *parent, sst_time_t now);
+
+/**
+ * The paper's out-of-band reprioritisation (section 5, Figure 9): ask the
+ * peer to serve its side of @p s at @p prio. A short message (XDR int32
+ * 0x301, int32 prio) goes reliably on an ephemeral substream of s; the peer
+ * reads it with sst_stream_recv_datagram(s) and hands it to
+ * sst_stream_apply_priority_message().
+ * @return 0, -ENOBUFS, -ENOTCONN.
+ */
+int sst_stream_request_priority(struct sst_stream *s, int32_t prio, sst_time_t now);
+
+/**
+ * If @p m (read with sst_stream_recv_datagram(s)) is a priority request,
+ * set s's priority to it and return 1; otherwise 0. @p m stays the caller's.
+ */
+int sst_stream_apply_priority_message(struct sst_stream *s, const struct rte_mbuf *m);
+
+/** Move the stream's sending side to channel @p c of the same peer
+ * (Attach on the new channel, Detach on the old). @return 0 or -EINVAL. */
+int sst_stream_migrate(struct sst_stream *s, struct sst_stream_chan *c, sst_time_t now);
+
+/** Application pointer. */
+void sst_stream_set_user(struct sst_stream *s, void *user);
+void *sst_stream_user(const struct sst_stream *s);
+
+/** Snapshot of a stream, for tools and tests. */
+struct sst_stream_info {
+	uint64_t usid_counter;
+	uint64_t tx_offset;    /**< bytes written */
+	uint64_t tx_unacked;   /**< bytes queued and not acknowledged */
+	uint64_t rx_offset;    /**< bytes read */
+	uint64_t rx_buffered;  /**< bytes waiting (in order and out of order) */
+	uint32_t rx_window;    /**< credit we advertise */
+	uint32_t tx_credit;    /**< credit the peer gave us */
+	uint64_t tx_in_flight; /**< bytes sent, neither acknowledged nor lost */
+	uint16_t tx_sid, rx_sid;
+	bool tx_buffers, rx_buffers; /**< buffers attached */
+	bool finished, reset;
+};
+void sst_stream_info(const struct sst_stream *s, struct sst_stream_info *info);
+
+#endif /* SST_STREAM_H */

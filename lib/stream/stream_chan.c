@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The stream layer's side of a channel (sst_stream_chan): creating and
+ * retiring it (its streams wait for and move to the peer's next channel),
+ * and its SIDs under pressure (idle streams detached, streams waiting for a
+ * SID). The send path is stream_tx.c, the receive path stream_rx.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "stream_internal.h"
+
+/* ---- Channel attachments ---- */
+
+void
+stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
+{
+	struct sst_stream_chan *c = ctx;
+	const struct sst_stream_ops *ops = c->peer->host->p.ops;
+
+	RTE_SET_USED(now);
+	if (ops != NULL && ops->channel_event != NULL)
+		ops->channel_event(c->peer->host->p.ctx, c, ev);
+}
+
+static void
+chan_free(struct sst_stream_chan *c)
+{
+	if (c->ch != NULL)
+		sst_channel_destroy(c->ch);
+	if (c->tx_sids != NULL)
+		sst_sid_space_fini(c->tx_sids);
+	if (c->rx_sids != NULL)
+		sst_sid_space_fini(c->rx_sids);
+	rte_free(c->tx_sids);
+	rte_free(c->rx_sids);
+	rte_free(c->sent);
+	rte_free(c->ctl);
+	rte_free(c->sid_waiters);
+	rte_free(c->codes);
+	if (c->dgram != NULL)
+		sst_dgram_rx_fini(c->dgram);
+	rte_free(c->dgram);
+	rte_free(c);
+}
+
+/* Streams left without a channel continue on this one: each sends an Attach
+ * for its side; the peer does the same for its side. */
+static void
+adopt_orphans(struct sst_stream_chan *c)
+{
+	struct sst_stream_peer *p = c->peer;
+
+	for (uint32_t i = 0; i <= p->usid_mask; i++) {
+		struct sst_stream *s = p->usids[i];
+
+		if (s == NULL || s->tx_chan != NULL || (s->flags & (SF_RESET | SF_FINISHED)))
+			continue;
+		s->tx_chan = c;
+		s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
+		if (s->tx != NULL || (s->flags & SF_INITIATOR))
+			stream_attach_due(s);
+	}
+}
+
+struct sst_stream_chan *
+sst_stream_chan_create(
+	struct sst_stream_peer *p, const struct sst_stream_chan_params *cp, sst_time_t now)
+{
+	struct sst_stream_host *h = p->host;
+	struct sst_channel_params chp;
+	struct sst_stream_chan *c;
+	size_t sids = sst_sid_space_size(h->p.max_sids);
+	int slot = -1, li, pi;
+
+	if (cp == NULL || cp->channel == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	for (int i = 0; i < STREAM_PEER_CHANS_MAX && slot < 0; i++)
+		if (p->chans[i] == NULL)
+			slot = i;
+	li = stream_peer_hcid(p, cp->local_hcid, cp->local_hcid_len);
+	pi = stream_peer_hcid(p, cp->peer_hcid, cp->peer_hcid_len);
+	if (slot < 0 || li < 0 || pi < 0) {
+		rte_errno = slot < 0 || li == -ENOSPC || pi == -ENOSPC ? ENOSPC : EINVAL;
+		return NULL;
+	}
+	c = rte_zmalloc("sst_stream_chan", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	if (c == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	c->peer = p;
+	c->local_hcid = (uint8_t)li;
+	c->peer_hcid = (uint8_t)pi;
+	c->initiator = cp->initiator;
+	c->root_tx_window = sst_window_encode(h->p.rx_window_min);
+	chp = *cp->channel;
+	chp.upper = &sst_stream_chan_upper;
+	chp.upper_ctx = c;
+	c->replay_window = chp.replay_window != 0 ? chp.replay_window : 32;
+	c->sent_cap = chp.tx_log != 0 ? chp.tx_log : 4096;
+	c->ctl_cap = h->p.max_streams + 1;
+	c->tx_sids = rte_zmalloc("sst_sids", sids, RTE_CACHE_LINE_SIZE);
+	c->rx_sids = rte_zmalloc("sst_sids", sids, RTE_CACHE_LINE_SIZE);
+	c->sent = rte_zmalloc("sst_sent", c->sent_cap * sizeof(*c->sent), RTE_CACHE_LINE_SIZE);
+	c->ctl = rte_zmalloc("sst_ctl", c->ctl_cap * sizeof(*c->ctl), RTE_CACHE_LINE_SIZE);
+	c->sid_waiters =
+		rte_zmalloc("sst_sidw", c->ctl_cap * sizeof(*c->sid_waiters), RTE_CACHE_LINE_SIZE);
+	c->code_reserve = h->p.max_sids;
+	c->code_cap = h->p.max_sids + STREAM_CODES_STATELESS;
+	c->codes = rte_zmalloc("sst_codes", c->code_cap * sizeof(*c->codes), RTE_CACHE_LINE_SIZE);
+	if (c->tx_sids == NULL || c->rx_sids == NULL || c->sent == NULL || c->ctl == NULL ||
+		c->sid_waiters == NULL || c->codes == NULL ||
+		sst_sid_space_init(c->tx_sids, h->p.max_sids, SST_SID_TX, &p->root) < 0 ||
+		sst_sid_space_init(c->rx_sids, h->p.max_sids, SST_SID_RX, &p->root) < 0) {
+		chan_free(c);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	{
+		/* Partial datagrams are bounded in fragments, bytes and time. */
+		struct sst_dgram_rx_conf dc = {
+			.capacity = STREAM_DGRAM_RX_FRAGS,
+			.max_bytes = 512 * 1024,
+			.max_frags = 64,
+			.max_dgram_bytes = UINT16_MAX,
+			.timeout = 2 * SST_NSEC_PER_SEC,
+			.seed = (uint64_t)(uintptr_t)c ^ ((uint64_t)now << 17) ^
+				0x9e3779b97f4a7c15ULL,
+		};
+
+		c->dgram = rte_zmalloc(
+			"sst_dgram", sst_dgram_rx_size(dc.capacity), RTE_CACHE_LINE_SIZE);
+		if (c->dgram == NULL || sst_dgram_rx_init(c->dgram, &dc) < 0) {
+			rte_free(c->dgram);
+			c->dgram = NULL;
+			chan_free(c);
+			rte_errno = ENOMEM;
+			return NULL;
+		}
+	}
+	for (uint32_t i = 0; i < c->sent_cap; i++)
+		c->sent[i].len = i + 2 <= c->sent_cap ? i + 2 : 0;
+	c->sent_free = 1;
+	c->ch = sst_channel_create(&chp, now);
+	if (c->ch == NULL) {
+		int err = rte_errno;
+
+		chan_free(c);
+		rte_errno = err;
+		return NULL;
+	}
+	c->mss = sst_channel_max_payload(c->ch) - SST_STREAM_HDR_LONG;
+	sst_sched_init(&c->sched, c->mss);
+	p->chans[slot] = c;
+	adopt_orphans(c);
+	return c;
+}
+
+void
+sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now)
+{
+	struct sst_stream_peer *p = c->peer;
+	struct sst_stream_chan *next;
+
+	c->dead = true;
+	/* Whatever flies on this channel will never be acknowledged here. */
+	stream_tx_lost_all(c, now);
+	for (uint32_t i = 0; i <= p->usid_mask; i++) {
+		struct sst_stream *s = p->usids[i];
+
+		if (s == NULL)
+			continue;
+		if (s->tx_chan == c) {
+			s->tx_chan = NULL;
+			s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED | SF_ATTACH_DUE);
+			if (s->tx != NULL)
+				sst_sched_remove(&s->tx->sched);
+		}
+		if (s->rx_chan == c) {
+			s->rx_chan = NULL;
+			s->flags &= ~(SF_RX_ATTACHED | SF_WINDOW_DUE);
+		}
+	}
+	while (c->ctl_count > 0) {
+		c->ctl[c->ctl_head]->flags &= ~SF_CTL_QUEUED;
+		stream_unref(c->ctl[c->ctl_head], now);
+		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
+		c->ctl_count--;
+	}
+	while (c->sid_waiting > 0) {
+		struct sst_stream *s = c->sid_waiters[c->sid_waiters_head];
+
+		c->sid_waiters_head = (c->sid_waiters_head + 1) % c->ctl_cap;
+		c->sid_waiting--;
+		s->flags &= ~SF_SID_WAITING;
+		stream_unref(s, now);
+	}
+	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++)
+		if (p->chans[i] == c)
+			p->chans[i] = NULL;
+	chan_free(c);
+	next = stream_peer_chan(p);
+	if (next != NULL)
+		adopt_orphans(next);
+}
+
+struct sst_channel *
+sst_stream_chan_channel(const struct sst_stream_chan *c)
+{
+	return c->ch;
+}
+
+sst_time_t
+sst_stream_chan_next_expiry(const struct sst_stream_chan *c)
+{
+	return sst_time_min(c->next_flush, sst_dgram_rx_next_expiry(c->dgram));
+}
+
+void
+sst_stream_chan_stats(const struct sst_stream_chan *c, struct sst_stream_chan_stats *st)
+{
+	const struct sst_sid_stats *t = sst_sid_space_stats(c->tx_sids);
+	const struct sst_sid_stats *r = sst_sid_space_stats(c->rx_sids);
+
+	*st = c->stats;
+	st->sids_quiet = t->quiet + r->quiet;
+	st->sids_attached = t->attached + r->attached;
+}
+
+/*
+ * A quiet SID normally belonged to a stream that finished: whatever still
+ * arrives for it is a spurious retransmission, acknowledged and dropped. A
+ * SID whose stream moved to another channel is different: the data still
+ * arriving for it is refused so the sender resends it where the stream is.
+ */
+void
+stream_chan_moved(struct sst_stream_chan *c, uint16_t sid)
+{
+	c->moved_sids[c->moved_next++ % RTE_DIM(c->moved_sids)] = sid;
+}
+
+bool
+stream_chan_was_moved(const struct sst_stream_chan *c, uint16_t sid)
+{
+	for (size_t i = 0; i < RTE_DIM(c->moved_sids); i++)
+		if (c->moved_sids[i] == sid && sid != 0)
+			return true;
+	return false;
+}
+
+/* ---- SIDs under pressure ---- */
+
+/*
+ * A channel's SID space bounds the streams attached to it at once, not the
+ * streams that exist (paper 4.3.7: LSIDs are a cache of attachments). When
+ * it is full, an idle stream of ours (nothing queued or in flight) gives its
+ * SID up with a Detach and re-attaches by Attach when it next sends. Only
+ * peers that understand Detach; the search is bounded per call.
+ */
+bool
+stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep)
+{
+	struct sst_stream_peer *p = c->peer;
+
+	if (!stream_peer_can(p, SST_CAP_DETACH))
+		return false;
+	for (uint32_t i = 0; i < 256; i++) {
+		struct sst_stream *s = p->usids[c->detach_cursor];
+
+		c->detach_cursor = (c->detach_cursor + 1) & p->usid_mask;
+		if (s == NULL || s == keep || s->tx_chan != c || s->tx != NULL ||
+			(s->flags & (SF_TX_ATTACHED | SF_TX_ACKED)) !=
+				(SF_TX_ATTACHED | SF_TX_ACKED) ||
+			(s->flags & (SF_RESET | SF_FINISHED | SF_CTL_QUEUED)))
+			continue;
+		stream_give_up_tx_sid(s, STREAM_CODE_DETACH);
+		s->flags |= SF_PEER_KNOWS;
+		c->stats.idle_detaches++;
+		return true;
+	}
+	return false;
+}
+
+static void
+sid_wait(struct sst_stream_chan *c, struct sst_stream *s)
+{
+	if ((s->flags & SF_SID_WAITING) || c->sid_waiting == c->ctl_cap)
+		return;
+	s->flags |= SF_SID_WAITING;
+	stream_ref(s);
+	c->sid_waiters[(c->sid_waiters_head + c->sid_waiting) % c->ctl_cap] = s;
+	c->sid_waiting++;
+}
+
+/* A few waiting streams try again at each flush. */
+void
+stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now)
+{
+	for (uint32_t n = RTE_MIN(c->sid_waiting, 8u); n > 0; n--) {
+		struct sst_stream *s = c->sid_waiters[c->sid_waiters_head];
+
+		c->sid_waiters_head = (c->sid_waiters_head + 1) % c->ctl_cap;
+		c->sid_waiting--;
+		s->flags &= ~SF_SID_WAITING;
+		if (s->flags & SF_ATTACH_DUE)
+			stream_ctl_queue(s);
+		stream_tx_wake(s);
+		stream_unref(s, now);
+	}
+}
+
+int
+stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter)
+{
+	int rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
+
+	if (rc == -ENOSPC && stream_chan_detach_idle(c, s))
+		rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
+	if (rc < 0)
+		sid_wait(c, s);
+	return rc;
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The stream layer's objects (sst_stream.h), shared by stream.c (objects and
+ * the application's operations), stream_rx.c (packets in) and stream_tx.c
+ * (packets out, acknowledgments and losses).
+ */
+#ifndef STREAM_INTERNAL_H
+#define STREAM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "sst_channel.h"
+#include "sst_stream.h"
+#include "stream_dgram.h"
+#include "stream_flowctl.h"
+#include "stream_ids.h"
+#include "stream_rob.h"
+#include "stream_sched.h"
+#include "stream_sendq.h"
+#include "stream_wire.h"
+
+enum {
+	STREAM_SERVICES_MAX = 64,
+	STREAM_PEER_CHANS_MAX = 4,  /**< channels of one peer at once */
+	STREAM_PEER_HCIDS_MAX = 16, /**< half-channel IDs a peer's USIDs refer to */
+	STREAM_DGRAM_QUEUE = 32,    /**< datagrams waiting per parent */
+	STREAM_RX_BURST = 32,
+	STREAM_HCID_ROOT = 0xff,       /**< hcid index of the root stream */
+	STREAM_CODES_STATELESS = 64,   /**< stateless Resets owed per channel at most */
+	STREAM_SWEEP_SLOTS = 16,       /**< USID slots the idle sweep visits per flush */
+	STREAM_DGRAM_FRAGS = 32,       /**< fragments of one datagram we send at most */
+	STREAM_DGRAM_RX_FRAGS = 512,   /**< fragments a channel buffers for reassembly */
+	STREAM_CODE_ORIENT = 1u << 16, /**< Reset: the SID is in the receiver's space */
+	STREAM_CODE_DETACH = 1u << 17, /**< a Detach rather than a Reset */
+	STREAM_CODE_HELD = 1u << 18,   /**< our SID, parked until the code is acknowledged */
+};
+
+/* Stream flags (struct sst_stream.flags). */
+enum {
+	SF_INITIATOR = 1u << 0,	     /**< we created it */
+	SF_TX_ATTACHED = 1u << 1,    /**< tx_sid is ours on tx_chan */
+	SF_TX_ACKED = 1u << 2,	     /**< a packet carrying the attachment was acked: Data */
+	SF_RX_ATTACHED = 1u << 3,    /**< rx_sid is the peer's on rx_chan */
+	SF_LISTEN = 1u << 4,	     /**< accepts substreams */
+	SF_TOPLEVEL = 1u << 5,	     /**< child of the root: service rendezvous */
+	SF_SERVICE_DONE = 1u << 6,   /**< the rendezvous message was exchanged */
+	SF_SHUTDOWN = 1u << 7,	     /**< our direction is closed (by the app) */
+	SF_RX_EOF = 1u << 8,	     /**< the peer's direction ended and was read */
+	SF_RESET = 1u << 9,	     /**< reset: no more traffic */
+	SF_APP_CLOSED = 1u << 10,    /**< the application released its handle */
+	SF_ACCEPT_QUEUED = 1u << 11, /**< waiting in its parent's accept queue */
+	SF_CTL_QUEUED = 1u << 12,    /**< in its channel's control queue */
+	SF_WINDOW_DUE = 1u << 13,    /**< a window update is owed */
+	SF_ATTACH_DUE = 1u << 14,    /**< an Attach is to be (re)sent */
+	SF_ATTACH_INIT = 1u << 15,   /**< ... with the Init flag (new stream) */
+	SF_SLOT = 1u << 16,	     /**< current attachment slot */
+	SF_FINISHED = 1u << 17,	     /**< both directions ended */
+	SF_CLOSED_REPORTED = 1u << 18,
+	SF_DGRAM = 1u << 19, /**< an ephemeral datagram substream */
+	SF_WRITABLE_WANTED = 1u << 20,
+	SF_ROOT = 1u << 21,
+	SF_SENT_CLOSE_ACKED = 1u << 22, /**< our Close was acknowledged */
+	SF_WANT_WRITE = 1u << 23,	/**< queued in the scheduler */
+	SF_SERVICE_REFUSED = 1u << 24,
+	SF_VIA_ATTACH = 1u << 25,  /**< attaching by Attach: no data until acked */
+	SF_REAP = 1u << 26,	   /**< ended with no references: on the reap list */
+	SF_TX_WAITING = 1u << 27,  /**< waits for a send buffer (host FIFO) */
+	SF_RX_RECENT = 1u << 28,   /**< data arrived since the last idle sweep */
+	SF_PEER_KNOWS = 1u << 29,  /**< the peer has state for it: re-attach without Init */
+	SF_SID_WAITING = 1u << 30, /**< waits for a SID on its channel */
+};
+
+/* Send side buffers, attached while the stream has anything to send or in
+ * flight. */
+struct stream_txio {
+	struct sst_sched_entry sched;
+	struct sst_stream *s;
+	struct sst_flowctl_tx fc;
+	struct sst_stream *parent; /**< charged for Init data; reference held */
+	struct sst_sendq q;	   /**< must be last: its arrays follow */
+};
+
+/* Receive side buffers, attached while anything is buffered or queued. */
+struct stream_rxio {
+	struct sst_flowctl_rx fc;
+	struct sst_stream *accept_head; /**< substreams waiting for accept */
+	struct sst_stream *accept_tail;
+	struct rte_mbuf *dgrams[STREAM_DGRAM_QUEUE];
+	uint16_t dgram_head, dgram_count;
+	uint64_t dgram_drops;
+	uint16_t svc_len;		  /**< service message gathered so far */
+	uint8_t svc[SST_SERVICE_MSG_MAX]; /**< the rendezvous message (top-level) */
+	struct sst_rob rob;		  /**< must be last: its pieces follow */
+};
+
+/*
+ * A stream: this control block is all an idle stream costs (at most 96
+ * bytes: sst_stream_control_block_size()).
+ */
+struct sst_stream {
+	struct sst_stream_peer *peer;
+	struct sst_stream_chan *tx_chan; /**< where we send (attached or not) */
+	struct sst_stream_chan *rx_chan; /**< where the peer's SID for it lives */
+	struct stream_txio *tx;
+	struct stream_rxio *rx;
+	void *user;		 /**< the application's; the parent while in its accept queue */
+	struct sst_stream *link; /**< accept queue or orphan list */
+	uint64_t usid_counter;
+	uint64_t tx_off; /**< bytes written by the application */
+	uint64_t rx_off; /**< bytes read by the application (while no rx buffers) */
+	uint32_t flags;
+	int32_t prio;
+	uint16_t tx_sid, rx_sid;
+	uint16_t refs;	   /**< packets in flight, children, the app handle */
+	uint8_t hcid;	   /**< index into the peer's half-channel IDs */
+	uint8_t tx_window; /**< the peer's latest window byte (no tx buffers) */
+};
+
+struct stream_service {
+	char service[64];
+	char protocol[64];
+	void *ctx;
+	bool used;
+};
+
+/* What one packet in flight carried: its channel cookie. */
+enum sent_kind {
+	SENT_FREE = 0,
+	SENT_SEGMENT, /**< Init/Reply/Data: off, len */
+	SENT_ACK,     /**< window update */
+	SENT_ATTACH,
+	SENT_DETACH, /**< aux: the SID */
+	SENT_RESET,  /**< aux: SID | orientation << 16 */
+	SENT_DGRAM,
+};
+
+struct stream_sent {
+	struct sst_stream *s; /**< reference held; NULL for stateless packets */
+	uint64_t off;
+	uint32_t len;	 /**< SENT_SEGMENT; next free index + 1 when free */
+	uint32_t aux;	 /**< SENT_RESET/DETACH: SID and orientation */
+	uint8_t kind;	 /**< enum sent_kind */
+	uint8_t flags;	 /**< segment flags (Close etc.) */
+	bool attachment; /**< carried the stream's attachment (Init/Reply/Attach) */
+};
+
+struct sst_stream_chan {
+	struct sst_stream_peer *peer;
+	struct sst_channel *ch;
+	struct sst_sid_space *tx_sids;
+	struct sst_sid_space *rx_sids;
+	struct sst_sched sched;
+	struct stream_sent *sent;
+	uint32_t sent_cap, sent_free; /**< free list: index + 1, 0 = none */
+	uint32_t replay_window;
+	uint32_t mss;		 /**< segment payload that fits one channel packet */
+	struct sst_stream **ctl; /**< streams with control packets due (ring) */
+	uint32_t ctl_head, ctl_count, ctl_cap;
+	uint32_t *codes; /**< Resets and Detaches owed (ring) */
+	uint32_t code_head, code_count, code_cap, code_reserve;
+	struct sst_stream held;	       /**< marker for SIDs parked by stream_give_up_tx_sid() */
+	uint8_t local_hcid, peer_hcid; /**< indexes into the peer's table */
+	bool initiator;		       /**< we started the channel */
+	bool dead;
+	uint8_t root_tx_window;	 /**< window the peer advertises on the root */
+	uint16_t last_rx_sid;	 /**< the peer's SID of the stream that last got data */
+	uint16_t moved_sids[16]; /**< quiet SIDs whose stream moved elsewhere (ring) */
+	uint8_t moved_next;
+	uint16_t burst_n;		 /**< packets built and not yet handed to the channel */
+	struct sst_stream **sid_waiters; /**< FIFO of streams waiting for a tx SID */
+	uint32_t sid_waiters_head, sid_waiting;
+	uint32_t detach_cursor;	    /**< where the search for idle streams resumes */
+	struct sst_dgram_rx *dgram; /**< multi-fragment datagrams being reassembled */
+	uint32_t loss_rate;	    /**< recent packet loss, in 1/65536 */
+	sst_time_t next_flush;
+	struct sst_stream_chan_stats stats;
+};
+
+struct peer_hcid {
+	uint8_t len;
+	uint8_t id[SST_HCID_MAX];
+};
+
+struct sst_stream_peer {
+	struct sst_stream_host *host;
+	uint32_t caps;
+	struct sst_stream_chan *chans[STREAM_PEER_CHANS_MAX];
+	struct sst_stream root;
+	struct peer_hcid hcids[STREAM_PEER_HCIDS_MAX];
+	/* Streams by USID (counter, hcid): open addressing, load <= 1/2. */
+	struct sst_stream **usids;
+	uint32_t usid_mask, usid_count, usid_max;
+	uint32_t nstreams;
+	uint32_t sweep; /**< next USID slot the idle sweep looks at */
+};
+
+struct sst_stream_host {
+	struct sst_stream_host_params p;
+	struct sst_stream *slab;      /**< max_streams control blocks */
+	struct sst_stream *slab_free; /**< free list through link */
+	uint32_t slab_used;
+	uint32_t txios_used, rxios_used; /**< buffers attached (mempool counts include
+					    objects a --no-huge pool never populated) */
+	struct rte_mempool *txios;
+	struct rte_mempool *rxios;
+	struct stream_service services[STREAM_SERVICES_MAX];
+	struct sst_stream_host_stats stats;
+	uint32_t txio_mbufs, txio_ranges;
+	struct sst_stream *reap;	/**< ended streams to free at the next safe point */
+	struct sst_stream **tx_waiters; /**< FIFO of streams waiting for send buffers */
+	uint32_t tx_waiters_head, tx_waiting, tx_waiters_cap;
+};
+
+/* stream.c */
+struct sst_stream *stream_alloc(struct sst_stream_peer *p, uint32_t flags);
+void stream_slab_put(struct sst_stream_host *h, struct sst_stream *s);
+void stream_ref(struct sst_stream *s);
+void stream_unref(struct sst_stream *s, sst_time_t now);
+void stream_ended(struct sst_stream *s);
+void stream_reap(struct sst_stream_host *h, sst_time_t now);
+int stream_tx_buffers(struct sst_stream *s);
+void stream_tx_buffer_wait(struct sst_stream *s);
+void stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now);
+int stream_rx_buffers(struct sst_stream *s);
+void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
+void stream_idle_sweep(struct sst_stream_peer *p, uint32_t slots, sst_time_t now);
+void stream_check_finished(struct sst_stream *s, sst_time_t now);
+void stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_time_t now);
+int stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s);
+struct sst_stream *stream_usid_find(struct sst_stream_peer *p, uint64_t counter, uint8_t hcid);
+int stream_peer_hcid(struct sst_stream_peer *p, const uint8_t *id, uint8_t len);
+void stream_release_sids(struct sst_stream *s, sst_time_t now);
+void stream_release_tx_sid(struct sst_stream *s);
+void stream_rx_deliverable(struct sst_stream *s, sst_time_t now);
+void stream_service_rx(struct sst_stream *s, sst_time_t now);
+int stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_t flags);
+void stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
+struct sst_stream_chan *stream_peer_chan(struct sst_stream_peer *p);
+void stream_reoffer_children(struct sst_stream *parent);
+
+/* stream_tx.c */
+void stream_tx_wake(struct sst_stream *s);
+void stream_ctl_queue(struct sst_stream *s);
+void stream_attach_due(struct sst_stream *s);
+int stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
+bool stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep);
+void stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now);
+void stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code);
+void stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind);
+void stream_chan_moved(struct sst_stream_chan *c, uint16_t sid);
+bool stream_chan_was_moved(const struct sst_stream_chan *c, uint16_t sid);
+void stream_tx_lost_all(struct sst_stream_chan *c, sst_time_t now);
+void stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
+void stream_tx_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
+void stream_tx_ack_due(void *ctx, sst_time_t now);
+void stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now);
+int stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
+uint32_t stream_dgram_payload_max(const struct sst_stream_chan *c);
+
+/* stream_rx.c */
+bool stream_rx_packet(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
+
+static inline bool
+stream_peer_can(const struct sst_stream_peer *p, uint32_t cap)
+{
+	return (p->caps & cap) == cap;
+}
+
+static inline uint8_t
+stream_rx_window(const struct sst_stream *s)
+{
+	if (s->rx != NULL)
+		return sst_flowctl_rx_window(&s->rx->fc);
+	return sst_window_encode(s->peer->host->p.rx_window_min);
+}
+
+#endif /* STREAM_INTERNAL_H */

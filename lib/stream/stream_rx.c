@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The stream layer's receive path: every authenticated packet of a channel
+ * comes here (sst_channel_upper.receive) starting at its stream header.
+ *
+ * A packet whose data cannot be buffered (no buffers, beyond the window,
+ * for a SID that is being attached elsewhere) is refused with
+ * sst_channel_refuse(): the channel then does not acknowledge it and the
+ * sender resends its data (paper 4.2.4). Everything else is acknowledged,
+ * including packets we ignore on purpose, so that nothing is resent
+ * forever.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sst_seq.h"
+#include "stream_internal.h"
+
+static bool
+refuse(struct sst_stream_chan *c, struct rte_mbuf *m)
+{
+	c->peer->host->stats.rx_refused++;
+	sst_channel_refuse(c->ch);
+	rte_pktmbuf_free(m);
+	return false;
+}
+
+static bool
+drop(uint64_t *counter, struct rte_mbuf *m, bool eliciting)
+{
+	(*counter)++;
+	rte_pktmbuf_free(m);
+	return eliciting;
+}
+
+/* A packet for a SID in its quiet period (stream_chan_moved()). */
+static bool
+stale(struct sst_stream_chan *c, uint16_t sid, struct rte_mbuf *m)
+{
+	if (stream_chan_was_moved(c, sid))
+		return refuse(c, m);
+	return drop(&c->peer->host->stats.rx_stale, m, true);
+}
+
+/* A packet for a SID we never heard of: tell peers that understand it. */
+static bool
+unknown_sid(struct sst_stream_chan *c, uint16_t sid, uint32_t orient, struct rte_mbuf *m)
+{
+	struct sst_stream_host *h = c->peer->host;
+
+	if (stream_peer_can(c->peer, SST_CAP_RESET)) {
+		stream_chan_queue_code(c, sid | orient);
+		h->stats.stateless_resets++;
+	}
+	return drop(&h->stats.rx_unknown_sid, m, true);
+}
+
+static void
+peer_window(struct sst_stream *s, uint64_t seq, uint8_t window)
+{
+	window &= SST_WINDOW_EXP_MASK;
+	if (s->tx == NULL) {
+		s->tx_window = window;
+		return;
+	}
+	if (sst_flowctl_tx_on_window(&s->tx->fc, seq, window) == 1 &&
+		sst_flowctl_tx_allowance(&s->tx->fc) > 0)
+		stream_tx_wake(s);
+}
+
+/* Attach the peer's SID for s on c, replacing an attachment elsewhere. */
+static int
+attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
+{
+	uint64_t counter;
+	int rc;
+
+	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan == c && s->rx_sid == sid)
+		return 0;
+	rc = sst_sid_attach(c->rx_sids, sid, s, &counter);
+	if (rc < 0)
+		return rc;
+	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead) {
+		struct sst_channel_info ci;
+
+		/* Late packets for the old attachment are refused (the sender
+		 * resends them here) until its quiet period ends. */
+		sst_channel_info(s->rx_chan->ch, &ci);
+		sst_sid_release(s->rx_chan->rx_sids, s->rx_sid, ci.next_seq + 2 * c->replay_window,
+			ci.rx_highest + 2 * c->replay_window);
+		stream_chan_moved(s->rx_chan, s->rx_sid);
+	}
+	if (s->rx_chan != c && s->rx != NULL) {
+		/* Sequence numbers start over on another channel: adverts and
+		 * probes are ordered by the new channel's numbers from now on. */
+		s->rx->fc.advertised = false;
+		s->rx->fc.probing = false;
+		s->rx->fc.round_acked = false;
+	}
+	s->rx_chan = c;
+	s->rx_sid = sid;
+	s->flags |= SF_RX_ATTACHED;
+	return 0;
+}
+
+/* Data of an Init, Reply or Data packet for s at stream offset off. */
+static bool
+deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
+	const struct sst_stream_hdr *hdr, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
+{
+	struct stream_rxio *rx;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	int rc;
+
+	peer_window(s, seq, hdr->window);
+	if (s->flags & (SF_RESET | SF_RX_EOF | SF_FINISHED)) {
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	if (stream_rx_buffers(s) < 0)
+		return refuse(c, m);
+	rx = s->rx;
+	if (sst_flowctl_rx_check(&rx->fc, off, len) == SST_FLOWCTL_DROP)
+		return refuse(c, m);
+	rc = sst_rob_insert(&rx->rob, off, m, hdr->flags);
+	if (rc == -EPROTO || rc == -EINVAL) {
+		/* Data past its own end, or two different ends. */
+		c->peer->host->stats.rx_malformed++;
+		stream_do_reset(s, SST_STREAM_RESET_REMOTE, true, now);
+		return true;
+	}
+	if (rc < 0) {
+		c->peer->host->stats.rx_refused++;
+		sst_channel_refuse(c->ch);
+		return false;
+	}
+	c->last_rx_sid = s->rx_sid;
+	s->flags |= SF_RX_RECENT;
+	sst_flowctl_rx_set_buffered(&rx->fc, sst_rob_read_offset(&rx->rob),
+		sst_rob_readable(&rx->rob),
+		sst_rob_buffered(&rx->rob) - sst_rob_readable(&rx->rob));
+	if (sst_rob_readable(&rx->rob) > 0 || sst_rob_eof(&rx->rob))
+		stream_rx_deliverable(s, now);
+	if (s->rx != NULL && sst_flowctl_rx_update_due(&s->rx->fc) && !(s->flags & SF_WINDOW_DUE)) {
+		s->flags |= SF_WINDOW_DUE;
+		stream_ctl_queue(s);
+	}
+	return true;
+}
+
+/* Put a new stream of the peer where the application will find it. */
+static void
+offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
+{
+	const struct sst_stream_ops *ops = s->peer->host->p.ops;
+	struct stream_rxio *prx;
+
+	RTE_SET_USED(now);
+	if (parent->flags & SF_ROOT)
+		return; /* top-level: offered once its service request is in */
+	prx = parent->rx;
+	s->flags |= SF_ACCEPT_QUEUED;
+	s->link = NULL;
+	s->user = parent; /* until accepted: whom to tell when it completes */
+	if (prx->accept_tail != NULL)
+		prx->accept_tail->link = s;
+	else
+		prx->accept_head = s;
+	prx->accept_tail = s;
+	if (ops != NULL && ops->accepted != NULL && !(parent->flags & SF_APP_CLOSED))
+		ops->accepted(s->peer->host->p.ctx, parent, s, NULL);
+}
+
+/* A stream the peer creates, by Init or by Attach with the Init flag. */
+static struct sst_stream *
+new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, uint8_t window,
+	sst_time_t now)
+{
+	struct sst_stream_host *h = c->peer->host;
+	struct sst_stream *s;
+	uint64_t counter;
+	bool top = (parent->flags & SF_ROOT) != 0;
+
+	/* A parent the application has not taken yet (its rendezvous or its
+	 * accept is pending) keeps its children until it can decide. */
+	bool pending = (parent->flags & SF_ACCEPT_QUEUED) ||
+		       (parent->flags & (SF_TOPLEVEL | SF_SERVICE_DONE)) == SF_TOPLEVEL;
+
+	if ((parent->flags & SF_RESET) || (!(parent->flags & SF_LISTEN) && !pending) ||
+		(!top && stream_rx_buffers(parent) < 0))
+		return NULL;
+	s = stream_alloc(c->peer, SF_APP_CLOSED | (top ? SF_TOPLEVEL : 0));
+	if (s == NULL)
+		return NULL;
+	if (sst_sid_attach(c->rx_sids, sid, s, &counter) < 0) {
+		s->refs = 0;
+		c->peer->nstreams--;
+		stream_slab_put(h, s);
+		return NULL;
+	}
+	s->usid_counter = counter;
+	s->hcid = c->peer_hcid;
+	s->flags |= SF_PEER_KNOWS;
+	s->rx_chan = c;
+	s->tx_chan = c; /* we answer where it arrived */
+	s->rx_sid = sid;
+	s->flags |= SF_RX_ATTACHED;
+	s->tx_window = window & SST_WINDOW_EXP_MASK;
+	s->prio = top ? 0 : parent->prio;
+	if (stream_usid_insert(c->peer, s) < 0) {
+		stream_do_reset(s, SST_STREAM_ABORTED, true, now);
+		stream_unref(s, now);
+		return NULL;
+	}
+	h->stats.streams_accepted += top ? 0 : 1;
+	/* The first reference is the accept queue's, or the rendezvous'
+	 * until the service takes the stream. */
+	offer(parent, s, now);
+	return s;
+}
+
+static bool
+rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
+	uint64_t seq, sst_time_t now)
+{
+	struct sst_stream *parent, *s;
+
+	if (hdr->sid == 0)
+		return drop(&c->peer->host->stats.rx_malformed, m, true); /* the root has no data */
+	s = sst_sid_lookup(c->rx_sids, hdr->sid);
+	if (s == NULL) {
+		if (sst_sid_is_quiet(c->rx_sids, hdr->sid))
+			return stale(c, hdr->sid, m);
+		parent = sst_sid_lookup(c->rx_sids, hdr->ref_sid);
+		if (parent == NULL)
+			return refuse(c, m); /* the parent's attachment may be on its way */
+		s = new_stream(c, parent, hdr->sid, hdr->window, now);
+		if (s == NULL) {
+			if (parent->flags & SF_LISTEN)
+				return refuse(c, m); /* out of memory: let it come again */
+			return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+		}
+	}
+	return deliver(c, s, hdr->tsn, hdr, m, seq, now);
+}
+
+static bool
+rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
+	uint64_t seq, sst_time_t now)
+{
+	struct sst_stream *s = sst_sid_lookup(c->tx_sids, hdr->ref_sid);
+	int rc;
+
+	/* A Reply naming a SID we gave up (or whose quiet period runs) was
+	 * sent before the peer learned of it: refused, so it is resent by
+	 * Attach; for a stream that finished, nothing is resent. */
+	if (s == &c->held || (s == NULL && sst_sid_is_quiet(c->tx_sids, hdr->ref_sid)))
+		return refuse(c, m);
+	if (s == NULL || (s->flags & SF_ROOT))
+		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+	if (hdr->sid == 0)
+		return drop(&c->peer->host->stats.rx_malformed, m, true);
+	rc = attach_rx(c, s, hdr->sid);
+	if (rc < 0)
+		return refuse(c, m);
+	return deliver(c, s, hdr->tsn, hdr, m, seq, now);
+}
+
+static bool
+rx_data(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
+	uint64_t seq, sst_time_t now)
+{
+	struct sst_stream *s = sst_sid_lookup(c->rx_sids, hdr->sid);
+	uint64_t ref, off;
+
+	if (s == NULL || (s->flags & SF_ROOT)) {
+		if (sst_sid_is_quiet(c->rx_sids, hdr->sid))
+			return stale(c, hdr->sid, m);
+		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+	}
+	ref = s->rx != NULL ? sst_rob_read_offset(&s->rx->rob) : s->rx_off;
+	if (sst_seq_expand(ref, hdr->tsn, 32, &off) < 0)
+		return drop(&c->peer->host->stats.rx_malformed, m, true);
+	return deliver(c, s, off, hdr, m, seq, now);
+}
+
+static bool
+rx_ack(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
+	uint64_t seq)
+{
+	struct sst_stream *s = sst_sid_lookup(c->tx_sids, hdr->sid);
+
+	if (s == &c->held)
+		s = NULL;
+	if (s != NULL && (s->flags & SF_ROOT))
+		c->root_tx_window = hdr->window & SST_WINDOW_EXP_MASK;
+	else if (s != NULL)
+		peer_window(s, seq, hdr->window);
+	rte_pktmbuf_free(m);
+	return false;
+}
+
+static bool
+rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
+	uint64_t seq, sst_time_t now)
+{
+	struct sst_stream *parent = sst_sid_lookup(c->rx_sids, hdr->sid);
+	struct sst_dgram d;
+
+	if (parent == NULL || (parent->flags & SF_ROOT))
+		return drop(&c->peer->host->stats.rx_unknown_sid, m, true);
+	if (hdr->flags == (SST_FLAG_DGRAM_BEGIN | SST_FLAG_DGRAM_END)) {
+		stream_queue_datagram(parent, m, now);
+		return true;
+	}
+	/* A fragment: complete datagrams come out whole, bounded in memory
+	 * and time (stream_dgram); whatever cannot complete is dropped. */
+	if (sst_dgram_rx_insert(c->dgram, hdr->sid, seq, hdr->flags, m, now, &d) ==
+		SST_DGRAM_COMPLETE) {
+		parent = sst_sid_lookup(c->rx_sids, d.sid);
+		if (parent != NULL && !(parent->flags & SF_ROOT))
+			stream_queue_datagram(parent, d.m, now);
+		else
+			rte_pktmbuf_free(d.m);
+	}
+	return true;
+}
+
+static bool
+rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
+	sst_time_t now)
+{
+	/* Orientation set: the SID is ours; clear: the sender's. */
+	struct sst_sid_space *space = hdr->flags & SST_FLAG_RESET_ORIENT ? c->tx_sids : c->rx_sids;
+	struct sst_stream *s = sst_sid_lookup(space, hdr->sid);
+
+	rte_pktmbuf_free(m);
+	if (s == NULL || s == &c->held || (s->flags & SF_ROOT))
+		return true;
+	c->peer->host->stats.streams_reset_rx++;
+	if ((s->flags & SF_TOPLEVEL) && (s->flags & SF_INITIATOR) && !(s->flags & SF_SERVICE_DONE))
+		stream_do_reset(s, SST_STREAM_REFUSED, false, now);
+	else
+		stream_do_reset(s, SST_STREAM_RESET_REMOTE, false, now);
+	return true;
+}
+
+static bool
+rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
+	sst_time_t now)
+{
+	struct sst_stream_peer *p = c->peer;
+	uint8_t buf[2 * (8 + 4 + SST_HCID_MAX)];
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	struct sst_usid usid, pusid;
+	bool init = (hdr->flags & SST_FLAG_ATTACH_INIT) != 0;
+	struct sst_stream *s, *parent;
+	const void *body;
+	int idx, pidx;
+
+	body = len <= sizeof(buf) ? rte_pktmbuf_read(m, 0, len, buf) : NULL;
+	if (body == NULL || sst_attach_body_decode(body, len, init, &usid, &pusid) < 0)
+		return drop(&p->host->stats.rx_malformed, m, true);
+	rte_pktmbuf_free(m);
+	m = NULL;
+	p->host->stats.attaches_rx++;
+	idx = stream_peer_hcid(p, usid.hcid, usid.hcid_len);
+	if (idx < 0)
+		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+	s = stream_usid_find(p, usid.counter, (uint8_t)idx);
+	if (s == NULL && init) {
+		pidx = stream_peer_hcid(p, pusid.hcid, pusid.hcid_len);
+		parent = pusid.counter == 0 ? &p->root
+			 : pidx < 0	    ? NULL
+					    : stream_usid_find(p, pusid.counter, (uint8_t)pidx);
+		if (parent == NULL)
+			return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+		s = new_stream(c, parent, hdr->sid, hdr->window, now);
+		if (s == NULL) {
+			sst_channel_refuse(c->ch);
+			return false;
+		}
+		/* An Attach names the stream by its USID, not this SID's counter. */
+		s->usid_counter = usid.counter;
+		s->hcid = (uint8_t)idx;
+		return true;
+	}
+	if (s == NULL || (s->flags & (SF_RESET | SF_ROOT)))
+		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+	if (attach_rx(c, s, hdr->sid) < 0) {
+		sst_channel_refuse(c->ch);
+		return false;
+	}
+	peer_window(s, 0, hdr->window);
+	return true;
+}
+
+static bool
+rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m)
+{
+	struct sst_stream *s = sst_sid_lookup(c->rx_sids, hdr->sid);
+
+	rte_pktmbuf_free(m);
+	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && s->rx_sid == hdr->sid) {
+		struct sst_channel_info ci;
+
+		sst_channel_info(c->ch, &ci);
+		sst_sid_release(c->rx_sids, hdr->sid, ci.next_seq + 2 * c->replay_window,
+			ci.rx_highest + 2 * c->replay_window);
+		stream_chan_moved(c, hdr->sid);
+		s->flags &= ~SF_RX_ATTACHED;
+		s->rx_chan = NULL;
+	}
+	return true;
+}
+
+static bool rx_dispatch(
+	struct sst_stream_chan *c, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
+
+bool
+stream_rx_packet(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
+{
+	struct sst_stream_chan *c = ctx;
+	bool eliciting = rx_dispatch(c, m, seq, now);
+
+	stream_reap(c->peer->host, now);
+	return eliciting;
+}
+
+static bool
+rx_dispatch(struct sst_stream_chan *c, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
+{
+	struct sst_stream_hdr hdr;
+	uint8_t raw[SST_STREAM_HDR_LONG];
+	const void *p;
+	int hlen;
+
+	c->stats.rx_packets++;
+	p = rte_pktmbuf_read(m, 0, RTE_MIN(sizeof(raw), rte_pktmbuf_pkt_len(m)), raw);
+	hlen = p == NULL ? -1 : sst_stream_hdr_decode(p, rte_pktmbuf_pkt_len(m), &hdr);
+	if (hlen < 0 || rte_pktmbuf_adj(m, (uint16_t)hlen) == NULL)
+		return drop(&c->peer->host->stats.rx_malformed, m, false);
+	switch (hdr.type) {
+	case SST_STREAM_INIT:
+		return rx_init(c, &hdr, m, seq, now);
+	case SST_STREAM_REPLY:
+		return rx_reply(c, &hdr, m, seq, now);
+	case SST_STREAM_DATA:
+		return rx_data(c, &hdr, m, seq, now);
+	case SST_STREAM_ACK:
+		return rx_ack(c, &hdr, m, seq);
+	case SST_STREAM_DATAGRAM:
+		return rx_datagram(c, &hdr, m, seq, now);
+	case SST_STREAM_RESET:
+		return rx_reset(c, &hdr, m, now);
+	case SST_STREAM_ATTACH:
+		return rx_attach(c, &hdr, m, now);
+	case SST_STREAM_DETACH:
+		return rx_detach(c, &hdr, m);
+	default:
+		return drop(&c->peer->host->stats.rx_malformed, m, false);
+	}
+}

@@ -1,0 +1,746 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The stream layer's send path on a channel: control packets first, then
+ * segments of the ready streams in priority order, as far as congestion and
+ * flow control allow; and what the channel reports back about each packet
+ * (acknowledged or lost). The channel attachment itself is stream_chan.c.
+ *
+ * Every stream packet in flight has a record (struct stream_sent) whose
+ * index is the channel cookie; the record holds a reference to its stream,
+ * so a stream reset while its packets fly stays valid until they are
+ * accounted for.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "sst_burst.h"
+#include "stream_internal.h"
+
+const struct sst_channel_upper sst_stream_chan_upper = {
+	.receive = stream_rx_packet,
+	.acked = stream_tx_acked,
+	.lost = stream_tx_lost,
+	.ack_due = stream_tx_ack_due,
+	.event = stream_chan_event,
+};
+
+static inline struct sst_stream *
+txio_stream(struct sst_sched_entry *e)
+{
+	return container_of(e, struct stream_txio, sched)->s;
+}
+
+/* ---- Queues of work ---- */
+
+void
+stream_tx_wake(struct sst_stream *s)
+{
+	struct sst_stream_chan *c = s->tx_chan;
+
+	if (s->tx == NULL || c == NULL || c->dead || (s->flags & SF_RESET) ||
+		!sst_sendq_pending(&s->tx->q))
+		return;
+	if (s->tx->sched.sched != NULL && s->tx->sched.sched != &c->sched)
+		sst_sched_remove(&s->tx->sched);
+	sst_sched_ready(&c->sched, &s->tx->sched);
+}
+
+/* Attach s on its tx channel; with the Init flag when the peer never heard
+ * of it (its Init was never acknowledged and it did not come from the peer). */
+void
+stream_attach_due(struct sst_stream *s)
+{
+	s->flags |= SF_ATTACH_DUE;
+	if ((s->flags & SF_INITIATOR) && !(s->flags & SF_PEER_KNOWS))
+		s->flags |= SF_ATTACH_INIT;
+	else
+		s->flags &= ~SF_ATTACH_INIT;
+	stream_ctl_queue(s);
+}
+
+void
+stream_ctl_queue(struct sst_stream *s)
+{
+	struct sst_stream_chan *c = (s->flags & SF_ATTACH_DUE) ? s->tx_chan : s->rx_chan;
+
+	if ((s->flags & SF_CTL_QUEUED) || c == NULL || c->dead || c->ctl_count == c->ctl_cap)
+		return;
+	s->flags |= SF_CTL_QUEUED;
+	stream_ref(s);
+	c->ctl[(c->ctl_head + c->ctl_count) % c->ctl_cap] = s;
+	c->ctl_count++;
+}
+
+void
+stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code)
+{
+	/* Codes that hold a SID always fit (at most one per attached SID);
+	 * stateless Resets, which a hostile peer could make us owe without
+	 * end, are dropped when only that reserve is left. */
+	if (!(code & STREAM_CODE_HELD) && c->code_count + c->code_reserve >= c->code_cap)
+		return;
+	c->codes[(c->code_head + c->code_count) % c->code_cap] = code;
+	c->code_count++;
+}
+
+/*
+ * Give up our SID for s with a Detach or a Reset naming it. Until the peer
+ * acknowledges that packet the SID stays attached to a marker (so a late
+ * Reply naming it is refused and the SID cannot be reused while the peer
+ * may still map it to s); the acknowledgment starts its quiet period.
+ */
+void
+stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind)
+{
+	struct sst_stream_chan *c = s->tx_chan;
+
+	if (!(s->flags & SF_TX_ATTACHED))
+		return;
+	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
+	if (c == NULL || c->dead)
+		return;
+	if (sst_sid_set_ptr(c->tx_sids, s->tx_sid, &c->held) < 0)
+		return;
+	stream_chan_queue_code(c, s->tx_sid | kind | STREAM_CODE_HELD);
+}
+
+static void
+release_held_sid(struct sst_stream_chan *c, uint32_t code)
+{
+	struct sst_channel_info ci;
+
+	if (!(code & STREAM_CODE_HELD) || c->dead)
+		return;
+	sst_channel_info(c->ch, &ci);
+	sst_sid_release(c->tx_sids, (uint16_t)code, ci.next_seq + 2 * c->replay_window,
+		ci.rx_highest + 2 * c->replay_window);
+}
+
+/* ---- Building packets ---- */
+
+static uint32_t
+sent_alloc(struct sst_stream_chan *c)
+{
+	uint32_t idx = c->sent_free;
+
+	if (idx == 0)
+		return 0;
+	c->sent_free = c->sent[idx - 1].len;
+	return idx;
+}
+
+static void
+sent_release(struct sst_stream_chan *c, uint32_t idx, sst_time_t now)
+{
+	struct stream_sent *r = &c->sent[idx - 1];
+	struct sst_stream *s = r->s;
+
+	r->kind = SENT_FREE;
+	r->s = NULL;
+	r->len = c->sent_free;
+	c->sent_free = idx;
+	if (s != NULL)
+		stream_unref(s, now);
+}
+
+static struct rte_mbuf *
+header_mbuf(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(c->peer->host->p.pool);
+	size_t len = sst_stream_hdr_len(hdr->type);
+	char *p;
+
+	if (m == NULL)
+		return NULL;
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	if (p == NULL || sst_stream_hdr_encode(hdr, p, len) < 0) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The window byte a packet for s carries: what its receive side allows. */
+static uint8_t
+advertise(struct sst_stream_chan *c, struct sst_stream *s)
+{
+	uint8_t w;
+
+	if (s == NULL || (s->flags & SF_ROOT))
+		return sst_window_encode(c->peer->host->p.rx_window_min);
+	/* The packets already in the burst go out first. */
+	if (s->rx == NULL || sst_flowctl_rx_advertise(
+				     &s->rx->fc, sst_channel_next_seq(c->ch) + c->burst_n, &w) < 0)
+		return stream_rx_window(s);
+	return w;
+}
+
+struct tx_burst {
+	struct rte_mbuf *pkts[SST_MAX_BURST];
+	uintptr_t cookies[SST_MAX_BURST];
+	uint16_t n;
+	bool eliciting;
+};
+
+static void
+burst_flush(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
+{
+	if (b->n == 0)
+		return;
+	c->stats.tx_packets += b->n;
+	sst_channel_send(c->ch, b->pkts, b->cookies, b->n, b->eliciting, now, NULL);
+	b->n = 0;
+	c->burst_n = 0;
+}
+
+static void
+burst_add(struct sst_stream_chan *c, struct tx_burst *b, struct rte_mbuf *m, uint32_t cookie,
+	sst_time_t now)
+{
+	b->pkts[b->n] = m;
+	b->cookies[b->n] = cookie;
+	c->burst_n = ++b->n;
+	if (b->n == SST_MAX_BURST)
+		burst_flush(c, b, now);
+}
+
+/* A control packet whose record says what to redo if it is lost. */
+static void
+send_control(struct sst_stream_chan *c, struct tx_burst *b, const struct sst_stream_hdr *hdr,
+	const void *body, size_t body_len, struct sst_stream *s, uint8_t kind, uint32_t aux,
+	sst_time_t now)
+{
+	struct rte_mbuf *m = header_mbuf(c, hdr);
+	uint32_t idx;
+	char *p;
+
+	if (m == NULL)
+		return;
+	if (body_len > 0) {
+		p = rte_pktmbuf_append(m, (uint16_t)body_len);
+		if (p == NULL) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+		memcpy(p, body, body_len);
+	}
+	idx = sent_alloc(c);
+	if (idx == 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	c->sent[idx - 1] = (struct stream_sent){
+		.s = s, .kind = kind, .aux = aux, .attachment = kind == SENT_ATTACH};
+	if (s != NULL)
+		stream_ref(s);
+	burst_add(c, b, m, idx, now);
+}
+
+static void
+usid_of(const struct sst_stream_chan *c, const struct sst_stream *s, struct sst_usid *u)
+{
+	const struct sst_stream_peer *p = c->peer;
+	uint8_t idx;
+
+	if (s->flags & SF_ROOT) {
+		/* The root's USID is (0, the channel initiator's half-channel ID). */
+		u->counter = 0;
+		idx = c->initiator ? c->local_hcid : c->peer_hcid;
+	} else {
+		u->counter = s->usid_counter;
+		idx = s->hcid;
+	}
+	u->hcid_len = p->hcids[idx].len;
+	memcpy(u->hcid, p->hcids[idx].id, u->hcid_len);
+}
+
+static void
+send_attach(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s, sst_time_t now)
+{
+	struct sst_usid usid, parent_usid;
+	uint8_t body[2 * (8 + 4 + SST_HCID_MAX)];
+	struct sst_stream_hdr hdr = {.type = SST_STREAM_ATTACH};
+	bool init = (s->flags & SF_ATTACH_INIT) != 0;
+	struct sst_stream *parent =
+		s->tx != NULL && s->tx->parent != NULL ? s->tx->parent : &s->peer->root;
+	uint64_t counter;
+	int len;
+
+	if (!(s->flags & SF_TX_ATTACHED)) {
+		if (stream_chan_sid_alloc(c, s, &counter) < 0)
+			return; /* it waits for a SID */
+		s->flags |= SF_TX_ATTACHED;
+		/* Window updates are ordered by this channel's numbers now. */
+		if (s->tx != NULL)
+			s->tx->fc.updated = false;
+	}
+	usid_of(c, s, &usid);
+	usid_of(c, parent, &parent_usid);
+	len = sst_attach_body_encode(&usid, init ? &parent_usid : NULL, body, sizeof(body));
+	if (len < 0)
+		return;
+	hdr.sid = s->tx_sid;
+	hdr.flags = (uint8_t)((init ? SST_FLAG_ATTACH_INIT : 0) |
+			      ((s->flags & SF_SLOT) ? SST_FLAG_ATTACH_SLOT : 0));
+	hdr.window = advertise(c, s);
+	s->flags &= ~SF_ATTACH_DUE;
+	s->flags |= SF_VIA_ATTACH;
+	c->peer->host->stats.attaches_tx++;
+	send_control(c, b, &hdr, body, (size_t)len, s, SENT_ATTACH, 0, now);
+}
+
+static void
+send_window(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s, sst_time_t now)
+{
+	struct sst_stream_hdr hdr = {.type = SST_STREAM_ACK};
+
+	s->flags &= ~SF_WINDOW_DUE;
+	if (!(s->flags & SF_RX_ATTACHED) || s->rx_chan != c)
+		return;
+	hdr.sid = s->rx_sid;
+	hdr.window = advertise(c, s);
+	c->stats.window_updates++;
+	/* Ack packets are never answered at once, so the record names the
+	 * stream by SID rather than holding it. */
+	send_control(c, b, &hdr, NULL, 0, NULL, SENT_ACK, s->rx_sid, now);
+}
+
+static void
+send_code(struct sst_stream_chan *c, struct tx_burst *b, uint32_t code, sst_time_t now)
+{
+	struct sst_stream_hdr hdr = {.sid = (uint16_t)code};
+
+	if (code & STREAM_CODE_DETACH) {
+		hdr.type = SST_STREAM_DETACH;
+	} else {
+		hdr.type = SST_STREAM_RESET;
+		hdr.flags = (code & STREAM_CODE_ORIENT) ? SST_FLAG_RESET_ORIENT : 0;
+	}
+	send_control(c, b, &hdr, NULL, 0, NULL,
+		(code & STREAM_CODE_DETACH) ? SENT_DETACH : SENT_RESET, code, now);
+}
+
+static void
+send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
+{
+	while (c->code_count > 0) {
+		uint32_t code = c->codes[c->code_head];
+
+		c->code_head = (c->code_head + 1) % c->code_cap;
+		c->code_count--;
+		send_code(c, b, code, now);
+	}
+	while (c->ctl_count > 0) {
+		struct sst_stream *s = c->ctl[c->ctl_head];
+
+		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
+		c->ctl_count--;
+		s->flags &= ~SF_CTL_QUEUED;
+		if (!(s->flags & SF_RESET)) {
+			if ((s->flags & SF_ATTACH_DUE) && s->tx_chan == c)
+				send_attach(c, b, s, now);
+			if ((s->flags & SF_WINDOW_DUE) && s->rx_chan == c)
+				send_window(c, b, s, now);
+		}
+		stream_unref(s, now);
+	}
+}
+
+/*
+ * How the next segment of s may go out before its attachment is
+ * acknowledged: Init names the parent by its SID on this channel, Reply the
+ * peer's SID for the stream. Neither can carry an offset above 16 bits; the
+ * stream then waits for the acknowledgment, which an Attach could not
+ * bring sooner.
+ */
+static int
+segment_header(struct sst_stream_chan *c, struct sst_stream *s, struct sst_stream_hdr *hdr)
+{
+	if (s->flags & SF_TX_ACKED) {
+		hdr->type = SST_STREAM_DATA;
+		return 0;
+	}
+	if (s->flags & (SF_VIA_ATTACH | SF_ATTACH_DUE))
+		return -EAGAIN;
+	if ((s->flags & (SF_PEER_KNOWS | SF_INITIATOR)) == (SF_PEER_KNOWS | SF_INITIATOR))
+		return -ENOENT; /* detached or moved: an Init would make a new stream */
+	if (s->flags & SF_INITIATOR) {
+		struct sst_stream *parent = s->tx->parent;
+
+		hdr->type = SST_STREAM_INIT;
+		if (parent == NULL)
+			hdr->ref_sid = 0;
+		else if ((parent->flags & SF_TX_ATTACHED) && parent->tx_chan == c)
+			hdr->ref_sid = parent->tx_sid;
+		else
+			return -ENOENT;
+	} else {
+		if (!(s->flags & SF_RX_ATTACHED) || s->rx_chan != c)
+			return -ENOENT;
+		hdr->type = SST_STREAM_REPLY;
+		hdr->ref_sid = s->rx_sid;
+	}
+	if (!(s->flags & SF_TX_ATTACHED)) {
+		uint64_t counter;
+
+		if (stream_chan_sid_alloc(c, s, &counter) < 0)
+			return -EAGAIN;
+		s->flags |= SF_TX_ATTACHED;
+	}
+	return 0;
+}
+
+/* One segment of s. @return 1 sent, 0 s has nothing it may send now, <0 stop. */
+static int
+send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s, sst_time_t now)
+{
+	struct stream_txio *tx = s->tx;
+	struct sst_stream_hdr hdr = {.sid = 0};
+	struct sst_sendq_seg seg;
+	uint64_t pending, sendable;
+	struct rte_mbuf *m;
+	uint32_t idx, max_len;
+	int rc;
+
+	rc = segment_header(c, s, &hdr);
+	if (rc == -ENOENT) {
+		/* Init or Reply cannot name the stream here: Attach it. */
+		stream_attach_due(s);
+		return 0;
+	}
+	if (rc < 0)
+		return 0;
+	if (hdr.type != SST_STREAM_DATA && tx->q.snd_nxt > UINT16_MAX &&
+		sst_sendq_lost(&tx->q) == 0)
+		return 0;
+	pending = sst_sendq_unsent(&tx->q) + sst_sendq_lost(&tx->q);
+	sendable = pending == 0 ? 0 : sst_flowctl_tx_sendable(&tx->fc, pending, true);
+	if (pending > 0 && sendable == 0)
+		return 0; /* flow control: a window update will wake it */
+	max_len = pending == 0 ? c->mss : (uint32_t)RTE_MIN(sendable, (uint64_t)c->mss);
+	idx = sent_alloc(c);
+	if (idx == 0)
+		return -ENOSPC;
+	rc = sst_sendq_next_segment(&tx->q, max_len, &seg);
+	if (rc <= 0) {
+		sent_release(c, idx, now);
+		return rc < 0 ? rc : 0;
+	}
+	if (hdr.type != SST_STREAM_DATA && seg.off > UINT16_MAX) {
+		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
+		rte_pktmbuf_free(seg.m);
+		sent_release(c, idx, now);
+		return 0;
+	}
+	hdr.sid = s->tx_sid;
+	hdr.flags = (uint8_t)(seg.flags & SST_FLAGS_DATA_ALL);
+	hdr.tsn = (uint32_t)(hdr.type == SST_STREAM_DATA ? seg.off : seg.off & UINT16_MAX);
+	hdr.window = advertise(c, s);
+	m = header_mbuf(c, &hdr);
+	if (m == NULL || (seg.m != NULL && rte_pktmbuf_chain(m, seg.m) < 0)) {
+		rte_pktmbuf_free(m);
+		rte_pktmbuf_free(seg.m);
+		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
+		sent_release(c, idx, now);
+		return -ENOMEM;
+	}
+	c->sent[idx - 1] = (struct stream_sent){.s = s,
+		.off = seg.off,
+		.len = seg.len,
+		.kind = SENT_SEGMENT,
+		.flags = (uint8_t)seg.flags,
+		.attachment = hdr.type != SST_STREAM_DATA};
+	stream_ref(s);
+	sst_flowctl_tx_sent(&tx->fc, seg.len);
+	sst_sched_served(&c->sched, &tx->sched, seg.len + SST_STREAM_HDR_LONG);
+	c->peer->host->stats.segments_tx++;
+	if (seg.retransmit)
+		c->peer->host->stats.segments_retx++;
+	burst_add(c, b, m, idx, now);
+	return 1;
+}
+
+void
+sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
+{
+	struct tx_burst b = {.n = 0, .eliciting = true};
+	sst_time_t next = SST_TIME_NEVER;
+	struct sst_channel_info ci;
+
+	if (c->dead)
+		return;
+	/* The path MTU may have shrunk (or grown): segments are cut, and lost
+	 * ranges re-cut, to what fits now (paper 4.3.4). */
+	c->mss = sst_channel_max_payload(c->ch) - SST_STREAM_HDR_LONG;
+	sst_channel_info(c->ch, &ci);
+	sst_sid_tick(c->tx_sids, ci.next_seq, ci.rx_highest);
+	sst_sid_tick(c->rx_sids, ci.next_seq, ci.rx_highest);
+	stream_chan_sid_waiters_wake(c, now);
+	sst_dgram_rx_expire(c->dgram, now);
+	send_controls(c, &b, now);
+	for (;;) {
+		struct sst_sched_entry *e = sst_sched_next(&c->sched);
+		struct sst_stream *s;
+		int rc;
+
+		if (e == NULL)
+			break;
+		if (sst_channel_send_allowance(c->ch, now, &next) == 0) {
+			burst_flush(c, &b, now);
+			break;
+		}
+		s = txio_stream(e);
+		rc = send_segment(c, &b, s, now);
+		if (rc < 0)
+			break;
+		if (rc == 0 || s->tx == NULL || !sst_sendq_pending(&s->tx->q))
+			sst_sched_unready(e);
+		/* The channel numbers packets in the order they are handed over:
+		 * flush before the allowance is asked again. */
+		if (b.n > 0 && sst_channel_send_allowance(c->ch, now, NULL) <=
+				       (uint64_t)b.n * (c->mss + SST_STREAM_HDR_LONG))
+			burst_flush(c, &b, now);
+	}
+	burst_flush(c, &b, now);
+	c->next_flush = sst_sched_next(&c->sched) != NULL ? next : SST_TIME_NEVER;
+	stream_idle_sweep(c->peer, STREAM_SWEEP_SLOTS, now);
+	stream_reap(c->peer->host, now);
+}
+
+/* ---- What the channel reports ---- */
+
+static void
+loss_sample(struct sst_stream_chan *c, bool lost)
+{
+	/* Loss rate in 1/65536, averaged over about 64 packets. */
+	c->loss_rate = c->loss_rate - (c->loss_rate >> 6) + (lost ? 1024 : 0);
+}
+
+static void
+segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t seq, sst_time_t now)
+{
+	struct sst_stream *s = r->s;
+	struct stream_txio *tx = s->tx;
+	const struct sst_stream_ops *ops = s->peer->host->p.ops;
+
+	if (s->rx != NULL)
+		sst_flowctl_rx_on_ack(&s->rx->fc, seq);
+	if (tx == NULL || (s->flags & SF_RESET))
+		return;
+	sst_sendq_on_acked(&tx->q, r->off, r->len);
+	sst_flowctl_tx_acked(&tx->fc, r->len);
+	if (r->attachment && s->tx_chan == c && (s->flags & SF_TX_ATTACHED)) {
+		s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
+		s->flags &= ~SF_VIA_ATTACH;
+	}
+	if (tx->parent != NULL && (s->flags & SF_TX_ACKED)) {
+		struct sst_stream *parent = tx->parent;
+
+		tx->parent = NULL;
+		stream_unref(parent, now);
+	}
+	if ((s->flags & SF_SHUTDOWN) && sst_sendq_finished(&tx->q)) {
+		s->flags |= SF_SENT_CLOSE_ACKED;
+		stream_check_finished(s, now);
+	}
+	if ((s->flags & SF_WRITABLE_WANTED) && s->tx != NULL &&
+		sst_sendq_queued(&s->tx->q) < s->peer->host->p.send_buffer / 2) {
+		s->flags &= ~SF_WRITABLE_WANTED;
+		if (ops != NULL && ops->writable != NULL && !(s->flags & SF_APP_CLOSED))
+			ops->writable(s->peer->host->p.ctx, s);
+	}
+	stream_tx_wake(s);
+	if (s->tx != NULL && !sst_sched_entry_is_ready(&s->tx->sched))
+		stream_maybe_release_buffers(s, now);
+}
+
+void
+stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
+{
+	struct sst_stream_chan *c = ctx;
+	struct stream_sent *r;
+
+	if (cookie == 0 || cookie > c->sent_cap)
+		return;
+	r = &c->sent[cookie - 1];
+	loss_sample(c, false);
+	switch (r->kind) {
+	case SENT_SEGMENT:
+		segment_acked(c, r, seq, now);
+		break;
+	case SENT_ACK: {
+		struct sst_stream *s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
+
+		if (s != NULL && s->rx != NULL)
+			sst_flowctl_rx_on_ack(&s->rx->fc, seq);
+		break;
+	}
+	case SENT_RESET:
+	case SENT_DETACH:
+		release_held_sid(c, r->aux);
+		break;
+	case SENT_ATTACH:
+		if (r->s->tx_chan == c && (r->s->flags & SF_TX_ATTACHED) &&
+			!(r->s->flags & SF_RESET)) {
+			r->s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
+			r->s->flags &= ~(SF_VIA_ATTACH | SF_ATTACH_INIT);
+			stream_tx_wake(r->s);
+		}
+		break;
+	default:
+		break;
+	}
+	sent_release(c, (uint32_t)cookie, now);
+}
+
+static void
+record_lost(struct sst_stream_chan *c, struct stream_sent *r)
+{
+	struct sst_stream *s = r->s;
+
+	switch (r->kind) {
+	case SENT_SEGMENT:
+		if (s->tx == NULL || (s->flags & SF_RESET))
+			break;
+		sst_sendq_on_lost(&s->tx->q, r->off, r->len);
+		sst_flowctl_tx_lost(&s->tx->fc, r->len);
+		stream_tx_wake(s);
+		break;
+	case SENT_ACK:
+		s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
+		if (s != NULL && !(s->flags & (SF_RESET | SF_ROOT)) && s->rx != NULL) {
+			s->flags |= SF_WINDOW_DUE;
+			stream_ctl_queue(s);
+		}
+		break;
+	case SENT_ATTACH:
+		if (s->tx_chan == c && !(s->flags & (SF_TX_ACKED | SF_RESET))) {
+			s->flags |= SF_ATTACH_DUE;
+			s->flags &= ~SF_VIA_ATTACH;
+			stream_ctl_queue(s);
+		}
+		break;
+	case SENT_RESET:
+	case SENT_DETACH:
+		if (!c->dead)
+			stream_chan_queue_code(c, r->aux);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+stream_tx_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
+{
+	struct sst_stream_chan *c = ctx;
+
+	RTE_SET_USED(seq);
+	if (cookie == 0 || cookie > c->sent_cap)
+		return;
+	loss_sample(c, true);
+	record_lost(c, &c->sent[cookie - 1]);
+	sent_release(c, (uint32_t)cookie, now);
+}
+
+void
+stream_tx_lost_all(struct sst_stream_chan *c, sst_time_t now)
+{
+	for (uint32_t i = 0; i < c->sent_cap; i++)
+		if (c->sent[i].kind != SENT_FREE) {
+			record_lost(c, &c->sent[i]);
+			sent_release(c, i + 1, now);
+		}
+}
+
+/* An ack-only packet: it carries the window of the stream that last
+ * received data (the root if none), as the prototype's do. */
+void
+stream_tx_ack_due(void *ctx, sst_time_t now)
+{
+	struct sst_stream_chan *c = ctx;
+	struct sst_stream_hdr hdr = {.type = SST_STREAM_ACK};
+	struct sst_stream *s = NULL;
+	uintptr_t cookie = 0;
+	struct rte_mbuf *m;
+
+	if (c->last_rx_sid != 0)
+		s = sst_sid_lookup(c->rx_sids, c->last_rx_sid);
+	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && (s->flags & SF_RX_ATTACHED)) {
+		hdr.sid = s->rx_sid;
+		hdr.window = advertise(c, s);
+	} else {
+		hdr.window = advertise(c, NULL);
+	}
+	m = header_mbuf(c, &hdr);
+	if (m == NULL)
+		return;
+	c->stats.tx_packets++;
+	/* A record, so that the advert's acknowledgment ends the receive
+	 * window's tuning round (stream_flowctl). */
+	if (hdr.sid != 0 && (cookie = sent_alloc(c)) != 0)
+		c->sent[cookie - 1] = (struct stream_sent){.kind = SENT_ACK, .aux = hdr.sid};
+	sst_channel_send(c->ch, &m, &cookie, 1, false, now, NULL);
+}
+
+/* Datagram payload that fits one packet beside the 4-byte header. */
+uint32_t
+stream_dgram_payload_max(const struct sst_stream_chan *c)
+{
+	return c->mss + SST_STREAM_HDR_LONG - SST_STREAM_HDR_SHORT;
+}
+
+/*
+ * A datagram as Datagram packets on consecutive sequence numbers (paper
+ * 4.3.5): one with Begin|End when it fits, otherwise fragments (the caller
+ * checked that the peer reassembles them). No record: a datagram leaves no
+ * state behind.
+ */
+int
+stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now)
+{
+	struct sst_stream_chan *c =
+		parent->flags & SF_ROOT ? stream_peer_chan(parent->peer) : parent->tx_chan;
+	struct sst_dgram_frag frags[STREAM_DGRAM_FRAGS];
+	struct rte_mbuf *pkts[STREAM_DGRAM_FRAGS];
+	int n;
+
+	if (c == NULL || c->dead)
+		return -ENOTCONN;
+	/* Best effort, but congestion controlled: a datagram goes when the
+	 * window has room for anything at all, all fragments at once (like one
+	 * write; requiring room for all could starve large ones forever at a
+	 * small window). */
+	if (sst_channel_send_allowance(c->ch, now, NULL) == 0)
+		return -ENOBUFS;
+	n = sst_dgram_split(m, stream_dgram_payload_max(c), c->peer->host->p.clone_pool, frags,
+		STREAM_DGRAM_FRAGS);
+	if (n < 0)
+		return n == -ENOSPC ? -EMSGSIZE : -ENOBUFS;
+	for (int i = 0; i < n; i++) {
+		struct sst_stream_hdr hdr = {.type = SST_STREAM_DATAGRAM,
+			.flags = frags[i].flags,
+			.sid = parent->flags & SF_ROOT ? 0 : parent->tx_sid,
+			.window = advertise(c, parent)};
+
+		pkts[i] = header_mbuf(c, &hdr);
+		if (pkts[i] == NULL ||
+			(frags[i].m != NULL && rte_pktmbuf_chain(pkts[i], frags[i].m) < 0)) {
+			/* The fragments were cut from m, which is gone: the
+			 * datagram is dropped here, as the network might. */
+			rte_pktmbuf_free(pkts[i]);
+			for (int k = i; k < n; k++)
+				rte_pktmbuf_free(frags[k].m);
+			rte_pktmbuf_free_bulk(pkts, (unsigned int)i);
+			parent->peer->host->stats.no_buffer++;
+			return 0;
+		}
+	}
+	parent->peer->host->stats.datagrams_tx++;
+	c->stats.tx_packets += (uint64_t)n;
+	sst_channel_send_contiguous(c->ch, pkts, NULL, (uint16_t)n, now, NULL);
+	return 0;
+}

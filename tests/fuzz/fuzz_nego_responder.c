@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target for the checksum-mode negotiation state machine
+ * (lib/negotiation/nego_host.c, nego_checksum.c): a responder host R and an
+ * initiator host I with an outstanding attempt, fed arbitrary messages.
+ *
+ * Input: a program of operations, one byte each, with operands after it
+ * (bytes run out as zeros, which end the program):
+ *   0 src len bytes[len]  message from address src to R
+ *   1 src len bytes[len]  message from address src to I
+ *   2 dt                  I's clock moves by dt x 100 ms (timers run), R's by dt ms
+ *   3 k                   R releases its k-th held channel
+ *   4 src                 R0 ping from src to I
+ *   5 src                 I starts another attempt to src
+ * I's first attempt goes to address 0 with the capture's key c21c5f62, so
+ * the seeds (tests/fuzz/corpus/fuzz_nego_responder) hold the recorded ChkI1
+ * and ChkR1 of chk-01 and variants.
+ *
+ * Invariants, after every operation:
+ *  - R holds at most max_responding entries and exactly the channels the
+ *    model says (one per (address, chani) accepted and not released: R's
+ *    clock stays under 20 s, so no entry is ever replaced);
+ *  - R establishes only for a message that independently parses and holds
+ *    a ChkI1 whose (address, chani) R did not hold, and never twice for one;
+ *  - I establishes as initiator only for a message from the attempt's
+ *    address holding a ChkR1 that decodes, echoes an outstanding key, with
+ *    chanr 1..255 and ckr != cki; at most once per attempt (I also answers
+ *    ChkI1, as a responder holding at most 1 entry);
+ *  - every message R sends is one well-formed ChkR1 echoing a held key;
+ *  - channel numbers are never freed twice nor leaked: numbers in use equal
+ *    R's channels, and I's attempts plus I's channels.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "fuzz_check.h"
+#include "nego_wire.h"
+#include "sst_negotiation.h"
+
+enum { NADDR = 4, MAX_RESP = 8, MAX_INIT = 4, MODEL_MAX = 64 };
+
+#define CAP_CKI UINT32_C(0xc21c5f62)
+
+struct side {
+	struct sst_nego_host *h;
+	uint8_t used[NADDR][256];
+	unsigned int in_use;
+	unsigned int established;
+	struct sst_nego_result last;
+	unsigned int sent;
+	int keys_given;
+	sst_time_t now;
+};
+
+static struct side R, I;
+static struct sst_nego_addr addrs[NADDR];
+/* Model of R's table: (address, chani) -> local channel. */
+static struct {
+	unsigned int a;
+	uint8_t chani, local;
+	uint32_t cki;
+} model[MODEL_MAX];
+static unsigned int nmodel;
+/* What the message being processed holds, parsed independently. */
+static struct {
+	bool valid_i1[SST_NEGO_CHUNKS_MAX];
+	struct sst_nego_chki1 i1[SST_NEGO_CHUNKS_MAX];
+	unsigned int ni1;
+	bool has_r1;
+	struct sst_nego_chkr1 r1[SST_NEGO_CHUNKS_MAX];
+	unsigned int nr1;
+	unsigned int src;
+} cur;
+/* I's outstanding keys: (address, key), and which were answered. */
+static struct {
+	unsigned int a;
+	uint32_t cki;
+	bool live;
+} att[64];
+static unsigned int natt;
+
+static unsigned int
+addr_index(const struct sst_nego_addr *a)
+{
+	for (unsigned int i = 0; i < NADDR; i++)
+		if (sst_nego_addr_equal(a, &addrs[i]))
+			return i;
+	FUZZ_CHECK(0);
+	return 0;
+}
+
+static void
+on_transmit(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t len, sst_time_t now)
+{
+	struct side *s = ctx;
+	struct sst_nego_msg m;
+	struct sst_nego_iter it;
+	struct sst_nego_chunk c;
+
+	(void)now;
+	s->sent++;
+	FUZZ_CHECK(sst_nego_msg_parse(msg, len, &m) == 0 && m.nchunks == 1);
+	sst_nego_iter_init(&it, &m);
+	FUZZ_CHECK(sst_nego_iter_next(&it, &c));
+	if (s == &R) {
+		struct sst_nego_chkr1 r1;
+		bool held = false;
+		unsigned int a = addr_index(to);
+
+		FUZZ_CHECK(c.type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&c.body, &r1) == 0);
+		FUZZ_CHECK(!sst_nego_chkr1_wants_cookie(&r1));
+		for (unsigned int k = 0; k < nmodel; k++)
+			held |= model[k].a == a && model[k].cki == r1.cki &&
+				model[k].local == r1.chanr;
+		/* An answer to a new ChkI1 is sent after established(), which
+		 * added it to the model. */
+		FUZZ_CHECK(held);
+	} else {
+		struct sst_nego_chki1 i1;
+		struct sst_nego_chkr1 r1;
+
+		/* I's attempts send ChkI1; I answers a peer's ChkI1 with ChkR1. */
+		FUZZ_CHECK((c.type == SST_NEGO_CHKI1 && sst_nego_chki1_decode(&c.body, &i1) == 0) ||
+			   (c.type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&c.body, &r1) == 0));
+	}
+}
+
+static int
+on_alloc(void *ctx, const struct sst_nego_addr *peer)
+{
+	struct side *s = ctx;
+	unsigned int a = addr_index(peer);
+
+	for (int c = 1; c < 256; c++) {
+		if (!s->used[a][c]) {
+			s->used[a][c] = 1;
+			s->in_use++;
+			return c;
+		}
+	}
+	return -ENOSPC;
+}
+
+static void
+on_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
+{
+	struct side *s = ctx;
+	unsigned int a = addr_index(peer);
+
+	FUZZ_CHECK(s->used[a][chan]);
+	s->used[a][chan] = 0;
+	s->in_use--;
+}
+
+static int
+on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
+{
+	struct side *s = ctx;
+	unsigned int a = addr_index(&r->peer);
+	bool ok = false;
+
+	(void)now;
+	s->established++;
+	s->last = *r;
+	FUZZ_CHECK(r->mode == SST_NEGO_MODE_CHECKSUM && r->suite == SST_CRYPTO_CHK32);
+	FUZZ_CHECK(r->local_channel != 0 && r->peer_channel != 0);
+	FUZZ_CHECK(r->keys.tx_chk_key != r->keys.rx_chk_key);
+	FUZZ_CHECK(a == cur.src);
+	FUZZ_CHECK(s == &I || r->role == SST_NEGO_RESPONDER);
+	if (r->role == SST_NEGO_RESPONDER) {
+		for (unsigned int k = 0; k < cur.ni1; k++)
+			ok |= cur.valid_i1[k] && cur.i1[k].chani == r->peer_channel &&
+			      cur.i1[k].cki == r->keys.rx_chk_key;
+		FUZZ_CHECK(ok);
+		if (s == &I)
+			return 0; /* I answers ChkI1 too; its table is checked by size */
+		for (unsigned int k = 0; k < nmodel; k++)
+			FUZZ_CHECK(!(model[k].a == a && model[k].chani == r->peer_channel));
+		FUZZ_CHECK(nmodel < MODEL_MAX);
+		model[nmodel].a = a;
+		model[nmodel].chani = r->peer_channel;
+		model[nmodel].local = r->local_channel;
+		model[nmodel].cki = r->keys.rx_chk_key;
+		nmodel++;
+	} else {
+		for (unsigned int k = 0; k < cur.nr1; k++)
+			ok |= cur.r1[k].cki == r->keys.tx_chk_key &&
+			      cur.r1[k].ckr == r->keys.rx_chk_key &&
+			      cur.r1[k].chanr == r->peer_channel;
+		FUZZ_CHECK(ok);
+		ok = false;
+		for (unsigned int k = 0; k < natt; k++) {
+			if (att[k].live && att[k].a == a && att[k].cki == r->keys.tx_chk_key) {
+				att[k].live = false;
+				ok = true;
+				break;
+			}
+		}
+		FUZZ_CHECK(ok);
+	}
+	return 0;
+}
+
+static void
+on_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, int error,
+	sst_time_t now)
+{
+	(void)ctx;
+	(void)peer;
+	(void)local_channel;
+	(void)now;
+	FUZZ_CHECK(error == -ETIMEDOUT);
+}
+
+/* I's keys: the capture's for its first attempt, then distinct ones. */
+static uint32_t
+on_key(void *ctx, uint8_t local_channel, const struct sst_nego_addr *peer, sst_time_t now)
+{
+	struct side *s = ctx;
+
+	(void)peer;
+	(void)now;
+	if (s == &R)
+		return 0x35d53d2a + local_channel;
+	return s->keys_given++ == 0 ? CAP_CKI : CAP_CKI + 0x100u * (uint32_t)s->keys_given;
+}
+
+static const struct sst_nego_ops ops = {
+	.transmit = on_transmit,
+	.chan_alloc = on_alloc,
+	.chan_free = on_free,
+	.established = on_established,
+	.failed = on_failed,
+	.chk_key = on_key,
+};
+
+static void
+side_init(struct side *s, uint32_t max_init, uint32_t max_resp)
+{
+	struct sst_nego_host_params p;
+	size_t size;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	memset(p.secret, s == &R ? 0x52 : 0x49, sizeof(p.secret));
+	p.ulp_caps = SST_NEGO_CAP_ALL;
+	p.max_initiating = max_init;
+	p.max_responding = max_resp;
+	p.ops = &ops;
+	p.ctx = s;
+	if (s->h == NULL) {
+		size = sst_nego_host_size(&p);
+		FUZZ_CHECK(size != 0);
+		s->h = aligned_alloc(64, (size + 63) & ~(size_t)63);
+		FUZZ_CHECK(s->h != NULL);
+	} else {
+		sst_nego_host_fini(s->h);
+	}
+	memset(s->used, 0, sizeof(s->used));
+	s->in_use = s->established = s->sent = 0;
+	s->keys_given = 0;
+	s->now = 0;
+	FUZZ_CHECK(sst_nego_host_init(s->h, &p) == 0);
+}
+
+/* Parse the message independently, for the established() checks. */
+static void
+expect(const uint8_t *p, size_t len, unsigned int src)
+{
+	struct sst_nego_msg m;
+	struct sst_nego_iter it;
+	struct sst_nego_chunk c;
+
+	memset(&cur, 0, sizeof(cur));
+	cur.src = src;
+	if (sst_nego_msg_parse(p, len, &m) != 0)
+		return;
+	sst_nego_iter_init(&it, &m);
+	while (sst_nego_iter_next(&it, &c)) {
+		if (c.type == SST_NEGO_CHKI1)
+			cur.valid_i1[cur.ni1] =
+				sst_nego_chki1_decode(&c.body, &cur.i1[cur.ni1]) == 0,
+			cur.ni1++;
+		else if (c.type == SST_NEGO_CHKR1 &&
+			 sst_nego_chkr1_decode(&c.body, &cur.r1[cur.nr1]) == 0 &&
+			 !sst_nego_chkr1_wants_cookie(&cur.r1[cur.nr1]))
+			cur.nr1++;
+	}
+}
+
+static void
+check_invariants(void)
+{
+	unsigned int live = 0, i_chans = 0;
+
+	FUZZ_CHECK(sst_nego_responding(R.h) <= MAX_RESP);
+	FUZZ_CHECK(sst_nego_responding(R.h) == nmodel);
+	/* R's numbers: one per channel it ever established (released ones
+	 * stay the caller's: the fuzzer never frees them). */
+	FUZZ_CHECK(R.in_use == R.established);
+	FUZZ_CHECK(sst_nego_initiating(I.h) <= MAX_INIT);
+	FUZZ_CHECK(sst_nego_responding(I.h) <= 1);
+	for (unsigned int k = 0; k < natt; k++)
+		live += att[k].live;
+	i_chans = I.established;
+	FUZZ_CHECK(I.in_use == sst_nego_initiating(I.h) + i_chans);
+	FUZZ_CHECK(sst_nego_initiating(I.h) <= live);
+}
+
+static void
+connect_i(unsigned int a)
+{
+	int chan = sst_nego_connect(I.h, &addrs[a], SST_NEGO_MODE_CHECKSUM, I.now);
+
+	if (chan > 0 && natt < RTE_DIM(att)) {
+		att[natt].a = a;
+		att[natt].cki =
+			I.keys_given == 1 ? CAP_CKI : CAP_CKI + 0x100u * (uint32_t)I.keys_given;
+		att[natt].live = true;
+		natt++;
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_input in = {data, size};
+	uint8_t msg[1024];
+
+	if (addrs[0].len == 0) {
+		for (unsigned int i = 0; i < NADDR; i++) {
+			addrs[i].len = (uint8_t)(6 + i);
+			addrs[i].bytes[0] = 127;
+			addrs[i].bytes[3] = (uint8_t)(1 + i);
+		}
+	}
+	side_init(&R, 1, MAX_RESP);
+	side_init(&I, MAX_INIT, 1);
+	nmodel = natt = 0;
+	connect_i(0);
+	check_invariants();
+	for (;;) {
+		uint8_t op = fuzz_take(&in);
+		unsigned int src, len;
+
+		if (op == 0 && in.left == 0)
+			break;
+		switch (op % 6) {
+		case 0:
+		case 1:
+			src = fuzz_take(&in) % NADDR;
+			len = fuzz_take(&in);
+			len = len == 0xff ? (unsigned int)RTE_MIN(in.left, sizeof(msg)) : len;
+			len = (unsigned int)RTE_MIN((size_t)len, in.left);
+			memcpy(msg, in.p, len);
+			in.p += len;
+			in.left -= len;
+			expect(msg, len, src);
+			sst_nego_receive(op % 6 == 0 ? R.h : I.h, &addrs[src], msg, len,
+				op % 6 == 0 ? R.now : I.now);
+			break;
+		case 2: {
+			uint8_t dt = fuzz_take(&in);
+
+			I.now += (sst_time_t)dt * 100 * SST_NSEC_PER_MSEC;
+			if (R.now + dt * SST_NSEC_PER_MSEC < 19 * SST_NSEC_PER_SEC)
+				R.now += (sst_time_t)dt * SST_NSEC_PER_MSEC;
+			while (sst_nego_next_expiry(I.h) <= I.now)
+				sst_nego_handle_expiry(I.h, sst_nego_next_expiry(I.h));
+			break;
+		}
+		case 3:
+			if (nmodel > 0) {
+				unsigned int k = fuzz_take(&in) % nmodel;
+
+				FUZZ_CHECK(sst_nego_release(R.h, &addrs[model[k].a], model[k].local,
+						   model[k].chani) == 0);
+				model[k] = model[--nmodel];
+			}
+			break;
+		case 4: {
+			static const uint8_t r0[8] = {0, 0x53, 0x53, 0x54, 0, 0, 0, 0};
+
+			src = fuzz_take(&in) % NADDR;
+			expect(r0, sizeof(r0), src);
+			FUZZ_CHECK(sst_nego_receive(I.h, &addrs[src], r0, sizeof(r0), I.now) == 0);
+			break;
+		}
+		default:
+			connect_i(fuzz_take(&in) % NADDR);
+			break;
+		}
+		check_invariants();
+	}
+	return 0;
+}

@@ -1,0 +1,860 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stream-layer scenarios in the simulator (issue 4 acceptance): byte-exact
+ * delivery on many streams over impaired links, service rendezvous and
+ * refusal. Seeds are fixed; SST_SIM_SEED=<n> replays another one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sst_test.h"
+#include "stream_world.h"
+
+static uint64_t seed;
+
+static void
+params_default(struct world_params *wp)
+{
+	memset(wp, 0, sizeof(*wp));
+	wp->seed = seed;
+	wp->caps = SST_CAPS_ALL;
+	wp->replay_window = 64;
+	world_link_defaults(&wp->link);
+	wp->host.max_streams = 4096;
+	wp->host.max_tx_buffers = 512;
+	wp->host.max_rx_buffers = 512;
+	wp->host.max_sids = 2048;
+	wp->host.peer_usids = 4096;
+}
+
+static void
+run_flows(const char *name, struct world_params *wp, unsigned int nflows, uint64_t a_bytes,
+	uint64_t b_bytes, sst_time_t deadline)
+{
+	struct world *w = world_create(wp);
+	int rc;
+
+	for (unsigned int i = 0; i < nflows; i++)
+		world_flow_start(w, a_bytes, b_bytes, 0);
+	rc = world_run(w, deadline);
+	if (rc != 0 || w->flows_done != w->nflows)
+		printf("\n%s (seed %" PRIu64 "): rc %d, %" PRIu64 "/%" PRIu64
+		       " flows done at %.3f s\n",
+			name, wp->seed, rc, w->flows_done, w->nflows,
+			(double)sim_now(w->sim) / 1e9);
+	CU_ASSERT_EQUAL(rc, 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+static void
+test_one_stream(void)
+{
+	struct world_params wp;
+
+	params_default(&wp);
+	run_flows("one stream", &wp, 1, 100000, 50000, 60 * SST_NSEC_PER_SEC);
+}
+
+static void
+test_many_streams_clean(void)
+{
+	struct world_params wp;
+
+	params_default(&wp);
+	run_flows("many streams", &wp, 64, 20000, 20000, 120 * SST_NSEC_PER_SEC);
+}
+
+/* Far more streams than buffers: writers wait for send buffers (and hear
+ * ops.writable() as they come back), receivers refuse data until a buffer
+ * is free; everything still completes. */
+static void
+test_buffer_scarcity(void)
+{
+	struct world_params wp;
+
+	params_default(&wp);
+	wp.host.max_tx_buffers = 16;
+	wp.host.max_rx_buffers = 16;
+	run_flows("scarce buffers", &wp, 200, 10000, 3000, 600 * SST_NSEC_PER_SEC);
+}
+
+/*
+ * Far more open streams than SIDs: 600 streams stay open on a channel that
+ * attaches at most 64 per direction at once. Idle ones are detached to make
+ * room; a second round of data on every stream re-attaches them by Attach.
+ */
+static void
+test_more_streams_than_sids(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct sst_stream_chan_stats ca, cb;
+	uint64_t first = 600 * (3008 + 2008);
+
+	params_default(&wp);
+	wp.host.max_sids = 64;
+	w = world_create(&wp);
+	w->keep_open = true;
+	for (int i = 0; i < 600; i++)
+		world_flow_start(w, 3000, 2000, 0);
+	CU_ASSERT_EQUAL(world_run_bytes(w, first, 600 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT_EQUAL(w->bytes_checked, first);
+	for (uint64_t i = 0; i < w->nflows; i++) {
+		world_flow_more(w, &w->flows[i], 0, 1000);
+		world_flow_more(w, &w->flows[i], 1, 500);
+	}
+	CU_ASSERT_EQUAL(world_run_bytes(w, first + 600 * 1500, 600 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT_EQUAL(w->bytes_checked, first + 600 * 1500);
+	CU_ASSERT_EQUAL(w->mismatches, 0);
+	sst_stream_chan_stats(w->ep[0].chans[0], &ca);
+	sst_stream_chan_stats(w->ep[1].chans[0], &cb);
+	printf("\n  idle detaches: a %" PRIu64 ", b %" PRIu64 "; attaches sent: a %" PRIu64
+	       ", b %" PRIu64 "\n",
+		ca.idle_detaches, cb.idle_detaches, sst_stream_host_stats(w->ep[0].sh)->attaches_tx,
+		sst_stream_host_stats(w->ep[1].sh)->attaches_tx);
+	CU_ASSERT(ca.idle_detaches >= 500);
+	CU_ASSERT(cb.idle_detaches >= 500);
+	world_destroy(w);
+}
+
+static void
+test_impaired(void)
+{
+	static const struct {
+		const char *name;
+		double loss, reorder, dup, corrupt;
+	} cases[] = {
+		{"loss 10%", 0.10, 0, 0, 0},
+		{"loss 30%", 0.30, 0, 0, 0},
+		{"reorder", 0.02, 0.2, 0, 0},
+		{"duplicate", 0.02, 0, 0.1, 0},
+		{"corrupt", 0.02, 0, 0, 0.05},
+	};
+
+	for (size_t i = 0; i < RTE_DIM(cases); i++) {
+		struct world_params wp;
+
+		params_default(&wp);
+		wp.link.loss = cases[i].loss;
+		wp.link.reorder = cases[i].reorder;
+		wp.link.duplicate = cases[i].dup;
+		wp.link.corrupt = cases[i].corrupt;
+		wp.link.reorder_delay_ns = 4 * SST_NSEC_PER_MSEC;
+		run_flows(cases[i].name, &wp, 16, 30000, 10000, 600 * SST_NSEC_PER_SEC);
+	}
+}
+
+/* Each finished flow starts the next one until the total is reached. */
+static uint64_t sequential_total;
+
+static void
+start_next(struct world *w, struct flow *f)
+{
+	(void)f;
+	if (w->nflows < sequential_total)
+		world_flow_start(w, 32, 32, 0);
+}
+
+/*
+ * 100,000 short request/response streams one after another (a few at a
+ * time) over one channel: the 16-bit SIDs wrap and are reused after their
+ * quiet periods while 1% of all packets come back again up to 2 s later.
+ * The byte checks of every flow would see any old byte that landed on a
+ * successor stream.
+ */
+static void
+test_sequential_streams(void)
+{
+	struct world_params wp;
+	struct world *w;
+	const struct sst_channel_stats *cs;
+	int rc;
+
+	params_default(&wp);
+	sequential_total = getenv("SST_SIM_SEQUENTIAL") != NULL
+				   ? strtoull(getenv("SST_SIM_SEQUENTIAL"), NULL, 0)
+				   : 100000;
+	wp.flows_cap = sequential_total;
+	w = world_create(&wp);
+	w->late_dup = 0.01;
+	w->late_dup_max = 2 * SST_NSEC_PER_SEC;
+	w->on_flow_done = start_next;
+	for (int i = 0; i < 8; i++)
+		world_flow_start(w, 32, 32, 0);
+	rc = world_run(w, 100000 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(rc, 0);
+	world_check_done(w);
+	cs = sst_channel_stats(sst_stream_chan_channel(w->ep[1].chans[0]));
+	printf("\n  %" PRIu64 " streams in %.1f s virtual; %" PRIu64
+	       " late duplicates sent, at b: %" PRIu64 " too old, %" PRIu64 " duplicate, "
+	       "%" PRIu64 " stale SID\n",
+		w->nflows, (double)sim_now(w->sim) / 1e9, w->late_dups_sent, cs->rx_too_old,
+		cs->rx_duplicate, sst_stream_host_stats(w->ep[1].sh)->rx_stale);
+	CU_ASSERT(w->late_dups_sent > sequential_total / 200);
+	world_destroy(w);
+}
+
+/* ---- Substreams, and no head-of-line blocking between streams ---- */
+
+static bool
+drop_first_data_of_flow0(struct world *w, int side, uint16_t port, const struct rte_mbuf *m)
+{
+	static bool dropped;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	(void)port;
+	if (w->user == NULL) {
+		dropped = false;
+		w->user = &dropped;
+	}
+	/* The first Init from a (type 1 after the 8-byte channel header). */
+	if (!dropped && side == 0 && rte_pktmbuf_data_len(m) > 12 && (p[10] >> 4) == 1) {
+		dropped = true;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Three top-level streams, each with substreams (one a grandchild), all
+ * sending at once under 5% loss; each stream outlives or dies before its
+ * parent as it happens. Then, on a clean link, the very first packet of
+ * stream 0 is lost: stream 1, opened a millisecond later, must deliver
+ * while stream 0 waits for its retransmission.
+ */
+static void
+test_substreams(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *top[3];
+	int rc;
+
+	params_default(&wp);
+	wp.link.loss = 0.05;
+	w = world_create(&wp);
+	for (int i = 0; i < 3; i++)
+		top[i] = world_flow_start(w, 5000, 5000, 0);
+	/* Substreams may be opened at once: Init names the parent by SID. */
+	for (int i = 0; i < 3; i++) {
+		struct flow *child = world_substream_start(w, top[i], 20000, 3000);
+
+		world_substream_start(w, child, 4000, 4000);
+		world_substream_start(w, top[i], 1, 0);
+	}
+	rc = world_run(w, 600 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(rc, 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+static void
+run_until(struct world *w, sst_time_t t)
+{
+	world_pump(w, sim_now(w->sim));
+	sim_run_until(w->sim, t);
+}
+
+static void
+test_no_head_of_line_blocking(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *f0, *f1;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	w->tx_filter = drop_first_data_of_flow0;
+	f0 = world_flow_start(w, 1000, 10, 0);
+	run_until(w, SST_NSEC_PER_MSEC);
+	f1 = world_flow_start(w, 1000, 10, 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	printf("\n  first byte at b: stream 0 at %.1f ms (its Init lost), stream 1 at %.1f ms\n",
+		(double)f0->first_byte_at[1] / 1e6, (double)f1->first_byte_at[1] / 1e6);
+	/* One-way delay 5 ms: stream 1 is not held up by stream 0's loss. */
+	CU_ASSERT(f1->first_byte_at[1] <= 1 * SST_NSEC_PER_MSEC + 6 * SST_NSEC_PER_MSEC + 200000);
+	CU_ASSERT(f0->first_byte_at[1] > f1->first_byte_at[1]);
+	world_destroy(w);
+}
+
+/* ---- A slow reader ---- */
+
+struct slow_sample {
+	struct world *w;
+	struct flow *slow;
+	uint64_t max_buffered, max_window, samples, violations;
+};
+
+static void
+sample_slow(void *arg, sst_time_t now)
+{
+	struct slow_sample *ss = arg;
+	struct sst_stream_info info;
+
+	if (ss->slow->s[1] != NULL) {
+		sst_stream_info(ss->slow->s[1], &info);
+		ss->max_buffered = RTE_MAX(ss->max_buffered, info.rx_buffered);
+		ss->max_window = RTE_MAX(ss->max_window, (uint64_t)info.rx_window);
+		/* Never more than the initial window, which the slow
+		 * reader's auto-tuning never grows. */
+		if (info.rx_buffered > 65536)
+			ss->violations++;
+		ss->samples++;
+	}
+	if (ss->w->flows_done < ss->w->nflows)
+		sim_schedule(ss->w->sim, now + SST_NSEC_PER_MSEC, sample_slow, ss);
+}
+
+/*
+ * b does not read stream 0 for 3 s while stream 1 beside it transfers 4 MB:
+ * b's buffering for stream 0 never exceeds what it advertised, and stream
+ * 1 completes at full speed meanwhile. Then b reads and both complete.
+ */
+static void
+test_slow_reader(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *slow, *fast;
+	struct slow_sample ss;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	slow = world_flow_start(w, 4 << 20, 0, 0);
+	fast = world_flow_start(w, 4 << 20, 0, 0);
+	slow->paused[1] = true;
+	memset(&ss, 0, sizeof(ss));
+	ss.w = w;
+	ss.slow = slow;
+	sim_schedule(w->sim, SST_NSEC_PER_MSEC, sample_slow, &ss);
+	run_until(w, 3 * SST_NSEC_PER_SEC);
+	printf("\n  after 3 s: fast stream done at %.3f s; slow stream got %" PRIu64
+	       " bytes, at most %" PRIu64 " buffered (window at most %" PRIu64 ")\n",
+		(double)fast->done_at[1] / 1e9, slow->got[1], ss.max_buffered, ss.max_window);
+	CU_ASSERT(fast->closed[1]);
+	CU_ASSERT(fast->done_at[1] < 2 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(slow->got[1], 0);
+	CU_ASSERT(ss.samples > 1000);
+	CU_ASSERT_EQUAL(ss.violations, 0);
+	CU_ASSERT(ss.max_buffered > 0);
+	slow->paused[1] = false;
+	world_read_flow(w, slow, 1);
+	CU_ASSERT_EQUAL(world_run(w, 120 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	CU_ASSERT_EQUAL(ss.violations, 0);
+	world_destroy(w);
+}
+
+/* ---- Figure 9: priorities on a 1.5 Mbit/s link ---- */
+
+enum { FIG9_STEP_MS = 50, FIG9_SAMPLES = 2000 };
+
+struct fig9 {
+	struct world *w;
+	struct flow *f[3];
+	uint64_t got[FIG9_SAMPLES][3]; /* bytes the receiving side got, every 50 ms */
+	int n;
+	int side; /* the receiving side: 1 (b) or 0 (a) */
+};
+
+static void
+fig9_sample(void *arg, sst_time_t now)
+{
+	struct fig9 *g = arg;
+
+	if (g->n < FIG9_SAMPLES) {
+		for (int i = 0; i < 3; i++)
+			g->got[g->n][i] = g->f[i] != NULL ? g->f[i]->got[g->side] : 0;
+		g->n++;
+		sim_schedule(g->w->sim, now + FIG9_STEP_MS * SST_NSEC_PER_MSEC, fig9_sample, g);
+	}
+}
+
+/* Bytes flow i received between two times (ms, multiples of 50). */
+static uint64_t
+fig9_bytes(const struct fig9 *g, int i, uint64_t from_ms, uint64_t to_ms)
+{
+	return g->got[to_ms / FIG9_STEP_MS][i] - g->got[from_ms / FIG9_STEP_MS][i];
+}
+
+/*
+ * The paper's Figure 9: two equal streams share the link; a new stream of
+ * higher priority takes it while it has data; raising one of the first two
+ * above the other moves the link to it within a round trip.
+ */
+static void
+test_figure9_priorities(void)
+{
+	struct world_params wp;
+	struct sst_channel_info ci;
+	struct fig9 *g = calloc(1, sizeof(*g));
+	struct world *w;
+	uint64_t a, b, hi, lo, rtt_ms, f2_end_ms;
+
+	CU_ASSERT_FATAL(g != NULL);
+	params_default(&wp);
+	wp.link.rate_bps = 1500 * 1000;
+	wp.link.delay_ns = 20 * SST_NSEC_PER_MSEC;
+	wp.link.queue_pkts = 20;
+	w = world_create(&wp);
+	g->w = w;
+	g->side = 1;
+	g->f[0] = world_flow_start(w, 4 << 20, 0, 0);
+	g->f[1] = world_flow_start(w, 4 << 20, 0, 0);
+	sim_schedule(w->sim, 0, fig9_sample, g);
+	run_until(w, 10 * SST_NSEC_PER_SEC);
+	g->f[2] = world_flow_start(w, 600000, 0, 1);
+	run_until(w, 20 * SST_NSEC_PER_SEC);
+	sst_channel_info(sst_stream_chan_channel(w->ep[0].chans[0]), &ci);
+	rtt_ms = (uint64_t)ci.srtt / SST_NSEC_PER_MSEC;
+	sst_stream_set_priority(g->f[1]->s[0], 2);
+	run_until(w, 26 * SST_NSEC_PER_SEC);
+	sst_stream_set_priority(g->f[1]->s[0], 0);
+	CU_ASSERT_EQUAL(world_run(w, 200 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+
+	/* Equal priorities, 4-10 s: within 10% of each other. */
+	a = fig9_bytes(g, 0, 4000, 10000);
+	b = fig9_bytes(g, 1, 4000, 10000);
+	printf("\n  4-10 s: %" PRIu64 " and %" PRIu64 " bytes (ratio %.3f)", a, b,
+		(double)a / (double)b);
+	CU_ASSERT((double)RTE_MAX(a, b) <= 1.1 * (double)RTE_MIN(a, b));
+	/* The high-priority stream from one RTT after it starts to its end. */
+	f2_end_ms = (uint64_t)g->f[2]->done_at[1] / SST_NSEC_PER_MSEC / FIG9_STEP_MS * FIG9_STEP_MS;
+	hi = fig9_bytes(g, 2, 10000 + 200, f2_end_ms - FIG9_STEP_MS);
+	lo = fig9_bytes(g, 0, 10000 + 200, f2_end_ms - FIG9_STEP_MS) +
+	     fig9_bytes(g, 1, 10000 + 200, f2_end_ms - FIG9_STEP_MS);
+	printf("\n  high priority, 10.2-%.2f s: %.1f%% of the link", (double)f2_end_ms / 1000,
+		100.0 * (double)hi / (double)(hi + lo));
+	CU_ASSERT((double)hi >= 0.95 * (double)(hi + lo));
+	/* Stream 1 raised at 20 s: from one RTT (rounded up to a sample) on. */
+	rtt_ms = (rtt_ms / FIG9_STEP_MS + 1) * FIG9_STEP_MS;
+	hi = fig9_bytes(g, 1, 20000 + rtt_ms, 26000);
+	lo = fig9_bytes(g, 0, 20000 + rtt_ms, 26000);
+	printf("\n  raised at 20 s (srtt %" PRIu64 " ms): %.1f%% from 20 s + 1 RTT\n",
+		(uint64_t)ci.srtt / SST_NSEC_PER_MSEC, 100.0 * (double)hi / (double)(hi + lo));
+	CU_ASSERT((double)hi >= 0.95 * (double)(hi + lo));
+	world_destroy(w);
+	free(g);
+}
+
+/*
+ * The paper's way (section 5): the client a raises the priority of one of
+ * two responses b sends by a short message on a substream of the request's
+ * stream; b applies it, and the response gets the link within about an
+ * RTT of the message's arrival.
+ */
+static void
+test_priority_request(void)
+{
+	struct world_params wp;
+	struct fig9 *g = calloc(1, sizeof(*g));
+	struct world *w;
+	uint64_t hi, lo;
+
+	CU_ASSERT_FATAL(g != NULL);
+	params_default(&wp);
+	wp.link.rate_bps = 1500 * 1000;
+	wp.link.delay_ns = 20 * SST_NSEC_PER_MSEC;
+	wp.link.queue_pkts = 20;
+	w = world_create(&wp);
+	g->w = w;
+	g->side = 0;
+	g->f[0] = world_flow_start(w, 0, 1 << 20, 0);
+	g->f[1] = world_flow_start(w, 0, 1 << 20, 0);
+	sim_schedule(w->sim, 0, fig9_sample, g);
+	run_until(w, 2 * SST_NSEC_PER_SEC);
+	CU_ASSERT_FATAL(g->f[1]->s[0] != NULL);
+	CU_ASSERT_EQUAL(sst_stream_request_priority(g->f[1]->s[0], 5, sim_now(w->sim)), 0);
+	run_until(w, 5 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(w->priority_requests, 1);
+	hi = fig9_bytes(g, 1, 2500, 5000);
+	lo = fig9_bytes(g, 0, 2500, 5000);
+	printf("\n  after the request: %.1f%% of the link for the raised response\n",
+		100.0 * (double)hi / (double)(hi + lo));
+	CU_ASSERT((double)hi >= 0.95 * (double)(hi + lo));
+	CU_ASSERT_EQUAL(world_run(w, 200 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	world_destroy(w);
+	free(g);
+}
+
+/* ---- Datagrams ---- */
+
+struct dgram_plan {
+	struct world *w;
+	struct flow *f;
+	uint64_t next, count;
+	uint32_t len;
+	uint64_t sent, refused;
+};
+
+static void
+dgram_send_next(void *arg, sst_time_t now)
+{
+	struct dgram_plan *dp = arg;
+
+	int rc = world_send_datagram(dp->w, dp->f, 0, dp->next++, dp->len);
+
+	if (rc == 0)
+		dp->sent++;
+	else
+		dp->refused++;
+	world_pump(dp->w, now);
+	if (dp->next < dp->count)
+		sim_schedule(dp->w->sim, now + 20 * SST_NSEC_PER_MSEC, dgram_send_next, dp);
+}
+
+/*
+ * Under 10% loss: 400 small datagrams (one packet each) leave no state at
+ * the sender and arrive about 90% of the time; 30 large ones (20 KB) go as
+ * reliable ephemeral substreams and all arrive. The receiver reads both
+ * kinds with sst_stream_recv_datagram().
+ */
+static void
+test_datagrams(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *f;
+	struct dgram_plan small = {0}, large = {0};
+	const struct sst_stream_host_stats *st;
+	uint64_t live_streams, live_tx, burst = 0;
+	double ratio;
+
+	params_default(&wp);
+	wp.link.loss = 0.10;
+	w = world_create(&wp);
+	f = world_flow_start(w, 100, 100, 0);
+	/* Neither side reads the stream's own data yet: it stays open. */
+	f->paused[0] = f->paused[1] = true;
+	run_until(w, 2 * SST_NSEC_PER_SEC);
+	CU_ASSERT_FATAL(f->connected);
+	st = sst_stream_host_stats(w->ep[0].sh);
+	live_streams = st->streams_live;
+	live_tx = st->tx_buffers_live;
+	/* A burst: pacing lets a few go, the rest are refused (-ENOBUFS). */
+	for (int i = 0; i < 10; i++)
+		if (world_send_datagram(w, f, 0, UINT64_C(1) << 40 | (uint64_t)i, 1000) == 0)
+			burst++;
+	CU_ASSERT(burst >= 1);
+	st = sst_stream_host_stats(w->ep[0].sh);
+	CU_ASSERT_EQUAL(st->streams_live, live_streams);
+	CU_ASSERT_EQUAL(st->tx_buffers_live, live_tx);
+	small = (struct dgram_plan){.w = w, .f = f, .next = 0, .count = 400, .len = 1000};
+	large = (struct dgram_plan){.w = w, .f = f, .next = 1000, .count = 1030, .len = 20000};
+	sim_schedule(w->sim, sim_now(w->sim), dgram_send_next, &small);
+	sim_schedule(w->sim, sim_now(w->sim) + SST_NSEC_PER_MSEC, dgram_send_next, &large);
+	run_until(w, 60 * SST_NSEC_PER_SEC);
+	ratio = (double)(w->dgrams_rx[1] - 30) / (double)(small.sent + burst);
+	printf("\n  small: %" PRIu64 " sent, large: %" PRIu64 " sent; b received %" PRIu64
+	       " datagrams (%" PRIu64 " bytes), %" PRIu64 " bad\n",
+		small.sent + burst, large.sent, w->dgrams_rx[1], w->dgram_bytes_rx[1],
+		w->dgram_bad);
+	CU_ASSERT_EQUAL(w->dgram_bad, 0);
+	CU_ASSERT_EQUAL(large.sent, 30);
+	CU_ASSERT(small.sent >= 100); /* the rest found the congestion window full */
+	/* Every large one arrived (20000 bytes each); the small ones as the
+	 * loss allows. */
+	CU_ASSERT(w->dgram_bytes_rx[1] >= 30 * 20000);
+	CU_ASSERT(w->dgram_bytes_rx[1] - 30 * 20000 == (w->dgrams_rx[1] - 30) * 1000);
+	CU_ASSERT(ratio > 0.8 && ratio < 0.97);
+	f->paused[0] = f->paused[1] = false;
+	world_read_flow(w, f, 0);
+	world_read_flow(w, f, 1);
+	CU_ASSERT_EQUAL(world_run(w, 200 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+/*
+ * 8 KB datagrams on a link losing 0.5%: to a peer that reassembles
+ * fragments they go as 7 Datagram packets on consecutive numbers and no
+ * substream is opened; to a legacy peer, as ephemeral substreams. Either
+ * way they arrive whole.
+ */
+static void
+run_fragments(uint32_t caps)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *f;
+	struct dgram_plan dp = {0};
+	uint64_t opened;
+
+	params_default(&wp);
+	wp.caps = caps;
+	wp.link.loss = 0.005;
+	w = world_create(&wp);
+	f = world_flow_start(w, 100, 100, 0);
+	f->paused[0] = f->paused[1] = true;
+	run_until(w, 2 * SST_NSEC_PER_SEC);
+	CU_ASSERT_FATAL(f->connected);
+	opened = sst_stream_host_stats(w->ep[0].sh)->streams_opened;
+	dp = (struct dgram_plan){.w = w, .f = f, .next = 0, .count = 100, .len = 8000};
+	sim_schedule(w->sim, sim_now(w->sim), dgram_send_next, &dp);
+	run_until(w, 30 * SST_NSEC_PER_SEC);
+	printf("\n  %s peer: %" PRIu64 " of %" PRIu64 " datagrams of 8000 bytes arrived, %" PRIu64
+	       " substreams opened\n",
+		caps ? "extended" : "legacy", w->dgrams_rx[1], dp.sent,
+		sst_stream_host_stats(w->ep[0].sh)->streams_opened - opened);
+	CU_ASSERT_EQUAL(w->dgram_bad, 0);
+	CU_ASSERT_EQUAL(w->dgram_bytes_rx[1], w->dgrams_rx[1] * 8000);
+	CU_ASSERT(dp.sent >= 90);
+	if (caps & SST_CAP_DGRAM_FRAGMENTS) {
+		CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[0].sh)->streams_opened, opened);
+		CU_ASSERT(w->dgrams_rx[1] * 10 >= dp.sent * 9);
+	} else {
+		CU_ASSERT_EQUAL(
+			sst_stream_host_stats(w->ep[0].sh)->streams_opened - opened, dp.sent);
+		CU_ASSERT_EQUAL(w->dgrams_rx[1], dp.sent);
+	}
+	f->paused[0] = f->paused[1] = false;
+	world_read_flow(w, f, 0);
+	world_read_flow(w, f, 1);
+	CU_ASSERT_EQUAL(world_run(w, 200 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+static void
+test_datagram_fragments(void)
+{
+	run_fragments(SST_CAPS_ALL);
+	run_fragments(SST_CAPS_LEGACY);
+}
+
+/* ---- The path MTU shrinks ---- */
+
+struct mtu_change {
+	struct world *w;
+	struct sst_simlink_params link;
+	uint32_t mtu;
+};
+
+static void
+shrink_link_mtu(void *arg, sst_time_t now)
+{
+	struct mtu_change *mc = arg;
+
+	(void)now;
+	mc->link.mtu = mc->mtu;
+	for (int dir = 0; dir < 2; dir++)
+		CU_ASSERT_EQUAL(
+			sst_simlink_set_params(sim_link_dir(mc->w->links[0], dir), &mc->link), 0);
+}
+
+/* What an ICMP "fragmentation needed" would tell the hosts, a little later. */
+static void
+shrink_channel_mtu(void *arg, sst_time_t now)
+{
+	struct mtu_change *mc = arg;
+
+	for (int side = 0; side < 2; side++)
+		CU_ASSERT_EQUAL(sst_channel_set_mtu(
+					sst_stream_chan_channel(mc->w->ep[side].chans[0]), mc->mtu),
+			0);
+	world_pump(mc->w, now);
+}
+
+/* Mid-transfer the link starts dropping packets over 600 bytes and the
+ * channels learn the new MTU: what was in flight is lost and resent re-cut
+ * to the smaller segments, byte-exact. */
+static void
+test_mtu_shrinks(void)
+{
+	struct world_params wp;
+	struct mtu_change mc;
+	struct world *w;
+	struct sst_simlink_stats ls;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	world_flow_start(w, 1 << 20, 300000, 0);
+	world_flow_start(w, 500000, 500000, 0);
+	mc = (struct mtu_change){.w = w, .link = wp.link, .mtu = 600};
+	sim_schedule(w->sim, 60 * SST_NSEC_PER_MSEC, shrink_link_mtu, &mc);
+	sim_schedule(w->sim, 90 * SST_NSEC_PER_MSEC, shrink_channel_mtu, &mc);
+	CU_ASSERT_EQUAL(world_run(w, 300 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	sst_simlink_stats_get(sim_link_dir(w->links[0], 0), &ls);
+	printf("\n  a to b: %" PRIu64 " packets dropped as too big\n", ls.dropped_mtu);
+	CU_ASSERT(ls.dropped_mtu > 0);
+	world_destroy(w);
+}
+
+/* ---- Migration ---- */
+
+static void
+kill_channel0(void *arg, sst_time_t now)
+{
+	struct world_params *wp = arg;
+	struct world *w = wp->link.pool != NULL ? (struct world *)(uintptr_t)wp->seed : NULL;
+
+	(void)now;
+	world_add_channel(w, wp);
+	world_kill_channel(w, 0);
+}
+
+/* The channel under a transfer dies mid-way; the streams resume on a new
+ * channel to the same peer and complete byte-exact. */
+static void
+test_migration_channel_lost(void)
+{
+	struct world_params wp, wp2;
+	struct world *w;
+	struct flow *f0, *f1;
+
+	params_default(&wp);
+	wp.link.loss = 0.02;
+	w = world_create(&wp);
+	f0 = world_flow_start(w, 2 << 20, 1 << 20, 0);
+	f1 = world_flow_start(w, 300000, 5000, 0);
+	wp2 = wp;
+	wp2.seed = (uint64_t)(uintptr_t)w;
+	sim_schedule(w->sim, 300 * SST_NSEC_PER_MSEC, kill_channel0, &wp2);
+	CU_ASSERT_EQUAL(world_run(w, 300 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	printf("\n  flows done at %.3f s and %.3f s; attaches sent a %" PRIu64 " b %" PRIu64 "\n",
+		(double)f0->done_at[1] / 1e9, (double)f1->done_at[1] / 1e9,
+		sst_stream_host_stats(w->ep[0].sh)->attaches_tx,
+		sst_stream_host_stats(w->ep[1].sh)->attaches_tx);
+	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->attaches_tx >= 2);
+	CU_ASSERT(sst_stream_host_stats(w->ep[1].sh)->attaches_tx >= 1);
+	world_destroy(w);
+}
+
+/* Both sides move a live stream to a second channel (Attach on the new
+ * one, Detach on the old) while the old channel stays up. */
+static void
+test_migration_attach_detach(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *f;
+	const struct sst_channel_stats *old_a;
+	uint64_t old_tx_before;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	f = world_flow_start(w, 3 << 20, 2 << 20, 0);
+	run_until(w, 200 * SST_NSEC_PER_MSEC);
+	world_add_channel(w, &wp);
+	CU_ASSERT_FATAL(f->s[0] != NULL && f->s[1] != NULL);
+	CU_ASSERT_EQUAL(sst_stream_migrate(f->s[0], w->ep[0].chans[1], sim_now(w->sim)), 0);
+	CU_ASSERT_EQUAL(sst_stream_migrate(f->s[1], w->ep[1].chans[1], sim_now(w->sim)), 0);
+	run_until(w, 1200 * SST_NSEC_PER_MSEC);
+	old_a = sst_channel_stats(sst_stream_chan_channel(w->ep[0].chans[0]));
+	old_tx_before = old_a->tx_packets;
+	CU_ASSERT_EQUAL(world_run(w, 300 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	/* After the move only acknowledgments (if anything) use the old one. */
+	printf("\n  old channel: %" PRIu64 " packets from a after the move settled\n",
+		old_a->tx_packets - old_tx_before);
+	CU_ASSERT(old_a->tx_packets - old_tx_before < 50);
+	world_destroy(w);
+}
+
+/* ---- Service rendezvous ---- */
+
+static void
+run_refused(uint32_t caps)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow f = {0};
+	struct sst_stream *s;
+
+	params_default(&wp);
+	wp.caps = caps;
+	w = world_create(&wp);
+	s = sst_stream_connect(w->ep[0].peer, "nobody", "here", 0);
+	CU_ASSERT_FATAL(s != NULL);
+	sst_stream_set_user(s, &f);
+	run_until(w, 2 * SST_NSEC_PER_SEC);
+	CU_ASSERT_FALSE(f.connected);
+	CU_ASSERT_EQUAL(f.connect_err, -ECONNREFUSED);
+	CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[1].sh)->services_refused, 1);
+	CU_ASSERT_EQUAL(
+		sst_stream_host_stats(w->ep[1].sh)->streams_reset_tx, caps & SST_CAP_RESET ? 1 : 0);
+	sst_stream_close(s, sim_now(w->sim));
+	run_until(w, 4 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[0].sh)->streams_live, 0);
+	CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[1].sh)->streams_live, 0);
+	world_destroy(w);
+}
+
+static void
+test_service_refused(void)
+{
+	run_refused(SST_CAPS_ALL);
+	run_refused(SST_CAPS_LEGACY);
+}
+
+/* A peer that did not advertise our capabilities is never sent Reset or
+ * Detach, and its window overruns are tolerated. */
+static void
+test_legacy_peer(void)
+{
+	struct world_params wp;
+
+	params_default(&wp);
+	wp.caps = SST_CAPS_LEGACY;
+	wp.link.loss = 0.05;
+	{
+		struct world *w = world_create(&wp);
+
+		for (int i = 0; i < 16; i++)
+			world_flow_start(w, 50000, 20000, 0);
+		CU_ASSERT_EQUAL(world_run(w, 300 * SST_NSEC_PER_SEC), 0);
+		world_check_done(w);
+		for (int side = 0; side < 2; side++) {
+			const struct sst_stream_host_stats *st =
+				sst_stream_host_stats(w->ep[side].sh);
+
+			CU_ASSERT_EQUAL(st->streams_reset_tx, 0);
+			CU_ASSERT_EQUAL(st->stateless_resets, 0);
+		}
+		world_destroy(w);
+	}
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_one_stream),
+	SST_TEST(test_many_streams_clean),
+	SST_TEST(test_buffer_scarcity),
+	SST_TEST(test_more_streams_than_sids),
+	SST_TEST(test_impaired),
+	SST_TEST(test_substreams),
+	SST_TEST(test_no_head_of_line_blocking),
+	SST_TEST(test_slow_reader),
+	SST_TEST(test_figure9_priorities),
+	SST_TEST(test_priority_request),
+	SST_TEST(test_datagrams),
+	SST_TEST(test_datagram_fragments),
+	SST_TEST(test_mtu_shrinks),
+	SST_TEST(test_migration_channel_lost),
+	SST_TEST(test_migration_attach_detach),
+	SST_TEST(test_service_refused),
+	SST_TEST(test_legacy_peer),
+	SST_TEST(test_sequential_streams),
+	SST_TEST_END,
+};
+
+int
+main(void)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "sim_stream_%d", (int)getpid());
+	if (world_eal_init(prefix) != 0)
+		return 1;
+	seed = sim_seed_from_env(0x5eedf00d);
+	return sst_test_run("sim_stream", cases);
+}
