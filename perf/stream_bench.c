@@ -100,8 +100,9 @@ bench_idle(uint64_t n)
 	       " receive buffers attached\n",
 		st->streams_live, w->bytes_checked == expect ? "all data in" : "INCOMPLETE",
 		st->tx_buffers_live, st->rx_buffers_live);
-	printf("idle: bytes per idle stream: control block %zu (preallocated array, no header), "
-	       "USID table %.0f, SID entry %.0f: %.0f in all\n",
+	printf("idle: bytes per idle stream: %zu (its control block, from a preallocated array); "
+	       "tables sized by configuration add %.0f (USID index) and %.0f (SID entry, while "
+	       "attached): %.0f in all\n",
 		cb, per_usid, per_sid, total);
 	world_destroy(w);
 }

@@ -222,7 +222,9 @@ struct sst_stream *sst_stream_create_substream(struct sst_stream *parent, sst_ti
 /** Accept (or refuse, listen = false) substreams on @p s. */
 void sst_stream_listen_substream(struct sst_stream *s, bool listen);
 
-/** The next substream the peer opened on @p parent, or NULL. */
+/** The next substream the peer opened on @p parent, or NULL. With none
+ * waiting, the next datagram received on @p parent comes as a substream
+ * that reads the datagram and then its end (paper 2.2). */
 struct sst_stream *sst_stream_accept_substream(struct sst_stream *parent);
 
 /** Write flags. */

@@ -524,6 +524,7 @@ stream_tx_buffers(struct sst_stream *s)
 	sst_sched_entry_init(&tx->sched, s->prio);
 	sst_flowctl_tx_init(&tx->fc, mss, s->tx_window);
 	tx->parent = NULL;
+	tx->charged = 0;
 	if (sst_sendq_init(&tx->q, h->p.send_buffer, h->txio_mbufs, h->txio_ranges, h->p.clone_pool,
 		    s->tx_off) < 0) {
 		rte_mempool_put(h->txios, obj);
@@ -575,8 +576,9 @@ tx_idle(const struct sst_stream *s)
 {
 	const struct stream_txio *tx = s->tx;
 
+	/* fc.inflight also counts children's Init bytes charged to us. */
 	return sst_sendq_queued(&tx->q) == 0 && sst_sendq_in_flight(&tx->q) == 0 &&
-	       !sst_sendq_pending(&tx->q) && tx->parent == NULL &&
+	       tx->fc.inflight == 0 && !sst_sendq_pending(&tx->q) && tx->parent == NULL &&
 	       (!(s->flags & SF_SHUTDOWN) || sst_sendq_finished(&tx->q));
 }
 
@@ -603,6 +605,11 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 		if (s->tx->parent != NULL) {
 			struct sst_stream *parent = s->tx->parent;
 
+			/* A reset child's Init bytes leave the parent's window. */
+			if (s->tx->charged > 0 && parent->tx != NULL) {
+				sst_flowctl_tx_lost(&parent->tx->fc, (uint32_t)s->tx->charged);
+				stream_tx_wake(parent);
+			}
 			s->tx->parent = NULL;
 			stream_unref(parent, now);
 		}

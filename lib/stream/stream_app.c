@@ -77,6 +77,8 @@ stream_open(struct sst_stream_peer *p, struct sst_stream *parent, uint32_t flags
 	if (!(parent->flags & SF_ROOT)) {
 		s->tx->parent = parent;
 		stream_ref(parent);
+		/* The parent's send side counts the child's Init bytes. */
+		stream_tx_buffers(parent);
 	}
 	p->host->stats.streams_opened++;
 	if (s->flags & SF_ATTACH_DUE)
@@ -143,13 +145,51 @@ stream_reoffer_children(struct sst_stream *parent)
 	}
 }
 
+/*
+ * A datagram that came as Datagram packets, read as a substream (paper 2.2:
+ * the receiver cannot tell the two kinds apart): a stream of no channel
+ * whose receive side holds the datagram and its end, and whose own
+ * direction is already closed, so that it finishes once read and closed.
+ */
+static struct sst_stream *
+datagram_as_substream(struct sst_stream *parent)
+{
+	struct stream_rxio *prx = parent->rx;
+	struct rte_mbuf *m = prx->dgrams[prx->dgram_head];
+	struct sst_stream *s = stream_alloc(parent->peer, SF_SHUTDOWN | SF_SENT_CLOSE_ACKED);
+
+	if (s == NULL)
+		return NULL;
+	if (stream_rx_buffers(s) < 0) {
+		parent->peer->nstreams--;
+		stream_slab_put(parent->peer->host, s);
+		return NULL; /* the datagram stays queued */
+	}
+	prx->dgram_head = (prx->dgram_head + 1) % STREAM_DGRAM_QUEUE;
+	prx->dgram_count--;
+	/* The reassembly buffer takes the mbuf in every case. */
+	if (sst_rob_insert(&s->rx->rob, 0, m, SST_FLAG_PUSH | SST_FLAG_MESSAGE | SST_FLAG_CLOSE) <
+		0) {
+		s->flags |= SF_RESET;
+		stream_maybe_release_buffers(s, 0);
+		parent->peer->nstreams--;
+		stream_slab_put(parent->peer->host, s);
+		return NULL;
+	}
+	s->prio = parent->prio;
+	return s;
+}
+
 struct sst_stream *
 sst_stream_accept_substream(struct sst_stream *parent)
 {
 	struct sst_stream *s;
 
-	if (parent->rx == NULL || (s = parent->rx->accept_head) == NULL)
+	if (parent->rx == NULL)
 		return NULL;
+	if (parent->rx->accept_head == NULL)
+		return parent->rx->dgram_count > 0 ? datagram_as_substream(parent) : NULL;
+	s = parent->rx->accept_head;
 	parent->rx->accept_head = s->link;
 	if (parent->rx->accept_head == NULL)
 		parent->rx->accept_tail = NULL;

@@ -81,6 +81,7 @@ struct stream_txio {
 	struct sst_stream *s;
 	struct sst_flowctl_tx fc;
 	struct sst_stream *parent; /**< charged for Init data; reference held */
+	uint64_t charged;	   /**< Init bytes in flight counted in the parent's window */
 	struct sst_sendq q;	   /**< must be last: its arrays follow */
 };
 
@@ -146,6 +147,7 @@ struct stream_sent {
 	uint8_t kind;	 /**< enum sent_kind */
 	uint8_t flags;	 /**< segment flags (Close etc.) */
 	bool attachment; /**< carried the stream's attachment (Init/Reply/Attach) */
+	bool charged;	 /**< an Init segment also counted in the parent's window */
 };
 
 struct sst_stream_chan {

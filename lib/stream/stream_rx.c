@@ -232,8 +232,13 @@ rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 		if (sst_sid_is_quiet(c->rx_sids, hdr->sid))
 			return stale(c, hdr->sid, m);
 		parent = sst_sid_lookup(c->rx_sids, hdr->ref_sid);
+		/* A parent that finished here cannot take children; one not seen
+		 * yet may have its attachment on the way. */
+		if (parent == NULL && sst_sid_is_quiet(c->rx_sids, hdr->ref_sid) &&
+			!stream_chan_was_moved(c, hdr->ref_sid))
+			return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 		if (parent == NULL)
-			return refuse(c, m); /* the parent's attachment may be on its way */
+			return refuse(c, m);
 		s = new_stream(c, parent, hdr->sid, hdr->window, now);
 		if (s == NULL) {
 			if (parent->flags & SF_LISTEN)

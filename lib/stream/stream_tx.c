@@ -403,6 +403,7 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	uint64_t pending, sendable;
 	struct rte_mbuf *m;
 	uint32_t idx, max_len;
+	bool charged;
 	int rc;
 
 	rc = segment_header(c, s, &hdr);
@@ -418,6 +419,12 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 		return 0;
 	pending = sst_sendq_unsent(&tx->q) + sst_sendq_lost(&tx->q);
 	sendable = pending == 0 ? 0 : sst_flowctl_tx_sendable(&tx->fc, pending, true);
+	/* Init data is charged to the parent's window too (paper 4.3.6): the
+	 * children's first flights together stay within what the parent may
+	 * have in flight. */
+	charged = hdr.type == SST_STREAM_INIT && tx->parent != NULL && tx->parent->tx != NULL;
+	if (charged)
+		sendable = RTE_MIN(sendable, sst_flowctl_tx_allowance(&tx->parent->tx->fc));
 	if (pending > 0 && sendable == 0)
 		return 0; /* flow control: a window update will wake it */
 	max_len = pending == 0 ? c->mss : (uint32_t)RTE_MIN(sendable, (uint64_t)c->mss);
@@ -452,9 +459,14 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 		.len = seg.len,
 		.kind = SENT_SEGMENT,
 		.flags = (uint8_t)seg.flags,
-		.attachment = hdr.type != SST_STREAM_DATA};
+		.attachment = hdr.type != SST_STREAM_DATA,
+		.charged = charged};
 	stream_ref(s);
 	sst_flowctl_tx_sent(&tx->fc, seg.len);
+	if (charged) {
+		sst_flowctl_tx_sent(&tx->parent->tx->fc, seg.len);
+		tx->charged += seg.len;
+	}
 	sst_sched_served(&c->sched, &tx->sched, seg.len + SST_STREAM_HDR_LONG);
 	c->peer->host->stats.segments_tx++;
 	if (seg.retransmit)
@@ -519,6 +531,22 @@ loss_sample(struct sst_stream_chan *c, bool lost)
 	c->loss_rate = c->loss_rate - (c->loss_rate >> 6) + (lost ? 1024 : 0);
 }
 
+/* Bytes of a child's Init segment leave its parent's window. */
+static void
+stream_uncharge(struct stream_txio *tx, uint32_t len, bool acked)
+{
+	struct sst_stream *parent = tx->parent;
+
+	tx->charged -= RTE_MIN((uint64_t)len, tx->charged);
+	if (parent == NULL || parent->tx == NULL)
+		return;
+	if (acked)
+		sst_flowctl_tx_acked(&parent->tx->fc, len);
+	else
+		sst_flowctl_tx_lost(&parent->tx->fc, len);
+	stream_tx_wake(parent);
+}
+
 static void
 segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t seq, sst_time_t now)
 {
@@ -536,7 +564,9 @@ segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t s
 		s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
 		s->flags &= ~SF_VIA_ATTACH;
 	}
-	if (tx->parent != NULL && (s->flags & SF_TX_ACKED)) {
+	if (r->charged)
+		stream_uncharge(tx, r->len, true);
+	if (tx->parent != NULL && (s->flags & SF_TX_ACKED) && tx->charged == 0) {
 		struct sst_stream *parent = tx->parent;
 
 		tx->parent = NULL;
@@ -607,6 +637,8 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r)
 			break;
 		sst_sendq_on_lost(&s->tx->q, r->off, r->len);
 		sst_flowctl_tx_lost(&s->tx->fc, r->len);
+		if (r->charged)
+			stream_uncharge(s->tx, r->len, false);
 		stream_tx_wake(s);
 		break;
 	case SENT_ACK:

@@ -93,12 +93,20 @@ op_readable(void *ctx, struct sst_stream *st)
 	struct rte_mbuf *m;
 	int n;
 
-	(void)ctx;
 	while ((n = sst_stream_read(st, d, 32, now)) > 0)
 		for (int i = 0; i < n; i++)
 			rte_pktmbuf_free(d[i].m);
-	while ((m = sst_stream_recv_datagram(st, now)) != NULL)
+	while ((m = sst_stream_recv_datagram(st, now)) != NULL) {
+		sst_stream_apply_priority_message(st, m);
 		rte_pktmbuf_free(m);
+	}
+	if (ctx != NULL && sst_stream_user(st) == NULL) {
+		/* Now and then datagrams are read as substreams. */
+		struct sst_stream *sub = sst_stream_accept_substream(st);
+
+		if (sub != NULL)
+			app_keep(ctx, sub);
+	}
 }
 
 static const struct sst_stream_ops ops = {
@@ -219,7 +227,7 @@ step(struct fuzz_input *in)
 	struct sst_stream *st = pick(s, arg);
 	struct rte_mbuf *m;
 
-	switch ((op >> 1) % 12) {
+	switch ((op >> 1) % 14) {
 	case 0: /* deliver the oldest held packet */
 	case 1:
 		if (o->nheld > 0) {
@@ -293,8 +301,13 @@ step(struct fuzz_input *in)
 		}
 		break;
 	case 9:
-		if (st != NULL)
+		if (st != NULL && (arg & 0x80))
+			sst_stream_request_priority(st, (int8_t)(arg << 1), now);
+		else if (st != NULL)
 			sst_stream_set_priority(st, (int8_t)arg);
+		break;
+	case 12: /* the path MTU changes */
+		sst_channel_set_mtu(sst_stream_chan_channel(s->c), 200u + arg * 5u);
 		break;
 	case 10: /* a datagram: one packet, fragments, or an ephemeral substream */
 		if (st != NULL && (m = payload(1u + arg * 7u % 1900u, arg)) != NULL) {

@@ -88,11 +88,66 @@ flow_of(struct world *w, struct sst_stream *s)
 	return f;
 }
 
+/* Check one datagram's bytes: [8-byte number][pattern]. */
+static void
+check_datagram(struct world *w, int side, const uint8_t *p, uint32_t len)
+{
+	uint64_t n = 0;
+
+	if (p == NULL || len < 8) {
+		w->dgram_bad++;
+	} else {
+		memcpy(&n, p, 8);
+		for (uint32_t i = 8; i < len; i++)
+			if (p[i] != sst_test_pattern(i + n * 977)) {
+				w->dgram_bad++;
+				break;
+			}
+	}
+	w->dgrams_rx[side]++;
+	w->dgram_bytes_rx[side] += len;
+}
+
+/* Datagrams read as substreams (the receiver may: paper 2.2). */
+static void
+accept_datagrams(struct endpoint *ep, struct sst_stream *s, sst_time_t now)
+{
+	struct sst_stream *sub;
+
+	while ((sub = sst_stream_accept_substream(s)) != NULL) {
+		static uint8_t buf[65536 + 8];
+		struct sst_stream_data d[32];
+		uint32_t len = 0;
+		int n;
+
+		while ((n = sst_stream_read(sub, d, 32, now)) > 0)
+			for (int i = 0; i < n; i++) {
+				uint32_t k = rte_pktmbuf_pkt_len(d[i].m);
+
+				if (len + k <= sizeof(buf)) {
+					const void *p = rte_pktmbuf_read(d[i].m, 0, k, buf + len);
+
+					if (p != buf + len)
+						memcpy(buf + len, p, k);
+				}
+				len += k;
+				rte_pktmbuf_free(d[i].m);
+			}
+		CU_ASSERT_EQUAL(n, -EPIPE);
+		check_datagram(ep->w, ep->side, len <= sizeof(buf) ? buf : NULL, len);
+		ep->w->dgrams_as_substreams++;
+		sst_stream_close(sub, now);
+	}
+}
+
 static void
 read_datagrams(struct endpoint *ep, struct sst_stream *s, sst_time_t now)
 {
 	struct world *w = ep->w;
 	struct rte_mbuf *m;
+
+	if (w->dgram_via_accept)
+		accept_datagrams(ep, s, now);
 
 	while ((m = sst_stream_recv_datagram(s, now)) != NULL) {
 		uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -104,20 +159,8 @@ read_datagrams(struct endpoint *ep, struct sst_stream *s, sst_time_t now)
 		}
 		uint8_t buf[65536 + 8];
 		const uint8_t *p = len <= sizeof(buf) ? rte_pktmbuf_read(m, 0, len, buf) : NULL;
-		uint64_t n = 0;
 
-		if (p == NULL || len < 8) {
-			w->dgram_bad++;
-		} else {
-			memcpy(&n, p, 8);
-			for (uint32_t i = 8; i < len; i++)
-				if (p[i] != sst_test_pattern(i + n * 977)) {
-					w->dgram_bad++;
-					break;
-				}
-		}
-		w->dgrams_rx[ep->side]++;
-		w->dgram_bytes_rx[ep->side] += len;
+		check_datagram(w, ep->side, p, len);
 		rte_pktmbuf_free(m);
 	}
 }

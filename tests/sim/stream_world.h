@@ -65,6 +65,8 @@ struct world {
 	uint64_t dgram_bytes_rx[2];
 	uint64_t dgram_bad;
 	uint64_t priority_requests; /* applied with sst_stream_apply_priority_message() */
+	bool dgram_via_accept;	    /* read datagrams with sst_stream_accept_substream() */
+	uint64_t dgrams_as_substreams;
 	void (*on_flow_done)(struct world *w, struct flow *f);
 	void *user;
 	/* Late duplicates: this share of packets is delivered again later. */

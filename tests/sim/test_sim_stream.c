@@ -253,6 +253,66 @@ test_substreams(void)
 	world_destroy(w);
 }
 
+struct charge_sample {
+	struct world *w;
+	struct flow *parent;
+	uint64_t samples, over, max_in_flight;
+};
+
+static void
+sample_charge(void *arg, sst_time_t now)
+{
+	struct charge_sample *cs = arg;
+	struct sst_stream_info info;
+
+	if (cs->parent->s[0] != NULL) {
+		sst_stream_info(cs->parent->s[0], &info);
+		cs->max_in_flight = RTE_MAX(cs->max_in_flight, info.tx_in_flight);
+		if (info.tx_buffers && info.tx_in_flight > info.tx_credit)
+			cs->over++;
+		cs->samples++;
+	}
+	if (cs->w->flows_done < cs->w->nflows)
+		sim_schedule(cs->w->sim, now + 100000, sample_charge, cs);
+}
+
+static void run_until(struct world *w, sst_time_t t);
+
+/* Twenty substreams open at once with 30 KB each: their Init data is
+ * charged to the parent's window, which never holds more in flight than
+ * its credit. */
+static void
+test_init_charged_to_parent(void)
+{
+	struct world_params wp;
+	struct charge_sample cs = {0};
+	struct world *w;
+	struct flow *top;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	top = world_flow_start(w, 10, 10, 0);
+	top->paused[0] = top->paused[1] = true; /* the parent stays open */
+	run_until(w, 100 * SST_NSEC_PER_MSEC);
+	CU_ASSERT_FATAL(top->s[0] != NULL);
+	for (int i = 0; i < 20; i++)
+		world_substream_start(w, top, 30000, 100);
+	cs = (struct charge_sample){.w = w, .parent = top};
+	sim_schedule(w->sim, sim_now(w->sim), sample_charge, &cs);
+	run_until(w, 5 * SST_NSEC_PER_SEC);
+	top->paused[0] = top->paused[1] = false;
+	world_read_flow(w, top, 0);
+	world_read_flow(w, top, 1);
+	CU_ASSERT_EQUAL(world_run(w, 300 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	printf("\n  parent: at most %" PRIu64 " bytes in flight (its own and its children's Init "
+	       "data), %" PRIu64 " of %" PRIu64 " samples over its credit\n",
+		cs.max_in_flight, cs.over, cs.samples);
+	CU_ASSERT(cs.max_in_flight > 0);
+	CU_ASSERT_EQUAL(cs.over, 0);
+	world_destroy(w);
+}
+
 static void
 run_until(struct world *w, sst_time_t t)
 {
@@ -630,6 +690,41 @@ test_datagram_fragments(void)
 	run_fragments(SST_CAPS_LEGACY);
 }
 
+/* The receiver reads datagrams as substreams instead: the small ones (Datagram
+ * packets) and the large ones (ephemeral substreams) alike. */
+static void
+test_datagram_as_substream(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *f;
+	struct dgram_plan small, large;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	w->dgram_via_accept = true;
+	f = world_flow_start(w, 100, 100, 0);
+	f->paused[0] = f->paused[1] = true;
+	run_until(w, SST_NSEC_PER_SEC);
+	CU_ASSERT_FATAL(f->connected);
+	small = (struct dgram_plan){.w = w, .f = f, .next = 0, .count = 20, .len = 900};
+	large = (struct dgram_plan){.w = w, .f = f, .next = 100, .count = 105, .len = 30000};
+	sim_schedule(w->sim, sim_now(w->sim), dgram_send_next, &small);
+	sim_schedule(w->sim, sim_now(w->sim), dgram_send_next, &large);
+	run_until(w, 10 * SST_NSEC_PER_SEC);
+	printf("\n  %" PRIu64 " datagrams read as substreams of %" PRIu64 " sent\n",
+		w->dgrams_as_substreams, small.sent + large.sent);
+	CU_ASSERT_EQUAL(w->dgram_bad, 0);
+	CU_ASSERT_EQUAL(w->dgrams_as_substreams, small.sent + large.sent);
+	CU_ASSERT_EQUAL(w->dgram_bytes_rx[1], small.sent * 900 + large.sent * 30000);
+	f->paused[0] = f->paused[1] = false;
+	world_read_flow(w, f, 0);
+	world_read_flow(w, f, 1);
+	CU_ASSERT_EQUAL(world_run(w, 200 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
 /* ---- The path MTU shrinks ---- */
 
 struct mtu_change {
@@ -832,12 +927,14 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_more_streams_than_sids),
 	SST_TEST(test_impaired),
 	SST_TEST(test_substreams),
+	SST_TEST(test_init_charged_to_parent),
 	SST_TEST(test_no_head_of_line_blocking),
 	SST_TEST(test_slow_reader),
 	SST_TEST(test_figure9_priorities),
 	SST_TEST(test_priority_request),
 	SST_TEST(test_datagrams),
 	SST_TEST(test_datagram_fragments),
+	SST_TEST(test_datagram_as_substream),
 	SST_TEST(test_mtu_shrinks),
 	SST_TEST(test_migration_channel_lost),
 	SST_TEST(test_migration_attach_detach),
