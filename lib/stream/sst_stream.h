@@ -81,6 +81,9 @@ struct sst_stream_ops {
 	 * (SST_CHANNEL_EV_FAILED): create a new channel to the peer, then
 	 * sst_stream_chan_destroy() the old one; the streams move over. */
 	void (*channel_event)(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev);
+	/** Both sides agreed to close the channel (sst_stream_chan_close()):
+	 * destroy it with sst_stream_chan_destroy(); no TIME_WAIT follows. */
+	void (*channel_closed)(void *ctx, struct sst_stream_chan *c);
 };
 
 /** How to create a host. Fields left zero take the defaults shown. */
@@ -194,6 +197,35 @@ void sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now);
 
 /** When sst_stream_chan_flush() should run again for pacing, or SST_TIME_NEVER. */
 sst_time_t sst_stream_chan_next_expiry(const struct sst_stream_chan *c);
+
+/**
+ * Replace channel @p old by @p c (same peer; e.g. before @p old's sequence
+ * space or key usage limit runs out, SST_CHANNEL_EV_REPLACE): every stream
+ * sending on @p old migrates to @p c (sst_stream_migrate()); the peer's
+ * sides follow when our Attaches arrive. @p old stays usable for what is
+ * in flight; close it with sst_stream_chan_close() once it is unused.
+ * @return streams moved, or -EINVAL.
+ */
+int sst_stream_chan_migrate_all(
+	struct sst_stream_chan *old, struct sst_stream_chan *c, sst_time_t now);
+
+/** True when no stream uses the channel: no SID attached or parked in
+ * either space (quiet ones aside) and no stream control packet owed. */
+bool sst_stream_chan_unused(const struct sst_stream_chan *c);
+
+/**
+ * Close an unused channel without TIME_WAIT (CUSP's idea): send FINISH (a
+ * Reset naming the root, SID 0), resent until acknowledged. The peer
+ * answers with its own FINISH once it has no stream on the channel either;
+ * when ours is acknowledged and theirs arrived, ops.channel_closed()
+ * reports it (also after three losses of ours once theirs arrived: the peer
+ * may have gone first). A stream attached meanwhile cancels the closing.
+ * FINISH travels inside the channel, so a forged or replayed one never
+ * gets past the armor and the replay window.
+ * @return 0, -EBUSY (a stream uses it), -ENOTSUP (the peer does not know
+ *   Reset: the prototype).
+ */
+int sst_stream_chan_close(struct sst_stream_chan *c, sst_time_t now);
 
 /** The underlying channel. */
 struct sst_channel *sst_stream_chan_channel(const struct sst_stream_chan *c);

@@ -31,6 +31,7 @@ stream_attach_new(struct sst_stream *s, struct sst_stream *parent, struct sst_st
 	s->usid_counter = counter;
 	s->hcid = c->local_hcid;
 	s->flags |= SF_TX_ATTACHED;
+	stream_chan_busy(c);
 	if (stream_usid_insert(s->peer, s) < 0) {
 		sst_sid_release(c->tx_sids, s->tx_sid, 0, 0);
 		s->flags &= ~SF_TX_ATTACHED;

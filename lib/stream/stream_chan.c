@@ -324,5 +324,111 @@ stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t 
 		rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
 	if (rc < 0)
 		sid_wait(c, s);
+	else
+		stream_chan_busy(c);
 	return rc;
+}
+
+/* ---- Closing without TIME_WAIT ---- */
+
+bool
+sst_stream_chan_unused(const struct sst_stream_chan *c)
+{
+	return sst_sid_space_stats(c->tx_sids)->attached == 0 &&
+	       sst_sid_space_stats(c->rx_sids)->attached == 0 && c->ctl_count == 0 &&
+	       c->sid_waiting == 0;
+}
+
+static void
+send_finish(struct sst_stream_chan *c)
+{
+	c->finish_sent = true;
+	c->finish_acked = false;
+	c->finish_losses = 0;
+	stream_chan_queue_code(c, 0); /* a Reset naming the root: FINISH */
+}
+
+int
+sst_stream_chan_close(struct sst_stream_chan *c, sst_time_t now)
+{
+	if (!stream_peer_can(c->peer, SST_CAP_RESET))
+		return -ENOTSUP;
+	if (c->dead || !sst_stream_chan_unused(c))
+		return -EBUSY;
+	if (!c->finish_sent)
+		send_finish(c);
+	sst_stream_chan_flush(c, now);
+	return 0;
+}
+
+static void
+check_closed(struct sst_stream_chan *c, sst_time_t now)
+{
+	const struct sst_stream_ops *ops = c->peer->host->p.ops;
+
+	if (c->closed || !c->finish_sent || !c->peer_finished ||
+		(!c->finish_acked && c->finish_losses < 3))
+		return;
+	c->closed = true;
+	/* Acknowledge the peer's FINISH now: there will be no later packet. */
+	stream_tx_ack_due(c, now);
+	if (ops != NULL && ops->channel_closed != NULL)
+		ops->channel_closed(c->peer->host->p.ctx, c);
+}
+
+/* A stream attaches: whatever closing was under way is off. */
+void
+stream_chan_busy(struct sst_stream_chan *c)
+{
+	if (c->closed)
+		return;
+	c->finish_sent = c->finish_acked = c->peer_finished = false;
+	c->finish_losses = 0;
+}
+
+void
+stream_chan_peer_finish(struct sst_stream_chan *c, sst_time_t now)
+{
+	if (c->closed)
+		return;
+	c->peer_finished = true;
+	/* With a stream still here the peer's offer is declined by silence:
+	 * it stays open until we offer in turn. */
+	if (!c->finish_sent && sst_stream_chan_unused(c) && stream_peer_can(c->peer, SST_CAP_RESET))
+		send_finish(c);
+	check_closed(c, now);
+}
+
+void
+stream_chan_finish_outcome(struct sst_stream_chan *c, bool acked, sst_time_t now)
+{
+	if (!c->finish_sent || c->closed)
+		return;
+	if (acked) {
+		c->finish_acked = true;
+	} else if (++c->finish_losses < 3 || !c->peer_finished) {
+		stream_chan_queue_code(c, 0);
+		return;
+	}
+	check_closed(c, now);
+}
+
+int
+sst_stream_chan_migrate_all(struct sst_stream_chan *old, struct sst_stream_chan *c, sst_time_t now)
+{
+	struct sst_stream_peer *p = old->peer;
+	int moved = 0;
+
+	if (c == NULL || c == old || c->peer != p || c->dead)
+		return -EINVAL;
+	for (uint32_t i = 0; i <= p->usid_mask; i++) {
+		struct sst_stream *s = p->usids[i];
+
+		if (s != NULL && s->tx_chan == old && !(s->flags & (SF_RESET | SF_FINISHED)) &&
+			sst_stream_migrate(s, c, now) == 0)
+			moved++;
+	}
+	sst_stream_chan_flush(c, now);
+	sst_stream_chan_flush(old, now);
+	return moved;
 }

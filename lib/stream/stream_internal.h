@@ -177,7 +177,10 @@ struct sst_stream_chan {
 	uint32_t sid_waiters_head, sid_waiting;
 	uint32_t detach_cursor;	    /**< where the search for idle streams resumes */
 	struct sst_dgram_rx *dgram; /**< multi-fragment datagrams being reassembled */
-	uint32_t loss_rate;	    /**< recent packet loss, in 1/65536 */
+	/* Closing without TIME_WAIT (sst_stream_chan_close()). */
+	bool finish_sent, finish_acked, peer_finished, closed;
+	uint8_t finish_losses;
+	uint32_t loss_rate; /**< recent packet loss, in 1/65536 */
 	sst_time_t next_flush;
 	struct sst_stream_chan_stats stats;
 };
@@ -251,6 +254,9 @@ void stream_attach_due(struct sst_stream *s);
 int stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
 bool stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep);
 void stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now);
+void stream_chan_busy(struct sst_stream_chan *c);
+void stream_chan_peer_finish(struct sst_stream_chan *c, sst_time_t now);
+void stream_chan_finish_outcome(struct sst_stream_chan *c, bool acked, sst_time_t now);
 void stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code);
 void stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind);
 void stream_chan_moved(struct sst_stream_chan *c, uint16_t sid);

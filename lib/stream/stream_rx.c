@@ -80,6 +80,7 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 	rc = sst_sid_attach(c->rx_sids, sid, s, &counter);
 	if (rc < 0)
 		return rc;
+	stream_chan_busy(c);
 	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead) {
 		struct sst_channel_info ci;
 
@@ -198,6 +199,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 		stream_slab_put(h, s);
 		return NULL;
 	}
+	stream_chan_busy(c);
 	s->usid_counter = counter;
 	s->hcid = c->peer_hcid;
 	s->flags |= SF_PEER_KNOWS;
@@ -340,6 +342,10 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	struct sst_stream *s = sst_sid_lookup(space, hdr->sid);
 
 	rte_pktmbuf_free(m);
+	if (hdr->sid == 0 && !(hdr->flags & SST_FLAG_RESET_ORIENT)) {
+		stream_chan_peer_finish(c, now); /* FINISH: the peer has no stream here */
+		return true;
+	}
 	if (s == NULL || s == &c->held || (s->flags & SF_ROOT))
 		return true;
 	c->peer->host->stats.streams_reset_rx++;
@@ -397,6 +403,11 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		return false;
 	}
 	peer_window(s, 0, hdr->window);
+	/* The peer moved its side here: ours follows (paper 4.3.7), so a
+	 * channel being replaced empties without the application's help. */
+	if ((s->flags & SF_TX_ATTACHED) && s->tx_chan != NULL && s->tx_chan != c &&
+		!s->tx_chan->dead && !(s->flags & SF_FINISHED))
+		sst_stream_migrate(s, c, now);
 	return true;
 }
 

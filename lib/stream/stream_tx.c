@@ -610,6 +610,8 @@ stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
 	}
 	case SENT_RESET:
 	case SENT_DETACH:
+		if (r->aux == 0)
+			stream_chan_finish_outcome(c, true, now);
 		release_held_sid(c, r->aux);
 		break;
 	case SENT_ATTACH:
@@ -627,7 +629,7 @@ stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
 }
 
 static void
-record_lost(struct sst_stream_chan *c, struct stream_sent *r)
+record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 {
 	struct sst_stream *s = r->s;
 
@@ -657,7 +659,9 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r)
 		break;
 	case SENT_RESET:
 	case SENT_DETACH:
-		if (!c->dead)
+		if (r->aux == 0)
+			stream_chan_finish_outcome(c, false, now);
+		else if (!c->dead)
 			stream_chan_queue_code(c, r->aux);
 		break;
 	default:
@@ -674,7 +678,7 @@ stream_tx_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
 	if (cookie == 0 || cookie > c->sent_cap)
 		return;
 	loss_sample(c, true);
-	record_lost(c, &c->sent[cookie - 1]);
+	record_lost(c, &c->sent[cookie - 1], now);
 	sent_release(c, (uint32_t)cookie, now);
 }
 
@@ -683,7 +687,7 @@ stream_tx_lost_all(struct sst_stream_chan *c, sst_time_t now)
 {
 	for (uint32_t i = 0; i < c->sent_cap; i++)
 		if (c->sent[i].kind != SENT_FREE) {
-			record_lost(c, &c->sent[i]);
+			record_lost(c, &c->sent[i], now);
 			sent_release(c, i + 1, now);
 		}
 }

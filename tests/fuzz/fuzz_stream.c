@@ -227,7 +227,7 @@ step(struct fuzz_input *in)
 	struct sst_stream *st = pick(s, arg);
 	struct rte_mbuf *m;
 
-	switch ((op >> 1) % 14) {
+	switch ((op >> 1) % 15) {
 	case 0: /* deliver the oldest held packet */
 	case 1:
 		if (o->nheld > 0) {
@@ -305,6 +305,9 @@ step(struct fuzz_input *in)
 			sst_stream_request_priority(st, (int8_t)(arg << 1), now);
 		else if (st != NULL)
 			sst_stream_set_priority(st, (int8_t)arg);
+		break;
+	case 13: /* offer to close the channel */
+		sst_stream_chan_close(s->c, now);
 		break;
 	case 12: /* the path MTU changes */
 		sst_channel_set_mtu(sst_stream_chan_channel(s->c), 200u + arg * 5u);

@@ -389,7 +389,17 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 		f->end[ep->side] = (int)why + 1;
 }
 
+static void
+op_channel_closed(void *ctx, struct sst_stream_chan *c)
+{
+	struct endpoint *ep = ctx;
+
+	(void)c;
+	ep->w->chans_closed[ep->side]++;
+}
+
 static const struct sst_stream_ops world_ops = {
+	.channel_closed = op_channel_closed,
 	.connected = op_connected,
 	.accepted = op_accepted,
 	.readable = op_readable,

@@ -856,6 +856,98 @@ test_migration_attach_detach(void)
 	world_destroy(w);
 }
 
+/* ---- Closing channels without TIME_WAIT ---- */
+
+/*
+ * a finishes its side of a stream while b, not reading, keeps its side: a's
+ * FINISH is declined by silence and a's channel stays. Once b read and
+ * finished too, b offers in turn and both close at once; every FINISH went
+ * inside the channel's armor (a forged one is dropped there: see
+ * test_channel's tamper tests).
+ */
+static void
+test_channel_close(void)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *f;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	f = world_flow_start(w, 1000, 10, 0);
+	f->paused[1] = true;
+	run_until(w, SST_NSEC_PER_SEC);
+	CU_ASSERT_TRUE(f->closed[0]);
+	CU_ASSERT_TRUE(sst_stream_chan_unused(w->ep[0].chans[0]));
+	CU_ASSERT_FALSE(sst_stream_chan_unused(w->ep[1].chans[0]));
+	CU_ASSERT_EQUAL(sst_stream_chan_close(w->ep[1].chans[0], sim_now(w->sim)), -EBUSY);
+	CU_ASSERT_EQUAL(sst_stream_chan_close(w->ep[0].chans[0], sim_now(w->sim)), 0);
+	run_until(w, 3 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(w->chans_closed[0], 0);
+	CU_ASSERT_EQUAL(w->chans_closed[1], 0);
+	f->paused[1] = false;
+	world_read_flow(w, f, 1);
+	CU_ASSERT_EQUAL(world_run(w, 10 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	CU_ASSERT_TRUE(sst_stream_chan_unused(w->ep[1].chans[0]));
+	CU_ASSERT_EQUAL(sst_stream_chan_close(w->ep[1].chans[0], sim_now(w->sim)), 0);
+	run_until(w, sim_now(w->sim) + SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(w->chans_closed[0], 1);
+	CU_ASSERT_EQUAL(w->chans_closed[1], 1);
+	world_kill_channel(w, 0);
+	world_destroy(w);
+}
+
+static void
+test_channel_close_legacy(void)
+{
+	struct world_params wp;
+	struct world *w;
+
+	params_default(&wp);
+	wp.caps = SST_CAPS_LEGACY;
+	w = world_create(&wp);
+	CU_ASSERT_EQUAL(sst_stream_chan_close(w->ep[0].chans[0], 0), -ENOTSUP);
+	world_destroy(w);
+}
+
+/*
+ * Channel replacement: mid-transfer a second channel is opened and a moves
+ * every stream to it; b's sides follow when a's Attaches arrive; the old
+ * channel empties and is closed by FINISH on both sides, while the
+ * transfers complete byte-exact on the new one.
+ */
+static void
+test_channel_replacement(void)
+{
+	struct world_params wp;
+	struct world *w;
+	int moved;
+
+	params_default(&wp);
+	w = world_create(&wp);
+	for (int i = 0; i < 8; i++)
+		world_flow_start(w, 400000, 200000, 0);
+	run_until(w, 60 * SST_NSEC_PER_MSEC);
+	world_add_channel(w, &wp);
+	moved = sst_stream_chan_migrate_all(w->ep[0].chans[0], w->ep[0].chans[1], sim_now(w->sim));
+	printf("\n  %d streams moved", moved);
+	CU_ASSERT(moved >= 1);
+	run_until(w, sim_now(w->sim) + 2 * SST_NSEC_PER_SEC);
+	CU_ASSERT_TRUE(sst_stream_chan_unused(w->ep[0].chans[0]));
+	CU_ASSERT_TRUE(sst_stream_chan_unused(w->ep[1].chans[0]));
+	CU_ASSERT_EQUAL(sst_stream_chan_close(w->ep[0].chans[0], sim_now(w->sim)), 0);
+	run_until(w, sim_now(w->sim) + SST_NSEC_PER_SEC);
+	printf(", old channel closed on %" PRIu64 " + %" PRIu64 " sides\n", w->chans_closed[0],
+		w->chans_closed[1]);
+	CU_ASSERT_EQUAL(w->chans_closed[0], 1);
+	CU_ASSERT_EQUAL(w->chans_closed[1], 1);
+	world_kill_channel(w, 0);
+	CU_ASSERT_EQUAL(world_run(w, 300 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
 /* ---- Service rendezvous ---- */
 
 static void
@@ -938,6 +1030,9 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_mtu_shrinks),
 	SST_TEST(test_migration_channel_lost),
 	SST_TEST(test_migration_attach_detach),
+	SST_TEST(test_channel_close),
+	SST_TEST(test_channel_close_legacy),
+	SST_TEST(test_channel_replacement),
 	SST_TEST(test_service_refused),
 	SST_TEST(test_legacy_peer),
 	SST_TEST(test_sequential_streams),
