@@ -45,6 +45,28 @@ world_pool(void)
 }
 
 void
+world_params_default(struct world_params *wp, uint64_t seed)
+{
+	memset(wp, 0, sizeof(*wp));
+	wp->seed = seed;
+	wp->caps = SST_CAPS_ALL;
+	wp->replay_window = 64;
+	world_link_defaults(&wp->link);
+	wp->host.max_streams = 4096;
+	wp->host.max_tx_buffers = 512;
+	wp->host.max_rx_buffers = 512;
+	wp->host.max_sids = 2048;
+	wp->host.peer_usids = 4096;
+}
+
+void
+world_run_until(struct world *w, sst_time_t t)
+{
+	world_pump(w, sim_now(w->sim));
+	sim_run_until(w->sim, t);
+}
+
+void
 world_link_defaults(struct sst_simlink_params *l)
 {
 	sst_simlink_params_default(l);

@@ -97,6 +97,13 @@ int world_eal_init(const char *prefix);
 struct rte_mempool *world_pool(void);
 void world_link_defaults(struct sst_simlink_params *l);
 
+/** The scenarios' defaults: both sides extended, replay window 64, 4096
+ * streams, 512 send and receive buffers, 2048 SIDs per direction. */
+void world_params_default(struct world_params *wp, uint64_t seed);
+
+/** Pump, then run the simulator until virtual time t. */
+void world_run_until(struct world *w, sst_time_t t);
+
 struct world *world_create(const struct world_params *wp);
 void world_destroy(struct world *w);
 

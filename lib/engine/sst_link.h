@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Links: where the engine's packets enter and leave. A link driver
+ * (drivers/link/<name>) is one of two kinds:
+ *
+ * - SST_LINK_FRAMES: Ethernet frames (a DPDK port: ethdev); the engine runs
+ *   them through lib/net (sst_net.h) for ARP, IP and UDP;
+ * - SST_LINK_DATAGRAMS: UDP payloads with their endpoints (udpsock: a kernel
+ *   UDP socket), so SST-DPDK can run on a host without a DPDK NIC and talk
+ *   to kernel-UDP SST peers; lib/net is not involved.
+ *
+ * Drivers register from RTE_INIT constructors (sst_link_register()); the
+ * engine opens a link by driver name. A link belongs to one thread.
+ */
+#ifndef SST_LINK_H
+#define SST_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "sst_net.h"
+
+enum sst_link_kind {
+	SST_LINK_FRAMES = 1,	/**< Ethernet frames */
+	SST_LINK_DATAGRAMS = 2, /**< UDP payloads with endpoints */
+};
+
+enum {
+	SST_LINK_DRIVERS_MAX = 8,
+	SST_LINK_TX_SEGS_MAX = 16, /**< mbuf segments of one datagram a driver must take */
+};
+
+/** How to open a link. Fields left zero take the defaults shown. */
+struct sst_link_conf {
+	uint32_t size;	    /**< sizeof(struct sst_link_conf) */
+	const char *driver; /**< "udpsock", ... */
+	struct sst_net_endpoint
+		local;		  /**< datagram links: the address and port to bind (port 0: any) */
+	struct rte_mempool *pool; /**< received packets */
+	uint32_t rx_buffer;	  /**< kernel receive buffer bytes; 0: the system's default */
+	uint32_t tx_buffer;	  /**< kernel send buffer bytes; 0: the system's default */
+};
+
+/** Counters. */
+struct sst_link_stats {
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t rx_nombuf;    /**< receive calls that found the pool empty */
+	uint64_t rx_truncated; /**< datagrams larger than an mbuf: dropped */
+	uint64_t rx_errors;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t tx_full;   /**< dropped: the kernel's queue was full */
+	uint64_t tx_errors; /**< dropped: too many segments, bad endpoint, send error */
+};
+
+/** What a driver implements. */
+struct sst_link_ops {
+	const char *name;
+	enum sst_link_kind kind;
+	size_t priv_size; /**< bytes of driver state */
+	/** @return 0 or a negative errno (bad configuration, the system's error). */
+	int (*open)(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *stats);
+	/** Up to n packets; datagram links fill from[] with their sources. */
+	uint16_t (*rx_burst)(
+		void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n);
+	/** Ownership of all n passes: sent or dropped and counted. @return sent. */
+	uint16_t (*tx_burst)(
+		void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n);
+	/** The bound local endpoint (datagram links). */
+	int (*local)(void *priv, struct sst_net_endpoint *ep);
+	void (*close)(void *priv);
+};
+
+/** Register a driver (from an RTE_INIT constructor). @return 0, -EINVAL, -EEXIST, -ENOSPC. */
+int sst_link_register(const struct sst_link_ops *ops);
+
+/** A registered driver, or NULL. */
+const struct sst_link_ops *sst_link_find(const char *name);
+
+struct sst_link;
+
+/** Open a link (at setup: this allocates). @return NULL with rte_errno set. */
+struct sst_link *sst_link_open(const struct sst_link_conf *conf);
+
+/** Close a link and free it. NULL is ignored. */
+void sst_link_close(struct sst_link *l);
+
+enum sst_link_kind sst_link_kind(const struct sst_link *l);
+
+/** Receive up to n packets (datagram links: with their sources in from[]). */
+uint16_t sst_link_rx_burst(
+	struct sst_link *l, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n);
+
+/** Send n packets (datagram links: to[i] is the destination of pkts[i]);
+ * ownership of all passes. @return packets sent. */
+uint16_t sst_link_tx_burst(
+	struct sst_link *l, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n);
+
+/** The bound local endpoint. @return 0 or -ENOTSUP (frame links). */
+int sst_link_local(const struct sst_link *l, struct sst_net_endpoint *ep);
+
+const struct sst_link_stats *sst_link_stats(const struct sst_link *l);
+
+#endif /* SST_LINK_H */
