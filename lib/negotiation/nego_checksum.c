@@ -140,6 +140,7 @@ chk_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_rol
 	/* We never use a capability with a peer that did not advertise it,
 	 * nor one we did not advertise ourselves. */
 	r->common_caps = h->ulp_len != 0 ? r->peer_ulp.caps & h->ulp_caps : 0;
+	r->peer_status = SST_SECURE_PEER_UNKNOWN;
 }
 
 /* Responder, on ChkI1 (wire-format.md 6.3): accept, create the channel at
@@ -158,10 +159,14 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		h->stats.rx_bad_chunk++;
 		return;
 	}
+	if (!nego_rate_allow(h, peer, now)) {
+		h->stats.rx_rate_limited++;
+		return;
+	}
 	h->stats.rx_i1++;
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, i1.chani);
 	if (e != NULL) {
-		if (e->cki == i1.cki) {
+		if (e->mode == SST_NEGO_MODE_CHECKSUM && e->cki == i1.cki) {
 			h->stats.rx_i1_duplicate++;
 			send_r1(h, e, now);
 			return;
@@ -175,7 +180,15 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 			h->stats.rx_i1_conflict++;
 			return;
 		}
-		nego_remove(h, e);
+		if (e->phase == NEGO_PH_HALF) {
+			/* A secure handshake that never finished. */
+			uint8_t old = e->local_channel;
+
+			nego_remove(h, e);
+			h->ops.chan_free(h->ctx, peer, old);
+		} else {
+			nego_remove(h, e);
+		}
 	}
 	/* The initiator's ChkI1 may carry a cookie or a piggybacked packet;
 	 * we never ask for the former and do not take the latter yet. */

@@ -2,7 +2,8 @@
 /*
  * The negotiation host (docs/negotiation.md): lifecycle, the bounded table
  * of negotiations, the attempt timers, message dispatch, and the ulp blob.
- * The protocol steps of each mode live in their own file (nego_checksum.c).
+ * The protocol steps of each mode live in their own file (nego_checksum.c,
+ * nego_secure_host.c).
  *
  * The table holds two kinds of entries in one preallocated array: our open
  * attempts (at most max_initiating, keyed by (peer, our key)) and
@@ -12,6 +13,12 @@
  * derived from the host secret, so that a sender who does not know the
  * secret cannot aim at one chain. Deletion shifts the following entries
  * back, so no tombstones accumulate. Nothing is allocated after setup.
+ *
+ * A secure responder entry has a second key, (peer, first word of nr), so
+ * that SecI2 (which carries only nr) finds it; its index slot is flagged
+ * NEGO_SLOT_ALT, and the index is sized for two keys per responder entry.
+ * Secure half-open entries are also on a list in creation order, so that
+ * the oldest expires (or is evicted for a cookie-proven initiator) in O(1).
  */
 #include <errno.h>
 #include <string.h>
@@ -41,9 +48,12 @@ struct nego_layout {
 	uint32_t max_responding;
 	uint32_t nentries;
 	uint32_t index_slots;
+	uint32_t rate_slots;
 	size_t entries_off;
 	size_t index_off;
 	size_t attempts_off;
+	size_t sec_off; /**< 0 without a secure configuration */
+	size_t rate_off;
 	size_t size;
 };
 
@@ -59,14 +69,26 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 	l->max_initiating = p->max_initiating ? p->max_initiating : SST_NEGO_DEFAULT_MAX_INITIATING;
 	l->max_responding = p->max_responding ? p->max_responding : SST_NEGO_DEFAULT_MAX_RESPONDING;
 	n = (uint64_t)l->max_initiating + l->max_responding;
-	if (n > SST_NEGO_MAX_ENTRIES)
+	if (n > SST_NEGO_MAX_ENTRIES || p->rate_slots > SST_NEGO_RATE_SLOTS_MAX ||
+		(p->secure != NULL && sst_secure_config_check(p->secure, false) < 0))
 		return -EINVAL;
 	l->nentries = (uint32_t)n;
-	l->index_slots = (uint32_t)rte_align64pow2(2 * n);
+	/* Secure responder entries may hold a second key. */
+	l->index_slots = (uint32_t)rte_align64pow2(
+		2 * (n + (p->secure != NULL ? (uint64_t)l->max_responding : 0)));
+	l->rate_slots = (uint32_t)rte_align32pow2(
+		RTE_MAX(p->rate_slots ? p->rate_slots : SST_NEGO_DEFAULT_RATE_SLOTS,
+			(uint32_t)NEGO_RATE_WAYS));
 	l->entries_off = RTE_ALIGN_CEIL(sizeof(struct sst_nego_host), 8);
 	l->index_off = l->entries_off + (size_t)n * sizeof(struct nego_entry);
 	l->attempts_off = l->index_off + (size_t)l->index_slots * sizeof(uint32_t);
-	l->size = l->attempts_off + (size_t)l->max_initiating * sizeof(uint32_t);
+	l->rate_off =
+		RTE_ALIGN_CEIL(l->attempts_off + (size_t)l->max_initiating * sizeof(uint32_t), 8);
+	l->size = l->rate_off + nego_rate_size(l->rate_slots);
+	if (p->secure != NULL) {
+		l->sec_off = RTE_ALIGN_CEIL(l->size, 8);
+		l->size = l->sec_off + (size_t)n * sizeof(struct nego_sec);
+	}
 	return 0;
 }
 
@@ -122,6 +144,21 @@ sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *u
 		h->entries[i].next_free = i + 1 < h->nentries ? i + 1 : NEGO_NONE;
 	h->free_head = 0;
 	h->next_expiry = SST_TIME_NEVER;
+	h->half_head = h->half_tail = NEGO_NONE;
+	h->amp_factor = p.amp_factor ? p.amp_factor : SST_NEGO_AMP_FACTOR;
+	nego_rate_init(h, (struct nego_rate *)((uint8_t *)h + l.rate_off), l.rate_slots,
+		p.rate_per_sec ? p.rate_per_sec : SST_NEGO_DEFAULT_RATE,
+		p.rate_burst ? p.rate_burst : SST_NEGO_DEFAULT_BURST, p.rate_prefix);
+	if (p.secure != NULL) {
+		h->sec = (struct nego_sec *)((uint8_t *)h + l.sec_off);
+		h->sec_cfg = *p.secure;
+		h->sec_responder = p.secure->identity != NULL;
+		h->max_half_open = p.max_half_open ? RTE_MIN(p.max_half_open, h->max_responding)
+						   : h->max_responding;
+		h->cookie_period = p.cookie_period ? p.cookie_period : SST_NEGO_COOKIE_PERIOD;
+		sst_secure_cookie_secret_init(
+			&h->cookie, h->sec_cfg.random, h->sec_cfg.random_ctx, 0);
+	}
 	sodium_memzero(&p, sizeof(p));
 	return 0;
 }
@@ -135,10 +172,28 @@ sst_nego_host_fini(struct sst_nego_host *h)
 		struct nego_entry *e = &h->entries[h->attempts[h->n_init - 1]];
 		struct sst_nego_addr peer = e->peer;
 		uint8_t chan = e->local_channel;
+		bool owned = e->phase == NEGO_PH_I2; /* established: the caller's */
 
 		nego_remove(h, e);
-		h->ops.chan_free(h->ctx, &peer, chan);
+		if (!owned)
+			h->ops.chan_free(h->ctx, &peer, chan);
 	}
+	/* Established secure responders still hold their entries. */
+	for (uint32_t i = 0; i < h->nentries; i++) {
+		struct nego_entry *e = &h->entries[i];
+
+		if (e->kind == NEGO_KIND_RESP && e->phase == NEGO_PH_HALF) {
+			struct sst_nego_addr peer = e->peer;
+			uint8_t chan = e->local_channel;
+
+			nego_remove(h, e);
+			h->ops.chan_free(h->ctx, &peer, chan);
+		}
+	}
+	if (h->sec != NULL)
+		sodium_memzero(h->sec, (size_t)h->nentries * sizeof(*h->sec));
+	sst_secure_cookie_secret_wipe(&h->cookie);
+	sodium_memzero(h->rate_key, sizeof(h->rate_key));
 	sodium_memzero(h->entries, (size_t)h->nentries * sizeof(*h->entries));
 	sodium_memzero(h->secret, sizeof(h->secret));
 	sodium_memzero(h->hash_key, sizeof(h->hash_key));
@@ -220,12 +275,105 @@ nego_lookup(
 	 * empty slot. */
 	for (uint32_t s = (uint32_t)hash & h->index_mask;; s = (s + 1) & h->index_mask) {
 		uint32_t v = h->index[s];
+		struct nego_entry *e;
 
 		if (v == 0)
 			return NULL;
-		if (nego_match(&h->entries[v - 1], hash, kind, peer, id))
-			return &h->entries[v - 1];
+		e = &h->entries[(v & ~NEGO_SLOT_ALT) - 1];
+		if ((v & NEGO_SLOT_ALT) != 0) {
+			if (kind == NEGO_KIND_NONCE && e->hash2 == hash && e->id2 == id &&
+				sst_nego_addr_equal(&e->peer, peer))
+				return e;
+		} else if (nego_match(e, hash, kind, peer, id)) {
+			return e;
+		}
 	}
+}
+
+/* Put slot value v into the first free slot of hash's probe run. */
+static void
+index_put(struct sst_nego_host *h, uint64_t hash, uint32_t v)
+{
+	uint32_t s;
+
+	for (s = (uint32_t)hash & h->index_mask; h->index[s] != 0; s = (s + 1) & h->index_mask)
+		;
+	h->index[s] = v;
+}
+
+/* The hash a slot value was placed under. */
+static uint64_t
+slot_hash(const struct sst_nego_host *h, uint32_t v)
+{
+	const struct nego_entry *e = &h->entries[(v & ~NEGO_SLOT_ALT) - 1];
+
+	return (v & NEGO_SLOT_ALT) != 0 ? e->hash2 : e->hash;
+}
+
+/* Remove slot value v (placed under hash) from the index. */
+static void
+index_del(struct sst_nego_host *h, uint64_t hash, uint32_t v)
+{
+	uint32_t s = (uint32_t)hash & h->index_mask;
+
+	while (h->index[s] != v)
+		s = (s + 1) & h->index_mask;
+	/* Backward-shift deletion: move later members of the probe run into
+	 * the hole when their home slot does not lie after it (cyclically). */
+	for (uint32_t j = (s + 1) & h->index_mask; h->index[j] != 0; j = (j + 1) & h->index_mask) {
+		uint32_t home = (uint32_t)slot_hash(h, h->index[j]) & h->index_mask;
+
+		if (((j - home) & h->index_mask) >= ((j - s) & h->index_mask)) {
+			h->index[s] = h->index[j];
+			s = j;
+		}
+	}
+	h->index[s] = 0;
+}
+
+void
+nego_index_alt(struct sst_nego_host *h, struct nego_entry *e, uint32_t id2)
+{
+	uint32_t i = (uint32_t)(e - h->entries);
+
+	e->hash2 = nego_hash(h, NEGO_KIND_NONCE, &e->peer, id2);
+	e->id2 = id2;
+	e->has_alt = 1;
+	index_put(h, e->hash2, (i + 1) | NEGO_SLOT_ALT);
+}
+
+void
+nego_half_link(struct sst_nego_host *h, struct nego_entry *e)
+{
+	uint32_t i = (uint32_t)(e - h->entries);
+
+	e->phase = NEGO_PH_HALF;
+	e->hprev = h->half_tail;
+	e->hnext = NEGO_NONE;
+	if (h->half_tail != NEGO_NONE)
+		h->entries[h->half_tail].hnext = i;
+	else
+		h->half_head = i;
+	h->half_tail = i;
+	h->n_half++;
+}
+
+void
+nego_half_unlink(struct sst_nego_host *h, struct nego_entry *e)
+{
+	if (e->kind != NEGO_KIND_RESP || e->phase != NEGO_PH_HALF)
+		return;
+	if (e->hprev != NEGO_NONE)
+		h->entries[e->hprev].hnext = e->hnext;
+	else
+		h->half_head = e->hnext;
+	if (e->hnext != NEGO_NONE)
+		h->entries[e->hnext].hprev = e->hprev;
+	else
+		h->half_tail = e->hprev;
+	e->hprev = e->hnext = NEGO_NONE;
+	e->phase = NEGO_PH_NONE;
+	h->n_half--;
 }
 
 struct nego_entry *
@@ -234,7 +382,6 @@ nego_insert(
 {
 	uint32_t i = h->free_head;
 	struct nego_entry *e;
-	uint32_t s;
 
 	if (i == NEGO_NONE)
 		return NULL;
@@ -246,9 +393,8 @@ nego_insert(
 	e->peer = *peer;
 	e->id = id;
 	e->next_free = NEGO_NONE;
-	for (s = (uint32_t)e->hash & h->index_mask; h->index[s] != 0; s = (s + 1) & h->index_mask)
-		;
-	h->index[s] = i + 1;
+	e->hprev = e->hnext = NEGO_NONE;
+	index_put(h, e->hash, i + 1);
 	if (kind == NEGO_KIND_INIT) {
 		e->pos = h->n_init;
 		h->attempts[h->n_init++] = i;
@@ -262,21 +408,15 @@ void
 nego_remove(struct sst_nego_host *h, struct nego_entry *e)
 {
 	uint32_t i = (uint32_t)(e - h->entries);
-	uint32_t s = (uint32_t)e->hash & h->index_mask;
 
-	while (h->index[s] != i + 1)
-		s = (s + 1) & h->index_mask;
-	/* Backward-shift deletion: move later members of the probe run into
-	 * the hole when their home slot does not lie after it (cyclically). */
-	for (uint32_t j = (s + 1) & h->index_mask; h->index[j] != 0; j = (j + 1) & h->index_mask) {
-		uint32_t home = (uint32_t)h->entries[h->index[j] - 1].hash & h->index_mask;
-
-		if (((j - home) & h->index_mask) >= ((j - s) & h->index_mask)) {
-			h->index[s] = h->index[j];
-			s = j;
-		}
-	}
-	h->index[s] = 0;
+	index_del(h, e->hash, i + 1);
+	if (e->has_alt)
+		index_del(h, e->hash2, (i + 1) | NEGO_SLOT_ALT);
+	nego_half_unlink(h, e);
+	if (e->kind == NEGO_KIND_INIT && e->phase == NEGO_PH_I2)
+		h->n_confirm--;
+	if (h->sec != NULL)
+		sodium_memzero(&h->sec[i], sizeof(h->sec[i]));
 	if (e->kind == NEGO_KIND_INIT) {
 		uint32_t last = h->attempts[--h->n_init];
 
@@ -303,16 +443,15 @@ nego_rearm(struct sst_nego_host *h)
 
 	for (uint32_t k = 0; k < h->n_init; k++)
 		t = sst_time_min(t, attempt_expiry(&h->entries[h->attempts[k]]));
-	h->next_expiry = t;
+	h->next_expiry = sst_time_min(t, nego_sec_next_expiry(h));
 }
 
 bool
 nego_admit(struct sst_nego_host *h, const struct sst_nego_addr *peer)
 {
 	(void)peer;
-	/* Cookie hook: a responder under load will answer with a stateless
-	 * challenge here instead of refusing. Until then, a full table
-	 * refuses new peer-initiated negotiations. */
+	/* Checksum mode has no cookie of ours: a full table refuses new
+	 * peer-initiated negotiations (secure mode challenges instead). */
 	return h->n_resp < h->max_responding;
 }
 
@@ -324,7 +463,7 @@ static const struct nego_mode {
 	void (*send)(struct sst_nego_host *h, struct nego_entry *e, sst_time_t now);
 } nego_modes[] = {
 	{SST_NEGO_MODE_CHECKSUM, nego_chk_send_i1},
-	/* Secure mode plugs in here, with its chunk types in nego_dispatch(). */
+	{SST_NEGO_MODE_SECURE, nego_sec_send},
 };
 
 static const struct nego_mode *
@@ -353,7 +492,7 @@ sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer, enum
 
 	if (h == NULL || !addr_valid(peer))
 		return -EINVAL;
-	if (m == NULL)
+	if (m == NULL || (mode == SST_NEGO_MODE_SECURE && h->sec == NULL))
 		return -ENOTSUP;
 	if (h->n_init >= h->max_initiating)
 		return -ENOSPC;
@@ -362,18 +501,28 @@ sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer, enum
 		return chan;
 	if (chan == 0 || chan > 255)
 		return -ERANGE;
-	/* Our key names the attempt: keep it unique per peer. */
-	cki = nego_chk_key(h, (uint8_t)chan, peer, now);
-	while (nego_lookup(h, NEGO_KIND_INIT, peer, cki) != NULL)
-		cki++;
-	e = nego_insert(h, NEGO_KIND_INIT, peer, cki);
-	if (e == NULL) {
-		h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
-		return -ENOSPC;
+	if (mode == SST_NEGO_MODE_SECURE) {
+		int err = 0;
+
+		e = nego_sec_begin(h, peer, (uint8_t)chan, &err);
+		if (e == NULL) {
+			h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+			return err;
+		}
+	} else {
+		/* Our key names the attempt: keep it unique per peer. */
+		cki = nego_chk_key(h, (uint8_t)chan, peer, now);
+		while (nego_lookup(h, NEGO_KIND_INIT, peer, cki) != NULL)
+			cki++;
+		e = nego_insert(h, NEGO_KIND_INIT, peer, cki);
+		if (e == NULL) {
+			h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+			return -ENOSPC;
+		}
+		e->cki = cki;
 	}
 	e->mode = (uint8_t)mode;
 	e->local_channel = (uint8_t)chan;
-	e->cki = cki;
 	e->created = now;
 	e->interval = SST_NEGO_RETX_INITIAL;
 	e->next_tx = sst_time_add(now, e->interval);
@@ -406,10 +555,35 @@ sst_nego_cancel(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8
 	e = attempt_find(h, peer, local_channel);
 	if (e == NULL)
 		return -ENOENT;
+	if (e->phase == NEGO_PH_I2)
+		return sst_nego_confirm(h, peer, local_channel);
 	nego_remove(h, e);
 	nego_rearm(h);
 	h->ops.chan_free(h->ctx, peer, local_channel);
 	return 0;
+}
+
+int
+sst_nego_confirm(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel)
+{
+	struct nego_entry *e;
+
+	if (h == NULL || !addr_valid(peer))
+		return -EINVAL;
+	e = attempt_find(h, peer, local_channel);
+	if (e == NULL || e->phase != NEGO_PH_I2)
+		return -ENOENT;
+	/* The number is the caller's channel's since established(). */
+	nego_remove(h, e);
+	nego_rearm(h);
+	h->stats.confirmed++;
+	return 0;
+}
+
+void
+sst_nego_set_under_load(struct sst_nego_host *h, bool under_load)
+{
+	h->under_load = under_load;
 }
 
 int
@@ -421,7 +595,8 @@ sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint
 	if (h == NULL || !addr_valid(peer))
 		return -EINVAL;
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, peer_channel);
-	if (e == NULL || e->local_channel != local_channel)
+	/* A half-open entry has no channel of the caller's yet. */
+	if (e == NULL || e->local_channel != local_channel || e->phase == NEGO_PH_HALF)
 		return -ENOENT;
 	nego_remove(h, e);
 	return 0;
@@ -470,6 +645,8 @@ sst_nego_receive(struct sst_nego_host *h, const struct sst_nego_addr *from, cons
 		h->stats.rx_malformed++;
 		return rc;
 	}
+	h->rx_budget = (uint32_t)RTE_MIN(len, (size_t)UINT32_MAX);
+	h->pkt_chan = 0;
 	if (m.nchunks == 0) {
 		nego_on_ping(h, from, now);
 		return 0;
@@ -483,8 +660,21 @@ sst_nego_receive(struct sst_nego_host *h, const struct sst_nego_addr *from, cons
 		case SST_NEGO_CHKR1:
 			nego_chk_on_r1(h, from, &chunk.body, now);
 			break;
-		/* Secure-mode chunk types will be dispatched here. */
+		case SST_NEGO_SECI1:
+			nego_sec_on_i1(h, from, &chunk.body, now);
+			break;
+		case SST_NEGO_SECR1:
+			nego_sec_on_r1(h, from, &chunk.body, now);
+			break;
+		case SST_NEGO_SECI2:
+			nego_sec_on_i2(h, from, &chunk.body, now);
+			break;
+		case SST_NEGO_SECCOOKIE:
+			nego_sec_on_cookie(h, from, &chunk.body, now);
+			break;
 		case SST_NEGO_PACKET:
+			nego_sec_on_packet(h, from, &chunk.body, now);
+			break;
 		case SST_NEGO_DHI1:
 		case SST_NEGO_DHR1:
 		case SST_NEGO_DHI2:
@@ -516,6 +706,14 @@ sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now)
 	while (k < h->n_init) {
 		struct nego_entry *e = &h->entries[h->attempts[k]];
 
+		if (e->phase == NEGO_PH_I2 &&
+			now >= sst_time_add(e->created, SST_NEGO_FAIL_AFTER)) {
+			/* Established: the number is the caller's; only the
+			 * repetition of SecI2 ends. */
+			nego_remove(h, e);
+			h->stats.unconfirmed++;
+			continue;
+		}
 		if (now >= sst_time_add(e->created, SST_NEGO_FAIL_AFTER)) {
 			struct sst_nego_addr peer = e->peer;
 			uint8_t chan = e->local_channel;
@@ -537,13 +735,20 @@ sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now)
 		}
 		k++;
 	}
+	nego_sec_expire(h, now);
 	nego_rearm(h);
 }
 
 uint32_t
 sst_nego_initiating(const struct sst_nego_host *h)
 {
-	return h->n_init;
+	return h->n_init - h->n_confirm;
+}
+
+uint32_t
+sst_nego_half_open(const struct sst_nego_host *h)
+{
+	return h->n_half;
 }
 
 uint32_t
@@ -598,8 +803,8 @@ sst_nego_ulp_decode(const void *buf, size_t len, struct sst_nego_ulp *ulp)
 int
 sst_nego_channel_params(const struct sst_nego_result *r, struct sst_channel_params *p)
 {
-	if (r == NULL || p == NULL || r->suite >= SST_CRYPTO_SUITE_COUNT || r->local_channel == 0 ||
-		r->peer_channel == 0)
+	if (r == NULL || p == NULL || r->suite == SST_CRYPTO_NULL ||
+		r->suite >= SST_CRYPTO_SUITE_COUNT || r->local_channel == 0 || r->peer_channel == 0)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->size = sizeof(*p);

@@ -3,8 +3,9 @@
  * Internals of the negotiation host (never installed). nego_host.c owns the
  * object: lifecycle, the bounded table of negotiations, timers, message
  * dispatch and the ulp blob. Each mode implements its protocol steps in its
- * own file (nego_checksum.c for ChkI1/ChkR1) behind the chunk handlers and
- * the entry kinds declared here.
+ * own file (nego_checksum.c for ChkI1/ChkR1, nego_secure_host.c for the
+ * secure-mode messages) behind the chunk handlers and the entry kinds
+ * declared here; nego_ratelimit.c holds the per-source rate limiter.
  */
 #ifndef NEGO_INTERNAL_H
 #define NEGO_INTERNAL_H
@@ -21,6 +22,12 @@ enum {
 	NEGO_TX_MAX = 128,
 	NEGO_NONE = UINT32_MAX, /**< "no entry" index */
 	NEGO_HASH_KEY_LEN = 16, /**< SipHash key (crypto_shorthash) */
+	/** Index slot flag: the slot holds an entry's second key. */
+	NEGO_SLOT_ALT = 1u << 31,
+	/** A stored secure message: header, one chunk, its largest body. */
+	NEGO_SEC_MSG_MAX = SST_NEGO_HDR_LEN + 8 + SST_SECURE_CHUNK_MAX,
+	/** Ways of the rate limiter's set-associative table. */
+	NEGO_RATE_WAYS = 4,
 };
 
 /** What a table entry is. */
@@ -30,6 +37,17 @@ enum nego_kind {
 	NEGO_KIND_INIT,
 	/** A peer-initiated channel, keyed by (peer, peer's channel number). */
 	NEGO_KIND_RESP,
+	/** Second key of a secure RESP entry: (peer, first word of nr). */
+	NEGO_KIND_NONCE,
+};
+
+/** Where a secure-mode entry is (0 for checksum mode). */
+enum nego_phase {
+	NEGO_PH_NONE = 0,
+	NEGO_PH_I1,   /**< INIT: SecI1 sent, waiting for SecR1 or SecCookie */
+	NEGO_PH_I2,   /**< INIT: established, repeating SecI2 until confirmed */
+	NEGO_PH_HALF, /**< RESP: SecR1 sent, waiting for SecI2 (half-open) */
+	NEGO_PH_DONE, /**< RESP: SecI2 verified, channel established */
 };
 
 /** One negotiation, ours or a peer's. */
@@ -49,6 +67,39 @@ struct nego_entry {
 	sst_time_t last_tx;   /**< INIT: latest I1 sent */
 	sst_time_t next_tx;   /**< INIT: next retransmission */
 	uint64_t interval;    /**< INIT: current retransmission interval */
+	uint64_t hash2;	      /**< secure RESP: hash of its NONCE key */
+	uint32_t id2;	      /**< secure RESP: first word of nr */
+	uint8_t has_alt;      /**< indexed under (NONCE, peer, id2) too */
+	uint8_t phase;	      /**< enum nego_phase */
+	uint8_t validated;    /**< RESP: address proven (cookie or SecI2) */
+	uint8_t cookies;      /**< INIT: SecCookie messages answered */
+	uint32_t hprev;	      /**< half-open list (creation order), or NEGO_NONE */
+	uint32_t hnext;
+};
+
+/**
+ * Secure-mode state of an entry (a parallel array, present only when the
+ * host has a secure configuration): the handshake core's state, the nonces
+ * that name the handshake, the amplification budget, and the message we
+ * repeat (INIT: SecI1 or SecI2; RESP: SecR1) byte for byte.
+ */
+struct nego_sec {
+	union {
+		struct sst_secure_initiator i;
+		struct sst_secure_responder r;
+	} st;
+	uint8_t ni[SST_SECURE_KEY_LEN];
+	uint8_t nr[SST_SECURE_KEY_LEN]; /**< RESP */
+	uint32_t rx_bytes;		/**< RESP: received from the address before validation */
+	uint32_t tx_bytes;		/**< RESP: sent to it before validation */
+	uint16_t msg_len;
+	uint8_t msg[NEGO_SEC_MSG_MAX];
+};
+
+/** One source of the rate limiter (GCRA: theoretical arrival time). */
+struct nego_rate {
+	uint64_t tag; /**< keyed hash of the source, 0: empty */
+	uint64_t tat; /**< ns; the source may send when tat - tolerance <= now */
 };
 
 struct sst_nego_host {
@@ -70,9 +121,32 @@ struct sst_nego_host {
 	sst_time_t next_expiry; /**< cached minimum over the attempts */
 	struct sst_nego_stats stats;
 	struct nego_entry *entries; /**< nentries, after the struct */
-	uint32_t *index;	    /**< index_mask + 1 slots: entry + 1, or 0 */
+	uint32_t *index;	    /**< index_mask + 1 slots: entry + 1 (| ALT), or 0 */
 	uint32_t *attempts;	    /**< max_initiating: indexes of INIT entries */
 	uint8_t txbuf[NEGO_TX_MAX];
+	/* Secure mode (sec == NULL without a secure configuration). */
+	struct nego_sec *sec; /**< nentries, parallel to entries */
+	struct sst_secure_config sec_cfg;
+	bool sec_responder; /**< we have an identity: we answer SecI1 */
+	bool under_load;
+	struct sst_secure_cookie_secret cookie;
+	uint64_t cookie_period;
+	uint32_t max_half_open;
+	uint32_t n_half;    /**< RESP entries in NEGO_PH_HALF */
+	uint32_t n_confirm; /**< INIT entries in NEGO_PH_I2 */
+	uint32_t half_head; /**< oldest half-open entry, or NEGO_NONE */
+	uint32_t half_tail;
+	uint8_t amp_factor;
+	/* The message being received: its bytes give one amplification budget. */
+	uint32_t rx_budget;
+	uint8_t pkt_chan; /**< channel whose SecI2 this message verified, or 0 */
+	/* Rate limiter of ChkI1/SecI1 per source. */
+	struct nego_rate *rate; /**< rate_mask + 1 slots */
+	uint32_t rate_mask;
+	uint8_t rate_prefix;
+	uint64_t rate_interval;	 /**< ns per first message */
+	uint64_t rate_tolerance; /**< (burst - 1) x interval */
+	uint8_t rate_key[NEGO_HASH_KEY_LEN];
 };
 
 /* --- nego_host.c: the table, for the mode files --- */
@@ -88,15 +162,54 @@ struct nego_entry *nego_lookup(struct sst_nego_host *h, enum nego_kind kind,
 struct nego_entry *nego_insert(struct sst_nego_host *h, enum nego_kind kind,
 	const struct sst_nego_addr *peer, uint32_t id);
 
-/** Remove an entry from the index (and the attempt list) and free it. */
+/** Remove an entry from the index (and the attempt list, the half-open
+ * list) and free it. Its secure state is wiped. */
 void nego_remove(struct sst_nego_host *h, struct nego_entry *e);
+
+/** Index an entry under its second key (NONCE, peer, id2). */
+void nego_index_alt(struct sst_nego_host *h, struct nego_entry *e, uint32_t id2);
+
+/** Append a RESP entry to the half-open list (it becomes NEGO_PH_HALF). */
+void nego_half_link(struct sst_nego_host *h, struct nego_entry *e);
+
+/** Take an entry off the half-open list (no-op if it is not on it). */
+void nego_half_unlink(struct sst_nego_host *h, struct nego_entry *e);
+
+/** The secure state of an entry (the host has a secure configuration). */
+static inline struct nego_sec *
+nego_sec_of(struct sst_nego_host *h, const struct nego_entry *e)
+{
+	return &h->sec[e - h->entries];
+}
+
+/** Big-endian word from 4 bytes (table ids of nonces). */
+static inline uint32_t
+nego_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
 
 /** Recompute the cached next expiry after an attempt's timer changed. */
 void nego_rearm(struct sst_nego_host *h);
 
-/** Whether a peer-initiated negotiation may get state now; the hook where
- * a stateless cookie challenge will go (docs/negotiation.md). */
+/** Whether a peer-initiated checksum negotiation may get state now (the
+ * table has room; checksum mode has no cookie challenge). */
 bool nego_admit(struct sst_nego_host *h, const struct sst_nego_addr *peer);
+
+/* --- nego_ratelimit.c: first messages per source --- */
+
+/** Bytes of the limiter's table for this many slots (a power of two). */
+size_t nego_rate_size(uint32_t slots);
+
+/** Set the limiter up over its table (zeroed by the host). */
+void nego_rate_init(struct sst_nego_host *h, struct nego_rate *table, uint32_t slots,
+	uint32_t per_sec, uint32_t burst, uint8_t prefix);
+
+/**
+ * Charge one first message (ChkI1/SecI1) to its source. @return true if it
+ * is within the source's rate; false: drop it (counted by the caller).
+ */
+bool nego_rate_allow(struct sst_nego_host *h, const struct sst_nego_addr *peer, sst_time_t now);
 
 /* --- nego_checksum.c: checksum mode (ChkI1/ChkR1) --- */
 
@@ -114,5 +227,46 @@ void nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 /** Initiator: a ChkR1 chunk from peer. */
 void nego_chk_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	const struct sst_bytes *body, sst_time_t now);
+
+/* --- nego_secure_host.c: secure mode (docs/secure-mode.md) --- */
+
+/**
+ * Initiator: start a secure attempt with local channel chan: draw the
+ * handshake, insert the INIT entry keyed by (peer, first word of ni) and
+ * store its SecI1 (the caller sends it). @return the entry, or NULL
+ * (-ENOSPC: table; other errors: the core's) with *err set.
+ */
+struct nego_entry *nego_sec_begin(
+	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t chan, int *err);
+
+/** (Re)send an attempt's stored message: SecI1, or SecI2 once established. */
+void nego_sec_send(struct sst_nego_host *h, struct nego_entry *e, sst_time_t now);
+
+/** Responder: a SecI1 chunk. */
+void nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now);
+
+/** Responder: a SecI2 chunk. */
+void nego_sec_on_i2(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now);
+
+/** Responder: a Packet chunk (valid only right after a verified SecI2). */
+void nego_sec_on_packet(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now);
+
+/** Initiator: a SecR1 chunk. */
+void nego_sec_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now);
+
+/** Initiator: a SecCookie chunk. */
+void nego_sec_on_cookie(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now);
+
+/** Responder: expire half-open entries older than SST_NEGO_HALF_OPEN_TTL
+ * and rotate the cookie secret when its period has passed. */
+void nego_sec_expire(struct sst_nego_host *h, sst_time_t now);
+
+/** When nego_sec_expire() must next run, or SST_TIME_NEVER. */
+sst_time_t nego_sec_next_expiry(const struct sst_nego_host *h);
 
 #endif /* NEGO_INTERNAL_H */

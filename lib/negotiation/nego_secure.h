@@ -24,7 +24,8 @@
  *
  * A function that fails leaves its state struct as it was (a forged or
  * corrupted message cannot end a handshake) and wipes every secret it
- * computed. The file functions at the end run at setup, never per packet.
+ * computed. The file functions at the end (nego_identity.c) run at setup,
+ * never per packet.
  */
 #ifndef NEGO_SECURE_H
 #define NEGO_SECURE_H
@@ -281,6 +282,21 @@ void sst_secure_responder_fini(struct sst_secure_responder *st);
  * @return 0, -SST_EBADTYPE (not a secure chunk), -SST_ETRUNC.
  */
 int sst_secure_peek_nonce(int32_t type, const struct sst_bytes *body, const uint8_t **nonce);
+
+/** What an endpoint needs of a SecI1 before it decides to keep state. */
+struct sst_secure_i1_info {
+	const uint8_t *ni;  /**< 32 bytes, into the chunk body */
+	uint8_t chani;	    /**< the initiator's channel number, 1..255 */
+	uint8_t noffer;	    /**< suites offered */
+	uint8_t cookie_len; /**< 0: no cookie */
+};
+
+/**
+ * Decode a SecI1 body completely (spec 3.2) and return the fields an
+ * endpoint keys its table by. Nothing is authenticated.
+ * @return 0, or the decode error of sst_secure_responder_on_i1().
+ */
+int sst_secure_i1_info(const struct sst_bytes *body, struct sst_secure_i1_info *info);
 
 /** Draw a first cookie secret. */
 void sst_secure_cookie_secret_init(struct sst_secure_cookie_secret *s, sst_secure_random_fn random,

@@ -16,9 +16,11 @@
  * allocates after setup. One host belongs to one thread.
  *
  * Modes: checksum mode (ChkI1/ChkR1, prototype-compatible, no
- * authentication) is implemented. Secure mode will plug in as another
- * enum sst_nego_mode value with its own chunk handlers; the result carries
- * the mode and general key material (struct sst_crypto_keys).
+ * authentication) and secure mode (SecI1/SecR1/SecI2, docs/secure-mode.md,
+ * through the sans-IO core of nego_secure.h). A responder under load answers
+ * SecI1 with a stateless cookie challenge, never sends an unvalidated address
+ * more than 3x the bytes it received from it, and rate-limits first messages
+ * per source in bounded memory (docs/negotiation.md section 5).
  */
 #ifndef SST_NEGOTIATION_H
 #define SST_NEGOTIATION_H
@@ -27,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nego_secure.h"
 #include "sst_channel.h"
 #include "sst_crypto_driver.h"
 #include "sst_time.h"
@@ -44,6 +47,13 @@ enum {
 	SST_NEGO_DEFAULT_MAX_INITIATING = 64,
 	SST_NEGO_DEFAULT_MAX_RESPONDING = 1024,
 	SST_NEGO_MAX_ENTRIES = 1 << 20, /**< bound on max_initiating + max_responding */
+	SST_NEGO_HCID_SEC_LEN = SST_SECURE_HCID_LEN, /**< half-channel ID, secure mode */
+	SST_NEGO_DEFAULT_RATE = 50,		     /**< first messages per second per source */
+	SST_NEGO_DEFAULT_BURST = 100,		     /**< ... and in a burst */
+	SST_NEGO_DEFAULT_RATE_SLOTS = 1024,	     /**< sources tracked at once */
+	SST_NEGO_RATE_SLOTS_MAX = 1 << 20,
+	SST_NEGO_AMP_FACTOR = 3,  /**< bytes to an unvalidated address <= 3x received */
+	SST_NEGO_COOKIES_MAX = 4, /**< SecCookie answers per attempt */
 };
 
 /** Retransmission schedule of an initiator (the prototype's, wire-format.md 6.5). */
@@ -52,6 +62,11 @@ enum {
 #define SST_NEGO_FAIL_AFTER (20 * SST_NSEC_PER_SEC)	/**< an attempt fails after this */
 /** An R0 ping does not make an attempt resend if it sent within this time. */
 #define SST_NEGO_PING_HOLDOFF (100 * SST_NSEC_PER_MSEC)
+/** A responder's secure half-open entry lives this long (an initiator sends
+ * SecI1 for up to 20 s, then SecI2 for up to 20 s after SecR1). */
+#define SST_NEGO_HALF_OPEN_TTL (2 * SST_NEGO_FAIL_AFTER)
+/** Default rotation period of the cookie secret (a cookie lives 1-2 periods). */
+#define SST_NEGO_COOKIE_PERIOD (120 * SST_NSEC_PER_SEC)
 
 /** Capability bits of the ulp blob (docs/negotiation.md). */
 enum sst_nego_cap {
@@ -65,7 +80,7 @@ enum sst_nego_cap {
 /** Negotiation modes. */
 enum sst_nego_mode {
 	SST_NEGO_MODE_CHECKSUM = 1, /**< ChkI1/ChkR1, Chk32 armor (prototype-compatible) */
-	SST_NEGO_MODE_SECURE,	    /**< planned: X25519/Ed25519, AEAD armor */
+	SST_NEGO_MODE_SECURE,	    /**< SecI1/SecR1/SecI2: X25519/Ed25519, AEAD armor */
 };
 
 /** Which side of the negotiation we were. */
@@ -104,6 +119,11 @@ struct sst_nego_result {
 	struct sst_usid root_usid;     /**< (0, the initiator's transmit ID) */
 	struct sst_nego_ulp peer_ulp;  /**< what the peer advertised */
 	uint32_t common_caps;	       /**< our caps & the peer's (0 with a legacy peer) */
+	/** Secure mode: what the handshake learnt of the peer's identity
+	 * (KNOWN, NEW under TOFU: remember it, or ANONYMOUS); checksum mode:
+	 * SST_SECURE_PEER_UNKNOWN. */
+	enum sst_secure_peer peer_status;
+	uint8_t peer_id[SST_SECURE_KEY_LEN]; /**< Ed25519 key; zero if anonymous or checksum */
 };
 
 /** The caller's side of a negotiation host. */
@@ -126,6 +146,8 @@ struct sst_nego_ops {
 	 * caller (free it with your allocator when the channel ends).
 	 * Required. @return 0 to accept, or a negative errno to refuse (the
 	 * number is given back with chan_free() and nothing is sent).
+	 * Secure mode: the initiator is established when SecR1 verifies (it
+	 * may send channel data at once) and the responder when SecI2 does.
 	 */
 	int (*established)(void *ctx, const struct sst_nego_result *r, sst_time_t now);
 	/** An attempt from sst_nego_connect() failed (error -ETIMEDOUT).
@@ -140,6 +162,21 @@ struct sst_nego_ops {
 	 */
 	uint32_t (*chk_key)(
 		void *ctx, uint8_t local_channel, const struct sst_nego_addr *peer, sst_time_t now);
+	/**
+	 * Optional, secure mode: the name a peer must be known under in the
+	 * known-hosts table (docs/secure-mode.md section 6). NULL (callback
+	 * or return value): any entry with the peer's key.
+	 */
+	const char *(*peer_name)(void *ctx, const struct sst_nego_addr *peer);
+	/**
+	 * Optional, secure mode: a channel packet that arrived in a Packet
+	 * chunk after the SecI2 that established local_channel, in the same
+	 * message (docs/secure-mode.md 3.4). Hand it to the channel's receive
+	 * path; the bytes are valid during the call only. NULL: such packets
+	 * are dropped and counted (the initiator resends them as data).
+	 */
+	void (*packet)(
+		void *ctx, uint8_t local_channel, const void *pkt, size_t len, sst_time_t now);
 };
 
 /** How to set up a host. Fields left zero take the defaults shown. */
@@ -153,6 +190,23 @@ struct sst_nego_host_params {
 	uint32_t max_responding;	     /**< peer-initiated entries; 0: 1024 */
 	const struct sst_nego_ops *ops;
 	void *ctx;
+	/**
+	 * Secure mode (the struct is copied; the identity and known-hosts
+	 * table it points to stay the caller's and must outlive the host; the
+	 * table may grow, e.g. with TOFU keys): identity (a responder needs
+	 * one; without, we only initiate, anonymously), policy,
+	 * allow_anonymous, acceptable suites in cost order, and the random
+	 * source, which also draws the cookie secrets. NULL: checksum mode only.
+	 */
+	const struct sst_secure_config *secure;
+	/** Secure half-open entries before SecI1 needs a cookie; 0: max_responding. */
+	uint32_t max_half_open;
+	uint32_t rate_per_sec;	/**< ChkI1/SecI1 per second per source; 0: 50 */
+	uint32_t rate_burst;	/**< ... in a burst; 0: 100 */
+	uint32_t rate_slots;	/**< sources tracked (rounded up to a power of 2); 0: 1024 */
+	uint8_t rate_prefix;	/**< leading address bytes naming a source; 0: all */
+	uint8_t amp_factor;	/**< amplification bound; 0: 3 (tests lower it) */
+	uint64_t cookie_period; /**< ns between cookie secret rotations; 0: 120 s */
 };
 
 /** Counters. Every dropped message is counted under exactly one reason. */
@@ -180,6 +234,41 @@ struct sst_nego_stats {
 	uint64_t established_initiator;
 	uint64_t established_responder;
 	uint64_t failed; /**< attempts that timed out */
+	/* Under load (both modes). */
+	uint64_t rx_rate_limited; /**< ChkI1/SecI1 over their source's rate: dropped */
+	/* Secure mode, responder. */
+	uint64_t rx_sec_i1;		/**< SecI1 decoded (and within the rate) */
+	uint64_t rx_sec_i1_duplicate;	/**< same (address, chani, ni): same SecR1 resent */
+	uint64_t rx_sec_i1_conflict;	/**< same (address, chani), other ni, too soon */
+	uint64_t rx_sec_i1_challenged;	/**< answered with SecCookie, no state kept */
+	uint64_t rx_sec_i1_cookie_ok;	/**< carried a valid cookie when one was needed */
+	uint64_t rx_sec_i1_refused;	/**< no mutual suite, bad key, table full, no number */
+	uint64_t rx_sec_i1_unsupported; /**< secure mode not configured for responding */
+	uint64_t rx_sec_i2;		/**< SecI2 decoded enough to be matched */
+	uint64_t rx_sec_i2_unmatched;	/**< no half-open entry for (address, nr) */
+	uint64_t rx_sec_i2_bad;		/**< did not verify: nothing changed */
+	uint64_t rx_sec_i2_duplicate;	/**< for a channel already established */
+	uint64_t rx_sec_i2_refused;	/**< established() refused */
+	uint64_t rx_packet;		/**< Packet chunks handed to ops->packet */
+	uint64_t rx_packet_dropped;	/**< Packet chunks without a SecI2 just verified */
+	uint64_t tx_sec_r1;		/**< SecR1 sent, duplicates included */
+	uint64_t tx_sec_cookie;		/**< SecCookie sent */
+	uint64_t half_open_expired;	/**< half-open entries that never saw SecI2 */
+	uint64_t half_open_evicted;	/**< dropped for a cookie-proven initiator */
+	uint64_t amp_limited;		/**< SecR1 withheld or replaced by SecCookie (3x) */
+	uint64_t amp_rx_bytes;		/**< bytes received from unvalidated addresses */
+	uint64_t amp_tx_bytes;		/**< bytes sent to unvalidated addresses */
+	/* Secure mode, initiator. */
+	uint64_t rx_sec_r1;	      /**< SecR1 matched to an attempt */
+	uint64_t rx_sec_r1_unmatched; /**< no attempt waiting for it */
+	uint64_t rx_sec_r1_bad;	      /**< did not verify or refused by policy */
+	uint64_t rx_sec_r1_refused;   /**< established() refused */
+	uint64_t rx_sec_cookie;	      /**< SecCookie answered */
+	uint64_t rx_sec_cookie_bad;   /**< unmatched, malformed, or over the limit */
+	uint64_t tx_sec_i1;	      /**< SecI1 sent: first, retransmitted, with cookie */
+	uint64_t tx_sec_i2;	      /**< SecI2 sent, retransmissions included */
+	uint64_t confirmed;	      /**< SecI2 retransmission ended by sst_nego_confirm() */
+	uint64_t unconfirmed;	      /**< ... or by its 20 s */
 };
 
 /**
@@ -196,8 +285,9 @@ size_t sst_nego_host_size(const struct sst_nego_host_params *p);
 int sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *p);
 
 /**
- * Wipe the host's secrets. Open attempts end silently; their channel
- * numbers are given back with chan_free(). The memory stays the caller's.
+ * Wipe the host's secrets. Open attempts and secure half-open entries end
+ * silently; their channel numbers are given back with chan_free() (not
+ * those of established channels). The memory stays the caller's.
  */
 void sst_nego_host_fini(struct sst_nego_host *h);
 
@@ -209,11 +299,11 @@ void sst_nego_host_destroy(struct sst_nego_host *h);
 
 /**
  * Start negotiating a channel with a peer: allocate a local channel number,
- * send the first message (checksum mode: ChkI1) and arm the retransmission
+ * send the first message (checksum mode: ChkI1, secure mode: SecI1) and arm the retransmission
  * timer. The outcome comes later through established() or failed().
  *
  * @return the local channel number (1..255), or -EINVAL (bad address),
- *   -ENOTSUP (a mode not implemented yet), -ENOSPC (max_initiating
+ *   -ENOTSUP (secure mode without a secure configuration), -ENOSPC (max_initiating
  *   attempts open), or chan_alloc()'s error.
  */
 int sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer,
@@ -221,7 +311,9 @@ int sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 
 /**
  * Abandon an open attempt without reporting failed(); its number is given
- * back with chan_free(). @return 0 or -ENOENT.
+ * back with chan_free(). A secure attempt that is already established (it
+ * only repeats SecI2) ends as with sst_nego_confirm(): the number stays the
+ * caller's. @return 0 or -ENOENT.
  */
 int sst_nego_cancel(
 	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
@@ -252,8 +344,27 @@ void sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now);
 int sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	uint8_t local_channel, uint8_t peer_channel);
 
-/** Open attempts we initiated. */
+/**
+ * Secure mode, initiator: an authenticated channel packet arrived from the
+ * responder, so it has our SecI2; stop repeating it (docs/secure-mode.md
+ * 3.4). Without this call SecI2 is repeated on the retransmission schedule
+ * for 20 s after SecR1. @return 0, or -ENOENT (nothing being repeated).
+ */
+int sst_nego_confirm(
+	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
+
+/**
+ * Tell the host that it is under attack (or no longer): while set, every
+ * SecI1 without a valid cookie gets a SecCookie challenge and no state, as
+ * when the half-open limit is reached.
+ */
+void sst_nego_set_under_load(struct sst_nego_host *h, bool under_load);
+
+/** Open attempts we initiated (secure attempts repeating SecI2 excluded). */
 uint32_t sst_nego_initiating(const struct sst_nego_host *h);
+
+/** Secure half-open entries: SecR1 sent, SecI2 not yet verified. */
+uint32_t sst_nego_half_open(const struct sst_nego_host *h);
 
 /** Peer-initiated entries held (bounded by max_responding). */
 uint32_t sst_nego_responding(const struct sst_nego_host *h);
@@ -263,9 +374,11 @@ const struct sst_nego_stats *sst_nego_stats(const struct sst_nego_host *h);
 
 /**
  * Fill the negotiated part of channel parameters from a result: size,
- * channel numbers, suite and keys. The caller adds pool, cc, upper and
+ * channel numbers, suite and keys (the chosen suite's: CHK32 uses the
+ * checksum keys, the AEAD suites the keys and IVs). The caller adds pool, cc, upper and
  * lower callbacks and whatever else it wants; other fields are zeroed.
- * @return 0, or -EINVAL (no suite or channel numbers in the result).
+ * @return 0, or -EINVAL (no suite or channel numbers in the result, or the
+ *   null suite).
  */
 int sst_nego_channel_params(const struct sst_nego_result *r, struct sst_channel_params *p);
 

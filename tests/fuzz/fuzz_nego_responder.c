@@ -39,6 +39,7 @@
 #include <rte_common.h>
 
 #include "fuzz_check.h"
+#include "sst_test_chans.h"
 #include "nego_wire.h"
 #include "sst_negotiation.h"
 
@@ -48,7 +49,7 @@ enum { NADDR = 4, MAX_RESP = 8, MAX_INIT = 4, MODEL_MAX = 64 };
 
 struct side {
 	struct sst_nego_host *h;
-	uint8_t used[NADDR][256];
+	struct sst_test_chans chans[NADDR]; /* channel numbers by address */
 	unsigned int in_use;
 	unsigned int established;
 	struct sst_nego_result last;
@@ -134,26 +135,18 @@ static int
 on_alloc(void *ctx, const struct sst_nego_addr *peer)
 {
 	struct side *s = ctx;
-	unsigned int a = addr_index(peer);
+	int c = sst_test_chan_take(&s->chans[addr_index(peer)]);
 
-	for (int c = 1; c < 256; c++) {
-		if (!s->used[a][c]) {
-			s->used[a][c] = 1;
-			s->in_use++;
-			return c;
-		}
-	}
-	return -ENOSPC;
+	if (c > 0)
+		s->in_use++;
+	return c;
 }
 
 static void
 on_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
 {
 	struct side *s = ctx;
-	unsigned int a = addr_index(peer);
-
-	FUZZ_CHECK(s->used[a][chan]);
-	s->used[a][chan] = 0;
+	FUZZ_CHECK(sst_test_chan_give(&s->chans[addr_index(peer)], chan));
 	s->in_use--;
 }
 
@@ -261,7 +254,7 @@ side_init(struct side *s, uint32_t max_init, uint32_t max_resp)
 	} else {
 		sst_nego_host_fini(s->h);
 	}
-	memset(s->used, 0, sizeof(s->used));
+	memset(s->chans, 0, sizeof(s->chans));
 	s->in_use = s->established = s->sent = 0;
 	s->keys_given = 0;
 	s->now = 0;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Checksum-mode negotiation in the simulator: host A sets up 50 channels
- * to host B over a link that loses 30% of the packets in each direction,
- * then every channel carries one packet each way.
+ * Negotiation in the simulator, checksum and secure mode: host A sets up 50
+ * channels to host B over a link that loses 30% of the packets in each
+ * direction, then every channel carries one packet each way. In secure mode
+ * B is also run under load (every SecI1 is challenged with a cookie first),
+ * A confirms a channel (ends its SecI2 repetition) when B's first packet
+ * arrives on it, and channels use the negotiated AEAD suite.
  *
  * Each host demultiplexes as the prototype does (byte 0: 0 is a control
  * message for the negotiation host, anything else the local channel
@@ -22,11 +25,14 @@
 #include <string.h>
 
 #include <rte_mbuf.h>
+#include <sodium.h>
 
 #include "sim.h"
 #include "sst_channel.h"
 #include "sst_negotiation.h"
 #include "sst_test.h"
+#include "sst_test_chans.h"
+#include "sst_test_rng.h"
 #include "sst_test_channel.h"
 #include "sst_test_eal.h"
 
@@ -50,11 +56,17 @@ struct app {
 	struct sst_nego_host *nego;
 	struct sst_nego_addr self, peer;
 	struct chan chans[256];		  /* by local channel number */
-	uint8_t used[256];		  /* channel numbers allocated */
+	struct sst_test_chans numbers;	  /* channel numbers allocated */
 	unsigned int established, failed; /* callbacks seen */
 	unsigned int channels;		  /* channels created */
 	int connects;			  /* attempts started */
 	bool retry;			  /* connect again after a failure */
+	enum sst_nego_mode mode;
+	struct sst_secure_identity id;
+	struct sst_secure_host hosts[1];
+	struct sst_secure_known_hosts kh;
+	struct sst_secure_config cfg;
+	uint64_t rng;
 };
 
 static bool
@@ -67,6 +79,9 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	(void)now;
 	if (eliciting)
 		c->got++;
+	/* Secure mode: the responder has our SecI2, stop repeating it. */
+	if (c->app->mode == SST_NEGO_MODE_SECURE && c->r.role == SST_NEGO_INITIATOR)
+		sst_nego_confirm(c->app->nego, &c->app->peer, c->r.local_channel);
 	rte_pktmbuf_free(m);
 	return eliciting;
 }
@@ -138,13 +153,7 @@ nego_chan_alloc(void *ctx, const struct sst_nego_addr *peer)
 	struct app *a = ctx;
 
 	(void)peer;
-	for (int c = 1; c < 256; c++) {
-		if (!a->used[c]) {
-			a->used[c] = 1;
-			return c;
-		}
-	}
-	return -ENOSPC;
+	return sst_test_chan_take(&a->numbers);
 }
 
 static void
@@ -153,8 +162,8 @@ nego_chan_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
 	struct app *a = ctx;
 
 	(void)peer;
-	CU_ASSERT_TRUE(a->used[chan] && a->chans[chan].ch == NULL);
-	a->used[chan] = 0;
+	CU_ASSERT_TRUE(a->chans[chan].ch == NULL);
+	CU_ASSERT_TRUE(sst_test_chan_give(&a->numbers, chan));
 }
 
 static int
@@ -166,7 +175,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 
 	a->established++;
 	CU_ASSERT_TRUE(sst_nego_addr_equal(&r->peer, &a->peer));
-	CU_ASSERT_TRUE(a->used[r->local_channel]);
+	CU_ASSERT_TRUE(a->numbers.used[r->local_channel]);
 	CU_ASSERT_PTR_NULL_FATAL(c->ch);
 	CU_ASSERT_EQUAL_FATAL(sst_nego_channel_params(r, &p), 0);
 	p.pool = pool;
@@ -194,7 +203,7 @@ nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 	a->failed++;
 	if (a->retry) {
 		a->connects++;
-		CU_ASSERT_TRUE(sst_nego_connect(a->nego, peer, SST_NEGO_MODE_CHECKSUM, now) > 0);
+		CU_ASSERT_TRUE(sst_nego_connect(a->nego, peer, a->mode, now) > 0);
 	}
 }
 
@@ -262,12 +271,54 @@ addr_of(uint8_t last)
 	return a;
 }
 
+/* Deterministic randomness for the handshakes: splitmix64. */
 static void
-app_init(struct app *a, struct sim *sim, const char *name, uint8_t self, uint8_t peer)
+app_random(void *ctx, void *buf, size_t len)
+{
+	sst_test_splitmix_fill(ctx, buf, len);
+}
+
+static void
+identity_of(uint8_t host, struct sst_secure_identity *id)
+{
+	uint8_t seed[32];
+
+	for (int i = 0; i < 32; i++)
+		seed[i] = (uint8_t)(host * 17 + i);
+	CU_ASSERT_EQUAL(sst_secure_identity_from_seed(id, seed), 0);
+}
+
+/* Secure mode: our identity, the peer's key pinned (named "peer"). */
+static void
+app_secure(struct app *a, uint8_t self, uint8_t peer, uint64_t seed)
+{
+	struct sst_secure_identity pid;
+
+	identity_of(self, &a->id);
+	identity_of(peer, &pid);
+	a->kh = (struct sst_secure_known_hosts){a->hosts, 1, 0};
+	CU_ASSERT_EQUAL(sst_secure_known_hosts_add(&a->kh, "peer", pid.pk), 0);
+	sst_secure_identity_wipe(&pid);
+	a->rng = seed * 1000 + self;
+	a->cfg.size = sizeof(a->cfg);
+	a->cfg.identity = &a->id;
+	a->cfg.policy = SST_SECURE_PINNED;
+	a->cfg.known_hosts = &a->kh;
+	sst_secure_suites_default(&a->cfg, true, false);
+	a->cfg.random = app_random;
+	a->cfg.random_ctx = &a->rng;
+}
+
+static void
+app_init(struct app *a, struct sim *sim, const char *name, uint8_t self, uint8_t peer,
+	enum sst_nego_mode mode, uint64_t seed)
 {
 	struct sst_nego_host_params p;
 
 	memset(a, 0, sizeof(*a));
+	a->mode = mode;
+	if (mode == SST_NEGO_MODE_SECURE)
+		app_secure(a, self, peer, seed);
 	a->name = name;
 	a->self = addr_of(self);
 	a->peer = addr_of(peer);
@@ -278,6 +329,8 @@ app_init(struct app *a, struct sim *sim, const char *name, uint8_t self, uint8_t
 	p.ulp_caps = SST_NEGO_CAP_ALL;
 	p.ops = &nego_ops;
 	p.ctx = a;
+	if (mode == SST_NEGO_MODE_SECURE)
+		p.secure = &a->cfg;
 	a->nego = sst_nego_host_create(&p);
 	CU_ASSERT_FATAL(a->nego != NULL);
 	a->host = sim_host_add(sim, name, &host_ops, a);
@@ -290,14 +343,17 @@ app_fini(struct app *a)
 	for (int c = 1; c < 256; c++)
 		sst_channel_destroy(a->chans[c].ch);
 	sst_nego_host_destroy(a->nego);
+	sst_secure_identity_wipe(&a->id);
 }
 
+/* Secure mode: B's channel exists once A's SecI2 has arrived. */
 static bool
 setup_unfinished(void *arg)
 {
-	struct app *a = arg;
+	struct app *ab = arg;
 
-	return a->channels < NCHAN;
+	return ab[0].channels < NCHAN ||
+	       (ab[0].mode == SST_NEGO_MODE_SECURE && ab[1].channels < NCHAN);
 }
 
 static bool
@@ -326,7 +382,7 @@ send_one(struct chan *c, sst_time_t now)
 }
 
 static void
-run_setup(uint64_t seed, double loss)
+run_setup(uint64_t seed, double loss, enum sst_nego_mode mode, bool under_load)
 {
 	static struct app ab[2];
 	struct sim_config cfg = {.seed = seed};
@@ -338,9 +394,10 @@ run_setup(uint64_t seed, double loss)
 	int rc;
 
 	CU_ASSERT_FATAL(sim != NULL);
-	app_init(&ab[0], sim, "a", 1, 2);
-	app_init(&ab[1], sim, "b", 2, 1);
+	app_init(&ab[0], sim, "a", 1, 2, mode, seed);
+	app_init(&ab[1], sim, "b", 2, 1, mode, seed);
 	ab[0].retry = true;
+	sst_nego_set_under_load(ab[1].nego, under_load);
 	sst_simlink_params_default(&link);
 	link.rate_bps = 10 * 1000 * 1000;
 	link.delay_ns = 20 * SST_NSEC_PER_MSEC;
@@ -352,11 +409,9 @@ run_setup(uint64_t seed, double loss)
 	CU_ASSERT_FATAL(l != NULL);
 	for (int i = 0; i < NCHAN; i++) {
 		ab[0].connects++;
-		CU_ASSERT_EQUAL(
-			sst_nego_connect(ab[0].nego, &ab[0].peer, SST_NEGO_MODE_CHECKSUM, 0),
-			i + 1);
+		CU_ASSERT_EQUAL(sst_nego_connect(ab[0].nego, &ab[0].peer, mode, 0), i + 1);
 	}
-	rc = sim_run_while(sim, setup_unfinished, &ab[0], 600 * SST_NSEC_PER_SEC);
+	rc = sim_run_while(sim, setup_unfinished, ab, 600 * SST_NSEC_PER_SEC);
 	CU_ASSERT_EQUAL(rc, 0);
 	sa = sst_nego_stats(ab[0].nego);
 	sb = sst_nego_stats(ab[1].nego);
@@ -366,13 +421,32 @@ run_setup(uint64_t seed, double loss)
 		seed, loss * 100, ab[0].channels, (double)sim_now(sim) / 1e9, ab[0].connects,
 		ab[0].failed, sa->tx_i1, sa->tx_i1_retx, sb->tx_r1, sb->rx_i1_duplicate,
 		ab[1].channels);
+	if (mode == SST_NEGO_MODE_SECURE)
+		printf("\n    secure%s: SecI1 %" PRIu64 ", SecI2 %" PRIu64 ", SecR1 %" PRIu64
+		       ", SecCookie %" PRIu64 " (answered %" PRIu64 "), duplicate SecI2 %" PRIu64
+		       ", half-open expired %" PRIu64 ", amplification %" PRIu64 "/%" PRIu64
+		       " bytes",
+			under_load ? " under load" : "", sa->tx_sec_i1, sa->tx_sec_i2,
+			sb->tx_sec_r1, sb->tx_sec_cookie, sa->rx_sec_cookie,
+			sb->rx_sec_i2_duplicate, sb->half_open_expired, sb->amp_tx_bytes,
+			sb->amp_rx_bytes);
 	CU_ASSERT_EQUAL(ab[0].channels, NCHAN);
 	CU_ASSERT_EQUAL(ab[0].established, NCHAN);
 	CU_ASSERT_EQUAL(sst_nego_initiating(ab[0].nego), 0);
 	/* B made at most one channel per attempt of A, never a duplicate. */
 	CU_ASSERT_TRUE(ab[1].channels >= NCHAN && ab[1].channels <= (unsigned int)ab[0].connects);
 	CU_ASSERT_EQUAL(sb->established_responder, ab[1].channels);
-	CU_ASSERT_TRUE(sst_nego_responding(ab[1].nego) <= ab[1].channels);
+	CU_ASSERT_TRUE(
+		sst_nego_responding(ab[1].nego) <= ab[1].channels + sst_nego_half_open(ab[1].nego));
+	if (mode == SST_NEGO_MODE_SECURE) {
+		/* One B channel per A channel, never two; every unproven
+		 * address got no more than 3x its bytes. */
+		CU_ASSERT_EQUAL(ab[1].channels, NCHAN);
+		CU_ASSERT_TRUE(sb->amp_tx_bytes <= 3 * sb->amp_rx_bytes);
+		CU_ASSERT_EQUAL(sb->rx_sec_i2_bad, 0);
+		if (under_load)
+			CU_ASSERT_TRUE(sb->tx_sec_cookie > 0 && sb->rx_sec_i1_cookie_ok >= NCHAN);
+	}
 	/* Every channel of A has its mirror at B. */
 	for (int c = 1; c < 256; c++) {
 		const struct chan *x = &ab[0].chans[c];
@@ -385,6 +459,11 @@ run_setup(uint64_t seed, double loss)
 		CU_ASSERT_EQUAL(y->r.peer_channel, c);
 		CU_ASSERT_EQUAL(y->r.keys.rx_chk_key, x->r.keys.tx_chk_key);
 		CU_ASSERT_EQUAL(y->r.keys.tx_chk_key, x->r.keys.rx_chk_key);
+		CU_ASSERT_EQUAL(
+			memcmp(y->r.keys.rx_key, x->r.keys.tx_key, sizeof(x->r.keys.tx_key)), 0);
+		CU_ASSERT_EQUAL(y->r.suite, x->r.suite);
+		CU_ASSERT_EQUAL(x->r.suite,
+			mode == SST_NEGO_MODE_SECURE ? SST_CRYPTO_AES128GCM : SST_CRYPTO_CHK32);
 		CU_ASSERT_EQUAL(
 			memcmp(&y->r.root_usid, &x->r.root_usid, sizeof(x->r.root_usid)), 0);
 		CU_ASSERT_TRUE(x->r.peer_ulp.extended && y->r.peer_ulp.extended);
@@ -428,22 +507,47 @@ test_50_channels_30pct_loss(void)
 	uint64_t seed = sim_seed_from_env(0);
 
 	if (seed != 0) {
-		run_setup(seed, 0.30);
+		run_setup(seed, 0.30, SST_NEGO_MODE_CHECKSUM, false);
 		return;
 	}
 	for (uint64_t s = 1; s <= 4; s++)
-		run_setup(s, 0.30);
+		run_setup(s, 0.30, SST_NEGO_MODE_CHECKSUM, false);
 }
 
 static void
 test_50_channels_clean(void)
 {
-	run_setup(sim_seed_from_env(7), 0);
+	run_setup(sim_seed_from_env(7), 0, SST_NEGO_MODE_CHECKSUM, false);
+}
+
+static void
+test_secure_50_channels_clean(void)
+{
+	run_setup(sim_seed_from_env(7), 0, SST_NEGO_MODE_SECURE, false);
+}
+
+static void
+test_secure_50_channels_30pct_loss(void)
+{
+	uint64_t seed = sim_seed_from_env(0);
+
+	if (seed != 0) {
+		run_setup(seed, 0.30, SST_NEGO_MODE_SECURE, false);
+		run_setup(seed, 0.30, SST_NEGO_MODE_SECURE, true);
+		return;
+	}
+	for (uint64_t s = 1; s <= 4; s++)
+		run_setup(s, 0.30, SST_NEGO_MODE_SECURE, false);
+	/* Under load: every SecI1 is challenged first. */
+	for (uint64_t s = 1; s <= 2; s++)
+		run_setup(s, 0.30, SST_NEGO_MODE_SECURE, true);
 }
 
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_50_channels_clean),
 	SST_TEST(test_50_channels_30pct_loss),
+	SST_TEST(test_secure_50_channels_clean),
+	SST_TEST(test_secure_50_channels_30pct_loss),
 	SST_TEST_END,
 };
 

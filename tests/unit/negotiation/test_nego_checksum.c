@@ -204,6 +204,7 @@ host_new(struct ntp *t, const struct sst_nego_ops *ops, uint32_t max_init, uint3
 	p.ulp_legacy = legacy;
 	p.max_initiating = max_init;
 	p.max_responding = max_resp;
+	p.rate_per_sec = p.rate_burst = UINT32_MAX; /* faster than any source may send */
 	p.ops = ops;
 	p.ctx = t;
 	size = sst_nego_host_size(&p);

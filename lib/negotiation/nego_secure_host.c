@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Secure mode in the negotiation host (docs/secure-mode.md, docs/negotiation.md
+ * section 2.2): the endpoint around the sans-IO handshake core of
+ * nego_secure.c.
+ *
+ *   initiator                                   responder
+ *   connect(): SecI1 ------------------------->  rate limit; duplicate? same SecR1
+ *     (retransmitted on the host's schedule)     needs a cookie (under load, half-open
+ *                                                  limit, table full, SecR1 over 3x)?
+ *                    <------------------------     no valid cookie: SecCookie, no state
+ *   SecI1 + cookie  ------------------------->     else: entry (peer, chani) + (peer, nr),
+ *                    <------------------------     half-open, SecR1 (within 3x)
+ *   SecR1 verifies: established(initiator),
+ *   SecI2 ----------------------------------->  SecI2 verifies: established(responder)
+ *     (repeated until sst_nego_confirm()          (+ Packet chunks of the same message
+ *      or 20 s)                                     to ops->packet)
+ *
+ * Every failure of the core leaves its state as it was, so a forged,
+ * corrupted or replayed message changes nothing here either: it is counted
+ * and dropped. Locals that held keys are wiped before returning.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <sodium.h>
+
+#include "nego_internal.h"
+#include "sst_error.h"
+
+enum {
+	KEY = SST_SECURE_KEY_LEN,
+	/* SecCookie message: header, chunk length and type, ni, cookie<>. */
+	COOKIE_MSG_LEN = SST_NEGO_HDR_LEN + 8 + KEY + 4 + SST_SECURE_COOKIE_LEN,
+	PACKET_MAX = UINT16_MAX,
+};
+
+/* Bytes of our SecR1 message (spec 3.3): 240 + ulpr rounded up to 4. */
+static uint32_t
+r1_msg_len(const struct sst_nego_host *h)
+{
+	return 240 + RTE_ALIGN_CEIL((uint32_t)h->ulp_len, 4u);
+}
+
+static const char *
+peer_name(struct sst_nego_host *h, const struct sst_nego_addr *peer)
+{
+	return h->ops.peer_name != NULL ? h->ops.peer_name(h->ctx, peer) : NULL;
+}
+
+static struct sst_secure_cookie_req
+cookie_req(struct sst_nego_host *h, const struct sst_nego_addr *peer)
+{
+	struct sst_secure_cookie_req req = {&h->cookie, peer->bytes, peer->len};
+
+	return req;
+}
+
+/* Fill a result from the core's (spec 5): the root stream's USID is
+ * (0, the initiator's transmit half-channel ID) on both sides. */
+static void
+sec_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_role role,
+	const struct nego_entry *e, const struct sst_secure_result *res)
+{
+	memset(r, 0, sizeof(*r));
+	r->mode = SST_NEGO_MODE_SECURE;
+	r->role = role;
+	r->peer = e->peer;
+	r->local_channel = e->local_channel;
+	r->peer_channel = res->peer_channel;
+	r->suite = res->suite;
+	r->keys = res->keys;
+	r->hcid_len = SST_SECURE_HCID_LEN;
+	memcpy(r->tx_hcid, res->tx_hcid, SST_SECURE_HCID_LEN);
+	memcpy(r->rx_hcid, res->rx_hcid, SST_SECURE_HCID_LEN);
+	r->root_usid.counter = 0;
+	r->root_usid.hcid_len = SST_SECURE_HCID_LEN;
+	memcpy(r->root_usid.hcid, role == SST_NEGO_INITIATOR ? res->tx_hcid : res->rx_hcid,
+		SST_SECURE_HCID_LEN);
+	sst_nego_ulp_decode(res->peer_ulp, res->peer_ulp_len, &r->peer_ulp);
+	r->common_caps = h->ulp_len != 0 ? r->peer_ulp.caps & h->ulp_caps : 0;
+	r->peer_status = res->peer;
+	memcpy(r->peer_id, res->peer_id, SST_SECURE_KEY_LEN);
+}
+
+/* --- initiator --- */
+
+struct nego_entry *
+nego_sec_begin(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t chan, int *err)
+{
+	struct sst_secure_initiator st;
+	uint8_t msg[NEGO_SEC_MSG_MAX];
+	struct sst_nego_builder b;
+	struct nego_entry *e = NULL;
+	struct nego_sec *sec;
+	int rc = -EEXIST;
+
+	/* The first word of ni names the attempt: draw again on a clash. */
+	for (int tries = 0; tries < 4 && rc == -EEXIST; tries++) {
+		sst_nego_build_begin(&b, msg, sizeof(msg));
+		rc = sst_secure_initiator_start(&st, &h->sec_cfg, chan, h->ulp, h->ulp_len, &b);
+		if (rc == 0 && nego_lookup(h, NEGO_KIND_INIT, peer, nego_be32(st.ni)) != NULL)
+			rc = -EEXIST;
+	}
+	if (rc == 0) {
+		e = nego_insert(h, NEGO_KIND_INIT, peer, nego_be32(st.ni));
+		rc = e == NULL ? -ENOSPC : 0;
+	}
+	if (e != NULL) {
+		sec = nego_sec_of(h, e);
+		sec->st.i = st;
+		memcpy(sec->ni, st.ni, KEY);
+		sec->msg_len = (uint16_t)sst_nego_build_end(&b);
+		memcpy(sec->msg, msg, sec->msg_len);
+		e->phase = NEGO_PH_I1;
+	}
+	sst_secure_initiator_fini(&st);
+	*err = rc;
+	return e;
+}
+
+void
+nego_sec_send(struct sst_nego_host *h, struct nego_entry *e, sst_time_t now)
+{
+	struct nego_sec *sec = nego_sec_of(h, e);
+
+	h->ops.transmit(h->ctx, &e->peer, sec->msg, sec->msg_len, now);
+	if (e->phase == NEGO_PH_I2)
+		h->stats.tx_sec_i2++;
+	else
+		h->stats.tx_sec_i1++;
+}
+
+/* The attempt a SecR1 or SecCookie answers: (peer, ni), still waiting. */
+static struct nego_entry *
+attempt_of(struct sst_nego_host *h, const struct sst_nego_addr *peer, int32_t type,
+	const struct sst_bytes *body)
+{
+	const uint8_t *ni;
+	struct nego_entry *e;
+
+	if (sst_secure_peek_nonce(type, body, &ni) < 0)
+		return NULL;
+	e = nego_lookup(h, NEGO_KIND_INIT, peer, nego_be32(ni));
+	if (e == NULL || e->mode != SST_NEGO_MODE_SECURE || e->phase != NEGO_PH_I1 ||
+		sodium_memcmp(nego_sec_of(h, e)->ni, ni, KEY) != 0)
+		return NULL;
+	return e;
+}
+
+/* Spec 3.3, initiator: SecR1 verifies, our keys are ready. */
+void
+nego_sec_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	uint8_t msg[NEGO_SEC_MSG_MAX];
+	struct sst_secure_result res;
+	struct sst_nego_result r;
+	struct sst_nego_builder b;
+	struct nego_entry *e;
+	struct nego_sec *sec;
+	uint32_t id;
+	uint8_t chan;
+	int rc;
+
+	if (h->sec == NULL) {
+		h->stats.rx_unsupported++;
+		return;
+	}
+	e = attempt_of(h, peer, SST_NEGO_SECR1, body);
+	if (e == NULL) {
+		h->stats.rx_sec_r1_unmatched++;
+		return;
+	}
+	h->stats.rx_sec_r1++;
+	sec = nego_sec_of(h, e);
+	sst_nego_build_begin(&b, msg, sizeof(msg));
+	rc = sst_secure_initiator_on_r1(
+		&sec->st.i, &h->sec_cfg, body, peer_name(h, peer), &b, &res);
+	if (rc < 0) {
+		h->stats.rx_sec_r1_bad++;
+		return;
+	}
+	/* From now on the attempt repeats SecI2 (spec 3.4). */
+	sec->msg_len = (uint16_t)sst_nego_build_end(&b);
+	memcpy(sec->msg, msg, sec->msg_len);
+	e->phase = NEGO_PH_I2;
+	h->n_confirm++;
+	e->created = now;
+	e->interval = SST_NEGO_RETX_INITIAL;
+	e->next_tx = sst_time_add(now, e->interval);
+	e->last_tx = now;
+	id = e->id;
+	chan = e->local_channel;
+	sec_result(h, &r, SST_NEGO_INITIATOR, e, &res);
+	sst_secure_result_wipe(&res);
+	rc = h->ops.established(h->ctx, &r, now);
+	sodium_memzero(&r, sizeof(r));
+	/* The callback may have touched the table: find the attempt again. */
+	e = nego_lookup(h, NEGO_KIND_INIT, peer, id);
+	if (e != NULL && (e->phase != NEGO_PH_I2 || e->local_channel != chan))
+		e = NULL;
+	if (rc < 0) {
+		if (e != NULL)
+			nego_remove(h, e);
+		h->ops.chan_free(h->ctx, peer, chan);
+		h->stats.rx_sec_r1_refused++;
+	} else {
+		h->stats.established_initiator++;
+		if (e != NULL)
+			nego_sec_send(h, e, now);
+	}
+	nego_rearm(h);
+}
+
+/* Spec 3.5, initiator: send SecI1 again with the responder's cookie. */
+void
+nego_sec_on_cookie(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	uint8_t msg[NEGO_SEC_MSG_MAX];
+	struct sst_nego_builder b;
+	struct nego_entry *e;
+	struct nego_sec *sec;
+
+	if (h->sec == NULL) {
+		h->stats.rx_unsupported++;
+		return;
+	}
+	e = attempt_of(h, peer, SST_NEGO_SECCOOKIE, body);
+	/* A bound on answers: SecCookie is not authenticated, and anyone who
+	 * saw our SecI1 could otherwise make us send it again and again. */
+	if (e == NULL || e->cookies >= SST_NEGO_COOKIES_MAX) {
+		h->stats.rx_sec_cookie_bad++;
+		return;
+	}
+	sec = nego_sec_of(h, e);
+	sst_nego_build_begin(&b, msg, sizeof(msg));
+	if (sst_secure_initiator_on_cookie(&sec->st.i, body, &b) < 0) {
+		h->stats.rx_sec_cookie_bad++;
+		return;
+	}
+	sec->msg_len = (uint16_t)sst_nego_build_end(&b);
+	memcpy(sec->msg, msg, sec->msg_len);
+	e->cookies++;
+	h->stats.rx_sec_cookie++;
+	nego_sec_send(h, e, now);
+	e->last_tx = now;
+	e->next_tx = sst_time_add(now, e->interval);
+	nego_rearm(h);
+}
+
+/* --- responder --- */
+
+/* SecR1 to an entry's address, within 3x what it sent unless validated. */
+static void
+send_r1(struct sst_nego_host *h, struct nego_entry *e, sst_time_t now)
+{
+	struct nego_sec *sec = nego_sec_of(h, e);
+
+	if (!e->validated) {
+		if ((uint64_t)sec->tx_bytes + sec->msg_len >
+			(uint64_t)h->amp_factor * sec->rx_bytes) {
+			h->stats.amp_limited++;
+			return;
+		}
+		sec->tx_bytes += sec->msg_len;
+		h->stats.amp_tx_bytes += sec->msg_len;
+	}
+	h->ops.transmit(h->ctx, &e->peer, sec->msg, sec->msg_len, now);
+	h->stats.tx_sec_r1++;
+}
+
+/* Spec 7: the stateless answer, SecCookie, within 3x of the message. */
+static void
+send_challenge(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, uint32_t budget, sst_time_t now)
+{
+	struct sst_secure_cookie_req req = cookie_req(h, peer);
+	uint8_t msg[COOKIE_MSG_LEN];
+	struct sst_nego_builder b;
+	size_t len;
+
+	h->stats.rx_sec_i1_challenged++;
+	sst_nego_build_begin(&b, msg, sizeof(msg));
+	if (sst_secure_cookie_challenge(&req, body, &b) != SST_SECURE_CHALLENGED)
+		return; /* cannot happen: the SecI1 decoded */
+	len = sst_nego_build_end(&b);
+	h->stats.amp_rx_bytes += budget;
+	if (len > (size_t)h->amp_factor * budget) {
+		h->stats.amp_limited++;
+		return;
+	}
+	h->stats.amp_tx_bytes += len;
+	h->stats.tx_sec_cookie++;
+	h->ops.transmit(h->ctx, peer, msg, len, now);
+}
+
+/* Drop a responder entry that never established; its number goes back. */
+static void
+drop_half_open(struct sst_nego_host *h, struct nego_entry *e)
+{
+	struct sst_nego_addr peer = e->peer;
+	uint8_t chan = e->local_channel;
+
+	nego_remove(h, e);
+	h->ops.chan_free(h->ctx, &peer, chan);
+}
+
+/* Spec 3.2 and 7, responder: SecI1. */
+void
+nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	struct sst_secure_i1_info info;
+	struct sst_secure_cookie_req req;
+	struct sst_nego_builder b;
+	struct nego_entry *e;
+	struct nego_sec *sec;
+	bool validated = false, amp;
+	uint32_t budget;
+	int chan, rc;
+
+	if (h->sec == NULL || !h->sec_responder) {
+		h->stats.rx_sec_i1_unsupported++;
+		return;
+	}
+	if (sst_secure_i1_info(body, &info) < 0) {
+		h->stats.rx_bad_chunk++;
+		return;
+	}
+	if (!nego_rate_allow(h, peer, now)) {
+		h->stats.rx_rate_limited++;
+		return;
+	}
+	h->stats.rx_sec_i1++;
+	/* A message's bytes are one budget, for its first SecI1 only. */
+	budget = h->rx_budget;
+	h->rx_budget = 0;
+	e = nego_lookup(h, NEGO_KIND_RESP, peer, info.chani);
+	if (e != NULL) {
+		if (e->mode == SST_NEGO_MODE_SECURE &&
+			sodium_memcmp(nego_sec_of(h, e)->ni, info.ni, KEY) == 0) {
+			h->stats.rx_sec_i1_duplicate++;
+			if (e->phase == NEGO_PH_HALF) {
+				sec = nego_sec_of(h, e);
+				if (!e->validated) {
+					sec->rx_bytes += budget;
+					h->stats.amp_rx_bytes += budget;
+				}
+				send_r1(h, e, now);
+			}
+			return;
+		}
+		/* As in checksum mode: a number reused within 20 s is a
+		 * stray or forged message; later, a restart. */
+		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER)) {
+			h->stats.rx_sec_i1_conflict++;
+			return;
+		}
+		if (e->phase == NEGO_PH_HALF)
+			drop_half_open(h, e);
+		else
+			nego_remove(h, e); /* the old channel stays the caller's */
+	}
+	amp = r1_msg_len(h) > (uint64_t)h->amp_factor * budget;
+	if (h->under_load || h->n_half >= h->max_half_open || h->n_resp >= h->max_responding ||
+		amp) {
+		sst_secure_cookie_secret_rotate(&h->cookie, h->sec_cfg.random,
+			h->sec_cfg.random_ctx, now, h->cookie_period);
+		req = cookie_req(h, peer);
+		if (info.cookie_len == 0 || sst_secure_cookie_verify(&req, body) < 0) {
+			/* Spec 7: a SecR1 over 3x is replaced by the challenge. */
+			if (amp)
+				h->stats.amp_limited++;
+			send_challenge(h, peer, body, budget, now);
+			return;
+		}
+		h->stats.rx_sec_i1_cookie_ok++;
+		validated = true;
+		/* A proven initiator takes the place of the oldest unproven
+		 * half-open entry when there is no room. */
+		if ((h->n_half >= h->max_half_open || h->n_resp >= h->max_responding) &&
+			h->half_head != NEGO_NONE) {
+			drop_half_open(h, &h->entries[h->half_head]);
+			h->stats.half_open_evicted++;
+		}
+		if (h->n_resp >= h->max_responding) {
+			h->stats.rx_sec_i1_refused++;
+			return;
+		}
+	}
+	chan = h->ops.chan_alloc(h->ctx, peer);
+	if (chan <= 0 || chan > 255) {
+		h->stats.rx_sec_i1_refused++;
+		return;
+	}
+	e = nego_insert(h, NEGO_KIND_RESP, peer, info.chani);
+	if (e == NULL) { /* cannot happen: room checked above */
+		h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+		h->stats.rx_sec_i1_refused++;
+		return;
+	}
+	sec = nego_sec_of(h, e);
+	sst_nego_build_begin(&b, sec->msg, sizeof(sec->msg));
+	rc = sst_secure_responder_on_i1(
+		&sec->st.r, &h->sec_cfg, body, NULL, (uint8_t)chan, h->ulp, h->ulp_len, &b);
+	if (rc != 0) { /* no mutual suite, a low-order key */
+		nego_remove(h, e);
+		h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
+		h->stats.rx_sec_i1_refused++;
+		return;
+	}
+	sec->msg_len = (uint16_t)sst_nego_build_end(&b);
+	memcpy(sec->ni, info.ni, KEY);
+	memcpy(sec->nr, sec->st.r.nr, KEY);
+	e->mode = SST_NEGO_MODE_SECURE;
+	e->local_channel = (uint8_t)chan;
+	e->peer_channel = info.chani;
+	e->created = now;
+	e->validated = validated;
+	if (!validated) {
+		sec->rx_bytes = budget;
+		h->stats.amp_rx_bytes += budget;
+	}
+	nego_index_alt(h, e, nego_be32(sec->nr));
+	nego_half_link(h, e);
+	send_r1(h, e, now);
+	nego_rearm(h);
+}
+
+/* Spec 3.4, responder: SecI2 verifies, the channel is established. */
+void
+nego_sec_on_i2(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	struct sst_secure_result res;
+	struct sst_nego_result r;
+	struct nego_entry *e;
+	struct nego_sec *sec;
+	const uint8_t *nr;
+	uint8_t chan, chani;
+	int rc;
+
+	if (h->sec == NULL || !h->sec_responder) {
+		h->stats.rx_unsupported++;
+		return;
+	}
+	if (sst_secure_peek_nonce(SST_NEGO_SECI2, body, &nr) < 0) {
+		h->stats.rx_bad_chunk++;
+		return;
+	}
+	h->stats.rx_sec_i2++;
+	e = nego_lookup(h, NEGO_KIND_NONCE, peer, nego_be32(nr));
+	if (e == NULL || sodium_memcmp(nego_sec_of(h, e)->nr, nr, KEY) != 0) {
+		h->stats.rx_sec_i2_unmatched++;
+		return;
+	}
+	if (e->phase != NEGO_PH_HALF) {
+		h->stats.rx_sec_i2_duplicate++;
+		return;
+	}
+	sec = nego_sec_of(h, e);
+	rc = sst_secure_responder_on_i2(&sec->st.r, &h->sec_cfg, body, peer_name(h, peer), &res);
+	if (rc < 0) {
+		h->stats.rx_sec_i2_bad++;
+		return;
+	}
+	/* Verified: the address is proven; the entry lives with the channel
+	 * (a replayed SecI2 finds it established) until sst_nego_release(). */
+	nego_half_unlink(h, e);
+	e->phase = NEGO_PH_DONE;
+	e->validated = 1;
+	sodium_memzero(sec->msg, sizeof(sec->msg));
+	sec->msg_len = 0;
+	chan = e->local_channel;
+	chani = e->peer_channel;
+	sec_result(h, &r, SST_NEGO_RESPONDER, e, &res);
+	sst_secure_result_wipe(&res);
+	rc = h->ops.established(h->ctx, &r, now);
+	sodium_memzero(&r, sizeof(r));
+	e = nego_lookup(h, NEGO_KIND_RESP, peer, chani);
+	if (e != NULL && (e->phase != NEGO_PH_DONE || e->local_channel != chan))
+		e = NULL;
+	if (rc < 0) {
+		if (e != NULL)
+			nego_remove(h, e);
+		h->ops.chan_free(h->ctx, peer, chan);
+		h->stats.rx_sec_i2_refused++;
+	} else {
+		h->stats.established_responder++;
+		h->pkt_chan = chan;
+	}
+	nego_rearm(h);
+}
+
+/* Spec 3.4: a Packet chunk after the SecI2 that created its channel. */
+void
+nego_sec_on_packet(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	struct sst_xdr_reader rd;
+	struct sst_bytes pkt;
+
+	(void)peer;
+	sst_xdr_reader_init(&rd, body->ptr, body->len);
+	if (sst_xdr_get_opaque(&rd, PACKET_MAX, &pkt) < 0 || sst_xdr_expect_end(&rd) < 0) {
+		h->stats.rx_bad_chunk++;
+		return;
+	}
+	/* Byte 0 of a channel packet is the receiver's channel number. */
+	if (h->pkt_chan == 0 || h->ops.packet == NULL || pkt.len == 0 ||
+		pkt.ptr[0] != h->pkt_chan) {
+		h->stats.rx_packet_dropped++;
+		return;
+	}
+	h->stats.rx_packet++;
+	h->ops.packet(h->ctx, h->pkt_chan, pkt.ptr, pkt.len, now);
+}
+
+void
+nego_sec_expire(struct sst_nego_host *h, sst_time_t now)
+{
+	if (h->sec == NULL)
+		return;
+	while (h->half_head != NEGO_NONE) {
+		struct nego_entry *e = &h->entries[h->half_head];
+
+		if (now < sst_time_add(e->created, SST_NEGO_HALF_OPEN_TTL))
+			break;
+		drop_half_open(h, e);
+		h->stats.half_open_expired++;
+	}
+	sst_secure_cookie_secret_rotate(
+		&h->cookie, h->sec_cfg.random, h->sec_cfg.random_ctx, now, h->cookie_period);
+}
+
+sst_time_t
+nego_sec_next_expiry(const struct sst_nego_host *h)
+{
+	if (h->half_head == NEGO_NONE)
+		return SST_TIME_NEVER;
+	return sst_time_add(h->entries[h->half_head].created, SST_NEGO_HALF_OPEN_TTL);
+}
