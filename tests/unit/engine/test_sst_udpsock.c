@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The whole stack over kernel UDP on the loopback interface, in one
- * process: two hosts, each a udpsock link, a negotiation host, a stream
- * host and the peer it talks to, driven by the poll loop an engine worker
- * will run (receive a burst, hand control packets to negotiation and
- * channel packets to their channel by byte 0, run the timers, flush). The
+ * process: two workers (sst_worker.h), each on a udpsock link with its
+ * negotiation host, stream host and peers, polled in turn. The
  * client negotiates a channel in checksum mode, opens a stream to the
  * "echo" service and sends 300 KB in writes of assorted sizes plus three
  * substreams; the server echoes everything back; the client checks every
@@ -18,8 +16,8 @@
 #include <rte_mbuf.h>
 
 #include "sst_link.h"
-#include "sst_negotiation.h"
 #include "sst_stream.h"
+#include "sst_worker.h"
 #include "sst_test.h"
 #include "sst_test_eal.h"
 #include "sst_test_mbuf.h"
@@ -31,12 +29,9 @@ static struct rte_mempool *pool, *clones;
 struct node {
 	const char *name;
 	struct sst_link *link;
-	struct sst_net_endpoint self, peer_ep;
-	struct sst_nego_host *nego;
-	struct sst_stream_host *sh;
+	struct sst_net_endpoint self;
+	struct sst_worker *w;
 	struct sst_stream_peer *peer;
-	struct sst_stream_chan *chan;
-	uint8_t local_channel, next_channel;
 	bool server;
 	/* client */
 	struct sst_stream *s;
@@ -56,89 +51,15 @@ now_ns(void)
 }
 
 static void
-addr_of(const struct sst_net_endpoint *ep, struct sst_nego_addr *a)
-{
-	a->len = sizeof(*ep);
-	memcpy(a->bytes, ep, sizeof(*ep));
-}
-
-static void
-nego_transmit(
-	void *ctx, const struct sst_nego_addr *to, const void *msg, size_t len, sst_time_t now)
-{
-	struct node *n = ctx;
-	struct sst_net_endpoint ep;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-
-	(void)now;
-	CU_ASSERT_FATAL(m != NULL && to->len == sizeof(ep));
-	memcpy(&ep, to->bytes, sizeof(ep));
-	memcpy(rte_pktmbuf_append(m, (uint16_t)len), msg, len);
-	sst_link_tx_burst(n->link, &m, &ep, 1);
-}
-
-static int
-chan_alloc(void *ctx, const struct sst_nego_addr *peer)
+peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
 {
 	struct node *n = ctx;
 
-	(void)peer;
-	return ++n->next_channel;
+	(void)ep;
+	n->peer = peer;
 }
 
-static void
-chan_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
-{
-	(void)ctx;
-	(void)peer;
-	(void)chan;
-}
-
-static void
-low_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
-{
-	struct node *nd = ctx;
-	struct sst_net_endpoint to[32];
-
-	(void)now;
-	for (uint16_t i = 0; i < n; i++)
-		to[i] = nd->peer_ep;
-	sst_link_tx_burst(nd->link, pkts, to, n);
-}
-
-static const struct sst_channel_lower lower = {.transmit = low_transmit};
-
-static int
-established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
-{
-	struct node *n = ctx;
-	struct sst_channel_params chp;
-	struct sst_stream_chan_params cp = {.channel = &chp};
-
-	CU_ASSERT_FATAL(sst_nego_channel_params(r, &chp) == 0);
-	chp.pool = pool;
-	chp.lower = &lower;
-	chp.lower_ctx = n;
-	memcpy(&n->peer_ep, r->peer.bytes, sizeof(n->peer_ep));
-	n->peer = sst_stream_peer_create(n->sh, r->common_caps);
-	CU_ASSERT_FATAL(n->peer != NULL);
-	cp.local_hcid = r->tx_hcid;
-	cp.local_hcid_len = r->hcid_len;
-	cp.peer_hcid = r->rx_hcid;
-	cp.peer_hcid_len = r->hcid_len;
-	cp.initiator = r->role == SST_NEGO_INITIATOR;
-	n->chan = sst_stream_chan_create(n->peer, &cp, now);
-	CU_ASSERT_FATAL(n->chan != NULL);
-	n->local_channel = r->local_channel;
-	return 0;
-}
-
-static const struct sst_nego_ops nego_ops = {
-	.transmit = nego_transmit,
-	.chan_alloc = chan_alloc,
-	.chan_free = chan_free,
-	.established = established,
-};
+static const struct sst_worker_ops worker_ops = {.peer_ready = peer_ready};
 
 static uint8_t
 pattern(uint64_t stream, uint64_t off)
@@ -249,8 +170,7 @@ static void
 node_init(struct node *n, const char *name, bool server)
 {
 	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
-	struct sst_nego_host_params np = {.size = sizeof(np)};
-	struct sst_stream_host_params sp = {.size = sizeof(sp)};
+	struct sst_worker_params wp = {.size = sizeof(wp), .pool = pool};
 
 	memset(n, 0, sizeof(*n));
 	n->name = name;
@@ -261,90 +181,51 @@ node_init(struct node *n, const char *name, bool server)
 	n->link = sst_link_open(&lc);
 	CU_ASSERT_FATAL(n->link != NULL);
 	CU_ASSERT_FATAL(sst_link_local(n->link, &n->self) == 0);
-	memset(np.secret, server ? 0x5e : 0xc1, sizeof(np.secret));
-	np.ulp_caps = SST_NEGO_CAP_ALL;
-	np.ops = &nego_ops;
-	np.ctx = n;
-	n->nego = sst_nego_host_create(&np);
-	CU_ASSERT_FATAL(n->nego != NULL);
-	sp.name = name;
-	sp.pool = pool;
-	sp.clone_pool = clones;
-	sp.max_streams = 256;
-	sp.max_tx_buffers = 64;
-	sp.max_rx_buffers = 64;
-	sp.max_sids = 256;
-	sp.ops = &stream_ops;
-	sp.ctx = n;
-	n->sh = sst_stream_host_create(&sp);
-	CU_ASSERT_FATAL(n->sh != NULL);
+	wp.link = n->link;
+	memset(wp.nego.secret, server ? 0x5e : 0xc1, sizeof(wp.nego.secret));
+	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
+	wp.stream.name = name;
+	wp.stream.clone_pool = clones;
+	wp.stream.max_streams = 256;
+	wp.stream.max_tx_buffers = 64;
+	wp.stream.max_rx_buffers = 64;
+	wp.stream.max_sids = 256;
+	wp.stream.ops = &stream_ops;
+	wp.stream.ctx = n;
+	wp.ops = &worker_ops;
+	wp.ctx = n;
+	n->w = sst_worker_create(&wp);
+	CU_ASSERT_FATAL(n->w != NULL);
 	if (server)
-		CU_ASSERT_FATAL(sst_stream_listen(n->sh, "echo", "test", NULL) == 0);
+		CU_ASSERT_FATAL(
+			sst_stream_listen(sst_worker_stream_host(n->w), "echo", "test", NULL) == 0);
 }
 
 static void
 node_fini(struct node *n)
 {
-	sst_stream_peer_destroy(n->peer);
-	sst_stream_host_destroy(n->sh);
-	sst_nego_host_destroy(n->nego);
+	sst_worker_destroy(n->w);
 	sst_link_close(n->link);
-}
-
-/* One pass of an engine worker's loop. */
-static void
-node_poll(struct node *n, sst_time_t now)
-{
-	struct rte_mbuf *pkts[32];
-	struct sst_net_endpoint from[32];
-	uint16_t k = sst_link_rx_burst(n->link, pkts, from, 32);
-
-	for (uint16_t i = 0; i < k; i++) {
-		uint8_t b0 = *rte_pktmbuf_mtod(pkts[i], uint8_t *);
-
-		if (b0 == 0) {
-			struct sst_nego_addr a;
-
-			addr_of(&from[i], &a);
-			sst_nego_receive(n->nego, &a, rte_pktmbuf_mtod(pkts[i], void *),
-				rte_pktmbuf_data_len(pkts[i]), now);
-			rte_pktmbuf_free(pkts[i]);
-		} else if (n->chan != NULL && b0 == n->local_channel) {
-			sst_channel_receive(sst_stream_chan_channel(n->chan), &pkts[i], 1, now);
-		} else {
-			rte_pktmbuf_free(pkts[i]); /* no such channel */
-		}
-	}
-	if (sst_nego_next_expiry(n->nego) <= now)
-		sst_nego_handle_expiry(n->nego, now);
-	if (n->chan != NULL) {
-		struct sst_channel *ch = sst_stream_chan_channel(n->chan);
-
-		if (sst_channel_next_expiry(ch) <= now)
-			sst_channel_handle_expiry(ch, now);
-		sst_stream_chan_flush(n->chan, now);
-	}
 }
 
 static void
 test_echo_over_kernel_udp(void)
 {
 	static struct node client, server;
-	struct sst_nego_addr to;
 	uint64_t written = 0, sub_written[SUBSTREAMS] = {0};
 	sst_time_t start = now_ns(), deadline = start + 30 * SST_NSEC_PER_SEC;
 	bool shut = false;
 
 	node_init(&server, "srv", true);
 	node_init(&client, "cli", false);
-	addr_of(&server.self, &to);
-	CU_ASSERT_FATAL(sst_nego_connect(client.nego, &to, SST_NEGO_MODE_CHECKSUM, start) > 0);
+	CU_ASSERT_FATAL(
+		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, start) == 0);
 	while (now_ns() < deadline) {
 		sst_time_t now = now_ns();
 
-		node_poll(&server, now);
-		node_poll(&client, now);
-		if (client.chan != NULL && client.s == NULL) {
+		sst_worker_poll(server.w, now);
+		sst_worker_poll(client.w, now);
+		if (client.peer != NULL && client.s == NULL) {
 			client.s = sst_stream_connect(client.peer, "echo", "test", now);
 			CU_ASSERT_FATAL(client.s != NULL);
 			for (int i = 0; i < SUBSTREAMS; i++) {
@@ -398,8 +279,9 @@ test_echo_over_kernel_udp(void)
 	for (int i = 0; i < SUBSTREAMS; i++)
 		CU_ASSERT_EQUAL(client.sub_echoed[i], SUB_BYTES);
 	CU_ASSERT_EQUAL(client.bad, 0);
-	CU_ASSERT_EQUAL(sst_nego_stats(client.nego)->established_initiator, 1);
-	CU_ASSERT_EQUAL(sst_nego_stats(server.nego)->established_responder, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->rx_no_channel, 0);
 	if (client.s != NULL)
 		sst_stream_close(client.s, now_ns());
 	for (int i = 0; i < SUBSTREAMS; i++)

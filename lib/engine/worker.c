@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker (sst_worker.h): the layers wired together over one datagram
+ * link. Channel numbers are this worker's, 1..255, the lowest free first,
+ * so that byte 0 of a packet finds its channel in one array lookup (and a
+ * multi-worker engine can later steer on it); a packet whose byte 0 names a
+ * channel of another peer is dropped.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "sst_burst.h"
+#include "sst_worker.h"
+
+struct worker_peer {
+	struct sst_net_endpoint ep;
+	struct sst_stream_peer *sp; /**< NULL: the slot is free */
+};
+
+struct worker_chan {
+	struct sst_worker *w;
+	struct worker_peer *peer;
+	struct sst_stream_chan *sc; /**< NULL: the number is free or negotiating */
+	uint8_t peer_channel;
+	bool taken;   /**< the number is in use (negotiating or open) */
+	bool closing; /**< to destroy at the end of this poll */
+};
+
+struct sst_worker {
+	struct sst_worker_params p;
+	struct sst_nego_host *nego;
+	struct sst_stream_host *sh;
+	const struct sst_stream_ops *app_ops; /**< the application's stream callbacks */
+	void *app_ctx;
+	struct sst_stream_ops stream_ops; /**< ours, forwarding to the application's */
+	struct worker_peer *peers;
+	struct worker_chan chans[256]; /**< by our channel number */
+	struct sst_worker_stats stats;
+};
+
+static void
+ep_to_addr(const struct sst_net_endpoint *ep, struct sst_nego_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->len = sizeof(*ep);
+	memcpy(a->bytes, ep, sizeof(*ep));
+}
+
+static void
+addr_to_ep(const struct sst_nego_addr *a, struct sst_net_endpoint *ep)
+{
+	memset(ep, 0, sizeof(*ep));
+	if (a->len == sizeof(*ep))
+		memcpy(ep, a->bytes, sizeof(*ep));
+}
+
+static bool
+ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
+{
+	return a->port == b->port && a->addr.family == b->addr.family &&
+	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
+}
+
+/* ---- Negotiation's callbacks ---- */
+
+static void
+nego_transmit(
+	void *ctx, const struct sst_nego_addr *to, const void *msg, size_t len, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+	struct sst_net_endpoint ep;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->p.pool);
+	char *p;
+
+	RTE_SET_USED(now);
+	if (m == NULL)
+		return; /* as if lost: negotiation retransmits */
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memcpy(p, msg, len);
+	addr_to_ep(to, &ep);
+	sst_link_tx_burst(w->p.link, &m, &ep, 1);
+}
+
+static int
+nego_chan_alloc(void *ctx, const struct sst_nego_addr *peer)
+{
+	struct sst_worker *w = ctx;
+
+	RTE_SET_USED(peer);
+	for (int c = 1; c < 256; c++)
+		if (!w->chans[c].taken) {
+			w->chans[c].taken = true;
+			return c;
+		}
+	return -ENOSPC;
+}
+
+static void
+nego_chan_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
+{
+	struct sst_worker *w = ctx;
+
+	RTE_SET_USED(peer);
+	w->chans[chan].taken = false;
+}
+
+static struct worker_peer *
+peer_find(struct sst_worker *w, const struct sst_net_endpoint *ep, bool create, uint32_t caps)
+{
+	struct worker_peer *free_slot = NULL;
+
+	for (uint32_t i = 0; i < w->p.max_peers; i++) {
+		if (w->peers[i].sp != NULL && ep_equal(&w->peers[i].ep, ep))
+			return &w->peers[i];
+		if (w->peers[i].sp == NULL && free_slot == NULL)
+			free_slot = &w->peers[i];
+	}
+	if (!create || free_slot == NULL)
+		return NULL;
+	free_slot->sp = sst_stream_peer_create(w->sh, caps);
+	if (free_slot->sp == NULL)
+		return NULL;
+	free_slot->ep = *ep;
+	return free_slot;
+}
+
+static void
+chan_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
+{
+	struct worker_chan *wc = ctx;
+	struct sst_net_endpoint to[SST_MAX_BURST];
+
+	RTE_SET_USED(now);
+	for (uint16_t done = 0; done < n;) {
+		uint16_t k = RTE_MIN((uint16_t)(n - done), (uint16_t)SST_MAX_BURST);
+
+		for (uint16_t i = 0; i < k; i++)
+			to[i] = wc->peer->ep;
+		sst_link_tx_burst(wc->w->p.link, pkts + done, to, k);
+		done += k;
+	}
+}
+
+static const struct sst_channel_lower chan_lower = {.transmit = chan_transmit};
+
+static int
+nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+	struct worker_chan *wc = &w->chans[r->local_channel];
+	struct sst_channel_params chp;
+	struct sst_stream_chan_params cp = {.channel = &chp};
+	struct sst_net_endpoint ep;
+	const struct sst_worker_ops *ops = w->p.ops;
+
+	addr_to_ep(&r->peer, &ep);
+	wc->peer = peer_find(w, &ep, true, r->common_caps);
+	if (wc->peer == NULL) {
+		w->stats.peers_full++;
+		return -ENOSPC;
+	}
+	if (sst_nego_channel_params(r, &chp) < 0)
+		return -EINVAL;
+	chp.pool = w->p.pool;
+	chp.cc = w->p.cc;
+	chp.lower = &chan_lower;
+	chp.lower_ctx = wc;
+	cp.local_hcid = r->tx_hcid;
+	cp.local_hcid_len = r->hcid_len;
+	cp.peer_hcid = r->rx_hcid;
+	cp.peer_hcid_len = r->hcid_len;
+	cp.initiator = r->role == SST_NEGO_INITIATOR;
+	wc->w = w;
+	wc->sc = sst_stream_chan_create(wc->peer->sp, &cp, now);
+	if (wc->sc == NULL)
+		return -ENOMEM;
+	wc->peer_channel = r->peer_channel;
+	wc->taken = true;
+	w->stats.channels_made++;
+	w->stats.channels_open++;
+	if (ops != NULL && ops->peer_ready != NULL)
+		ops->peer_ready(w->p.ctx, wc->peer->sp, &ep);
+	return 0;
+}
+
+static void
+nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, int error,
+	sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+	struct sst_net_endpoint ep;
+
+	RTE_SET_USED(local_channel);
+	RTE_SET_USED(now);
+	addr_to_ep(peer, &ep);
+	if (w->p.ops != NULL && w->p.ops->connect_failed != NULL)
+		w->p.ops->connect_failed(w->p.ctx, &ep, error);
+}
+
+static const struct sst_nego_ops worker_nego_ops = {
+	.transmit = nego_transmit,
+	.chan_alloc = nego_chan_alloc,
+	.chan_free = nego_chan_free,
+	.established = nego_established,
+	.failed = nego_failed,
+};
+
+/* ---- The stream layer's callbacks: ours first, then the application's ---- */
+
+static struct worker_chan *
+chan_of(struct sst_worker *w, const struct sst_stream_chan *sc)
+{
+	for (int c = 1; c < 256; c++)
+		if (w->chans[c].sc == sc)
+			return &w->chans[c];
+	return NULL;
+}
+
+static void
+on_connected(void *ctx, struct sst_stream *s, int err)
+{
+	struct sst_worker *w = ctx;
+
+	if (w->app_ops->connected != NULL)
+		w->app_ops->connected(w->app_ctx, s, err);
+}
+
+static void
+on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+{
+	struct sst_worker *w = ctx;
+
+	if (w->app_ops->accepted != NULL)
+		w->app_ops->accepted(w->app_ctx, parent, s, svc);
+}
+
+static void
+on_readable(void *ctx, struct sst_stream *s)
+{
+	struct sst_worker *w = ctx;
+
+	if (w->app_ops->readable != NULL)
+		w->app_ops->readable(w->app_ctx, s);
+}
+
+static void
+on_writable(void *ctx, struct sst_stream *s)
+{
+	struct sst_worker *w = ctx;
+
+	if (w->app_ops->writable != NULL)
+		w->app_ops->writable(w->app_ctx, s);
+}
+
+static void
+on_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+{
+	struct sst_worker *w = ctx;
+
+	if (w->app_ops->closed != NULL)
+		w->app_ops->closed(w->app_ctx, s, why);
+}
+
+/* A failed channel goes (its streams wait for the next one to the peer);
+ * one that asks for replacement is the application's to replace. */
+static void
+on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev)
+{
+	struct sst_worker *w = ctx;
+	struct worker_chan *wc = chan_of(w, c);
+
+	if (ev == SST_CHANNEL_EV_FAILED && wc != NULL)
+		wc->closing = true;
+	if (w->app_ops->channel_event != NULL)
+		w->app_ops->channel_event(w->app_ctx, c, ev);
+}
+
+static void
+on_channel_closed(void *ctx, struct sst_stream_chan *c)
+{
+	struct sst_worker *w = ctx;
+	struct worker_chan *wc = chan_of(w, c);
+
+	if (wc != NULL)
+		wc->closing = true;
+	if (w->app_ops->channel_closed != NULL)
+		w->app_ops->channel_closed(w->app_ctx, c);
+}
+
+/* ---- The worker ---- */
+
+static const struct sst_stream_ops no_ops;
+
+struct sst_worker *
+sst_worker_create(const struct sst_worker_params *p)
+{
+	struct sst_nego_host_params np;
+	struct sst_stream_host_params sp;
+	struct sst_worker *w;
+
+	if (p == NULL || p->link == NULL || p->pool == NULL ||
+		sst_link_kind(p->link) != SST_LINK_DATAGRAMS) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	w = rte_zmalloc("sst_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
+	if (w == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	w->p = *p;
+	if (w->p.max_peers == 0)
+		w->p.max_peers = 64;
+	w->app_ops = p->stream.ops != NULL ? p->stream.ops : &no_ops;
+	w->app_ctx = p->stream.ctx;
+	w->stream_ops = (struct sst_stream_ops){
+		.connected = on_connected,
+		.accepted = on_accepted,
+		.readable = on_readable,
+		.writable = on_writable,
+		.closed = on_closed,
+		.channel_event = on_channel_event,
+		.channel_closed = on_channel_closed,
+	};
+	w->peers = rte_zmalloc("sst_worker_peers", w->p.max_peers * sizeof(*w->peers), 0);
+	np = p->nego;
+	np.size = sizeof(np);
+	np.ops = &worker_nego_ops;
+	np.ctx = w;
+	sp = p->stream;
+	sp.size = sizeof(sp);
+	sp.ops = &w->stream_ops;
+	sp.ctx = w;
+	if (sp.pool == NULL)
+		sp.pool = p->pool;
+	w->nego = w->peers != NULL ? sst_nego_host_create(&np) : NULL;
+	w->sh = w->nego != NULL ? sst_stream_host_create(&sp) : NULL;
+	if (w->sh == NULL) {
+		int err = rte_errno != 0 ? rte_errno : ENOMEM;
+
+		sst_nego_host_destroy(w->nego);
+		rte_free(w->peers);
+		rte_free(w);
+		rte_errno = err;
+		return NULL;
+	}
+	return w;
+}
+
+static void
+chan_end(struct sst_worker *w, int c, sst_time_t now)
+{
+	struct worker_chan *wc = &w->chans[c];
+	struct sst_nego_addr a;
+
+	ep_to_addr(&wc->peer->ep, &a);
+	sst_stream_chan_destroy(wc->sc, now);
+	sst_nego_release(w->nego, &a, (uint8_t)c, wc->peer_channel);
+	memset(wc, 0, sizeof(*wc));
+	w->stats.channels_open--;
+	w->stats.channels_closed++;
+}
+
+void
+sst_worker_destroy(struct sst_worker *w)
+{
+	if (w == NULL)
+		return;
+	for (int c = 1; c < 256; c++)
+		if (w->chans[c].sc != NULL)
+			chan_end(w, c, 0);
+	for (uint32_t i = 0; i < w->p.max_peers; i++)
+		sst_stream_peer_destroy(w->peers[i].sp);
+	sst_stream_host_destroy(w->sh);
+	sst_nego_host_destroy(w->nego);
+	rte_free(w->peers);
+	rte_free(w);
+}
+
+int
+sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum sst_nego_mode mode,
+	sst_time_t now)
+{
+	struct sst_nego_addr a;
+	int rc;
+
+	ep_to_addr(ep, &a);
+	rc = sst_nego_connect(w->nego, &a, mode, now);
+	return rc < 0 ? rc : 0;
+}
+
+void
+sst_worker_poll(struct sst_worker *w, sst_time_t now)
+{
+	struct rte_mbuf *pkts[SST_MAX_BURST];
+	struct sst_net_endpoint from[SST_MAX_BURST];
+	uint16_t n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
+
+	w->stats.rx_packets += n;
+	for (uint16_t i = 0; i < n; i++) {
+		uint8_t b0 = *rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		struct worker_chan *wc = &w->chans[b0];
+
+		if (rte_pktmbuf_data_len(pkts[i]) == 0) {
+			w->stats.rx_no_channel++;
+			rte_pktmbuf_free(pkts[i]);
+		} else if (b0 == 0) {
+			struct sst_nego_addr a;
+
+			ep_to_addr(&from[i], &a);
+			w->stats.rx_control++;
+			sst_nego_receive(w->nego, &a, rte_pktmbuf_mtod(pkts[i], void *),
+				rte_pktmbuf_data_len(pkts[i]), now);
+			rte_pktmbuf_free(pkts[i]);
+		} else if (wc->sc != NULL && ep_equal(&wc->peer->ep, &from[i])) {
+			w->stats.rx_channel++;
+			sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now);
+		} else {
+			w->stats.rx_no_channel++;
+			rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	if (sst_nego_next_expiry(w->nego) <= now)
+		sst_nego_handle_expiry(w->nego, now);
+	for (int c = 1; c < 256; c++) {
+		struct worker_chan *wc = &w->chans[c];
+		struct sst_channel *ch;
+
+		if (wc->sc == NULL)
+			continue;
+		ch = sst_stream_chan_channel(wc->sc);
+		if (sst_channel_next_expiry(ch) <= now)
+			sst_channel_handle_expiry(ch, now);
+		sst_stream_chan_flush(wc->sc, now);
+	}
+	/* Channels end here, outside every callback that may still use them. */
+	for (int c = 1; c < 256; c++)
+		if (w->chans[c].sc != NULL && w->chans[c].closing)
+			chan_end(w, c, now);
+}
+
+sst_time_t
+sst_worker_next_expiry(const struct sst_worker *w)
+{
+	sst_time_t t = sst_nego_next_expiry(w->nego);
+
+	for (int c = 1; c < 256; c++)
+		if (w->chans[c].sc != NULL) {
+			t = sst_time_min(t,
+				sst_channel_next_expiry(sst_stream_chan_channel(w->chans[c].sc)));
+			t = sst_time_min(t, sst_stream_chan_next_expiry(w->chans[c].sc));
+		}
+	return t;
+}
+
+struct sst_stream_host *
+sst_worker_stream_host(struct sst_worker *w)
+{
+	return w->sh;
+}
+
+struct sst_stream_peer *
+sst_worker_peer(struct sst_worker *w, const struct sst_net_endpoint *ep)
+{
+	struct worker_peer *p = peer_find(w, ep, false, 0);
+
+	return p != NULL ? p->sp : NULL;
+}
+
+const struct sst_worker_stats *
+sst_worker_stats(const struct sst_worker *w)
+{
+	return &w->stats;
+}
