@@ -43,6 +43,7 @@ struct sst_link_conf {
 	struct rte_mempool *pool; /**< received packets */
 	uint32_t rx_buffer;	  /**< kernel receive buffer bytes; 0: the system's default */
 	uint32_t tx_buffer;	  /**< kernel send buffer bytes; 0: the system's default */
+	const void *driver_conf;  /**< driver-specific configuration (see the driver) */
 };
 
 /** Counters. */

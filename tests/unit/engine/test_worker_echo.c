@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "sst_link.h"
+#include "sst_simpair.h"
 #include "sst_stream.h"
 #include "sst_worker.h"
 #include "sst_test.h"
@@ -167,18 +168,14 @@ static const struct sst_stream_ops stream_ops = {
 };
 
 static void
-node_init(struct node *n, const char *name, bool server)
+node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 {
-	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
 	struct sst_worker_params wp = {.size = sizeof(wp), .pool = pool};
 
 	memset(n, 0, sizeof(*n));
 	n->name = name;
 	n->server = server;
-	lc.local.addr.family = SST_NET_IPV4;
-	lc.local.addr.bytes[0] = 127;
-	lc.local.addr.bytes[3] = 1;
-	n->link = sst_link_open(&lc);
+	n->link = link;
 	CU_ASSERT_FATAL(n->link != NULL);
 	CU_ASSERT_FATAL(sst_link_local(n->link, &n->self) == 0);
 	wp.link = n->link;
@@ -208,16 +205,28 @@ node_fini(struct node *n)
 	sst_link_close(n->link);
 }
 
+static struct sst_link *
+udp_link(void)
+{
+	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
+
+	lc.local.addr.family = SST_NET_IPV4;
+	lc.local.addr.bytes[0] = 127;
+	lc.local.addr.bytes[3] = 1;
+	return sst_link_open(&lc);
+}
+
+/* The client writes, the server echoes, the client checks every byte. */
 static void
-test_echo_over_kernel_udp(void)
+run_echo(struct sst_link *client_link, struct sst_link *server_link, const char *over)
 {
 	static struct node client, server;
 	uint64_t written = 0, sub_written[SUBSTREAMS] = {0};
-	sst_time_t start = now_ns(), deadline = start + 30 * SST_NSEC_PER_SEC;
+	sst_time_t start = now_ns(), deadline = start + 60 * SST_NSEC_PER_SEC;
 	bool shut = false;
 
-	node_init(&server, "srv", true);
-	node_init(&client, "cli", false);
+	node_init(&server, "srv", true, server_link);
+	node_init(&client, "cli", false, client_link);
 	CU_ASSERT_FATAL(
 		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, start) == 0);
 	while (now_ns() < deadline) {
@@ -269,8 +278,8 @@ test_echo_over_kernel_udp(void)
 			client.sub_echoed[1] == SUB_BYTES && client.sub_echoed[2] == SUB_BYTES)
 			break;
 	}
-	printf("\n  %llu bytes echoed over kernel UDP in %.2f s, %llu substream bytes, %llu bad\n",
-		(unsigned long long)client.echoed, (double)(now_ns() - start) / 1e9,
+	printf("\n  %llu bytes echoed over %s in %.2f s, %llu substream bytes, %llu bad\n",
+		(unsigned long long)client.echoed, over, (double)(now_ns() - start) / 1e9,
 		(unsigned long long)(client.sub_echoed[0] + client.sub_echoed[1] +
 				     client.sub_echoed[2]),
 		(unsigned long long)client.bad);
@@ -291,8 +300,60 @@ test_echo_over_kernel_udp(void)
 	node_fini(&server);
 }
 
+static void
+test_echo_over_kernel_udp(void)
+{
+	run_echo(udp_link(), udp_link(), "kernel UDP");
+}
+
+/* Two workers over a simpair with 3% loss, reordering and duplication in
+ * each direction, 20 Mbit/s and 2 ms: every byte still arrives. */
+static void
+test_echo_over_impaired_simpair(void)
+{
+	struct sst_simlink_params lp;
+	struct sst_net_endpoint ep[2] = {0};
+	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "simpair", .pool = pool};
+	struct sst_simpair_conf sc[2];
+	struct sst_simpair *pair;
+	struct sst_link *l[2];
+	struct sst_simlink_stats st;
+
+	sst_simlink_params_default(&lp);
+	lp.rate_bps = 20 * 1000 * 1000;
+	lp.delay_ns = 2 * SST_NSEC_PER_MSEC;
+	lp.queue_pkts = 300;
+	lp.capacity = 4096;
+	lp.loss = 0.03;
+	lp.reorder = 0.02;
+	lp.reorder_delay_ns = SST_NSEC_PER_MSEC;
+	lp.duplicate = 0.01;
+	lp.pool = pool;
+	for (int i = 0; i < 2; i++) {
+		ep[i].addr.family = SST_NET_IPV4;
+		ep[i].addr.bytes[0] = 10;
+		ep[i].addr.bytes[3] = (uint8_t)(1 + i);
+		ep[i].port = 8661;
+	}
+	pair = sst_simpair_create(&lp, &lp, &ep[0], &ep[1], NULL, NULL);
+	CU_ASSERT_FATAL(pair != NULL);
+	for (int i = 0; i < 2; i++) {
+		sc[i] = (struct sst_simpair_conf){.pair = pair, .side = i};
+		lc.driver_conf = &sc[i];
+		l[i] = sst_link_open(&lc);
+		CU_ASSERT_FATAL(l[i] != NULL);
+	}
+	run_echo(l[0], l[1], "an impaired simpair");
+	sst_simlink_stats_get(sst_simpair_link(pair, 0), &st);
+	printf("  client to server: %llu packets, %llu lost\n", (unsigned long long)st.sent,
+		(unsigned long long)st.dropped_loss);
+	CU_ASSERT(st.dropped_loss > 0);
+	sst_simpair_destroy(pair);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_kernel_udp),
+	SST_TEST(test_echo_over_impaired_simpair),
 	SST_TEST_END,
 };
 
