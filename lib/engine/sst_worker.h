@@ -84,4 +84,15 @@ struct sst_stream_peer *sst_worker_peer(struct sst_worker *w, const struct sst_n
 
 const struct sst_worker_stats *sst_worker_stats(const struct sst_worker *w);
 
+enum { SST_WORKERS_MAX = 64 };
+
+/** The worker's id in telemetry (/sst/worker,<id>), or a negative errno. */
+int sst_worker_id(const struct sst_worker *w);
+
+struct rte_tel_data;
+
+/** The /sst/worker telemetry command (params: the worker id), for tests
+ * and for applications that serve telemetry their own way. */
+int sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d);
+
 #endif /* SST_WORKER_H */

@@ -14,32 +14,7 @@
 
 #include "sst_burst.h"
 #include "sst_worker.h"
-
-struct worker_peer {
-	struct sst_net_endpoint ep;
-	struct sst_stream_peer *sp; /**< NULL: the slot is free */
-};
-
-struct worker_chan {
-	struct sst_worker *w;
-	struct worker_peer *peer;
-	struct sst_stream_chan *sc; /**< NULL: the number is free or negotiating */
-	uint8_t peer_channel;
-	bool taken;   /**< the number is in use (negotiating or open) */
-	bool closing; /**< to destroy at the end of this poll */
-};
-
-struct sst_worker {
-	struct sst_worker_params p;
-	struct sst_nego_host *nego;
-	struct sst_stream_host *sh;
-	const struct sst_stream_ops *app_ops; /**< the application's stream callbacks */
-	void *app_ctx;
-	struct sst_stream_ops stream_ops; /**< ours, forwarding to the application's */
-	struct worker_peer *peers;
-	struct worker_chan chans[256]; /**< by our channel number */
-	struct sst_worker_stats stats;
-};
+#include "worker_internal.h"
 
 static void
 ep_to_addr(const struct sst_net_endpoint *ep, struct sst_nego_addr *a)
@@ -342,6 +317,8 @@ sst_worker_create(const struct sst_worker_params *p)
 		sp.pool = p->pool;
 	w->nego = w->peers != NULL ? sst_nego_host_create(&np) : NULL;
 	w->sh = w->nego != NULL ? sst_stream_host_create(&sp) : NULL;
+	if (w->sh != NULL)
+		w->id = worker_telemetry_add(w);
 	if (w->sh == NULL) {
 		int err = rte_errno != 0 ? rte_errno : ENOMEM;
 
@@ -373,6 +350,7 @@ sst_worker_destroy(struct sst_worker *w)
 {
 	if (w == NULL)
 		return;
+	worker_telemetry_remove(w);
 	for (int c = 1; c < 256; c++)
 		if (w->chans[c].sc != NULL)
 			chan_end(w, c, 0);
@@ -478,4 +456,10 @@ const struct sst_worker_stats *
 sst_worker_stats(const struct sst_worker *w)
 {
 	return &w->stats;
+}
+
+int
+sst_worker_id(const struct sst_worker *w)
+{
+	return w->id;
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <rte_mbuf.h>
+#include <rte_telemetry.h>
 
 #include "sst_link.h"
 #include "sst_simpair.h"
@@ -291,6 +292,21 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, 1);
 	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, 1);
 	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->rx_no_channel, 0);
+	{
+		/* The counters are served under /sst/worker,<id>. */
+		struct rte_tel_data *d = rte_tel_data_alloc();
+		char id[16];
+
+		CU_ASSERT_FATAL(d != NULL);
+		CU_ASSERT(sst_worker_id(client.w) >= 0 && sst_worker_id(server.w) >= 0);
+		CU_ASSERT_NOT_EQUAL(sst_worker_id(client.w), sst_worker_id(server.w));
+		snprintf(id, sizeof(id), "%d", sst_worker_id(client.w));
+		CU_ASSERT_EQUAL(sst_worker_telemetry("/sst/worker", id, d), 0);
+		CU_ASSERT_EQUAL(sst_worker_telemetry("/sst/worker", "63", d), -EINVAL);
+		CU_ASSERT_EQUAL(sst_worker_telemetry("/sst/worker", "x", d), -EINVAL);
+		CU_ASSERT_EQUAL(sst_worker_telemetry("/sst/worker", NULL, d), -EINVAL);
+		rte_tel_data_free(d);
+	}
 	if (client.s != NULL)
 		sst_stream_close(client.s, now_ns());
 	for (int i = 0; i < SUBSTREAMS; i++)
@@ -360,7 +376,7 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	if (sst_test_eal_init("test_sst_udpsock") < 0)
+	if (sst_test_eal_init("test_worker_echo") < 0)
 		return 1;
 	pool = sst_test_pool("sst_udp_pool", 16383, 2048 + RTE_PKTMBUF_HEADROOM);
 	clones = sst_test_pool("sst_udp_clones", 16383, 0);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry (rte_telemetry) of the engine's workers, readable with
+ * dpdk-telemetry.py when the EAL runs its telemetry socket:
+ *
+ *   /sst/workers             the ids of the workers
+ *   /sst/worker,<id>         one worker's counters: its own, its link's and
+ *                            its stream host's
+ *
+ * Workers are added and removed at setup and teardown only. The telemetry
+ * thread reads the counters while the workers write them, without locks:
+ * each is an aligned 64-bit word, written by one thread, so a reader sees
+ * either the old or the new value, which is what telemetry needs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "sst_worker.h"
+#include "worker_internal.h"
+
+static struct sst_worker *workers[SST_WORKERS_MAX];
+static bool registered;
+
+static int
+cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	for (int i = 0; i < SST_WORKERS_MAX; i++)
+		if (workers[i] != NULL)
+			rte_tel_data_add_array_int(d, i);
+	return 0;
+}
+
+#define ADD(d, name, v) rte_tel_data_add_dict_u64(d, name, v)
+
+int
+sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct sst_worker_stats *ws;
+	const struct sst_link_stats *ls;
+	const struct sst_stream_host_stats *ss;
+	struct sst_worker *w;
+	char *end;
+	long id;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || params[0] == '\0')
+		return -EINVAL;
+	id = strtol(params, &end, 10);
+	if (*end != '\0' || id < 0 || id >= SST_WORKERS_MAX || workers[id] == NULL)
+		return -EINVAL;
+	w = workers[id];
+	ws = sst_worker_stats(w);
+	ls = sst_link_stats(w->p.link);
+	ss = sst_stream_host_stats(w->sh);
+	rte_tel_data_start_dict(d);
+	ADD(d, "rx_packets", ws->rx_packets);
+	ADD(d, "rx_control", ws->rx_control);
+	ADD(d, "rx_channel", ws->rx_channel);
+	ADD(d, "rx_no_channel", ws->rx_no_channel);
+	ADD(d, "channels_open", ws->channels_open);
+	ADD(d, "channels_made", ws->channels_made);
+	ADD(d, "channels_closed", ws->channels_closed);
+	ADD(d, "link_rx_packets", ls->rx_packets);
+	ADD(d, "link_rx_bytes", ls->rx_bytes);
+	ADD(d, "link_rx_nombuf", ls->rx_nombuf);
+	ADD(d, "link_tx_packets", ls->tx_packets);
+	ADD(d, "link_tx_bytes", ls->tx_bytes);
+	ADD(d, "link_tx_full", ls->tx_full);
+	ADD(d, "link_tx_errors", ls->tx_errors);
+	ADD(d, "streams_open", ss->streams_live);
+	ADD(d, "streams_opened", ss->streams_opened);
+	ADD(d, "streams_accepted", ss->streams_accepted);
+	ADD(d, "streams_closed", ss->streams_closed);
+	ADD(d, "resets_sent", ss->streams_reset_tx);
+	ADD(d, "resets_received", ss->streams_reset_rx);
+	ADD(d, "segments_sent", ss->segments_tx);
+	ADD(d, "segments_resent", ss->segments_retx);
+	ADD(d, "datagrams_sent", ss->datagrams_tx);
+	ADD(d, "datagrams_received", ss->datagrams_rx);
+	ADD(d, "rx_refused", ss->rx_refused);
+	ADD(d, "rx_malformed", ss->rx_malformed);
+	return 0;
+}
+
+int
+worker_telemetry_add(struct sst_worker *w)
+{
+	if (!registered) {
+		rte_telemetry_register_cmd(
+			"/sst/workers", cmd_workers, "The ids of the SST workers. No parameters");
+		rte_telemetry_register_cmd("/sst/worker", sst_worker_telemetry,
+			"One SST worker's counters. Parameter: worker id");
+		registered = true;
+	}
+	for (int i = 0; i < SST_WORKERS_MAX; i++)
+		if (workers[i] == NULL) {
+			workers[i] = w;
+			return i;
+		}
+	return -ENOSPC;
+}
+
+void
+worker_telemetry_remove(struct sst_worker *w)
+{
+	for (int i = 0; i < SST_WORKERS_MAX; i++)
+		if (workers[i] == w)
+			workers[i] = NULL;
+}
