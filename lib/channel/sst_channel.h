@@ -51,6 +51,8 @@ struct sst_channel_upper {
 	 * carried stream data or control), false for an ack-only packet.
 	 */
 	bool (*receive)(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
+	/* acked() and lost() must not send on the channel: they run inside
+	 * the channel's own processing; queue the work and send afterwards. */
 	/** The packet sent under seq (tagged cookie at send time) arrived. */
 	void (*acked)(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
 	/** The packet sent under seq is considered lost: resend its data, if any. */

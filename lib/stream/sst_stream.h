@@ -59,7 +59,10 @@ enum sst_stream_end {
 	SST_STREAM_ABORTED,	 /**< its peer or host went away */
 };
 
-/** Application callbacks; each may be NULL. They run inside stream calls. */
+/** Application callbacks; each may be NULL. They run inside stream calls
+ * (and inside the channel's processing): they may read, write, open and
+ * close streams, but must not call sst_stream_chan_flush() or destroy a
+ * channel; the worker flushes and ends channels after them. */
 struct sst_stream_ops {
 	/** A top-level stream connected (err 0) or failed (negative errno:
 	 * -ECONNREFUSED service refused, -ECONNRESET reset before reply). */

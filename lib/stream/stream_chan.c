@@ -370,8 +370,10 @@ check_closed(struct sst_stream_chan *c, sst_time_t now)
 		(!c->finish_acked && c->finish_losses < 3))
 		return;
 	c->closed = true;
-	/* Acknowledge the peer's FINISH now: there will be no later packet. */
-	stream_tx_ack_due(c, now);
+	/* The peer's FINISH is acknowledged by the next flush: there will be
+	 * no later packet (never from here, inside the channel's callbacks). */
+	c->finish_ack_due = true;
+	RTE_SET_USED(now);
 	if (ops != NULL && ops->channel_closed != NULL)
 		ops->channel_closed(c->peer->host->p.ctx, c);
 }

@@ -178,7 +178,7 @@ struct sst_stream_chan {
 	uint32_t detach_cursor;	    /**< where the search for idle streams resumes */
 	struct sst_dgram_rx *dgram; /**< multi-fragment datagrams being reassembled */
 	/* Closing without TIME_WAIT (sst_stream_chan_close()). */
-	bool finish_sent, finish_acked, peer_finished, closed;
+	bool finish_sent, finish_acked, peer_finished, closed, finish_ack_due;
 	uint8_t finish_losses;
 	uint32_t loss_rate; /**< recent packet loss, in 1/65536 */
 	sst_time_t next_flush;

@@ -490,6 +490,10 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	sst_channel_info(c->ch, &ci);
 	sst_sid_tick(c->tx_sids, ci.next_seq, ci.rx_highest);
 	sst_sid_tick(c->rx_sids, ci.next_seq, ci.rx_highest);
+	if (c->finish_ack_due) {
+		c->finish_ack_due = false;
+		stream_tx_ack_due(c, now);
+	}
 	stream_chan_sid_waiters_wake(c, now);
 	sst_dgram_rx_expire(c->dgram, now);
 	send_controls(c, &b, now);
