@@ -43,6 +43,9 @@ struct sst_worker_params {
 	struct sst_stream_host_params stream;
 	const char *cc;	    /**< congestion controller; NULL: newreno */
 	uint32_t max_peers; /**< 0: 64 */
+	/** A channel no stream has used for this long is closed (FINISH, no
+	 * TIME_WAIT); 0: 60 s; SST_TIME_NEVER: never. */
+	sst_time_t idle_timeout;
 	const struct sst_worker_ops *ops;
 	void *ctx;
 };
@@ -56,7 +59,8 @@ struct sst_worker_stats {
 	uint64_t channels_open; /**< now */
 	uint64_t channels_made;
 	uint64_t channels_closed;
-	uint64_t peers_full; /**< a channel refused: the peer table is full */
+	uint64_t channels_idle; /**< closing offered after idle_timeout */
+	uint64_t peers_full;	/**< a channel refused: the peer table is full */
 };
 
 /** Create a worker (at setup). @return NULL with rte_errno set. */

@@ -158,6 +158,8 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		return -ENOMEM;
 	wc->peer_channel = r->peer_channel;
 	wc->taken = true;
+	wc->idle_since = SST_TIME_NEVER;
+	wc->idle_offered = false;
 	w->stats.channels_made++;
 	w->stats.channels_open++;
 	if (ops != NULL && ops->peer_ready != NULL)
@@ -293,6 +295,8 @@ sst_worker_create(const struct sst_worker_params *p)
 	w->p = *p;
 	if (w->p.max_peers == 0)
 		w->p.max_peers = 64;
+	if (w->p.idle_timeout == 0)
+		w->p.idle_timeout = 60 * SST_NSEC_PER_SEC;
 	w->app_ops = p->stream.ops != NULL ? p->stream.ops : &no_ops;
 	w->app_ctx = p->stream.ctx;
 	w->stream_ops = (struct sst_stream_ops){
@@ -374,6 +378,28 @@ sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum
 	return rc < 0 ? rc : 0;
 }
 
+/* Idle timeout (issue 5): a channel no stream used for idle_timeout is
+ * offered for closing; the peer agrees by FINISH when it has no stream on
+ * it either, and the channel then ends without TIME_WAIT. */
+static void
+idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
+{
+	if (w->p.idle_timeout == SST_TIME_NEVER)
+		return;
+	if (!sst_stream_chan_unused(wc->sc)) {
+		wc->idle_since = SST_TIME_NEVER;
+		wc->idle_offered = false;
+		return;
+	}
+	if (wc->idle_since == SST_TIME_NEVER)
+		wc->idle_since = now;
+	if (!wc->idle_offered && now - wc->idle_since >= w->p.idle_timeout &&
+		sst_stream_chan_close(wc->sc, now) == 0) {
+		wc->idle_offered = true;
+		w->stats.channels_idle++;
+	}
+}
+
 void
 sst_worker_poll(struct sst_worker *w, sst_time_t now)
 {
@@ -417,6 +443,7 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 		if (sst_channel_next_expiry(ch) <= now)
 			sst_channel_handle_expiry(ch, now);
 		sst_stream_chan_flush(wc->sc, now);
+		idle_check(w, wc, now);
 	}
 	/* Channels end here, outside every callback that may still use them. */
 	for (int c = 1; c < 256; c++)
@@ -429,12 +456,17 @@ sst_worker_next_expiry(const struct sst_worker *w)
 {
 	sst_time_t t = sst_nego_next_expiry(w->nego);
 
-	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc != NULL) {
-			t = sst_time_min(t,
-				sst_channel_next_expiry(sst_stream_chan_channel(w->chans[c].sc)));
-			t = sst_time_min(t, sst_stream_chan_next_expiry(w->chans[c].sc));
-		}
+	for (int c = 1; c < 256; c++) {
+		const struct worker_chan *wc = &w->chans[c];
+
+		if (wc->sc == NULL)
+			continue;
+		t = sst_time_min(t, sst_channel_next_expiry(sst_stream_chan_channel(wc->sc)));
+		t = sst_time_min(t, sst_stream_chan_next_expiry(wc->sc));
+		if (wc->idle_since != SST_TIME_NEVER && !wc->idle_offered &&
+			w->p.idle_timeout != SST_TIME_NEVER)
+			t = sst_time_min(t, wc->idle_since + w->p.idle_timeout);
+	}
 	return t;
 }
 

@@ -17,8 +17,10 @@ struct worker_chan {
 	struct worker_peer *peer;
 	struct sst_stream_chan *sc; /**< NULL: the number is free or negotiating */
 	uint8_t peer_channel;
-	bool taken;   /**< the number is in use (negotiating or open) */
-	bool closing; /**< to destroy at the end of this poll */
+	bool taken;	       /**< the number is in use (negotiating or open) */
+	bool closing;	       /**< to destroy at the end of this poll */
+	bool idle_offered;     /**< FINISH offered for this idle period */
+	sst_time_t idle_since; /**< unused since; SST_TIME_NEVER while in use */
 };
 
 struct sst_worker {

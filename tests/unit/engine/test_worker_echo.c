@@ -192,6 +192,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	wp.stream.ctx = n;
 	wp.ops = &worker_ops;
 	wp.ctx = n;
+	wp.idle_timeout = 200 * SST_NSEC_PER_MSEC;
 	n->w = sst_worker_create(&wp);
 	CU_ASSERT_FATAL(n->w != NULL);
 	if (server)
@@ -312,6 +313,20 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	for (int i = 0; i < SUBSTREAMS; i++)
 		if (client.subs[i] != NULL)
 			sst_stream_close(client.subs[i], now_ns());
+	/* With every stream done the channel idles, and after idle_timeout
+	 * both workers close it by FINISH, with no TIME_WAIT. */
+	deadline = now_ns() + 10 * SST_NSEC_PER_SEC;
+	while (now_ns() < deadline && (sst_worker_stats(client.w)->channels_closed == 0 ||
+					      sst_worker_stats(server.w)->channels_closed == 0)) {
+		sst_worker_poll(server.w, now_ns());
+		sst_worker_poll(client.w, now_ns());
+	}
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_closed, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_closed, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 0);
+	CU_ASSERT(sst_worker_stats(client.w)->channels_idle +
+			  sst_worker_stats(server.w)->channels_idle >=
+		  1);
 	node_fini(&client);
 	node_fini(&server);
 }
