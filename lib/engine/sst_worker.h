@@ -60,6 +60,7 @@ struct sst_worker_stats {
 	uint64_t channels_made;
 	uint64_t channels_closed;
 	uint64_t channels_idle; /**< closing offered after idle_timeout */
+	uint64_t path_changes;	/**< a peer's packets came from a new endpoint */
 	uint64_t peers_full;	/**< a channel refused: the peer table is full */
 };
 

@@ -136,7 +136,17 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	const struct sst_worker_ops *ops = w->p.ops;
 
 	addr_to_ep(&r->peer, &ep);
-	wc->peer = peer_find(w, &ep, true, r->common_caps);
+	wc->peer = NULL;
+	/* A channel to where a peer moved belongs to that peer. */
+	for (uint32_t i = 0; i < w->p.max_peers; i++)
+		if (w->peers[i].sp != NULL && w->peers[i].moving &&
+			ep_equal(&w->peers[i].moving_to, &ep)) {
+			wc->peer = &w->peers[i];
+			wc->peer->ep = ep;
+			wc->peer->moving = false;
+		}
+	if (wc->peer == NULL)
+		wc->peer = peer_find(w, &ep, true, r->common_caps);
 	if (wc->peer == NULL) {
 		w->stats.peers_full++;
 		return -ENOSPC;
@@ -157,11 +167,18 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	if (wc->sc == NULL)
 		return -ENOMEM;
 	wc->peer_channel = r->peer_channel;
+	wc->mode = r->mode;
 	wc->taken = true;
 	wc->idle_since = SST_TIME_NEVER;
 	wc->idle_offered = false;
 	w->stats.channels_made++;
 	w->stats.channels_open++;
+	/* A new channel to a peer that has others (it moved, or the other side
+	 * replaces the channel): its streams move here; the old channels empty
+	 * and close when idle. */
+	for (int c = 1; c < 256; c++)
+		if (w->chans[c].sc != NULL && w->chans[c].peer == wc->peer && &w->chans[c] != wc)
+			sst_stream_chan_migrate_all(w->chans[c].sc, wc->sc, now);
 	if (ops != NULL && ops->peer_ready != NULL)
 		ops->peer_ready(w->p.ctx, wc->peer->sp, &ep);
 	return 0;
@@ -400,6 +417,32 @@ idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	}
 }
 
+/*
+ * Mobility: a packet for one of our channels from another endpoint. If the
+ * channel's armor takes it (only the peer has the keys; the replay window
+ * rules out a copy), the peer's address changed (NAT rebinding, a new
+ * interface): a new channel is negotiated to the new endpoint, and the
+ * peer's streams move to it when it is up (nego_established()).
+ */
+static void
+path_change(struct sst_worker *w, struct worker_chan *wc, struct rte_mbuf **m,
+	const struct sst_net_endpoint *from, sst_time_t now)
+{
+	struct worker_peer *p = wc->peer;
+
+	if (sst_channel_receive(sst_stream_chan_channel(wc->sc), m, 1, now) != 1) {
+		w->stats.rx_no_channel++;
+		return;
+	}
+	w->stats.rx_channel++;
+	if (p->moving && ep_equal(&p->moving_to, from))
+		return; /* already on its way */
+	p->moving = true;
+	p->moving_to = *from;
+	w->stats.path_changes++;
+	sst_worker_connect(w, from, wc->mode, now);
+}
+
 void
 sst_worker_poll(struct sst_worker *w, sst_time_t now)
 {
@@ -426,6 +469,8 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 		} else if (wc->sc != NULL && ep_equal(&wc->peer->ep, &from[i])) {
 			w->stats.rx_channel++;
 			sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now);
+		} else if (wc->sc != NULL) {
+			path_change(w, wc, &pkts[i], &from[i], now);
 		} else {
 			w->stats.rx_no_channel++;
 			rte_pktmbuf_free(pkts[i]);

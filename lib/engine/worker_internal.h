@@ -10,6 +10,8 @@
 struct worker_peer {
 	struct sst_net_endpoint ep;
 	struct sst_stream_peer *sp; /**< NULL: the slot is free */
+	bool moving;		    /**< a channel to moving_to is being negotiated */
+	struct sst_net_endpoint moving_to;
 };
 
 struct worker_chan {
@@ -17,10 +19,11 @@ struct worker_chan {
 	struct worker_peer *peer;
 	struct sst_stream_chan *sc; /**< NULL: the number is free or negotiating */
 	uint8_t peer_channel;
-	bool taken;	       /**< the number is in use (negotiating or open) */
-	bool closing;	       /**< to destroy at the end of this poll */
-	bool idle_offered;     /**< FINISH offered for this idle period */
-	sst_time_t idle_since; /**< unused since; SST_TIME_NEVER while in use */
+	enum sst_nego_mode mode; /**< how it was negotiated */
+	bool taken;		 /**< the number is in use (negotiating or open) */
+	bool closing;		 /**< to destroy at the end of this poll */
+	bool idle_offered;	 /**< FINISH offered for this idle period */
+	sst_time_t idle_since;	 /**< unused since; SST_TIME_NEVER while in use */
 };
 
 struct sst_worker {

@@ -76,6 +76,12 @@ sst_simpair_destroy(struct sst_simpair *p)
 	rte_free(p);
 }
 
+void
+sst_simpair_set_endpoint(struct sst_simpair *p, int side, const struct sst_net_endpoint *ep)
+{
+	p->ep[side & 1] = *ep;
+}
+
 struct sst_simlink *
 sst_simpair_link(struct sst_simpair *p, int dir)
 {

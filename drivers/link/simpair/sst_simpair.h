@@ -41,6 +41,11 @@ struct sst_simpair *sst_simpair_create(const struct sst_simlink_params *ab,
 /** Destroy a pair (after both links closed); packets in flight are freed. */
 void sst_simpair_destroy(struct sst_simpair *pair);
 
+/** Change side's endpoint (what the other side sees as the source from
+ * now on): a NAT rebinding or a new interface, for mobility tests. */
+void sst_simpair_set_endpoint(
+	struct sst_simpair *pair, int side, const struct sst_net_endpoint *ep);
+
 /** The model of one direction (0: side 0 to side 1), for statistics. */
 struct sst_simlink *sst_simpair_link(struct sst_simpair *pair, int dir);
 

@@ -218,9 +218,18 @@ udp_link(void)
 	return sst_link_open(&lc);
 }
 
+/* Something that happens once during an exchange, after some time. */
+struct event {
+	sst_time_t after;
+	void (*fn)(void *arg);
+	void *arg;
+	bool done;
+};
+
 /* The client writes, the server echoes, the client checks every byte. */
 static void
-run_echo(struct sst_link *client_link, struct sst_link *server_link, const char *over)
+run_echo(struct sst_link *client_link, struct sst_link *server_link, const char *over,
+	struct event *ev, uint64_t channels)
 {
 	static struct node client, server;
 	uint64_t written = 0, sub_written[SUBSTREAMS] = {0};
@@ -234,6 +243,10 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	while (now_ns() < deadline) {
 		sst_time_t now = now_ns();
 
+		if (ev != NULL && !ev->done && now - start >= ev->after) {
+			ev->fn(ev->arg);
+			ev->done = true;
+		}
 		sst_worker_poll(server.w, now);
 		sst_worker_poll(client.w, now);
 		if (client.peer != NULL && client.s == NULL) {
@@ -290,9 +303,8 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	for (int i = 0; i < SUBSTREAMS; i++)
 		CU_ASSERT_EQUAL(client.sub_echoed[i], SUB_BYTES);
 	CU_ASSERT_EQUAL(client.bad, 0);
-	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, 1);
-	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, 1);
-	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->rx_no_channel, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, channels);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, channels);
 	{
 		/* The counters are served under /sst/worker,<id>. */
 		struct rte_tel_data *d = rte_tel_data_alloc();
@@ -316,14 +328,16 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	/* With every stream done the channel idles, and after idle_timeout
 	 * both workers close it by FINISH, with no TIME_WAIT. */
 	deadline = now_ns() + 10 * SST_NSEC_PER_SEC;
-	while (now_ns() < deadline && (sst_worker_stats(client.w)->channels_closed == 0 ||
-					      sst_worker_stats(server.w)->channels_closed == 0)) {
+	while (now_ns() < deadline && (sst_worker_stats(client.w)->channels_open != 0 ||
+					      sst_worker_stats(server.w)->channels_open != 0)) {
 		sst_worker_poll(server.w, now_ns());
 		sst_worker_poll(client.w, now_ns());
 	}
-	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_closed, 1);
-	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_closed, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_closed, channels);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_closed, channels);
 	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 0);
+	if (channels > 1)
+		CU_ASSERT(sst_worker_stats(server.w)->path_changes >= 1);
 	CU_ASSERT(sst_worker_stats(client.w)->channels_idle +
 			  sst_worker_stats(server.w)->channels_idle >=
 		  1);
@@ -334,7 +348,33 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 static void
 test_echo_over_kernel_udp(void)
 {
-	run_echo(udp_link(), udp_link(), "kernel UDP");
+	run_echo(udp_link(), udp_link(), "kernel UDP", NULL, 1);
+}
+
+/* Two links joined by a simpair with the same model each way. */
+static struct sst_simpair *
+simpair_links(
+	const struct sst_simlink_params *lp, struct sst_simpair_conf sc[2], struct sst_link *l[2])
+{
+	struct sst_net_endpoint ep[2] = {0};
+	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "simpair", .pool = pool};
+	struct sst_simpair *pair;
+
+	for (int i = 0; i < 2; i++) {
+		ep[i].addr.family = SST_NET_IPV4;
+		ep[i].addr.bytes[0] = 10;
+		ep[i].addr.bytes[3] = (uint8_t)(1 + i);
+		ep[i].port = 8661;
+	}
+	pair = sst_simpair_create(lp, lp, &ep[0], &ep[1], NULL, NULL);
+	CU_ASSERT_FATAL(pair != NULL);
+	for (int i = 0; i < 2; i++) {
+		sc[i] = (struct sst_simpair_conf){.pair = pair, .side = i};
+		lc.driver_conf = &sc[i];
+		l[i] = sst_link_open(&lc);
+		CU_ASSERT_FATAL(l[i] != NULL);
+	}
+	return pair;
 }
 
 /* Two workers over a simpair with 3% loss, reordering and duplication in
@@ -343,8 +383,6 @@ static void
 test_echo_over_impaired_simpair(void)
 {
 	struct sst_simlink_params lp;
-	struct sst_net_endpoint ep[2] = {0};
-	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "simpair", .pool = pool};
 	struct sst_simpair_conf sc[2];
 	struct sst_simpair *pair;
 	struct sst_link *l[2];
@@ -360,21 +398,8 @@ test_echo_over_impaired_simpair(void)
 	lp.reorder_delay_ns = SST_NSEC_PER_MSEC;
 	lp.duplicate = 0.01;
 	lp.pool = pool;
-	for (int i = 0; i < 2; i++) {
-		ep[i].addr.family = SST_NET_IPV4;
-		ep[i].addr.bytes[0] = 10;
-		ep[i].addr.bytes[3] = (uint8_t)(1 + i);
-		ep[i].port = 8661;
-	}
-	pair = sst_simpair_create(&lp, &lp, &ep[0], &ep[1], NULL, NULL);
-	CU_ASSERT_FATAL(pair != NULL);
-	for (int i = 0; i < 2; i++) {
-		sc[i] = (struct sst_simpair_conf){.pair = pair, .side = i};
-		lc.driver_conf = &sc[i];
-		l[i] = sst_link_open(&lc);
-		CU_ASSERT_FATAL(l[i] != NULL);
-	}
-	run_echo(l[0], l[1], "an impaired simpair");
+	pair = simpair_links(&lp, sc, l);
+	run_echo(l[0], l[1], "an impaired simpair", NULL, 1);
 	sst_simlink_stats_get(sst_simpair_link(pair, 0), &st);
 	printf("  client to server: %llu packets, %llu lost\n", (unsigned long long)st.sent,
 		(unsigned long long)st.dropped_loss);
@@ -382,9 +407,50 @@ test_echo_over_impaired_simpair(void)
 	sst_simpair_destroy(pair);
 }
 
+static void
+rebind(void *arg)
+{
+	struct sst_simpair *pair = arg;
+	struct sst_net_endpoint ep = {.addr = {.family = SST_NET_IPV4}, .port = 40000};
+
+	ep.addr.bytes[0] = 192;
+	ep.addr.bytes[1] = 0;
+	ep.addr.bytes[2] = 2;
+	ep.addr.bytes[3] = 7;
+	sst_simpair_set_endpoint(pair, 0, &ep);
+}
+
+/* Mobility: 20 ms into the exchange the client's address and port change
+ * (a NAT rebinding). The server sees authenticated packets of the channel
+ * from the new endpoint, negotiates a channel to it, both sides move the
+ * streams there, and the exchange completes byte-exact; both channels
+ * close when idle. */
+static void
+test_echo_with_address_change(void)
+{
+	struct sst_simlink_params lp;
+	struct sst_simpair_conf sc[2];
+	struct sst_simpair *pair;
+	struct sst_link *l[2];
+	struct event ev;
+
+	sst_simlink_params_default(&lp);
+	lp.rate_bps = 50 * 1000 * 1000;
+	lp.delay_ns = SST_NSEC_PER_MSEC;
+	lp.queue_pkts = 300;
+	lp.capacity = 4096;
+	lp.pool = pool;
+	pair = simpair_links(&lp, sc, l);
+	ev = (struct event){.after = 20 * SST_NSEC_PER_MSEC, .fn = rebind, .arg = pair};
+	run_echo(l[0], l[1], "a simpair whose client moves", &ev, 2);
+	CU_ASSERT_TRUE(ev.done);
+	sst_simpair_destroy(pair);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_kernel_udp),
 	SST_TEST(test_echo_over_impaired_simpair),
+	SST_TEST(test_echo_with_address_change),
 	SST_TEST_END,
 };
 
