@@ -39,6 +39,17 @@ struct sst_xdr_writer {
 	size_t pos;
 };
 
+/** Store v as a big-endian (XDR) 32-bit word at p, for fixed layouts built
+ * outside a writer (keys, hash inputs). */
+static inline void
+sst_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
 /** Bytes an XDR opaque<> or string of n bytes occupies, length word included. */
 static inline size_t
 sst_xdr_opaque_size(size_t n)

@@ -22,16 +22,6 @@
 #include "nego_internal.h"
 #include "sst_error.h"
 
-/* Write v big-endian. */
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /*
  * The prototype's key rule (prototype notes 2.9, checksum path): a keyed
  * hash of (local channel, peer address) under the host secret, plus
@@ -126,10 +116,10 @@ chk_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_rol
 	r->suite = SST_CRYPTO_CHK32;
 	r->keys.tx_chk_key = role == SST_NEGO_INITIATOR ? cki : ckr;
 	r->keys.rx_chk_key = role == SST_NEGO_INITIATOR ? ckr : cki;
-	put_be32(id_i, cki);
-	put_be32(id_i + 4, ckr);
-	put_be32(id_r, ckr);
-	put_be32(id_r + 4, cki);
+	sst_put_be32(id_i, cki);
+	sst_put_be32(id_i + 4, ckr);
+	sst_put_be32(id_r, ckr);
+	sst_put_be32(id_r + 4, cki);
 	r->hcid_len = SST_NEGO_HCID_CHK_LEN;
 	memcpy(r->tx_hcid, role == SST_NEGO_INITIATOR ? id_i : id_r, SST_NEGO_HCID_CHK_LEN);
 	memcpy(r->rx_hcid, role == SST_NEGO_INITIATOR ? id_r : id_i, SST_NEGO_HCID_CHK_LEN);

@@ -78,15 +78,6 @@ sst_secure_random_sodium(void *ctx, void *buf, size_t len)
 	randombytes_buf(buf, len);
 }
 
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* Transcript start (spec 4): h0 = BLAKE2b-256(protocol name). */
 static void
 th_init(uint8_t h[KEY])
@@ -101,7 +92,7 @@ th_mix(uint8_t h[KEY], const uint8_t *a, size_t alen, const uint8_t *b, size_t b
 	crypto_generichash_state s;
 	uint8_t len[4];
 
-	put_be32(len, (uint32_t)(alen + blen));
+	sst_put_be32(len, (uint32_t)(alen + blen));
 	crypto_generichash_init(&s, NULL, 0, KEY);
 	crypto_generichash_update(&s, h, KEY);
 	crypto_generichash_update(&s, len, sizeof(len));
@@ -362,7 +353,7 @@ cookie_compute(const uint8_t secret[KEY], const struct sst_secure_cookie_req *re
 	crypto_generichash_state s;
 	uint8_t alen[4];
 
-	put_be32(alen, (uint32_t)req->addr_len);
+	sst_put_be32(alen, (uint32_t)req->addr_len);
 	crypto_generichash_init(&s, secret, KEY, SST_SECURE_COOKIE_LEN);
 	crypto_generichash_update(&s, (const uint8_t *)cookie_label, sizeof(cookie_label) - 1);
 	crypto_generichash_update(&s, alen, sizeof(alen));
@@ -440,7 +431,7 @@ sst_secure_cookie_challenge(const struct sst_secure_cookie_req *req, const struc
 	if (rc < 0)
 		return rc;
 	memcpy(buf, m.ni, KEY);
-	put_be32(buf + KEY, SST_SECURE_COOKIE_LEN);
+	sst_put_be32(buf + KEY, SST_SECURE_COOKIE_LEN);
 	cookie_compute(req->secret->cur, req, i1->ptr, m.prefix_len, buf + KEY + 4);
 	rc = sst_nego_build_raw(out, SST_NEGO_SECCOOKIE, buf, sizeof(buf));
 	return rc < 0 ? rc : SST_SECURE_CHALLENGED;
@@ -522,7 +513,7 @@ sst_secure_responder_on_i1(struct sst_secure_responder *st, const struct sst_sec
 	sig_input(sigmsg, sig_label_r, h3);
 	crypto_sign_detached(s.plain + pw.pos, NULL, sigmsg, SIGMSG, cfg->identity->sk);
 	plain_len = pw.pos + SIG;
-	put_be32(r1 + w.pos, (uint32_t)(plain_len + TAG));
+	sst_put_be32(r1 + w.pos, (uint32_t)(plain_len + TAG));
 	w.pos += 4;
 	crypto_aead_chacha20poly1305_ietf_encrypt(
 		r1 + w.pos, &sealed_len, s.plain, plain_len, h2, KEY, NULL, zero_nonce, s.k_r);
@@ -636,7 +627,7 @@ i2_build(const struct sst_secure_config *cfg, const uint8_t nr[KEY], const uint8
 		w.pos += SIG;
 	}
 	memcpy(i2, nr, KEY);
-	put_be32(i2 + KEY, (uint32_t)(w.pos + TAG));
+	sst_put_be32(i2 + KEY, (uint32_t)(w.pos + TAG));
 	crypto_aead_chacha20poly1305_ietf_encrypt(
 		i2 + KEY + 4, &sealed_len, plain, w.pos, h3, KEY, NULL, zero_nonce, k_i);
 	return KEY + 4 + (size_t)sealed_len;

@@ -29,16 +29,6 @@ enum {
 	NET_MAX_ENTRIES = 1 << 16,
 };
 
-static uint32_t
-net_buckets(uint32_t entries)
-{
-	uint32_t b = 1;
-
-	while (b < entries)
-		b <<= 1;
-	return b;
-}
-
 static bool
 addr_ok(const struct sst_net_addr *a, uint8_t family)
 {
@@ -108,7 +98,7 @@ sst_net_size(const struct sst_net_params *p)
 	}
 	return RTE_ALIGN_CEIL(sizeof(struct sst_net), RTE_CACHE_LINE_SIZE) +
 	       RTE_ALIGN_CEIL(
-		       net_buckets(q.neigh_entries) * sizeof(uint32_t), RTE_CACHE_LINE_SIZE) +
+		       rte_align32pow2(q.neigh_entries) * sizeof(uint32_t), RTE_CACHE_LINE_SIZE) +
 	       (size_t)q.neigh_entries * sizeof(struct net_neigh);
 }
 
@@ -145,7 +135,7 @@ sst_net_init(struct sst_net *net, const struct sst_net_params *p)
 		net->ll6[14] = mac[4];
 		net->ll6[15] = mac[5];
 	}
-	net->nbuckets = net_buckets(net->p.neigh_entries);
+	net->nbuckets = rte_align32pow2(net->p.neigh_entries);
 	net->buckets =
 		(uint32_t *)(mem + RTE_ALIGN_CEIL(sizeof(struct sst_net), RTE_CACHE_LINE_SIZE));
 	net->neigh =

@@ -181,4 +181,13 @@ int net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_
 /** The next hop towards dst. @return 0 or -ENETUNREACH. */
 int net_route(const struct sst_net *net, const struct sst_net_addr *dst, struct sst_net_addr *nh);
 
+/* A received mbuf sent back out (replies built in place): keep only the
+ * flags that describe the buffer itself; the rest was receive metadata. */
+static inline void
+net_clear_rx_flags(struct rte_mbuf *m)
+{
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	m->packet_type = 0;
+}
+
 #endif /* NET_INTERNAL_H */

@@ -30,14 +30,6 @@ ip4_bad_source(const struct sst_net *net, const struct sst_net_addr *src)
 	return a == 0 || a == 127 || a >= 224 || net_is_ours(net, src);
 }
 
-/* Keep only the flags that describe the buffer itself; the rest was rx metadata. */
-static void
-clear_rx_flags(struct rte_mbuf *m)
-{
-	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
-	m->packet_type = 0;
-}
-
 /*
  * Echo request (RFC 792, RFC 1122 3.2.2.6): turn the message at off into an
  * echo reply in place, with a fresh IPv4 header (options are not echoed)
@@ -79,7 +71,7 @@ icmp4_echo(struct sst_net *net, struct rte_mbuf *m, uint32_t off, uint32_t len,
 	memcpy(&ip->src_addr, net->p.ipv4.bytes, 4);
 	memcpy(&ip->dst_addr, src->bytes, 4);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	clear_rx_flags(m);
+	net_clear_rx_flags(m);
 	net_tx_push(net, m, now);
 }
 

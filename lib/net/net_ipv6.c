@@ -56,13 +56,6 @@ ip6_dst_ours(const struct sst_net *net, const uint8_t *dst)
 	return net->has_gl6 && memcmp(dst, snma, 16) == 0;
 }
 
-static void
-clear_rx_flags(struct rte_mbuf *m)
-{
-	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
-	m->packet_type = 0;
-}
-
 /* Echo request (RFC 4443 4.1): answer from the address it was sent to. */
 static void
 icmp6_echo(struct sst_net *net, struct rte_mbuf *m, uint32_t off, uint32_t len,
@@ -97,7 +90,7 @@ icmp6_echo(struct sst_net *net, struct rte_mbuf *m, uint32_t off, uint32_t len,
 	ip->hop_limits = net->p.ttl;
 	memcpy(ip->src_addr, src, 16);
 	memcpy(ip->dst_addr, dst, 16);
-	clear_rx_flags(m);
+	net_clear_rx_flags(m);
 	net_tx_push(net, m, now);
 }
 

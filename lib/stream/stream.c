@@ -204,10 +204,7 @@ struct sst_stream_peer *
 sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 {
 	struct sst_stream_peer *p;
-	uint32_t slots = 16;
-
-	while (slots < 2 * h->p.peer_usids)
-		slots <<= 1;
+	uint32_t slots = RTE_MAX(16u, rte_align32pow2(2 * h->p.peer_usids));
 	p = rte_zmalloc("sst_stream_peer", sizeof(*p), RTE_CACHE_LINE_SIZE);
 	if (p == NULL) {
 		rte_errno = ENOMEM;
@@ -659,8 +656,8 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 /* Paper 4.3.9: a released SID stays quiet until both sequence spaces moved
  * past the point both hosts know of the release, by twice the mis-ordering
  * limit (the replay window) for margin. */
-static void
-release_sid(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid)
+void
+stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid)
 {
 	struct sst_channel_info ci;
 
@@ -696,7 +693,8 @@ void
 stream_release_tx_sid(struct sst_stream *s)
 {
 	if (s->flags & SF_TX_ATTACHED)
-		release_sid(s->tx_chan, s->tx_chan != NULL ? s->tx_chan->tx_sids : NULL, s->tx_sid);
+		stream_sid_quiet(
+			s->tx_chan, s->tx_chan != NULL ? s->tx_chan->tx_sids : NULL, s->tx_sid);
 	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
 }
 
@@ -706,7 +704,8 @@ stream_release_sids(struct sst_stream *s, sst_time_t now)
 	RTE_SET_USED(now);
 	stream_release_tx_sid(s);
 	if (s->flags & SF_RX_ATTACHED)
-		release_sid(s->rx_chan, s->rx_chan != NULL ? s->rx_chan->rx_sids : NULL, s->rx_sid);
+		stream_sid_quiet(
+			s->rx_chan, s->rx_chan != NULL ? s->rx_chan->rx_sids : NULL, s->rx_sid);
 	s->flags &= ~SF_RX_ATTACHED;
 }
 

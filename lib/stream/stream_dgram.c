@@ -29,25 +29,15 @@ enum {
 };
 
 static uint32_t
-pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
-static uint32_t
 seq_buckets(uint32_t capacity)
 {
-	return pow2_at_least(2 * capacity);
+	return rte_align32pow2(2 * capacity);
 }
 
 static uint32_t
 sid_buckets(uint32_t capacity)
 {
-	return RTE_MIN(pow2_at_least(capacity), (uint32_t)SID_BUCKETS_MAX);
+	return RTE_MIN(rte_align32pow2(capacity), (uint32_t)SID_BUCKETS_MAX);
 }
 
 size_t

@@ -240,6 +240,7 @@ struct sst_stream *stream_usid_find(struct sst_stream_peer *p, uint64_t counter,
 int stream_peer_hcid(struct sst_stream_peer *p, const uint8_t *id, uint8_t len);
 void stream_release_sids(struct sst_stream *s, sst_time_t now);
 void stream_release_tx_sid(struct sst_stream *s);
+void stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid);
 void stream_rx_deliverable(struct sst_stream *s, sst_time_t now);
 void stream_service_rx(struct sst_stream *s, sst_time_t now);
 int stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_t flags);

@@ -82,13 +82,9 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 		return rc;
 	stream_chan_busy(c);
 	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead) {
-		struct sst_channel_info ci;
-
 		/* Late packets for the old attachment are refused (the sender
 		 * resends them here) until its quiet period ends. */
-		sst_channel_info(s->rx_chan->ch, &ci);
-		sst_sid_release(s->rx_chan->rx_sids, s->rx_sid, ci.next_seq + 2 * c->replay_window,
-			ci.rx_highest + 2 * c->replay_window);
+		stream_sid_quiet(s->rx_chan, s->rx_chan->rx_sids, s->rx_sid);
 		stream_chan_moved(s->rx_chan, s->rx_sid);
 	}
 	if (s->rx_chan != c && s->rx != NULL) {
@@ -418,11 +414,7 @@ rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 
 	rte_pktmbuf_free(m);
 	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && s->rx_sid == hdr->sid) {
-		struct sst_channel_info ci;
-
-		sst_channel_info(c->ch, &ci);
-		sst_sid_release(c->rx_sids, hdr->sid, ci.next_seq + 2 * c->replay_window,
-			ci.rx_highest + 2 * c->replay_window);
+		stream_sid_quiet(c, c->rx_sids, hdr->sid);
 		stream_chan_moved(c, hdr->sid);
 		s->flags &= ~SF_RX_ATTACHED;
 		s->rx_chan = NULL;

@@ -110,13 +110,8 @@ stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind)
 static void
 release_held_sid(struct sst_stream_chan *c, uint32_t code)
 {
-	struct sst_channel_info ci;
-
-	if (!(code & STREAM_CODE_HELD) || c->dead)
-		return;
-	sst_channel_info(c->ch, &ci);
-	sst_sid_release(c->tx_sids, (uint16_t)code, ci.next_seq + 2 * c->replay_window,
-		ci.rx_highest + 2 * c->replay_window);
+	if (code & STREAM_CODE_HELD)
+		stream_sid_quiet(c, c->tx_sids, (uint16_t)code);
 }
 
 /* ---- Building packets ---- */

@@ -97,15 +97,6 @@ be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* Load message k and return its only chunk's body. */
 static struct sst_bytes
 load(int k)
@@ -325,20 +316,20 @@ test_bounds(void)
 		size_t rest = off + 4 + ((orig + 3) & ~3u); /* the field after it */
 		struct sst_bytes grown;
 
-		put_be32(p, max + 1);
+		sst_put_be32(p, max + 1);
 		EXPECT_AT(decode(fields[f].msg, &body), -SST_ETOOLONG, f);
-		put_be32(p, 0xffffffff);
+		sst_put_be32(p, 0xffffffff);
 		EXPECT_AT(decode(fields[f].msg, &body), -SST_ETOOLONG, f);
-		put_be32(p, orig);
+		sst_put_be32(p, orig);
 		EXPECT_AT(decode(fields[f].msg, &body), 0, f);
 		/* The same body with this field exactly at its bound. */
 		memcpy(big, body.ptr, off);
-		put_be32(big + off, max);
+		sst_put_be32(big + off, max);
 		memset(big + off + 4, 0xab, max);
 		memcpy(big + off + 4 + max, body.ptr + rest, body.len - rest);
 		grown = (struct sst_bytes){big, (uint32_t)(body.len - rest + off + 4 + max)};
 		EXPECT_AT(decode(fields[f].msg, &grown), 0, f);
-		put_be32(big + off, max + 1);
+		sst_put_be32(big + off, max + 1);
 		EXPECT_AT(decode(fields[f].msg, &grown), -SST_ETOOLONG, f);
 	}
 }
@@ -355,7 +346,7 @@ test_padding(void)
 
 		/* DhR2: nhi[32], idr<> of n bytes. */
 		memset(body, 0x5a, 32);
-		put_be32(body + 32, (uint32_t)n);
+		sst_put_be32(body + 32, (uint32_t)n);
 		memset(body + 36, 0x77, n);
 		b = (struct sst_bytes){body, 40};
 		EXPECT_AT(sst_nego_dhr2_decode(&b, &r2), 0, n);
@@ -367,11 +358,11 @@ test_padding(void)
 		}
 		/* DhI1: group, keymin, nhi[32], dhi<> of n bytes, eidr<> of n. */
 		memset(body, 0, sizeof(body));
-		put_be32(body, 2);
-		put_be32(body + 4, 32);
-		put_be32(body + 40, (uint32_t)n);
+		sst_put_be32(body, 2);
+		sst_put_be32(body + 4, 32);
+		sst_put_be32(body + 40, (uint32_t)n);
 		memset(body + 44, 0x11, n);
-		put_be32(body + 48, (uint32_t)n);
+		sst_put_be32(body + 48, (uint32_t)n);
 		memset(body + 52, 0x22, n);
 		b = (struct sst_bytes){body, 56};
 		EXPECT_AT(sst_nego_dhi1_decode(&b, &i1), 0, n);
