@@ -11,7 +11,7 @@ build_pkgs=(gcc pkg-config python3 meson ninja-build dpdk-dev libdpdk-dev libips
 	libsodium-dev libpcap-dev libcunit1-dev)
 # clang with its runtimes builds the sanitizer and libFuzzer configuration;
 # clang-format checks style; tshark's editcap converts captures to pcapng.
-test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark)
+test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark iproute2 iputils-ping ethtool)
 
 case "$profile" in
 build) wanted=("${build_pkgs[@]}") ;;

@@ -5,6 +5,7 @@
  * main(), on one thread, into a fixed table that is only read afterwards.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -50,6 +51,31 @@ sst_link_find(const char *name)
 		if (strcmp(registry[i]->name, name) == 0)
 			return registry[i];
 	return NULL;
+}
+
+int
+sst_link_device_setup(const char *driver, const void *driver_conf, uint16_t nb_links,
+	struct rte_mempool *const *pools, struct sst_link_device_info *info)
+{
+	const struct sst_link_ops *ops = sst_link_find(driver);
+
+	memset(info, 0, sizeof(*info));
+	if (ops == NULL) {
+		snprintf(info->err, sizeof(info->err), "no link driver named %s", driver);
+		return -ENOENT;
+	}
+	return ops->device_setup != NULL ? ops->device_setup(driver_conf, nb_links, pools, info)
+					 : 0;
+}
+
+int
+sst_link_device_teardown(const char *driver, const void *driver_conf)
+{
+	const struct sst_link_ops *ops = sst_link_find(driver);
+
+	if (ops == NULL)
+		return -ENOENT;
+	return ops->device_teardown != NULL ? ops->device_teardown(driver_conf) : 0;
 }
 
 struct sst_link *

@@ -16,9 +16,11 @@
 #ifndef SST_LINK_H
 #define SST_LINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -43,7 +45,10 @@ struct sst_link_conf {
 	struct rte_mempool *pool; /**< received packets */
 	uint32_t rx_buffer;	  /**< kernel receive buffer bytes; 0: the system's default */
 	uint32_t tx_buffer;	  /**< kernel send buffer bytes; 0: the system's default */
-	const void *driver_conf;  /**< driver-specific configuration (see the driver) */
+	/** Datagram links: share the local port with other links of this
+	 * process (SO_REUSEPORT), one per worker of an engine. */
+	bool reuse_port;
+	const void *driver_conf; /**< driver-specific configuration (see the driver) */
 };
 
 /** Counters. */
@@ -57,6 +62,14 @@ struct sst_link_stats {
 	uint64_t tx_bytes;
 	uint64_t tx_full;   /**< dropped: the kernel's queue was full */
 	uint64_t tx_errors; /**< dropped: too many segments, bad endpoint, send error */
+};
+
+/** What a device shared by several links (a DPDK port) offers. */
+struct sst_link_device_info {
+	struct rte_ether_addr mac;
+	bool rss;	       /**< it spreads received flows over the links' queues */
+	bool tx_cksum_offload; /**< it computes IPv4 header and UDP checksums */
+	char err[128];	       /**< why setup failed, one line */
 };
 
 /** What a driver implements. */
@@ -75,6 +88,12 @@ struct sst_link_ops {
 	/** The bound local endpoint (datagram links). */
 	int (*local)(void *priv, struct sst_net_endpoint *ep);
 	void (*close)(void *priv);
+	/** Drivers whose links share a device (ethdev: the queues of one
+	 * port): set it up for nb_links links receiving into pools[i], and
+	 * tear it down after they closed. NULL: nothing to set up. */
+	int (*device_setup)(const void *driver_conf, uint16_t nb_links,
+		struct rte_mempool *const *pools, struct sst_link_device_info *info);
+	int (*device_teardown)(const void *driver_conf);
 };
 
 /** Register a driver (from an RTE_INIT constructor). @return 0, -EINVAL, -EEXIST, -ENOSPC. */
@@ -84,6 +103,17 @@ int sst_link_register(const struct sst_link_ops *ops);
 const struct sst_link_ops *sst_link_find(const char *name);
 
 struct sst_link;
+
+/**
+ * Set up the device behind a driver's links (see sst_link_ops), before
+ * opening them. @return 0 (also when the driver has no device), -ENOENT
+ * (no such driver), or the driver's error (described in info->err).
+ */
+int sst_link_device_setup(const char *driver, const void *driver_conf, uint16_t nb_links,
+	struct rte_mempool *const *pools, struct sst_link_device_info *info);
+
+/** Tear down what sst_link_device_setup() set up. @return 0 or an error. */
+int sst_link_device_teardown(const char *driver, const void *driver_conf);
 
 /** Open a link (at setup: this allocates). @return NULL with rte_errno set. */
 struct sst_link *sst_link_open(const struct sst_link_conf *conf);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * A worker: one thread's share of the engine (issue 6), so far for one
- * datagram link (udpsock). It owns the link, a negotiation host, a stream
+ * A worker: one thread's share of the engine (docs/engine.md). It owns a
+ * link (datagrams, or Ethernet frames run through lib/net), a negotiation host, a stream
  * host, the peers it talks to (by endpoint) and their channels (by the
  * channel number we gave them, byte 0 of what they send us), and runs the
  * loop every worker runs: receive a burst, hand control packets to
@@ -30,13 +30,32 @@ struct sst_worker_ops {
 		void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep);
 	/** An attempt from sst_worker_connect() failed (negative errno). */
 	void (*connect_failed)(void *ctx, const struct sst_net_endpoint *ep, int err);
+	/** Once per sst_worker_poll(), on the worker's thread, after received
+	 * packets and timers and before the channels are flushed (so what it
+	 * writes leaves in the same pass): where an application interface
+	 * such as the ring agent (sst_ring.h) does its work. May be NULL. */
+	void (*app_poll)(void *ctx, struct sst_worker *w, sst_time_t now);
 };
 
 /** How to create a worker. Fields left zero take the defaults shown. */
 struct sst_worker_params {
 	uint32_t size;		  /**< sizeof(struct sst_worker_params) */
-	struct sst_link *link;	  /**< a datagram link; the worker does not close it */
+	struct sst_link *link;	  /**< datagram or frame link; the worker does not close it */
 	struct rte_mempool *pool; /**< headers, control packets, armor output */
+	/** Frame links: the network layer's configuration (addresses, routes;
+	 * pool, ops and ctx are filled in by the worker) ... */
+	struct sst_net_params net;
+	uint16_t udp_port; /**< ... and the UDP port we serve on (0: 4433) */
+	/** Largest channel packet (UDP payload); 0: 1232, or less when a frame
+	 * link's MTU allows no more. */
+	uint32_t mtu;
+	/** Sharding, set by the engine (sst_engine.h): this worker is number
+	 * shard_index of shard_count sharing one local port, and inboxes[i]
+	 * is worker i's handoff ring (multi-producer, single-consumer).
+	 * shard_count 0 or 1: the worker is alone. */
+	uint16_t shard_index;
+	uint16_t shard_count;
+	struct rte_ring *const *inboxes;
 	/** The negotiation host's parameters; ops and ctx are the worker's. */
 	struct sst_nego_host_params nego;
 	/** The stream host's parameters (pools filled in: pool, clone_pool). */
@@ -62,6 +81,12 @@ struct sst_worker_stats {
 	uint64_t channels_idle; /**< closing offered after idle_timeout */
 	uint64_t path_changes;	/**< a peer's packets came from a new endpoint */
 	uint64_t peers_full;	/**< a channel refused: the peer table is full */
+	uint64_t rx_wrong_port; /**< frame links: UDP to a port not ours, dropped */
+	uint64_t handoff_in;	/**< packets other workers handed us */
+	uint64_t handoff_out;	/**< packets handed to the worker that owns them */
+	uint64_t handoff_full;	/**< dropped: that worker's inbox was full */
+	uint64_t tx_refused;	/**< frame links: the network layer refused (no route...) */
+	uint64_t restarts;	/**< peers found restarted: their stale channels dropped */
 };
 
 /** Create a worker (at setup). @return NULL with rte_errno set. */
@@ -75,8 +100,24 @@ void sst_worker_destroy(struct sst_worker *w);
 int sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep,
 	enum sst_nego_mode mode, sst_time_t now);
 
+/** The worker whose sst_worker_poll() is running on this thread, or NULL:
+ * for callbacks that serve several workers. */
+struct sst_worker *sst_worker_running(void);
+
+/** Which of the shard_count workers owns traffic to and from a peer at ep
+ * before a channel exists (its negotiation; sst_worker_connect() must run
+ * there). */
+uint16_t sst_worker_shard_of(const struct sst_net_endpoint *ep, uint16_t shard_count);
+
 /** One pass of the worker loop. */
 void sst_worker_poll(struct sst_worker *w, sst_time_t now);
+
+/**
+ * Start closing every channel no stream uses (FINISH, no TIME_WAIT; a
+ * channel to a prototype peer, which knows no FINISH, ends at the next
+ * poll), for a graceful stop. @return channels still open.
+ */
+int sst_worker_close_idle(struct sst_worker *w, sst_time_t now);
 
 /** When sst_worker_poll() must run again at the latest (packets aside). */
 sst_time_t sst_worker_next_expiry(const struct sst_worker *w);
@@ -88,6 +129,9 @@ struct sst_stream_host *sst_worker_stream_host(struct sst_worker *w);
 struct sst_stream_peer *sst_worker_peer(struct sst_worker *w, const struct sst_net_endpoint *ep);
 
 const struct sst_worker_stats *sst_worker_stats(const struct sst_worker *w);
+
+/** The network layer's counters (frame links), or NULL (datagram links). */
+const struct sst_net_stats *sst_worker_net_stats(const struct sst_worker *w);
 
 enum { SST_WORKERS_MAX = 64 };
 

@@ -11,32 +11,46 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_per_lcore.h>
 
 #include "sst_burst.h"
 #include "sst_worker.h"
 #include "worker_internal.h"
 
+/* Negotiation keys its tables by these bytes: field by field, so that the
+ * padding of struct sst_net_endpoint never makes two equal endpoints
+ * differ. */
 static void
 ep_to_addr(const struct sst_net_endpoint *ep, struct sst_nego_addr *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->len = sizeof(*ep);
-	memcpy(a->bytes, ep, sizeof(*ep));
+	a->bytes[0] = ep->addr.family;
+	memcpy(&a->bytes[1], ep->addr.bytes, sizeof(ep->addr.bytes));
+	a->bytes[17] = (uint8_t)(ep->port >> 8);
+	a->bytes[18] = (uint8_t)ep->port;
+	a->len = 19;
 }
 
 static void
 addr_to_ep(const struct sst_nego_addr *a, struct sst_net_endpoint *ep)
 {
 	memset(ep, 0, sizeof(*ep));
-	if (a->len == sizeof(*ep))
-		memcpy(ep, a->bytes, sizeof(*ep));
+	if (a->len != 19)
+		return;
+	ep->addr.family = a->bytes[0];
+	memcpy(ep->addr.bytes, &a->bytes[1], sizeof(ep->addr.bytes));
+	ep->port = (uint16_t)(a->bytes[17] << 8 | a->bytes[18]);
 }
 
-static bool
-ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
+#define ep_equal worker_ep_equal
+
+/* The worker polling on this thread, for sst_worker_running(). */
+static RTE_DEFINE_PER_LCORE(struct sst_worker *, running_worker);
+
+struct sst_worker *
+sst_worker_running(void)
 {
-	return a->port == b->port && a->addr.family == b->addr.family &&
-	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
+	return RTE_PER_LCORE(running_worker);
 }
 
 /* ---- Negotiation's callbacks ---- */
@@ -50,7 +64,6 @@ nego_transmit(
 	struct rte_mbuf *m = rte_pktmbuf_alloc(w->p.pool);
 	char *p;
 
-	RTE_SET_USED(now);
 	if (m == NULL)
 		return; /* as if lost: negotiation retransmits */
 	p = rte_pktmbuf_append(m, (uint16_t)len);
@@ -60,7 +73,7 @@ nego_transmit(
 	}
 	memcpy(p, msg, len);
 	addr_to_ep(to, &ep);
-	sst_link_tx_burst(w->p.link, &m, &ep, 1);
+	worker_send(w, &m, &ep, 1, now);
 }
 
 static int
@@ -69,8 +82,10 @@ nego_chan_alloc(void *ctx, const struct sst_nego_addr *peer)
 	struct sst_worker *w = ctx;
 
 	RTE_SET_USED(peer);
+	/* Sharded: numbers by residue, so byte 0 names the owner too. */
 	for (int c = 1; c < 256; c++)
-		if (!w->chans[c].taken) {
+		if (!w->chans[c].taken &&
+			(w->p.shard_count <= 1 || c % w->p.shard_count == w->p.shard_index)) {
 			w->chans[c].taken = true;
 			return c;
 		}
@@ -112,18 +127,33 @@ chan_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 	struct worker_chan *wc = ctx;
 	struct sst_net_endpoint to[SST_MAX_BURST];
 
-	RTE_SET_USED(now);
 	for (uint16_t done = 0; done < n;) {
 		uint16_t k = RTE_MIN((uint16_t)(n - done), (uint16_t)SST_MAX_BURST);
 
 		for (uint16_t i = 0; i < k; i++)
 			to[i] = wc->peer->ep;
-		sst_link_tx_burst(wc->w->p.link, pkts + done, to, k);
+		worker_send(wc->w, pkts + done, to, k, now);
 		done += k;
 	}
 }
 
 static const struct sst_channel_lower chan_lower = {.transmit = chan_transmit};
+
+/*
+ * The peer is a new instance of the host we had channels with (negotiation
+ * saw its instance identifier change): its streams died with it. Ours are
+ * aborted rather than migrated, and the stale channels end at the end of
+ * this poll (not here: negotiation is calling us).
+ */
+static void
+peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now)
+{
+	w->stats.restarts++;
+	for (int c = 1; c < 256; c++)
+		if (w->chans[c].sc != NULL && w->chans[c].peer == p)
+			w->chans[c].closing = true;
+	sst_stream_peer_abort(p->sp, now);
+}
 
 static int
 nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
@@ -151,10 +181,13 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		w->stats.peers_full++;
 		return -ENOSPC;
 	}
+	if (r->peer_restarted)
+		peer_restarted(w, wc->peer, now);
 	if (sst_nego_channel_params(r, &chp) < 0)
 		return -EINVAL;
 	chp.pool = w->p.pool;
 	chp.cc = w->p.cc;
+	chp.mtu = w->p.mtu;
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;
 	cp.local_hcid = r->tx_hcid;
@@ -177,7 +210,8 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	 * replaces the channel): its streams move here; the old channels empty
 	 * and close when idle. */
 	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc != NULL && w->chans[c].peer == wc->peer && &w->chans[c] != wc)
+		if (w->chans[c].sc != NULL && w->chans[c].peer == wc->peer && &w->chans[c] != wc &&
+			!w->chans[c].closing)
 			sst_stream_chan_migrate_all(w->chans[c].sc, wc->sc, now);
 	if (ops != NULL && ops->peer_ready != NULL)
 		ops->peer_ready(w->p.ctx, wc->peer->sp, &ep);
@@ -299,8 +333,7 @@ sst_worker_create(const struct sst_worker_params *p)
 	struct sst_stream_host_params sp;
 	struct sst_worker *w;
 
-	if (p == NULL || p->link == NULL || p->pool == NULL ||
-		sst_link_kind(p->link) != SST_LINK_DATAGRAMS) {
+	if (p == NULL || p->link == NULL || p->pool == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -330,6 +363,17 @@ sst_worker_create(const struct sst_worker_params *p)
 	np.size = sizeof(np);
 	np.ops = &worker_nego_ops;
 	np.ctx = w;
+	if (p->shard_count > 1) {
+		/* Answers to our initiations find their way back to us. */
+		while ((1u << w->steer_bits) < p->shard_count)
+			w->steer_bits++;
+		np.steer_tag = (uint8_t)p->shard_index;
+		np.steer_bits = w->steer_bits;
+	}
+	if (w->peers != NULL && worker_io_init(w) < 0) {
+		rte_free(w->peers);
+		w->peers = NULL;
+	}
 	sp = p->stream;
 	sp.size = sizeof(sp);
 	sp.ops = &w->stream_ops;
@@ -344,6 +388,7 @@ sst_worker_create(const struct sst_worker_params *p)
 		int err = rte_errno != 0 ? rte_errno : ENOMEM;
 
 		sst_nego_host_destroy(w->nego);
+		worker_io_fini(w);
 		rte_free(w->peers);
 		rte_free(w);
 		rte_errno = err;
@@ -379,6 +424,7 @@ sst_worker_destroy(struct sst_worker *w)
 		sst_stream_peer_destroy(w->peers[i].sp);
 	sst_stream_host_destroy(w->sh);
 	sst_nego_host_destroy(w->nego);
+	worker_io_fini(w);
 	rte_free(w->peers);
 	rte_free(w);
 }
@@ -443,13 +489,31 @@ path_change(struct sst_worker *w, struct worker_chan *wc, struct rte_mbuf **m,
 	sst_worker_connect(w, from, wc->mode, now);
 }
 
+int
+sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
+{
+	for (int c = 1; c < 256; c++) {
+		struct worker_chan *wc = &w->chans[c];
+
+		if (wc->sc == NULL || wc->idle_offered || !sst_stream_chan_unused(wc->sc))
+			continue;
+		if (sst_stream_chan_close(wc->sc, now) == 0)
+			wc->idle_offered = true;
+		else
+			wc->closing = true; /* a prototype peer: no FINISH to wait for */
+	}
+	return (int)w->stats.channels_open;
+}
+
 void
 sst_worker_poll(struct sst_worker *w, sst_time_t now)
 {
-	struct rte_mbuf *pkts[SST_MAX_BURST];
-	struct sst_net_endpoint from[SST_MAX_BURST];
-	uint16_t n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
+	struct rte_mbuf **pkts = w->rx_pkts;
+	const struct sst_net_endpoint *from = w->rx_from;
+	uint16_t n = worker_rx(w, now);
+	struct sst_worker *outer = RTE_PER_LCORE(running_worker);
 
+	RTE_PER_LCORE(running_worker) = w;
 	w->stats.rx_packets += n;
 	for (uint16_t i = 0; i < n; i++) {
 		uint8_t b0 = *rte_pktmbuf_mtod(pkts[i], uint8_t *);
@@ -478,6 +542,9 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	}
 	if (sst_nego_next_expiry(w->nego) <= now)
 		sst_nego_handle_expiry(w->nego, now);
+	worker_io_expiry(w, now);
+	if (w->p.ops != NULL && w->p.ops->app_poll != NULL)
+		w->p.ops->app_poll(w->p.ctx, w, now);
 	for (int c = 1; c < 256; c++) {
 		struct worker_chan *wc = &w->chans[c];
 		struct sst_channel *ch;
@@ -494,12 +561,14 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	for (int c = 1; c < 256; c++)
 		if (w->chans[c].sc != NULL && w->chans[c].closing)
 			chan_end(w, c, now);
+	worker_io_flush(w, now);
+	RTE_PER_LCORE(running_worker) = outer;
 }
 
 sst_time_t
 sst_worker_next_expiry(const struct sst_worker *w)
 {
-	sst_time_t t = sst_nego_next_expiry(w->nego);
+	sst_time_t t = sst_time_min(sst_nego_next_expiry(w->nego), worker_io_next_expiry(w));
 
 	for (int c = 1; c < 256; c++) {
 		const struct worker_chan *wc = &w->chans[c];

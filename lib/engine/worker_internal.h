@@ -4,6 +4,10 @@
 #define WORKER_INTERNAL_H
 
 #include <stdbool.h>
+#include <string.h>
+
+#include "sst_burst.h"
+#include "sst_net.h"
 
 #include "sst_worker.h"
 
@@ -36,8 +40,34 @@ struct sst_worker {
 	struct worker_peer *peers;
 	struct worker_chan chans[256]; /**< by our channel number */
 	struct sst_worker_stats stats;
-	int id; /**< index in the telemetry table, or a negative errno */
+	int id;			       /**< index in the telemetry table, or a negative errno */
+	struct sst_net *net;	       /**< frame links: the network layer; else NULL */
+	struct sst_net_endpoint local; /**< our address family and UDP port */
+	uint8_t steer_bits;	       /**< of negotiation's steering tags (sharded) */
+	/* This poll's datagrams for this worker: handed over, then received. */
+	uint16_t rx_n;
+	struct rte_mbuf *rx_pkts[2 * SST_MAX_BURST];
+	struct sst_net_endpoint rx_from[2 * SST_MAX_BURST];
 };
+
+static inline bool
+worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
+{
+	return a->port == b->port && a->addr.family == b->addr.family &&
+	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
+}
+
+/* worker_io.c */
+int worker_io_init(struct sst_worker *w);
+void worker_io_fini(struct sst_worker *w);
+/** Receive this poll's datagrams into rx_pkts/rx_from. @return rx_n. */
+uint16_t worker_rx(struct sst_worker *w, sst_time_t now);
+/** Send n datagrams (ownership passes). */
+void worker_send(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *to,
+	uint16_t n, sst_time_t now);
+void worker_io_flush(struct sst_worker *w, sst_time_t now);
+sst_time_t worker_io_next_expiry(const struct sst_worker *w);
+void worker_io_expiry(struct sst_worker *w, sst_time_t now);
 
 /* telemetry.c */
 int worker_telemetry_add(struct sst_worker *w);

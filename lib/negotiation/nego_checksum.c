@@ -166,7 +166,14 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		 * its channel ended, so anything sooner is a stray or forged
 		 * message. Later, it is a restart: the entry is replaced (the
 		 * earlier channel stays the caller's). */
-		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER)) {
+		struct sst_nego_ulp ulp;
+
+		sst_nego_ulp_decode(i1.ulpi.ptr, i1.ulpi.len, &ulp);
+		/* A new instance of the peer says so in its blob: a restart at
+		 * once (as weak as all of checksum mode: anyone who can send from
+		 * the peer's address can claim it). */
+		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER) &&
+			!nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp)) {
 			h->stats.rx_i1_conflict++;
 			return;
 		}
@@ -208,7 +215,13 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->ckr = ckr;
 	e->created = now;
 	chk_result(h, &r, SST_NEGO_RESPONDER, e, i1.cki, ckr, (uint8_t)i1.chani, &i1.ulpi);
+	/* The instance in ulpi is as unauthenticated as the rest of ChkI1:
+	 * anyone who can send from the peer's address can claim a restart
+	 * (docs/negotiation.md 3.1). */
+	nego_restart_check(h, &r);
 	rc = h->ops.established(h->ctx, &r, now);
+	if (rc >= 0)
+		nego_restart_commit(h, &r);
 	sodium_memzero(&r, sizeof(r));
 	/* The callback may have touched the table: find the entry again. */
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, i1.chani);
@@ -263,7 +276,10 @@ nego_chk_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	 * ChkR1 match nothing and are ignored. */
 	nego_remove(h, e);
 	nego_rearm(h);
+	nego_restart_check(h, &r);
 	rc = h->ops.established(h->ctx, &r, now);
+	if (rc >= 0)
+		nego_restart_commit(h, &r);
 	sodium_memzero(&r, sizeof(r));
 	if (rc < 0) {
 		h->ops.chan_free(h->ctx, peer, chan);

@@ -49,11 +49,16 @@ struct nego_layout {
 	uint32_t nentries;
 	uint32_t index_slots;
 	uint32_t rate_slots;
+	uint32_t max_peers;
+	uint32_t peer_slots;
+	uint16_t early_max;
 	size_t entries_off;
 	size_t index_off;
 	size_t attempts_off;
 	size_t sec_off; /**< 0 without a secure configuration */
+	size_t early_off;
 	size_t rate_off;
+	size_t peers_off;
 	size_t size;
 };
 
@@ -70,7 +75,14 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 	l->max_responding = p->max_responding ? p->max_responding : SST_NEGO_DEFAULT_MAX_RESPONDING;
 	n = (uint64_t)l->max_initiating + l->max_responding;
 	if (n > SST_NEGO_MAX_ENTRIES || p->rate_slots > SST_NEGO_RATE_SLOTS_MAX ||
+		p->max_peer_records > SST_NEGO_MAX_ENTRIES ||
+		p->steer_bits > SST_NEGO_STEER_BITS_MAX || (p->steer_tag >> p->steer_bits) != 0 ||
 		(p->secure != NULL && sst_secure_config_check(p->secure, false) < 0))
+		return -EINVAL;
+	l->max_peers = p->max_peer_records ? p->max_peer_records : (uint32_t)n;
+	/* The smallest useful message: a SecI2 (172 bytes) and a Packet chunk. */
+	l->early_max = p->early_max ? p->early_max : SST_NEGO_EARLY_MAX_DEFAULT;
+	if (l->early_max < 256)
 		return -EINVAL;
 	l->nentries = (uint32_t)n;
 	/* Secure responder entries may hold a second key. */
@@ -85,9 +97,12 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 	l->rate_off =
 		RTE_ALIGN_CEIL(l->attempts_off + (size_t)l->max_initiating * sizeof(uint32_t), 8);
 	l->size = l->rate_off + nego_rate_size(l->rate_slots);
+	l->peers_off = RTE_ALIGN_CEIL(l->size, 8);
+	l->size = l->peers_off + nego_peers_size(l->max_peers, &l->peer_slots);
 	if (p->secure != NULL) {
 		l->sec_off = RTE_ALIGN_CEIL(l->size, 8);
-		l->size = l->sec_off + (size_t)n * sizeof(struct nego_sec);
+		l->early_off = l->sec_off + (size_t)n * sizeof(struct nego_sec);
+		l->size = l->early_off + l->early_max;
 	}
 	return 0;
 }
@@ -102,6 +117,36 @@ sst_nego_host_size(const struct sst_nego_host_params *p)
 		return 0;
 	}
 	return l.size;
+}
+
+/*
+ * Our instance (docs/negotiation.md 3.1): it tells a peer that we are not
+ * the host it talked to before a restart, so it must differ between two
+ * runs. Drawn from the secure configuration's random source; a host
+ * without one derives it from its secret, which is the caller's
+ * randomness for checksum mode (fresh per run in production, fixed in
+ * tests). 0 means "no instance" on the wire, so it is never ours.
+ */
+static uint64_t
+nego_instance_draw(const struct sst_nego_host_params *p)
+{
+	static const uint8_t tag[] = "sst-nego-instance";
+	uint8_t in[sizeof(tag) + 1], out[crypto_generichash_BYTES_MIN];
+	uint64_t v = p->instance;
+
+	for (uint8_t k = 0; v == 0; k++) {
+		if (p->secure != NULL) {
+			p->secure->random(p->secure->random_ctx, &v, sizeof(v));
+		} else {
+			memcpy(in, tag, sizeof(tag));
+			in[sizeof(tag)] = k;
+			crypto_generichash(
+				out, sizeof(out), in, sizeof(in), p->secret, sizeof(p->secret));
+			memcpy(&v, out, sizeof(v));
+		}
+	}
+	sodium_memzero(out, sizeof(out));
+	return v;
 }
 
 int
@@ -128,11 +173,15 @@ sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *u
 	/* The index hash key is derived from the secret, apart from the keys. */
 	crypto_generichash(h->hash_key, sizeof(h->hash_key), table_tag, sizeof(table_tag),
 		h->secret, sizeof(h->secret));
+	h->instance = nego_instance_draw(&p);
+	h->steer_tag = p.steer_tag;
+	h->steer_bits = p.steer_bits;
+	h->early_max = l.early_max;
 	h->ulp_version = p.ulp_version ? p.ulp_version : SST_NEGO_ULP_VERSION;
 	h->ulp_caps = p.ulp_caps;
 	if (!p.ulp_legacy)
-		h->ulp_len = (uint8_t)sst_nego_ulp_encode(
-			h->ulp_version, h->ulp_caps, h->ulp, sizeof(h->ulp));
+		h->ulp_len = (uint8_t)sst_nego_ulp_encode_instance(
+			h->ulp_version, h->ulp_caps, h->instance, h->ulp, sizeof(h->ulp));
 	h->max_initiating = l.max_initiating;
 	h->max_responding = l.max_responding;
 	h->nentries = l.nentries;
@@ -149,8 +198,10 @@ sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *u
 	nego_rate_init(h, (struct nego_rate *)((uint8_t *)h + l.rate_off), l.rate_slots,
 		p.rate_per_sec ? p.rate_per_sec : SST_NEGO_DEFAULT_RATE,
 		p.rate_burst ? p.rate_burst : SST_NEGO_DEFAULT_BURST, p.rate_prefix);
+	nego_peers_init(h, (uint8_t *)h + l.peers_off, l.max_peers, l.peer_slots);
 	if (p.secure != NULL) {
 		h->sec = (struct nego_sec *)((uint8_t *)h + l.sec_off);
+		h->early_buf = (uint8_t *)h + l.early_off;
 		h->sec_cfg = *p.secure;
 		h->sec_responder = p.secure->identity != NULL;
 		h->max_half_open = p.max_half_open ? RTE_MIN(p.max_half_open, h->max_responding)
@@ -195,6 +246,7 @@ sst_nego_host_fini(struct sst_nego_host *h)
 	sst_secure_cookie_secret_wipe(&h->cookie);
 	sodium_memzero(h->rate_key, sizeof(h->rate_key));
 	sodium_memzero(h->entries, (size_t)h->nentries * sizeof(*h->entries));
+	sodium_memzero(h->peers, (size_t)h->max_peers * sizeof(*h->peers));
 	sodium_memzero(h->secret, sizeof(h->secret));
 	sodium_memzero(h->hash_key, sizeof(h->hash_key));
 	sodium_memzero(h->txbuf, sizeof(h->txbuf));
@@ -235,8 +287,7 @@ sst_nego_host_destroy(struct sst_nego_host *h)
 
 /* --- the table --- */
 
-/* SipHash of (kind, peer, id) under the host's index key. */
-static uint64_t
+uint64_t
 nego_hash(const struct sst_nego_host *h, enum nego_kind kind, const struct sst_nego_addr *peer,
 	uint32_t id)
 {
@@ -510,10 +561,11 @@ sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer, enum
 			return err;
 		}
 	} else {
-		/* Our key names the attempt: keep it unique per peer. */
-		cki = nego_chk_key(h, (uint8_t)chan, peer, now);
+		/* Our key names the attempt: keep it unique per peer, and
+		 * its low bits the steering tag (ChkR1 echoes cki). */
+		cki = nego_steer_key(h, nego_chk_key(h, (uint8_t)chan, peer, now));
 		while (nego_lookup(h, NEGO_KIND_INIT, peer, cki) != NULL)
-			cki++;
+			cki += 1u << h->steer_bits;
 		e = nego_insert(h, NEGO_KIND_INIT, peer, cki);
 		if (e == NULL) {
 			h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
@@ -580,6 +632,29 @@ sst_nego_confirm(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint
 	return 0;
 }
 
+int
+sst_nego_send_early(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	uint8_t local_channel, const void *pkt, size_t len, sst_time_t now)
+{
+	struct nego_entry *e;
+
+	if (h == NULL || !addr_valid(peer) || pkt == NULL || len == 0)
+		return -EINVAL;
+	e = attempt_find(h, peer, local_channel);
+	/* Only an established attempt that still repeats SecI2 (spec 3.4):
+	 * before SecR1 there are no keys, after confirmation the responder
+	 * has the channel and the packet goes alone. */
+	if (e == NULL || e->phase != NEGO_PH_I2)
+		return -ENOENT;
+	return nego_sec_send_early(h, e, pkt, len, now);
+}
+
+uint64_t
+sst_nego_instance(const struct sst_nego_host *h)
+{
+	return h->instance;
+}
+
 void
 sst_nego_set_under_load(struct sst_nego_host *h, bool under_load)
 {
@@ -594,6 +669,9 @@ sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint
 
 	if (h == NULL || !addr_valid(peer))
 		return -EINVAL;
+	/* Whatever its role, the channel no longer holds its peer's
+	 * instance record (its number is unique for this address). */
+	nego_restart_release(h, peer, local_channel);
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, peer_channel);
 	/* A half-open entry has no channel of the caller's yet. */
 	if (e == NULL || e->local_channel != local_channel || e->phase == NEGO_PH_HALF)
@@ -763,20 +841,31 @@ sst_nego_stats(const struct sst_nego_host *h)
 	return &h->stats;
 }
 
-/* --- the ulp blob (docs/negotiation.md) --- */
+/* --- the ulp blob (docs/negotiation.md section 3) --- */
 
 int
-sst_nego_ulp_encode(uint32_t version, uint32_t caps, void *buf, size_t cap)
+sst_nego_ulp_encode_instance(
+	uint32_t version, uint32_t caps, uint64_t instance, void *buf, size_t cap)
 {
+	/* Each version appends fields: version 2 the instance. */
+	size_t need = version >= 2 ? SST_NEGO_ULP_LEN : SST_NEGO_ULP_V1_LEN;
 	struct sst_xdr_writer w;
 
-	if (cap < SST_NEGO_ULP_LEN)
+	if (cap < need)
 		return -ENOSPC;
 	sst_xdr_writer_init(&w, buf, cap);
 	sst_xdr_put_u32(&w, SST_NEGO_ULP_MAGIC);
 	sst_xdr_put_u32(&w, version);
 	sst_xdr_put_u32(&w, caps);
+	if (version >= 2)
+		sst_xdr_put_u64(&w, instance);
 	return (int)w.pos;
+}
+
+int
+sst_nego_ulp_encode(uint32_t version, uint32_t caps, void *buf, size_t cap)
+{
+	return sst_nego_ulp_encode_instance(version, caps, 0, buf, cap);
 }
 
 void
@@ -784,9 +873,10 @@ sst_nego_ulp_decode(const void *buf, size_t len, struct sst_nego_ulp *ulp)
 {
 	struct sst_xdr_reader r;
 	uint32_t magic = 0, version = 0, caps = 0;
+	uint64_t instance = 0;
 
 	memset(ulp, 0, sizeof(*ulp));
-	if (buf == NULL || len < SST_NEGO_ULP_LEN)
+	if (buf == NULL || len < SST_NEGO_ULP_V1_LEN)
 		return;
 	sst_xdr_reader_init(&r, buf, len);
 	sst_xdr_get_u32(&r, &magic);
@@ -798,6 +888,12 @@ sst_nego_ulp_decode(const void *buf, size_t len, struct sst_nego_ulp *ulp)
 	ulp->extended = true;
 	ulp->version = version;
 	ulp->caps = caps;
+	/* Version 2 appended the instance; a version 2 blob cut short (or a
+	 * version 1 blob with trailing bytes) has none. */
+	if (version >= 2 && sst_xdr_get_u64(&r, &instance) == 0 && instance != 0) {
+		ulp->has_instance = true;
+		ulp->instance = instance;
+	}
 }
 
 int

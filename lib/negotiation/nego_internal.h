@@ -5,7 +5,9 @@
  * dispatch and the ulp blob. Each mode implements its protocol steps in its
  * own file (nego_checksum.c for ChkI1/ChkR1, nego_secure_host.c for the
  * secure-mode messages) behind the chunk handlers and the entry kinds
- * declared here; nego_ratelimit.c holds the per-source rate limiter.
+ * declared here; nego_ratelimit.c holds the per-source rate limiter,
+ * nego_restart.c the peer instance records of restart detection and
+ * nego_steer.c the stateless steering-tag parser.
  */
 #ifndef NEGO_INTERNAL_H
 #define NEGO_INTERNAL_H
@@ -39,6 +41,8 @@ enum nego_kind {
 	NEGO_KIND_RESP,
 	/** Second key of a secure RESP entry: (peer, first word of nr). */
 	NEGO_KIND_NONCE,
+	/** Not an entry: the hash domain of peer records (nego_restart.c). */
+	NEGO_KIND_PEER,
 };
 
 /** Where a secure-mode entry is (0 for checksum mode). */
@@ -57,8 +61,8 @@ struct nego_entry {
 	uint8_t kind; /**< enum nego_kind */
 	uint8_t mode; /**< enum sst_nego_mode */
 	uint8_t local_channel;
-	uint8_t peer_channel; /**< RESP: chani; INIT: 0 until established */
-	uint32_t id;	      /**< the hashed id: INIT cki, RESP chani */
+	uint8_t peer_channel; /**< RESP: chani; INIT: 0 until established (secure: chanr) */
+	uint32_t id;	      /**< the hashed id: INIT cki (checksum) or ni word, RESP chani */
 	uint32_t cki;	      /**< initiator's key */
 	uint32_t ckr;	      /**< responder's key (RESP only) */
 	uint32_t pos;	      /**< INIT: position in the host's attempt list */
@@ -93,7 +97,30 @@ struct nego_sec {
 	uint32_t rx_bytes;		/**< RESP: received from the address before validation */
 	uint32_t tx_bytes;		/**< RESP: sent to it before validation */
 	uint16_t msg_len;
+	/** INIT: SecI1, then SecI2; RESP: SecR1, then (established) the body
+	 * of the SecI2 that verified, to recognise its repetitions. */
 	uint8_t msg[NEGO_SEC_MSG_MAX];
+};
+
+/**
+ * Restart detection (docs/negotiation.md section 3.1): what a peer address
+ * told us about its instance, and which of our channels with it were
+ * established under that instance and not yet released. Records are keyed
+ * by address (local channel numbers are unique per address among live
+ * channels, so sst_nego_release() finds a channel's bit by address and
+ * number alone); the principal (mode, and the secure identity) must match
+ * for an instance change to count as a restart.
+ */
+struct nego_peer {
+	uint64_t hash; /**< of the address under the host's hash key */
+	uint64_t instance;
+	struct sst_nego_addr peer;
+	uint8_t mode;	    /**< enum sst_nego_mode of the channels */
+	uint16_t nchan;	    /**< bits set in chans */
+	uint32_t next_free; /**< free-list link while unused */
+	uint64_t chans[4];  /**< local channel numbers 0..255 */
+	uint8_t id
+		[SST_SECURE_KEY_LEN]; /**< secure: the peer's Ed25519 key; zero in checksum mode */
 };
 
 /** One source of the rate limiter (GCRA: theoretical arrival time). */
@@ -147,9 +174,35 @@ struct sst_nego_host {
 	uint64_t rate_interval;	 /**< ns per first message */
 	uint64_t rate_tolerance; /**< (burst - 1) x interval */
 	uint8_t rate_key[NEGO_HASH_KEY_LEN];
+	/* Our instance; steering tag; SecI2 with Packet chunks. */
+	uint64_t instance;
+	uint8_t steer_tag;
+	uint8_t steer_bits;
+	uint16_t early_max;
+	uint8_t *early_buf; /**< early_max bytes (secure mode only) */
+	/* Restart detection: peer records, indexed by address. */
+	struct nego_peer *peers; /**< max_peers */
+	uint32_t *peer_index;	 /**< peer_mask + 1 slots: record + 1, or 0 */
+	uint32_t peer_mask;
+	uint32_t max_peers;
+	uint32_t n_peers;
+	uint32_t peer_free;
 };
 
 /* --- nego_host.c: the table, for the mode files --- */
+
+/** SipHash of (kind, peer, id) under the host's index key. */
+uint64_t nego_hash(const struct sst_nego_host *h, enum nego_kind kind,
+	const struct sst_nego_addr *peer, uint32_t id);
+
+/** Our checksum key cki with the steering tag in its low bits. */
+static inline uint32_t
+nego_steer_key(const struct sst_nego_host *h, uint32_t key)
+{
+	uint32_t mask = (1u << h->steer_bits) - 1;
+
+	return (key & ~mask) | h->steer_tag;
+}
 
 /** Find the entry of (kind, peer, id). @return it, or NULL. */
 struct nego_entry *nego_lookup(struct sst_nego_host *h, enum nego_kind kind,
@@ -211,6 +264,33 @@ void nego_rate_init(struct sst_nego_host *h, struct nego_rate *table, uint32_t s
  */
 bool nego_rate_allow(struct sst_nego_host *h, const struct sst_nego_addr *peer, sst_time_t now);
 
+/* --- nego_restart.c: peer instances (docs/negotiation.md section 3.1) --- */
+
+/** Bytes of the records and their index for max records (index slots a power of two). */
+size_t nego_peers_size(uint32_t max, uint32_t *slots);
+
+/** Set up the records in memory of nego_peers_size() bytes (zeroed). */
+void nego_peers_init(struct sst_nego_host *h, void *mem, uint32_t max, uint32_t slots);
+
+/**
+ * Before established(): fill r->peer_instance_known, peer_instance and
+ * peer_restarted from r->peer_ulp, r->peer, r->mode and r->peer_id.
+ */
+void nego_restart_check(struct sst_nego_host *h, struct sst_nego_result *r);
+
+/** True when a first message with this ulp blob comes from a new instance
+ * of a peer we hold channels with (checksum mode: it may replace the
+ * earlier instance's negotiation entry at once). */
+bool nego_restart_claimed(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	enum sst_nego_mode mode, const struct sst_nego_ulp *ulp);
+
+/** After established() accepted r: record its channel under the peer's instance. */
+void nego_restart_commit(struct sst_nego_host *h, const struct sst_nego_result *r);
+
+/** A channel ended: it no longer holds the record of its address. */
+void nego_restart_release(
+	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
+
 /* --- nego_checksum.c: checksum mode (ChkI1/ChkR1) --- */
 
 /** Our checksum key for a new channel (the ops hook or the default hash). */
@@ -257,6 +337,11 @@ void nego_sec_on_packet(struct sst_nego_host *h, const struct sst_nego_addr *pee
 /** Initiator: a SecR1 chunk. */
 void nego_sec_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	const struct sst_bytes *body, sst_time_t now);
+
+/** Initiator: send the attempt's SecI2 again with a Packet chunk (the
+ * attempt is in NEGO_PH_I2). @return as sst_nego_send_early(). */
+int nego_sec_send_early(
+	struct sst_nego_host *h, struct nego_entry *e, const void *pkt, size_t len, sst_time_t now);
 
 /** Initiator: a SecCookie chunk. */
 void nego_sec_on_cookie(struct sst_nego_host *h, const struct sst_nego_addr *peer,

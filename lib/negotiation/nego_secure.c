@@ -281,11 +281,21 @@ int
 sst_secure_initiator_start(struct sst_secure_initiator *st, const struct sst_secure_config *cfg,
 	uint8_t chani, const void *ulp, size_t ulp_len, struct sst_nego_builder *out)
 {
+	return sst_secure_initiator_start_tagged(st, cfg, chani, ulp, ulp_len, 0, 0, out);
+}
+
+int
+sst_secure_initiator_start_tagged(struct sst_secure_initiator *st,
+	const struct sst_secure_config *cfg, uint8_t chani, const void *ulp, size_t ulp_len,
+	uint8_t ni_tag, uint8_t ni_bits, struct sst_nego_builder *out)
+{
+	uint8_t mask = (uint8_t)((1u << ni_bits) - 1);
 	int rc = sst_secure_config_check(cfg, false);
 
 	if (rc < 0)
 		return rc;
-	if (chani == 0 || ulp_len > SST_SECURE_ULP_MAX || (ulp == NULL && ulp_len > 0))
+	if (chani == 0 || ulp_len > SST_SECURE_ULP_MAX || (ulp == NULL && ulp_len > 0) ||
+		ni_bits > 8)
 		return -EINVAL;
 	sodium_memzero(st, sizeof(*st));
 	st->chani = chani;
@@ -297,6 +307,13 @@ sst_secure_initiator_start(struct sst_secure_initiator *st, const struct sst_sec
 		memcpy(st->ulp, ulp, ulp_len);
 	cfg->random(cfg->random_ctx, st->e_sk, KEY);
 	cfg->random(cfg->random_ctx, st->ni, KEY);
+	/* Steering: the responder echoes ni in SecCookie and SecR1, so a
+	 * tag here lets a multi-worker endpoint route the answer to the worker
+	 * that sent SecI1 without any state. ni stays unique and unpredictable
+	 * in its other 256 - ni_bits bits, which is all the handshake needs of
+	 * it (freshness of the transcript; the endpoint's table key is its
+	 * first word). */
+	st->ni[KEY - 1] = (uint8_t)((st->ni[KEY - 1] & ~mask) | (ni_tag & mask));
 	/* Cannot fail for a clamped scalar; checked anyway. */
 	rc = crypto_scalarmult_base(st->e_pk, st->e_sk) != 0 ? -EINVAL : initiator_emit_i1(st, out);
 	if (rc < 0)

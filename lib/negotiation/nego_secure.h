@@ -211,6 +211,17 @@ int sst_secure_initiator_start(struct sst_secure_initiator *st, const struct sst
 	uint8_t chani, const void *ulp, size_t ulp_len, struct sst_nego_builder *out);
 
 /**
+ * sst_secure_initiator_start() with a steering tag: the low @p ni_bits
+ * bits of the last byte of ni are @p ni_tag instead of random bits
+ * (docs/negotiation.md section 8; SecR1 and SecCookie echo ni). ni_bits 0
+ * is sst_secure_initiator_start().
+ * @return as sst_secure_initiator_start(); -EINVAL also for ni_bits over 8.
+ */
+int sst_secure_initiator_start_tagged(struct sst_secure_initiator *st,
+	const struct sst_secure_config *cfg, uint8_t chani, const void *ulp, size_t ulp_len,
+	uint8_t ni_tag, uint8_t ni_bits, struct sst_nego_builder *out);
+
+/**
  * Answer a SecCookie challenge: append the SecI1 again, same ephemeral key
  * and nonce, now carrying the cookie.
  * @return 0, -EINVAL (not waiting for SecR1), a decode error, -SST_EBADVALUE

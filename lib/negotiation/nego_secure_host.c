@@ -14,7 +14,8 @@
  *   SecR1 verifies: established(initiator),
  *   SecI2 ----------------------------------->  SecI2 verifies: established(responder)
  *     (repeated until sst_nego_confirm()          (+ Packet chunks of the same message
- *      or 20 s)                                     to ops->packet)
+ *      or 20 s; sst_nego_send_early() sends       to ops->packet, also after a
+ *      it with a channel packet)                  byte-identical repetition of it)
  *
  * Every failure of the core leaves its state as it was, so a forged,
  * corrupted or replayed message changes nothing here either: it is counted
@@ -99,7 +100,8 @@ nego_sec_begin(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_
 	/* The first word of ni names the attempt: draw again on a clash. */
 	for (int tries = 0; tries < 4 && rc == -EEXIST; tries++) {
 		sst_nego_build_begin(&b, msg, sizeof(msg));
-		rc = sst_secure_initiator_start(&st, &h->sec_cfg, chan, h->ulp, h->ulp_len, &b);
+		rc = sst_secure_initiator_start_tagged(&st, &h->sec_cfg, chan, h->ulp, h->ulp_len,
+			h->steer_tag, h->steer_bits, &b);
 		if (rc == 0 && nego_lookup(h, NEGO_KIND_INIT, peer, nego_be32(st.ni)) != NULL)
 			rc = -EEXIST;
 	}
@@ -191,11 +193,18 @@ nego_sec_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->interval = SST_NEGO_RETX_INITIAL;
 	e->next_tx = sst_time_add(now, e->interval);
 	e->last_tx = now;
+	e->peer_channel = res.peer_channel; /* byte 0 of early packets */
 	id = e->id;
 	chan = e->local_channel;
 	sec_result(h, &r, SST_NEGO_INITIATOR, e, &res);
 	sst_secure_result_wipe(&res);
+	/* ulpr was sealed and signed by the responder's identity: its
+	 * instance, and so a restart, cannot be faked (docs/negotiation.md
+	 * 3.1). */
+	nego_restart_check(h, &r);
 	rc = h->ops.established(h->ctx, &r, now);
+	if (rc >= 0)
+		nego_restart_commit(h, &r);
 	sodium_memzero(&r, sizeof(r));
 	/* The callback may have touched the table: find the attempt again. */
 	e = nego_lookup(h, NEGO_KIND_INIT, peer, id);
@@ -212,6 +221,43 @@ nego_sec_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 			nego_sec_send(h, e, now);
 	}
 	nego_rearm(h);
+}
+
+/*
+ * Spec 3.4, initiator: the SecI2 we repeat, now with one channel packet in a
+ * Packet chunk after it. The responder processes the chunks in order: the
+ * SecI2 creates its channel (or, repeated byte for byte, finds it), then
+ * the packet goes to that channel. So the packet arrives even when every
+ * earlier SecI2 was lost, one round trip after SecI1, and a lost message
+ * costs what a lost packet costs: the stream layer sends the data again,
+ * through here while the attempt is unconfirmed. The timer's schedule of
+ * plain SecI2 copies is left as it is; the packet is not kept.
+ */
+int
+nego_sec_send_early(
+	struct sst_nego_host *h, struct nego_entry *e, const void *pkt, size_t len, sst_time_t now)
+{
+	struct nego_sec *sec = nego_sec_of(h, e);
+	struct sst_nego_builder b;
+	struct sst_nego_chunk c;
+	struct sst_nego_iter it;
+	struct sst_nego_msg m;
+
+	/* The responder hands the packet to the channel named by byte 0. */
+	if (((const uint8_t *)pkt)[0] != e->peer_channel)
+		return -EINVAL;
+	if (sst_nego_msg_parse(sec->msg, sec->msg_len, &m) < 0 || m.nchunks != 1)
+		return -EINVAL; /* cannot happen: we built it */
+	sst_nego_iter_init(&it, &m);
+	sst_nego_iter_next(&it, &c);
+	sst_nego_build_begin(&b, h->early_buf, h->early_max);
+	if (sst_nego_build_raw(&b, c.type, c.body.ptr, c.body.len) < 0 ||
+		sst_nego_build_packet(&b, pkt, len) < 0)
+		return -EMSGSIZE;
+	h->ops.transmit(h->ctx, &e->peer, h->early_buf, sst_nego_build_end(&b), now);
+	h->stats.tx_sec_i2++;
+	h->stats.tx_packet++;
+	return 0;
 }
 
 /* Spec 3.5, initiator: send SecI1 again with the responder's cookie. */
@@ -457,28 +503,50 @@ nego_sec_on_i2(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		h->stats.rx_sec_i2_unmatched++;
 		return;
 	}
+	sec = nego_sec_of(h, e);
 	if (e->phase != NEGO_PH_HALF) {
 		h->stats.rx_sec_i2_duplicate++;
+		/* Spec 3.4: the initiator repeats its SecI2 with Packet chunks
+		 * until it learns that we have the channel. Those packets
+		 * follow a SecI2 byte-identical to the one that verified, so
+		 * they belong to this channel; they go to it, whose armor
+		 * authenticates them and whose replay window drops copies.
+		 * Anything else (another body with this nr) carries nothing. */
+		if (e->phase == NEGO_PH_DONE && sec->msg_len == body->len &&
+			sodium_memcmp(sec->msg, body->ptr, body->len) == 0)
+			h->pkt_chan = e->local_channel;
 		return;
 	}
-	sec = nego_sec_of(h, e);
 	rc = sst_secure_responder_on_i2(&sec->st.r, &h->sec_cfg, body, peer_name(h, peer), &res);
 	if (rc < 0) {
 		h->stats.rx_sec_i2_bad++;
 		return;
 	}
 	/* Verified: the address is proven; the entry lives with the channel
-	 * (a replayed SecI2 finds it established) until sst_nego_release(). */
+	 * (a replayed SecI2 finds it established) until sst_nego_release().
+	 * The SecR1 is no longer needed; the SecI2 body (public bytes)
+	 * recognises the initiator's repetitions. A body that verified is
+	 * at most 32 + 4 + 120 bytes (spec 3.4). */
 	nego_half_unlink(h, e);
 	e->phase = NEGO_PH_DONE;
 	e->validated = 1;
 	sodium_memzero(sec->msg, sizeof(sec->msg));
 	sec->msg_len = 0;
+	if (body->len <= sizeof(sec->msg)) {
+		memcpy(sec->msg, body->ptr, body->len);
+		sec->msg_len = (uint16_t)body->len;
+	}
 	chan = e->local_channel;
 	chani = e->peer_channel;
 	sec_result(h, &r, SST_NEGO_RESPONDER, e, &res);
 	sst_secure_result_wipe(&res);
+	/* ulpi came in clear, but in the transcript that the initiator's
+	 * signature covers: with an identity, its instance is authenticated;
+	 * an anonymous initiator's is recorded nowhere (nego_restart.c). */
+	nego_restart_check(h, &r);
 	rc = h->ops.established(h->ctx, &r, now);
+	if (rc >= 0)
+		nego_restart_commit(h, &r);
 	sodium_memzero(&r, sizeof(r));
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, chani);
 	if (e != NULL && (e->phase != NEGO_PH_DONE || e->local_channel != chan))
@@ -509,7 +577,9 @@ nego_sec_on_packet(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		h->stats.rx_bad_chunk++;
 		return;
 	}
-	/* Byte 0 of a channel packet is the receiver's channel number. */
+	/* pkt_chan: the channel whose SecI2 this message verified or
+	 * repeated. Byte 0 of a channel packet is the receiver's channel
+	 * number. */
 	if (h->pkt_chan == 0 || h->ops.packet == NULL || pkt.len == 0 ||
 		pkt.ptr[0] != h->pkt_chan) {
 		h->stats.rx_packet_dropped++;

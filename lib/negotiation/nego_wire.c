@@ -324,6 +324,24 @@ sst_nego_build_chkr1(struct sst_nego_builder *b, const struct sst_nego_chkr1 *r1
 }
 
 int
+sst_nego_build_packet(struct sst_nego_builder *b, const void *pkt, size_t len)
+{
+	size_t len_pos;
+	int rc;
+
+	/* What the receiver accepts (nego_sec_on_packet()) is all we build. */
+	if (pkt == NULL || len == 0 || len > SST_NEGO_PACKET_MAX)
+		return -EINVAL;
+	rc = chunk_open(b, SST_NEGO_PACKET, &len_pos);
+	if (rc < 0)
+		return rc;
+	/* The body is an XDR opaque<>, its padding included, so the chunk
+	 * length is a multiple of 4 and nothing pads the chunk itself. */
+	rc = sst_xdr_put_opaque(&b->w, pkt, len);
+	return chunk_close(b, len_pos, 0, rc);
+}
+
+int
 sst_nego_build_raw(struct sst_nego_builder *b, int32_t type, const void *body, size_t len)
 {
 	size_t len_pos;

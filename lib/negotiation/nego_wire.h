@@ -35,11 +35,12 @@ enum {
 	SST_NEGO_DH_PUB_MAX = 384,
 	SST_NEGO_DH_ID_MAX = 256,
 	SST_NEGO_DH_BLOCK_MAX = 4096,
+	SST_NEGO_PACKET_MAX = 65535, /**< bound on the packet of a Packet chunk */
 };
 
 /** Chunk types. */
 enum sst_nego_chunk_type {
-	SST_NEGO_PACKET = 0x0001, /**< piggy-backed channel packet (defined, unused) */
+	SST_NEGO_PACKET = 0x0001, /**< piggy-backed channel packet (secure mode, after SecI2) */
 	SST_NEGO_CHKI1 = 0x0011,  /**< checksum mode, initiator */
 	SST_NEGO_CHKR1 = 0x0012,  /**< checksum mode, responder */
 	SST_NEGO_DHI1 = 0x0021,	  /**< prototype DH/JFK, decode only */
@@ -201,6 +202,14 @@ int sst_nego_build_chki1(struct sst_nego_builder *b, const struct sst_nego_chki1
  * SST_NEGO_OPAQUE_MAX).
  */
 int sst_nego_build_chkr1(struct sst_nego_builder *b, const struct sst_nego_chkr1 *r1);
+
+/**
+ * Add a Packet chunk (type 0x0001, body opaque packet<>): a channel packet
+ * carried in a negotiation message (docs/secure-mode.md 3.4).
+ * @return 0, -ENOSPC, or -EINVAL (empty packet, one over SST_NEGO_PACKET_MAX,
+ *   too many chunks).
+ */
+int sst_nego_build_packet(struct sst_nego_builder *b, const void *pkt, size_t len);
 
 /**
  * Add a chunk of any type with an already encoded body (for new chunk types

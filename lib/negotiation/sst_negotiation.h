@@ -21,6 +21,14 @@
  * SecI1 with a stateless cookie challenge, never sends an unvalidated address
  * more than 3x the bytes it received from it, and rate-limits first messages
  * per source in bounded memory (docs/negotiation.md section 5).
+ *
+ * Every host has a random 64-bit instance identifier that it advertises in
+ * its ulp blob; a host that sees a peer address come back with another
+ * instance while channels of the earlier one are still held reports
+ * peer_restarted (docs/negotiation.md section 3.1). A multi-worker engine
+ * gives each worker's host a steering tag, which the initiator embeds in
+ * what the responder echoes, so that sst_nego_steer_tag() can route an
+ * answer to the worker that initiated (section 8).
  */
 #ifndef SST_NEGOTIATION_H
 #define SST_NEGOTIATION_H
@@ -42,8 +50,9 @@ enum {
 	SST_NEGO_SECRET_LEN = 32,  /**< bytes of the host secret */
 	SST_NEGO_HCID_CHK_LEN = 8, /**< half-channel ID after checksum negotiation */
 	SST_NEGO_ULP_MAGIC = 0x53535444, /**< "SSTD": an SST-DPDK ulp blob */
-	SST_NEGO_ULP_VERSION = 1,	 /**< version of the blob we write */
-	SST_NEGO_ULP_LEN = 12,		 /**< bytes of a version 1 blob */
+	SST_NEGO_ULP_VERSION = 2,	 /**< version of the blob we write */
+	SST_NEGO_ULP_V1_LEN = 12,	 /**< bytes of a version 1 blob (magic, version, caps) */
+	SST_NEGO_ULP_LEN = 20,		 /**< bytes of a version 2 blob (+ instance) */
 	SST_NEGO_DEFAULT_MAX_INITIATING = 64,
 	SST_NEGO_DEFAULT_MAX_RESPONDING = 1024,
 	SST_NEGO_MAX_ENTRIES = 1 << 20, /**< bound on max_initiating + max_responding */
@@ -52,8 +61,12 @@ enum {
 	SST_NEGO_DEFAULT_BURST = 100,		     /**< ... and in a burst */
 	SST_NEGO_DEFAULT_RATE_SLOTS = 1024,	     /**< sources tracked at once */
 	SST_NEGO_RATE_SLOTS_MAX = 1 << 20,
-	SST_NEGO_AMP_FACTOR = 3,  /**< bytes to an unvalidated address <= 3x received */
-	SST_NEGO_COOKIES_MAX = 4, /**< SecCookie answers per attempt */
+	SST_NEGO_AMP_FACTOR = 3,     /**< bytes to an unvalidated address <= 3x received */
+	SST_NEGO_COOKIES_MAX = 4,    /**< SecCookie answers per attempt */
+	SST_NEGO_STEER_BITS_MAX = 6, /**< bits of a steering tag */
+	/** Default bound on a SecI2 message carrying a Packet chunk: the IPv6
+	 * minimum MTU (1280) less the IPv6 and UDP headers. */
+	SST_NEGO_EARLY_MAX_DEFAULT = 1232,
 };
 
 /** Retransmission schedule of an initiator (the prototype's, wire-format.md 6.5). */
@@ -100,6 +113,10 @@ struct sst_nego_ulp {
 	bool extended;	  /**< an SST-DPDK blob was present; false: legacy (prototype) */
 	uint32_t version; /**< blob version (0 for a legacy peer) */
 	uint32_t caps;	  /**< enum sst_nego_cap bits (0 for a legacy peer) */
+	/** A version 2 blob with a non-zero instance: the sender's host
+	 * instance identifier (docs/negotiation.md section 3). */
+	bool has_instance;
+	uint64_t instance; /**< 0 unless has_instance */
 };
 
 /** A negotiated channel, handed to the established callback. */
@@ -124,6 +141,19 @@ struct sst_nego_result {
 	 * SST_SECURE_PEER_UNKNOWN. */
 	enum sst_secure_peer peer_status;
 	uint8_t peer_id[SST_SECURE_KEY_LEN]; /**< Ed25519 key; zero if anonymous or checksum */
+	/** The peer advertised its host instance (peer_ulp.has_instance):
+	 * authenticated in secure mode, as weak as everything else in
+	 * checksum mode. */
+	bool peer_instance_known;
+	uint64_t peer_instance; /**< peer_ulp.instance */
+	/**
+	 * The peer restarted: this host holds channels with the same address
+	 * (and, in secure mode, the same identity) established under another
+	 * instance and not yet released. The caller drops those stale
+	 * channels (docs/negotiation.md section 3.1); the host has stopped
+	 * counting them.
+	 */
+	bool peer_restarted;
 };
 
 /** The caller's side of a negotiation host. */
@@ -158,7 +188,8 @@ struct sst_nego_ops {
 	 * Optional: choose our checksum key for a new channel. NULL: the
 	 * default, BLAKE2b keyed with the host secret over (local channel,
 	 * peer address) plus microseconds/4 of now. Tests set it to replay a
-	 * capture's keys.
+	 * capture's keys. With steer_bits, the low bits of the key are
+	 * replaced by the steering tag.
 	 */
 	uint32_t (*chk_key)(
 		void *ctx, uint8_t local_channel, const struct sst_nego_addr *peer, sst_time_t now);
@@ -172,8 +203,10 @@ struct sst_nego_ops {
 	 * Optional, secure mode: a channel packet that arrived in a Packet
 	 * chunk after the SecI2 that established local_channel, in the same
 	 * message (docs/secure-mode.md 3.4). Hand it to the channel's receive
-	 * path; the bytes are valid during the call only. NULL: such packets
-	 * are dropped and counted (the initiator resends them as data).
+	 * path; the bytes are valid during the call only. Also called for
+	 * the Packet chunks after a byte-identical repetition of that SecI2
+	 * (the initiator's sst_nego_send_early()). NULL: such packets are
+	 * dropped and counted (the stream layer resends the data).
 	 */
 	void (*packet)(
 		void *ctx, uint8_t local_channel, const void *pkt, size_t len, sst_time_t now);
@@ -207,6 +240,29 @@ struct sst_nego_host_params {
 	uint8_t rate_prefix;	/**< leading address bytes naming a source; 0: all */
 	uint8_t amp_factor;	/**< amplification bound; 0: 3 (tests lower it) */
 	uint64_t cookie_period; /**< ns between cookie secret rotations; 0: 120 s */
+	/**
+	 * Our instance identifier, advertised in the ulp blob; it must differ
+	 * between runs. 0: drawn at init from the secure configuration's
+	 * random source, or, without one, derived from the secret (so a
+	 * checksum-only caller that reuses its secret across runs must set
+	 * it). Tests fix it.
+	 */
+	uint64_t instance;
+	/** Peer addresses whose instance is remembered for restart detection;
+	 * 0: max_initiating + max_responding. */
+	uint32_t max_peer_records;
+	/**
+	 * Steering (docs/negotiation.md section 8): our attempts carry
+	 * steer_tag in the low steer_bits bits of cki (checksum mode) and of
+	 * the last byte of ni (secure mode), which the responder echoes.
+	 * steer_bits 0..SST_NEGO_STEER_BITS_MAX, 0: no tag; steer_tag below
+	 * 2^steer_bits.
+	 */
+	uint8_t steer_tag;
+	uint8_t steer_bits;
+	/** Secure mode, initiator: largest message sst_nego_send_early()
+	 * builds (SecI2 plus a Packet chunk); 0: SST_NEGO_EARLY_MAX_DEFAULT. */
+	uint16_t early_max;
 };
 
 /** Counters. Every dropped message is counted under exactly one reason. */
@@ -269,6 +325,10 @@ struct sst_nego_stats {
 	uint64_t tx_sec_i2;	      /**< SecI2 sent, retransmissions included */
 	uint64_t confirmed;	      /**< SecI2 retransmission ended by sst_nego_confirm() */
 	uint64_t unconfirmed;	      /**< ... or by its 20 s */
+	uint64_t tx_packet;	      /**< Packet chunks sent after SecI2 (sst_nego_send_early) */
+	/* Restart detection (both modes). */
+	uint64_t peer_restarts;	 /**< channels established with peer_restarted */
+	uint64_t peer_untracked; /**< instance known but not recorded (no room, other peer) */
 };
 
 /**
@@ -336,10 +396,14 @@ sst_time_t sst_nego_next_expiry(const struct sst_nego_host *h);
 void sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now);
 
 /**
- * Forget a responder-side channel (its channel ended): a ChkI1 with the
- * same (address, chani) is then a new negotiation. Does not free the local
+ * A channel ended (either role): call it for every channel that
+ * established() accepted. For a responder-side channel the host forgets its
+ * entry, so a ChkI1 with the same (address, chani) is then a new
+ * negotiation; for either role the channel stops counting for restart
+ * detection (docs/negotiation.md section 3.1). Does not free the local
  * number (the caller owns it since established()).
- * @return 0, or -ENOENT (no such entry).
+ * @return 0, or -ENOENT (no responder entry: an initiator's channel, or
+ *   one already released or replaced; its restart record is still updated).
  */
 int sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	uint8_t local_channel, uint8_t peer_channel);
@@ -352,6 +416,42 @@ int sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer,
  */
 int sst_nego_confirm(
 	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
+
+/**
+ * Secure mode, initiator: send a channel packet of an established channel
+ * whose SecI2 is still being repeated (not confirmed): the host sends its
+ * SecI2 again with the packet in a Packet chunk after it
+ * (docs/secure-mode.md 3.4), so that the packet reaches the responder's
+ * channel even if every earlier SecI2 was lost. The caller routes the
+ * packets its channel transmits here until this returns -ENOENT (after
+ * sst_nego_confirm(), or 20 s), and sends them itself from then on, or
+ * when the packet is too big.
+ *
+ * @param pkt A sealed channel packet, byte 0 the responder's channel number.
+ * @return 0 (sent: do not send it again), -ENOENT (no unconfirmed secure
+ *   attempt for this channel: send it as usual), -EMSGSIZE (SecI2 and the
+ *   packet exceed early_max: send it as usual), -EINVAL (bad arguments, or
+ *   byte 0 is not the responder's channel number).
+ */
+int sst_nego_send_early(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	uint8_t local_channel, const void *pkt, size_t len, sst_time_t now);
+
+/** Our instance identifier (params.instance, or the one drawn at init). */
+uint64_t sst_nego_instance(const struct sst_nego_host *h);
+
+/**
+ * Steering (docs/negotiation.md section 8): the tag a control message
+ * carries for the worker that initiated the negotiation it answers. Needs
+ * no host and reads only the message: it checks the framing and that the
+ * first chunk is an answer to an initiation (ChkR1 that decodes: low
+ * steer_bits bits of the echoed cki; SecR1 or SecCookie: low bits of the
+ * last byte of the echoed ni). Safe on hostile input.
+ *
+ * @return the tag, 0..2^steer_bits - 1, or -1 for anything else: initiator
+ *   messages (ChkI1, SecI1, SecI2), R0 pings, other chunks, malformed
+ *   input, steer_bits above SST_NEGO_STEER_BITS_MAX.
+ */
+int sst_nego_steer_tag(const void *msg, size_t len, uint8_t steer_bits);
 
 /**
  * Tell the host that it is under attack (or no longer): while set, every
@@ -383,16 +483,24 @@ const struct sst_nego_stats *sst_nego_stats(const struct sst_nego_host *h);
 int sst_nego_channel_params(const struct sst_nego_result *r, struct sst_channel_params *p);
 
 /**
- * Encode our ulp blob (docs/negotiation.md): magic, version, capabilities.
- * @return bytes written (SST_NEGO_ULP_LEN) or -ENOSPC.
+ * Encode a ulp blob (docs/negotiation.md section 3): magic, version,
+ * capabilities and, from version 2 on, the instance identifier (0: none).
+ * @return bytes written (SST_NEGO_ULP_V1_LEN for version 0 or 1,
+ *   SST_NEGO_ULP_LEN otherwise) or -ENOSPC.
  */
+int sst_nego_ulp_encode_instance(
+	uint32_t version, uint32_t caps, uint64_t instance, void *buf, size_t cap);
+
+/** sst_nego_ulp_encode_instance() without an instance (written as 0 from version 2 on). */
 int sst_nego_ulp_encode(uint32_t version, uint32_t caps, void *buf, size_t cap);
 
 /**
  * Decode a peer's ulpi/ulpr. Never fails: an empty or unrecognised blob
  * means a legacy peer (extended false, no capabilities). Capability bits
- * are kept as sent (sst_nego_result::common_caps masks them with ours);
- * bytes after a version 1 blob are a later version's fields and ignored.
+ * are kept as sent (sst_nego_result::common_caps masks them with ours). The
+ * instance is taken from a blob of version 2 or later that holds it (a
+ * version 1 blob, or a shorter one, has none; 0 means none); bytes after
+ * the fields we know are a later version's and ignored.
  */
 void sst_nego_ulp_decode(const void *buf, size_t len, struct sst_nego_ulp *ulp);
 

@@ -162,6 +162,10 @@ int sst_stream_unlisten(struct sst_stream_host *h, const char *service, const ch
 /** A remote host. @p caps is what negotiation learned it supports. */
 struct sst_stream_peer *sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps);
 
+/** Abort every stream of the peer (closed() with SST_STREAM_ABORTED): it
+ * could not be reached, or it restarted and lost them. The peer stays. */
+void sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now);
+
 /** Destroy a peer: every stream is aborted, every channel detached. */
 void sst_stream_peer_destroy(struct sst_stream_peer *p);
 

@@ -242,12 +242,7 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 		if (p->chans[i] != NULL)
 			sst_stream_chan_destroy(p->chans[i], 0);
 	/* Every stream is now an orphan or only known by USID. */
-	for (uint32_t i = 0; i <= p->usid_mask; i++) {
-		struct sst_stream *s = p->usids[i];
-
-		if (s != NULL && !(s->flags & SF_RESET))
-			stream_abort(s, 0);
-	}
+	sst_stream_peer_abort(p, 0);
 	/* Waiting for send buffers ends for the peer's streams. */
 	for (uint32_t i = 0, n = p->host->tx_waiting; i < n; i++) {
 		struct sst_stream_host *h = p->host;
@@ -269,6 +264,17 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 	stream_reap(p->host, 0);
 	rte_free(p->usids);
 	rte_free(p);
+}
+
+void
+sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now)
+{
+	for (uint32_t i = 0; i <= p->usid_mask; i++) {
+		struct sst_stream *s = p->usids[i];
+
+		if (s != NULL && !(s->flags & SF_RESET))
+			stream_abort(s, now);
+	}
 }
 
 static uint32_t

@@ -23,7 +23,12 @@
  *    of range or an opaque field is longer than SST_NEGO_OPAQUE_MAX (what
  *    the decoder would refuse); otherwise the message parses and the chunk
  *    decodes back to the same fields;
- *  - the builder stops at SST_NEGO_CHUNKS_MAX chunks with -EINVAL.
+ *  - the builder stops at SST_NEGO_CHUNKS_MAX chunks with -EINVAL;
+ *  - sst_nego_steer_tag() (steer_bits from the last input byte, 0..7, 7
+ *    out of range) returns what a model of docs/negotiation.md section 8
+ *    predicts: the echoed cki's low bits for a first chunk that is a ChkR1
+ *    that decodes, the low bits of the echoed ni's last byte for a first
+ *    chunk that is a SecR1 or SecCookie of at least 32 bytes, else -1.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -32,8 +37,10 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "nego_secure.h"
 #include "nego_wire.h"
 #include "sst_error.h"
+#include "sst_negotiation.h"
 
 static uint32_t
 be32(const uint8_t *p)
@@ -409,6 +416,29 @@ check_chunk_limit(uint8_t k)
 	FUZZ_CHECK(m.nchunks == (n < SST_NEGO_CHUNKS_MAX ? n : SST_NEGO_CHUNKS_MAX));
 }
 
+/* The steering tag, independently (docs/negotiation.md section 8). */
+static void
+check_steer(const uint8_t *data, size_t size, bool parsed, const struct sst_nego_msg *msg)
+{
+	uint8_t bits = size > 0 ? data[size - 1] % 8 : 0;
+	unsigned int mask = (1u << bits) - 1;
+	struct sst_nego_chkr1 r1;
+	struct sst_nego_chunk c;
+	struct sst_nego_iter it;
+	int want = -1;
+
+	if (parsed && bits <= SST_NEGO_STEER_BITS_MAX && msg->nchunks > 0) {
+		sst_nego_iter_init(&it, msg);
+		FUZZ_CHECK(sst_nego_iter_next(&it, &c) == 1);
+		if (c.type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&c.body, &r1) == 0)
+			want = (int)(be32(c.body.ptr) & mask);
+		else if ((c.type == SST_NEGO_SECR1 || c.type == SST_NEGO_SECCOOKIE) &&
+			 c.body.len >= 32)
+			want = c.body.ptr[31] & mask;
+	}
+	FUZZ_CHECK(sst_nego_steer_tag(data, size, bits) == want);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -446,6 +476,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_rebuild(data, size, &msg,
 			size > SST_NEGO_HDR_LEN ? (size_t)data[size - 1] * (size - 1) / 255 : 0);
 	}
+	check_steer(data, size, rc == 0, &msg);
 	check_build_fields(data, size);
 	check_chunk_limit(size > 0 ? data[0] : 0);
 	return 0;

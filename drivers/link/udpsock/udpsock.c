@@ -97,6 +97,8 @@ udpsock_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats
 	if (u->family == AF_INET6 &&
 		setsockopt(u->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
 		goto fail;
+	if (conf->reuse_port && setsockopt(u->fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		goto fail;
 	if (conf->rx_buffer != 0 && setsockopt(u->fd, SOL_SOCKET, SO_RCVBUF, &conf->rx_buffer,
 					    sizeof(conf->rx_buffer)) < 0)
 		goto fail;

@@ -27,6 +27,8 @@
 enum { TOTAL = 300000, SUBSTREAMS = 3, SUB_BYTES = 20000 };
 
 static struct rte_mempool *pool, *clones;
+/* A host's secret is fresh in every run; a restarted client gets another. */
+static uint8_t client_secret = 0xc1;
 
 struct node {
 	const char *name;
@@ -41,6 +43,7 @@ struct node {
 	uint64_t sub_echoed[SUBSTREAMS];
 	struct sst_stream *subs[SUBSTREAMS];
 	bool connected;
+	uint64_t aborted; /**< streams that ended with SST_STREAM_ABORTED */
 };
 
 static sst_time_t
@@ -162,7 +165,17 @@ op_connected(void *ctx, struct sst_stream *s, int err)
 	n->connected = err == 0;
 }
 
+static void
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+{
+	struct node *n = ctx;
+
+	(void)s;
+	n->aborted += why == SST_STREAM_ABORTED;
+}
+
 static const struct sst_stream_ops stream_ops = {
+	.closed = op_closed,
 	.accepted = op_accepted,
 	.readable = op_readable,
 	.connected = op_connected,
@@ -180,7 +193,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	CU_ASSERT_FATAL(n->link != NULL);
 	CU_ASSERT_FATAL(sst_link_local(n->link, &n->self) == 0);
 	wp.link = n->link;
-	memset(wp.nego.secret, server ? 0x5e : 0xc1, sizeof(wp.nego.secret));
+	memset(wp.nego.secret, server ? 0x5e : client_secret, sizeof(wp.nego.secret));
 	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
 	wp.stream.name = name;
 	wp.stream.clone_pool = clones;
@@ -447,10 +460,77 @@ test_echo_with_address_change(void)
 	sst_simpair_destroy(pair);
 }
 
+/* Poll both until cond holds or 10 s pass. */
+#define POLL_UNTIL(a, b, cond)                                        \
+	do {                                                          \
+		sst_time_t until_ = now_ns() + 10 * SST_NSEC_PER_SEC; \
+		while (!(cond) && now_ns() < until_) {                \
+			sst_worker_poll((a)->w, now_ns());            \
+			sst_worker_poll((b)->w, now_ns());            \
+		}                                                     \
+	} while (0)
+
+/*
+ * Restart detection (issue 5): the client's host goes away without a word
+ * (its worker destroyed, no FINISH) and comes back on the same address and
+ * port as a new instance. The server learns it from the new negotiation,
+ * drops the stale channel and aborts the streams that lived on it instead
+ * of migrating them to the new channel.
+ */
+static void
+test_restart_detected(void)
+{
+	static struct node client, server;
+	struct sst_net_endpoint cep;
+	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
+
+	node_init(&server, "srv", true, udp_link());
+	node_init(&client, "cli", false, udp_link());
+	cep = client.self;
+	CU_ASSERT_FATAL(
+		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.peer != NULL);
+	CU_ASSERT_FATAL(client.peer != NULL);
+	client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
+	CU_ASSERT_FATAL(client.s != NULL);
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.echoed == 1000);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 1);
+
+	/* Gone without a word, back on the same port as a new instance. */
+	node_fini(&client);
+	client_secret = 0xc2;
+	lc.local = cep;
+	node_init(&client, "cli", false, sst_link_open(&lc));
+	CU_ASSERT_FATAL(
+		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL_UNTIL(&client, &server,
+		client.peer != NULL && sst_worker_stats(server.w)->channels_open == 1 &&
+			server.aborted == 1);
+	CU_ASSERT_FATAL(client.peer != NULL);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->restarts, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, 2);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 1);
+	CU_ASSERT_EQUAL(server.aborted, 1);
+	/* The new channel works. */
+	client.echoed = 0;
+	client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
+	CU_ASSERT_FATAL(client.s != NULL);
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.echoed == 1000);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	client_secret = 0xc1;
+	node_fini(&client);
+	node_fini(&server);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_kernel_udp),
 	SST_TEST(test_echo_over_impaired_simpair),
 	SST_TEST(test_echo_with_address_change),
+	SST_TEST(test_restart_detected),
 	SST_TEST_END,
 };
 

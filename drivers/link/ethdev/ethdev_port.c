@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine's port and queue setup (sst_ethdev.h): one receive and one
+ * transmit queue per worker, each receive queue with the worker's own
+ * mempool, and the offloads the engine can use when the port has them
+ * (RSS to spread flows over the workers, checksums, chained transmit).
+ * Every failure says which step failed and why, because a port that does
+ * not come up is the first thing a user of a real NIC meets.
+ *
+ * Also the net_ring pair: two ports joined by rings, so that everything
+ * above the link runs over "Ethernet" with no NIC at all.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "ethdev_internal.h"
+#include "sst_ethdev.h"
+
+/* Hash types the engine wants: UDP flows by addresses and ports, anything
+ * else (fragments included, so all fragments of a datagram meet on one
+ * queue) by addresses. */
+#define ETHDEV_RSS_WANTED (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP)
+#define ETHDEV_TX_CKSUM (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
+
+static int __rte_format_printf(4, 5) setup_fail(
+	struct sst_ethdev_port_info *info, uint16_t port_id, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(info->err, sizeof(info->err), fmt, ap);
+	va_end(ap);
+	ETHDEV_LOG(ERR, "port %u: %s", port_id, info->err);
+	return rc;
+}
+
+/* Frames of mtu bytes must fit one receive buffer, or the port must be able
+ * to chain buffers (scatter). */
+static int
+check_frame_fit(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
+	const struct rte_eth_dev_info *dev, struct rte_eth_conf *pc,
+	struct sst_ethdev_port_info *info)
+{
+	uint32_t frame = (uint32_t)conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+
+	if (conf->mtu < dev->min_mtu || conf->mtu > dev->max_mtu)
+		return setup_fail(info, port_id, -EINVAL, "MTU %u outside the port's range %u..%u",
+			conf->mtu, dev->min_mtu, dev->max_mtu);
+	for (uint16_t q = 0; q < conf->nb_queues; q++) {
+		uint32_t room = rte_pktmbuf_data_room_size(conf->pools[q]) - RTE_PKTMBUF_HEADROOM;
+
+		if (frame <= room)
+			continue;
+		if (!(dev->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+			return setup_fail(info, port_id, -EINVAL,
+				"MTU %u needs %u-byte receive buffers; queue %u's pool has %u and "
+				"the port cannot chain them",
+				conf->mtu, frame, q, room);
+		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	}
+	pc->rxmode.mtu = conf->mtu;
+	return 0;
+}
+
+/* What to ask of the port, from what it offers. */
+static int
+port_conf_fill(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
+	const struct rte_eth_dev_info *dev, struct rte_eth_conf *pc,
+	struct sst_ethdev_port_info *info)
+{
+	uint64_t rss_hf = dev->flow_type_rss_offloads & ETHDEV_RSS_WANTED;
+	uint16_t mtu;
+	int rc;
+
+	memset(pc, 0, sizeof(*pc));
+	if (conf->nb_queues > 1 && rss_hf != 0) {
+		pc->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		pc->rx_adv_conf.rss_conf.rss_hf = rss_hf;
+		info->rss = true;
+		info->rss_hf = rss_hf;
+	}
+	if ((dev->tx_offload_capa & ETHDEV_TX_CKSUM) == ETHDEV_TX_CKSUM) {
+		pc->txmode.offloads |= ETHDEV_TX_CKSUM;
+		info->tx_cksum_offload = true;
+	}
+	/* The stream layer sends payloads by reference, behind a header mbuf:
+	 * chained frames are the normal case on transmit. */
+	if (dev->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
+		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		info->tx_multi_seg = true;
+	}
+	if (conf->mtu != 0)
+		return check_frame_fit(port_id, conf, dev, pc, info);
+	/* rte_eth_dev_configure() sets the MTU it is given (1500 for 0):
+	 * "leave it" means giving it the current one. */
+	rc = rte_eth_dev_get_mtu(port_id, &mtu);
+	pc->rxmode.mtu = rc == 0 ? mtu : 0;
+	return 0;
+}
+
+static int
+queues_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
+	const struct rte_eth_dev_info *dev, const struct rte_eth_conf *pc,
+	struct sst_ethdev_port_info *info)
+{
+	struct rte_eth_rxconf rxconf = dev->default_rxconf;
+	struct rte_eth_txconf txconf = dev->default_txconf;
+	int socket = rte_eth_dev_socket_id(port_id);
+	int rc;
+
+	rxconf.offloads = pc->rxmode.offloads;
+	txconf.offloads = pc->txmode.offloads;
+	if (socket < 0)
+		socket = SOCKET_ID_ANY;
+	for (uint16_t q = 0; q < conf->nb_queues; q++) {
+		rc = rte_eth_rx_queue_setup(port_id, q, info->nb_rx_desc, (unsigned int)socket,
+			&rxconf, conf->pools[q]);
+		if (rc != 0)
+			return setup_fail(info, port_id, rc,
+				"receive queue %u (%u descriptors, pool %s): %s", q,
+				info->nb_rx_desc, conf->pools[q]->name, rte_strerror(-rc));
+		rc = rte_eth_tx_queue_setup(
+			port_id, q, info->nb_tx_desc, (unsigned int)socket, &txconf);
+		if (rc != 0)
+			return setup_fail(info, port_id, rc,
+				"transmit queue %u (%u descriptors): %s", q, info->nb_tx_desc,
+				rte_strerror(-rc));
+	}
+	return 0;
+}
+
+int
+sst_ethdev_port_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
+	struct sst_ethdev_port_info *info)
+{
+	struct sst_ethdev_port_info scratch;
+	struct rte_eth_dev_info dev;
+	struct rte_eth_conf pc;
+	int rc;
+
+	if (info == NULL)
+		info = &scratch;
+	memset(info, 0, sizeof(*info));
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return setup_fail(info, port_id, -ENODEV, "no such port (%u ports available)",
+			rte_eth_dev_count_avail());
+	if (conf == NULL || conf->size < sizeof(*conf))
+		return setup_fail(
+			info, port_id, -EINVAL, "no configuration, or one without its size set");
+	if (conf->nb_queues == 0 || conf->pools == NULL)
+		return setup_fail(info, port_id, -EINVAL, "no queues or no pools asked for");
+	rc = rte_eth_dev_info_get(port_id, &dev);
+	if (rc != 0)
+		return setup_fail(info, port_id, rc, "cannot read the device's information: %s",
+			rte_strerror(-rc));
+	snprintf(info->driver_name, sizeof(info->driver_name), "%s", dev.driver_name);
+	info->max_rx_queues = dev.max_rx_queues;
+	info->max_tx_queues = dev.max_tx_queues;
+	if (conf->nb_queues > dev.max_rx_queues || conf->nb_queues > dev.max_tx_queues)
+		return setup_fail(info, port_id, -EINVAL,
+			"%u queues asked for; the port (%s) has %u receive and %u transmit queues",
+			conf->nb_queues, dev.driver_name, dev.max_rx_queues, dev.max_tx_queues);
+	for (uint16_t q = 0; q < conf->nb_queues; q++)
+		if (conf->pools[q] == NULL)
+			return setup_fail(info, port_id, -EINVAL, "no mempool for queue %u", q);
+	rc = port_conf_fill(port_id, conf, &dev, &pc, info);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_configure(port_id, conf->nb_queues, conf->nb_queues, &pc);
+	if (rc != 0)
+		return setup_fail(info, port_id, rc, "configure (%s, %u queues%s): %s",
+			dev.driver_name, conf->nb_queues, info->rss ? ", RSS" : "",
+			rte_strerror(-rc));
+	info->nb_rx_desc = conf->nb_rx_desc != 0 ? conf->nb_rx_desc : SST_ETHDEV_RX_DESC;
+	info->nb_tx_desc = conf->nb_tx_desc != 0 ? conf->nb_tx_desc : SST_ETHDEV_TX_DESC;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &info->nb_rx_desc, &info->nb_tx_desc);
+	if (rc != 0)
+		return setup_fail(info, port_id, rc, "descriptor counts: %s", rte_strerror(-rc));
+	rc = queues_setup(port_id, conf, &dev, &pc, info);
+	if (rc != 0)
+		return rc;
+	if (conf->promiscuous) {
+		rc = rte_eth_promiscuous_enable(port_id);
+		if (rc != 0)
+			return setup_fail(
+				info, port_id, rc, "promiscuous mode: %s", rte_strerror(-rc));
+	}
+	rc = rte_eth_dev_start(port_id);
+	if (rc != 0)
+		return setup_fail(info, port_id, rc, "start: %s", rte_strerror(-rc));
+	rte_eth_macaddr_get(port_id, &info->mac);
+	rte_eth_dev_get_mtu(port_id, &info->mtu);
+	ETHDEV_LOG(INFO, "port %u (%s): %u queues, %u/%u descriptors, RSS %s, checksums %s",
+		port_id, dev.driver_name, conf->nb_queues, info->nb_rx_desc, info->nb_tx_desc,
+		info->rss ? "on" : "off", info->tx_cksum_offload ? "offloaded" : "in software");
+	return 0;
+}
+
+int
+sst_ethdev_port_stop(uint16_t port_id)
+{
+	int rc;
+
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return -ENODEV;
+	rc = rte_eth_dev_stop(port_id);
+	if (rc != 0)
+		ETHDEV_LOG(ERR, "port %u: stop: %s", port_id, rte_strerror(-rc));
+	rte_eth_dev_close(port_id);
+	return rc;
+}
+
+/* The ring from side `from` to the other side, queue q: "<name>_ab<q>". */
+static int
+ring_name(char *buf, size_t len, const char *name, char from, uint16_t q)
+{
+	return snprintf(buf, len, "%s_%c%c%u", name, from, from == 'a' ? 'b' : 'a', q);
+}
+
+/* The vdev rte_eth_from_rings() makes for side `side` ("a" or "b"). */
+static void
+vdev_name(char *buf, size_t len, const char *name, char side)
+{
+	snprintf(buf, len, "net_ring_%s_%c", name, side);
+}
+
+/* Free the rings of a pair and the frames still in them. */
+static bool
+rings_free(const char *name, uint16_t nb_queues)
+{
+	char rname[RTE_RING_NAMESIZE];
+	struct rte_mbuf *m[32];
+	bool found = false;
+
+	for (uint16_t q = 0; q < nb_queues; q++) {
+		for (int side = 0; side < 2; side++) {
+			struct rte_ring *r;
+			unsigned int k;
+
+			ring_name(rname, sizeof(rname), name, side == 0 ? 'a' : 'b', q);
+			r = rte_ring_lookup(rname);
+			if (r == NULL)
+				continue;
+			found = true;
+			while ((k = rte_ring_dequeue_burst(r, (void **)m, RTE_DIM(m), NULL)) > 0)
+				rte_pktmbuf_free_bulk(m, k);
+			rte_ring_free(r);
+		}
+	}
+	return found;
+}
+
+int
+sst_ethdev_ring_pair(const char *name, uint16_t nb_queues, uint16_t *port_a, uint16_t *port_b)
+{
+	struct rte_ring *ab[SST_ETHDEV_RING_QUEUES_MAX], *ba[SST_ETHDEV_RING_QUEUES_MAX];
+	char rname[RTE_RING_NAMESIZE], pname[RTE_RING_NAMESIZE];
+	/* One worker per queue on each side: one producer, one consumer. */
+	const unsigned int flags = RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ;
+	unsigned int socket = rte_socket_id() == (unsigned int)SOCKET_ID_ANY ? 0 : rte_socket_id();
+	uint16_t made;
+	int a, b, rc;
+
+	if (name == NULL || name[0] == '\0' || nb_queues == 0 ||
+		nb_queues > SST_ETHDEV_RING_QUEUES_MAX || port_a == NULL || port_b == NULL)
+		return -EINVAL;
+	if (strlen(name) > SST_ETHDEV_RING_NAME_MAX)
+		return -ENAMETOOLONG;
+	for (made = 0; made < nb_queues; made++) {
+		ring_name(rname, sizeof(rname), name, 'a', made);
+		ab[made] = rte_ring_create(rname, SST_ETHDEV_RING_SIZE, (int)socket, flags);
+		if (ab[made] == NULL) {
+			rc = -rte_errno;
+			goto fail_rings;
+		}
+		ring_name(rname, sizeof(rname), name, 'b', made);
+		ba[made] = rte_ring_create(rname, SST_ETHDEV_RING_SIZE, (int)socket, flags);
+		if (ba[made] == NULL) {
+			rc = -rte_errno;
+			rte_ring_free(ab[made]);
+			goto fail_rings;
+		}
+	}
+	/* Side A receives what B sends and the other way round. */
+	snprintf(pname, sizeof(pname), "%s_a", name);
+	a = rte_eth_from_rings(pname, ba, nb_queues, ab, nb_queues, socket);
+	if (a < 0) {
+		rc = -rte_errno;
+		goto fail_rings;
+	}
+	snprintf(pname, sizeof(pname), "%s_b", name);
+	b = rte_eth_from_rings(pname, ab, nb_queues, ba, nb_queues, socket);
+	if (b < 0) {
+		rc = -rte_errno;
+		goto fail_port_a;
+	}
+	*port_a = (uint16_t)a;
+	*port_b = (uint16_t)b;
+	return 0;
+fail_port_a:
+	vdev_name(pname, sizeof(pname), name, 'a');
+	rte_vdev_uninit(pname);
+fail_rings:
+	/* Only the rings made here: on -EEXIST the name belongs to a pair
+	 * that is still in use. */
+	for (uint16_t q = 0; q < made; q++) {
+		rte_ring_free(ab[q]);
+		rte_ring_free(ba[q]);
+	}
+	ETHDEV_LOG(ERR, "ring pair %s: %s", name, rte_strerror(-rc));
+	return rc;
+}
+
+int
+sst_ethdev_ring_pair_free(const char *name, uint16_t nb_queues)
+{
+	char vname[RTE_RING_NAMESIZE];
+	bool found = false;
+
+	if (name == NULL)
+		return -ENOENT;
+	for (int side = 0; side < 2; side++) {
+		uint16_t port_id;
+
+		vdev_name(vname, sizeof(vname), name, side == 0 ? 'a' : 'b');
+		/* A port still open is stopped first; the vdev goes either way. */
+		if (rte_eth_dev_get_port_by_name(vname, &port_id) == 0)
+			rte_eth_dev_stop(port_id);
+		if (rte_vdev_uninit(vname) == 0)
+			found = true;
+	}
+	if (rings_free(name, RTE_MIN(nb_queues, (uint16_t)SST_ETHDEV_RING_QUEUES_MAX)))
+		found = true;
+	return found ? 0 : -ENOENT;
+}

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine (sst_engine.h): per-worker pools, links and inboxes, the
+ * workers, and the loops that run them.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "sst_engine.h"
+
+RTE_LOG_REGISTER_SUFFIX(sst_engine_logtype, engine, INFO);
+#define ENGINE_LOG(level, ...) \
+	rte_log(RTE_LOG_##level, sst_engine_logtype, "sst_engine: " __VA_ARGS__)
+
+struct engine_worker {
+	struct sst_worker *w;
+	struct sst_link *link;
+	struct rte_mempool *pool;
+	unsigned int lcore; /**< launched on; RTE_MAX_LCORE: not launched */
+};
+
+struct sst_engine {
+	struct sst_engine_params p;
+	uint16_t n;
+	bool device_ready; /**< we set the links' device up: we tear it down */
+	atomic_bool stop;
+	atomic_uint loops; /**< sst_engine_worker_loop()s running */
+	sst_time_t drain_ns;
+	struct rte_ring *inboxes[SST_WORKERS_MAX];
+	struct engine_worker workers[SST_WORKERS_MAX];
+	char names[SST_WORKERS_MAX][32]; /**< the stream hosts' names */
+};
+
+static uint64_t tsc_hz;
+
+sst_time_t
+sst_engine_now(void)
+{
+	uint64_t c = rte_get_tsc_cycles();
+
+	if (tsc_hz == 0)
+		tsc_hz = rte_get_tsc_hz();
+	/* Split so that the multiplication cannot overflow. */
+	return (sst_time_t)((c / tsc_hz) * SST_NSEC_PER_SEC +
+			    (c % tsc_hz) * SST_NSEC_PER_SEC / tsc_hz);
+}
+
+static int
+open_links(struct sst_engine *e)
+{
+	const struct sst_engine_params *p = &e->p;
+	const char *driver = p->driver != NULL ? p->driver : "udpsock";
+	struct rte_mempool *pools[SST_WORKERS_MAX];
+	struct sst_link_device_info info;
+	int rc;
+
+	for (uint16_t i = 0; i < e->n; i++)
+		pools[i] = e->workers[i].pool;
+	if (!p->device_ready) {
+		rc = sst_link_device_setup(driver,
+			p->driver_confs != NULL ? p->driver_confs[0] : NULL, e->n, pools, &info);
+		if (rc < 0) {
+			ENGINE_LOG(ERR, "%s: %s\n", driver, info.err);
+			return rc;
+		}
+		e->device_ready = true;
+		if (info.tx_cksum_offload)
+			e->p.net.tx_cksum_offload = true;
+		if (rte_is_zero_ether_addr(&e->p.net.mac))
+			e->p.net.mac = info.mac;
+	}
+	for (uint16_t i = 0; i < e->n; i++) {
+		struct sst_link_conf lc = {
+			.size = sizeof(lc),
+			.driver = driver,
+			.local = p->local,
+			.pool = e->workers[i].pool,
+			.rx_buffer = p->rx_buffer,
+			.tx_buffer = p->tx_buffer,
+			.reuse_port = e->n > 1,
+		};
+
+		if (p->driver_confs != NULL)
+			lc.driver_conf = p->driver_confs[i];
+		e->workers[i].link = sst_link_open(&lc);
+		if (e->workers[i].link == NULL) {
+			ENGINE_LOG(ERR, "worker %u: cannot open a %s link: %s\n", i, driver,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		/* Workers after the first bind the port the first one got. */
+		if (i == 0 && lc.local.port == 0 &&
+			sst_link_kind(e->workers[0].link) == SST_LINK_DATAGRAMS)
+			sst_link_local(e->workers[0].link, &e->p.local);
+	}
+	return 0;
+}
+
+static int
+create_workers(struct sst_engine *e)
+{
+	for (uint16_t i = 0; i < e->n; i++) {
+		struct sst_worker_params wp = {
+			.size = sizeof(wp),
+			.link = e->workers[i].link,
+			.pool = e->workers[i].pool,
+			.net = e->p.net,
+			.udp_port = e->p.local.port,
+			.mtu = e->p.mtu,
+			.shard_index = i,
+			.shard_count = e->n,
+			.inboxes = e->inboxes,
+			.nego = e->p.nego,
+			.stream = e->p.stream,
+			.cc = e->p.cc,
+			.max_peers = e->p.max_peers,
+			.idle_timeout = e->p.idle_timeout,
+			.ops = e->p.ops,
+			.ctx = e->p.ctx,
+		};
+
+		/* The stream host names its objects: one name per worker. */
+		snprintf(e->names[i], sizeof(e->names[i]), "%.14s.w%u",
+			e->p.stream.name != NULL ? e->p.stream.name : "sst", i);
+		wp.stream.name = e->names[i];
+		e->workers[i].w = sst_worker_create(&wp);
+		if (e->workers[i].w == NULL) {
+			ENGINE_LOG(ERR, "worker %u: %s\n", i, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	return 0;
+}
+
+struct sst_engine *
+sst_engine_create(const struct sst_engine_params *p)
+{
+	struct sst_engine *e;
+	int rc = 0;
+
+	if (p == NULL || p->workers > SST_WORKERS_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	e = rte_zmalloc_socket("sst_engine", sizeof(*e), RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (e == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	e->p = *p;
+	e->n = p->workers != 0 ? p->workers : 1;
+	if (e->p.mbufs == 0)
+		e->p.mbufs = 16383;
+	if (e->p.inbox_size == 0)
+		e->p.inbox_size = 4096;
+	for (uint16_t i = 0; i < e->n && rc == 0; i++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		e->workers[i].lcore = RTE_MAX_LCORE;
+		snprintf(name, sizeof(name), "sst_e%p_w%u", (void *)e, i);
+		e->workers[i].pool = rte_pktmbuf_pool_create(
+			name, e->p.mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, p->socket_id);
+		if (e->workers[i].pool == NULL) {
+			ENGINE_LOG(ERR, "worker %u: no mbuf pool of %u: %s\n", i, e->p.mbufs,
+				rte_strerror(rte_errno));
+			rc = -rte_errno;
+			break;
+		}
+		if (e->n == 1)
+			continue;
+		snprintf(name, sizeof(name), "sst_e%p_in%u", (void *)e, i);
+		/* Any worker may hand over (multi-producer); only i takes. */
+		e->inboxes[i] = rte_ring_create(name, e->p.inbox_size, p->socket_id, RING_F_SC_DEQ);
+		if (e->inboxes[i] == NULL) {
+			ENGINE_LOG(
+				ERR, "worker %u: no inbox ring: %s\n", i, rte_strerror(rte_errno));
+			rc = -rte_errno;
+		}
+	}
+	if (rc == 0)
+		rc = open_links(e);
+	if (rc == 0)
+		rc = create_workers(e);
+	if (rc < 0) {
+		sst_engine_destroy(e);
+		rte_errno = -rc;
+		return NULL;
+	}
+	return e;
+}
+
+void
+sst_engine_destroy(struct sst_engine *e)
+{
+	if (e == NULL)
+		return;
+	for (uint16_t i = 0; i < e->n; i++)
+		sst_worker_destroy(e->workers[i].w);
+	for (uint16_t i = 0; i < e->n; i++)
+		sst_link_close(e->workers[i].link);
+	if (e->device_ready)
+		sst_link_device_teardown(e->p.driver != NULL ? e->p.driver : "udpsock",
+			e->p.driver_confs != NULL ? e->p.driver_confs[0] : NULL);
+	for (uint16_t i = 0; i < e->n; i++) {
+		rte_ring_free(e->inboxes[i]);
+		rte_mempool_free(e->workers[i].pool);
+	}
+	rte_free(e);
+}
+
+uint16_t
+sst_engine_workers(const struct sst_engine *e)
+{
+	return e->n;
+}
+
+struct sst_worker *
+sst_engine_worker(struct sst_engine *e, uint16_t i)
+{
+	return i < e->n ? e->workers[i].w : NULL;
+}
+
+void
+sst_engine_local(const struct sst_engine *e, struct sst_net_endpoint *ep)
+{
+	*ep = e->p.local;
+}
+
+uint16_t
+sst_engine_owner(const struct sst_engine *e, const struct sst_net_endpoint *ep)
+{
+	return sst_worker_shard_of(ep, e->n);
+}
+
+void
+sst_engine_poll(struct sst_engine *e, uint16_t i)
+{
+	sst_worker_poll(e->workers[i].w, sst_engine_now());
+}
+
+/* Until every channel closed (FINISH) or the drain time passed. */
+static void
+drain(struct sst_engine *e, uint16_t i)
+{
+	struct sst_worker *w = e->workers[i].w;
+	sst_time_t deadline = sst_engine_now() + e->drain_ns;
+
+	while (sst_worker_close_idle(w, sst_engine_now()) > 0 && sst_engine_now() < deadline)
+		sst_worker_poll(w, sst_engine_now());
+}
+
+int
+sst_engine_worker_loop(struct sst_engine *e, uint16_t i)
+{
+	struct sst_worker *w = e->workers[i].w;
+
+	atomic_fetch_add(&e->loops, 1);
+	while (!atomic_load_explicit(&e->stop, memory_order_relaxed))
+		sst_worker_poll(w, sst_engine_now());
+	drain(e, i);
+	atomic_fetch_sub(&e->loops, 1);
+	return 0;
+}
+
+struct launch_arg {
+	struct sst_engine *e;
+	uint16_t i;
+};
+
+static struct launch_arg launch_args[SST_WORKERS_MAX];
+
+static int
+launched_loop(void *arg)
+{
+	struct launch_arg *a = arg;
+
+	return sst_engine_worker_loop(a->e, a->i);
+}
+
+int
+sst_engine_launch(struct sst_engine *e)
+{
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+
+	if (rte_lcore_count() < (unsigned int)e->n + 1) {
+		ENGINE_LOG(ERR, "%u workers need %u lcores (have %u): give the EAL -l 0-%u\n", e->n,
+			e->n + 1, rte_lcore_count(), e->n);
+		return -EBUSY;
+	}
+	for (uint16_t i = 0; i < e->n; i++, lcore = rte_get_next_lcore(lcore, 1, 0)) {
+		int rc;
+
+		launch_args[i] = (struct launch_arg){.e = e, .i = i};
+		rc = rte_eal_remote_launch(launched_loop, &launch_args[i], lcore);
+		if (rc < 0) {
+			sst_engine_stop(e, 0);
+			return rc;
+		}
+		e->workers[i].lcore = lcore;
+	}
+	return 0;
+}
+
+void
+sst_engine_stop(struct sst_engine *e, sst_time_t drain_ns)
+{
+	bool launched = false;
+
+	e->drain_ns = drain_ns;
+	atomic_store(&e->stop, true);
+	for (uint16_t i = 0; i < e->n; i++)
+		if (e->workers[i].lcore != RTE_MAX_LCORE) {
+			rte_eal_wait_lcore(e->workers[i].lcore);
+			e->workers[i].lcore = RTE_MAX_LCORE;
+			launched = true;
+		}
+	/* Loops on the application's threads drain themselves; wait. */
+	while (atomic_load(&e->loops) > 0) {
+		rte_pause();
+		launched = true;
+	}
+	/* Polled by the caller: drain here, all workers in turn. */
+	if (!launched) {
+		sst_time_t deadline = sst_engine_now() + drain_ns;
+		bool open = true;
+
+		while (open && sst_engine_now() < deadline) {
+			open = false;
+			for (uint16_t i = 0; i < e->n; i++)
+				if (sst_worker_close_idle(e->workers[i].w, sst_engine_now()) > 0)
+					open = true;
+			for (uint16_t i = 0; i < e->n; i++)
+				sst_engine_poll(e, i);
+		}
+	}
+}
+
+bool
+sst_engine_stopping(const struct sst_engine *e)
+{
+	return atomic_load(&e->stop);
+}

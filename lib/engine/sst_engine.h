@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The engine: a set of workers (sst_worker.h) sharing one local UDP port,
+ * each owning a shard of the channels, on a link of its own: a queue of a
+ * DPDK port (ethdev, frames through lib/net) or a kernel UDP socket
+ * (udpsock, SO_REUSEPORT). Packets that reach the wrong worker take one
+ * software dispatch step to their owner through its inbox ring
+ * (docs/engine.md, "Sharding").
+ *
+ * Two ways to run it:
+ * - sst_engine_launch(): one EAL worker lcore per worker, each busy-polling
+ *   its worker until sst_engine_stop();
+ * - the application's own threads: sst_engine_worker_loop() on an lcore of
+ *   its choice, or sst_engine_poll() of every worker in turn from one
+ *   thread (tests, the tools' loopback mode).
+ *
+ * Applications use it embedded (callbacks on the worker's thread:
+ * params.stream.ops and params.ops, whose app_poll runs every pass) or
+ * through rings (sst_ring.h) from threads of their own.
+ */
+#ifndef SST_ENGINE_H
+#define SST_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sst_worker.h"
+
+struct sst_engine;
+
+/** How to create an engine. Fields left zero take the defaults shown. */
+struct sst_engine_params {
+	uint32_t size;	  /**< sizeof(struct sst_engine_params) */
+	uint16_t workers; /**< 1..SST_WORKERS_MAX; 0: 1 */
+	/** Link driver of every worker: "udpsock" (NULL), "ethdev", or any
+	 * registered driver. */
+	const char *driver;
+	/** driver_confs[i] is worker i's driver_conf (ethdev: its port and
+	 * queue i; see the driver); they must outlive the engine. */
+	const void *const *driver_confs;
+	/** The caller set up the links' device (sst_link_device_setup(), e.g.
+	 * a DPDK port with one queue per worker); else the engine does. */
+	bool device_ready;
+	/** udpsock: the address and port every worker binds. Frame links:
+	 * local.port is the UDP port we serve on (addresses are in net). */
+	struct sst_net_endpoint local;
+	/** Frame links: the network layer's configuration (addresses,
+	 * routes); the MAC is the port's when left zero. */
+	struct sst_net_params net;
+	struct sst_nego_host_params nego;
+	struct sst_stream_host_params stream; /**< embedded mode: ops and ctx */
+	const struct sst_worker_ops *ops;     /**< embedded mode */
+	void *ctx;
+	const char *cc;		 /**< congestion controller; NULL: newreno */
+	uint32_t max_peers;	 /**< per worker; 0: 64 */
+	sst_time_t idle_timeout; /**< 0: 60 s */
+	uint32_t mtu;		 /**< largest channel packet; 0: see sst_worker_params */
+	uint32_t mbufs;		 /**< per worker pool; 0: 16383 */
+	uint32_t inbox_size;	 /**< handoff ring entries per worker; 0: 4096 */
+	int socket_id;		 /**< NUMA socket of the memory; 0 unless set */
+	uint32_t rx_buffer;	 /**< udpsock kernel buffers; 0: the system's */
+	uint32_t tx_buffer;
+};
+
+/** Create an engine (at setup: this allocates), its pools, links, inboxes
+ * and workers. @return NULL with rte_errno set (and a message logged). */
+struct sst_engine *sst_engine_create(const struct sst_engine_params *p);
+
+/** Destroy a stopped engine and everything it created. NULL is ignored. */
+void sst_engine_destroy(struct sst_engine *e);
+
+uint16_t sst_engine_workers(const struct sst_engine *e);
+struct sst_worker *sst_engine_worker(struct sst_engine *e, uint16_t i);
+
+/** The local endpoint (udpsock: the port the workers bound). */
+void sst_engine_local(const struct sst_engine *e, struct sst_net_endpoint *ep);
+
+/** The worker that owns a new channel to ep: sst_worker_connect() to ep
+ * must run on that worker's thread (from its app_poll, in embedded mode). */
+uint16_t sst_engine_owner(const struct sst_engine *e, const struct sst_net_endpoint *ep);
+
+/** The engine's clock, in nanoseconds (the TSC, scaled). */
+sst_time_t sst_engine_now(void);
+
+/** One pass of worker i at the current time. */
+void sst_engine_poll(struct sst_engine *e, uint16_t i);
+
+/**
+ * Run worker i on the calling thread until sst_engine_stop(), then drain
+ * it (graceful stop). @return 0.
+ */
+int sst_engine_worker_loop(struct sst_engine *e, uint16_t i);
+
+/**
+ * Launch every worker on its own EAL worker lcore (the first workers
+ * lcores after the main one). @return 0, -EBUSY (too few lcores), or the
+ * launch's error.
+ */
+int sst_engine_launch(struct sst_engine *e);
+
+/**
+ * Graceful stop: every worker closes its unused channels (FINISH, no
+ * TIME_WAIT) and keeps polling until they are gone or @p drain_ns passed,
+ * then stops; waits for launched lcores. Streams still open are left to
+ * sst_engine_destroy(), which aborts them.
+ */
+void sst_engine_stop(struct sst_engine *e, sst_time_t drain_ns);
+
+/** True once sst_engine_stop() was called (for application loops). */
+bool sst_engine_stopping(const struct sst_engine *e);
+
+#endif /* SST_ENGINE_H */

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker's packet I/O: its link (datagrams as they are, or Ethernet
+ * frames through the network layer), and the one software dispatch step of
+ * a sharded engine: a packet that reached the wrong worker is handed to its
+ * owner through the owner's inbox ring, once.
+ *
+ * Ownership (docs/engine.md, "Sharding"): a channel packet belongs to the
+ * worker that gave out the channel number in its byte 0 (numbers are dealt
+ * out by residue, c % shard_count); a control packet answering one of our
+ * initiations carries the initiating worker's steering tag
+ * (sst_nego_steer_tag()); any other control packet belongs to the worker
+ * chosen by a Toeplitz hash of the peer's endpoint, which is also where
+ * sst_worker_connect() to that peer runs.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_arp.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_ring.h>
+#include <rte_thash.h>
+
+#include "sst_burst.h"
+#include "worker_internal.h"
+
+/* Where a handed-over packet came from travels with it in the mbuf. */
+static int handoff_ep_offset = -1;
+
+static struct sst_net_endpoint *
+handoff_ep(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, handoff_ep_offset, struct sst_net_endpoint *);
+}
+
+/* The key of Microsoft's RSS verification suite: any fixed key works for
+ * software dispatch; a well-known one lets a port's RSS be set to match. */
+static const uint8_t shard_rss_key[40] = {0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41,
+	0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb3, 0x73, 0xbe, 0xac, 0x01,
+	0xfa};
+
+uint16_t
+sst_worker_shard_of(const struct sst_net_endpoint *ep, uint16_t shard_count)
+{
+	uint32_t tuple[5];
+	uint32_t words;
+
+	if (shard_count <= 1)
+		return 0;
+	if (ep->addr.family == SST_NET_IPV6) {
+		for (int i = 0; i < 4; i++)
+			tuple[i] = rte_be_to_cpu_32(*(const rte_be32_t *)&ep->addr.bytes[4 * i]);
+		words = 4;
+	} else {
+		tuple[0] = rte_be_to_cpu_32(*(const rte_be32_t *)ep->addr.bytes);
+		words = 1;
+	}
+	tuple[words++] = (uint32_t)ep->port << 16;
+	return (uint16_t)(rte_softrss(tuple, words, shard_rss_key) % shard_count);
+}
+
+/* ---- The network layer's callbacks (frame links) ---- */
+
+static void
+net_deliver_udp(void *ctx, struct rte_mbuf *m, const struct sst_net_endpoint *from,
+	const struct sst_net_endpoint *to, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+
+	RTE_SET_USED(now);
+	if (to->port != w->local.port || w->rx_n == RTE_DIM(w->rx_pkts)) {
+		w->stats.rx_wrong_port++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	w->rx_pkts[w->rx_n] = m;
+	w->rx_from[w->rx_n] = *from;
+	w->rx_n++;
+}
+
+static void
+net_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+
+	RTE_SET_USED(now);
+	sst_link_tx_burst(w->p.link, pkts, NULL, n);
+}
+
+static void
+net_pmtu(void *ctx, const struct sst_net_endpoint *local, const struct sst_net_endpoint *remote,
+	uint32_t mtu, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+	uint32_t payload = sst_net_udp_payload_max((enum sst_net_family)remote->addr.family, mtu);
+
+	RTE_SET_USED(local);
+	RTE_SET_USED(now);
+	for (int c = 1; c < 256; c++) {
+		struct worker_chan *wc = &w->chans[c];
+		struct sst_channel *ch;
+
+		if (wc->sc == NULL || !worker_ep_equal(&wc->peer->ep, remote))
+			continue;
+		ch = sst_stream_chan_channel(wc->sc);
+		if (payload < sst_channel_mtu(ch))
+			sst_channel_set_mtu(ch, payload);
+	}
+}
+
+static const struct sst_net_ops worker_net_ops = {
+	.deliver_udp = net_deliver_udp,
+	.transmit = net_transmit,
+	.pmtu = net_pmtu,
+};
+
+int
+worker_io_init(struct sst_worker *w)
+{
+	static const struct rte_mbuf_dynfield ep_field = {
+		.name = "sst_handoff_endpoint",
+		.size = sizeof(struct sst_net_endpoint),
+		.align = __alignof__(struct sst_net_endpoint),
+	};
+	uint32_t net_payload;
+
+	if (w->p.shard_count > 1) {
+		if (w->p.inboxes == NULL || w->p.shard_index >= w->p.shard_count ||
+			w->p.shard_count > SST_WORKERS_MAX)
+			return -EINVAL;
+		handoff_ep_offset = rte_mbuf_dynfield_register(&ep_field);
+		if (handoff_ep_offset < 0)
+			return -rte_errno;
+	}
+	if (w->p.mtu == 0)
+		w->p.mtu = 1232;
+	if (sst_link_kind(w->p.link) == SST_LINK_DATAGRAMS)
+		return sst_link_local(w->p.link, &w->local);
+	struct sst_net_params np = w->p.net;
+
+	np.size = sizeof(np);
+	np.ops = &worker_net_ops;
+	np.ctx = w;
+	if (np.pool == NULL)
+		np.pool = w->p.pool;
+	w->net = sst_net_create(&np);
+	if (w->net == NULL)
+		return -rte_errno;
+	memset(&w->local, 0, sizeof(w->local));
+	w->local.addr.family = np.ipv4.family != SST_NET_NONE ? SST_NET_IPV4 : SST_NET_IPV6;
+	w->local.port = w->p.udp_port != 0 ? w->p.udp_port : 4433;
+	net_payload = sst_net_udp_payload_max(
+		(enum sst_net_family)w->local.addr.family, np.mtu != 0 ? np.mtu : 1500);
+	w->p.mtu = RTE_MIN(w->p.mtu, net_payload);
+	return 0;
+}
+
+void
+worker_io_fini(struct sst_worker *w)
+{
+	struct rte_mbuf *m;
+
+	sst_net_destroy(w->net);
+	w->net = NULL;
+	if (w->p.shard_count > 1)
+		while (rte_ring_sc_dequeue(w->p.inboxes[w->p.shard_index], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+}
+
+/* ---- Sending ---- */
+
+void
+worker_send(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *to,
+	uint16_t n, sst_time_t now)
+{
+	if (w->net == NULL) {
+		sst_link_tx_burst(w->p.link, pkts, to, n);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct sst_net_endpoint from = {
+			.addr.family = to[i].addr.family, .port = w->local.port};
+
+		if (sst_net_send_udp(w->net, pkts[i], &from, &to[i], now) < 0)
+			w->stats.tx_refused++;
+	}
+}
+
+void
+worker_io_flush(struct sst_worker *w, sst_time_t now)
+{
+	if (w->net != NULL)
+		sst_net_flush(w->net, now);
+}
+
+sst_time_t
+worker_io_next_expiry(const struct sst_worker *w)
+{
+	return w->net != NULL ? sst_net_next_expiry(w->net) : SST_TIME_NEVER;
+}
+
+void
+worker_io_expiry(struct sst_worker *w, sst_time_t now)
+{
+	if (w->net != NULL && sst_net_next_expiry(w->net) <= now)
+		sst_net_handle_expiry(w->net, now);
+}
+
+/* ---- Receiving and the dispatch step ---- */
+
+static uint16_t
+owner_of(const struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t len = rte_pktmbuf_data_len(m);
+	int tag;
+
+	if (len == 0)
+		return w->p.shard_index; /* dropped and counted where it is */
+	if (b[0] != 0)
+		return b[0] % w->p.shard_count;
+	tag = sst_nego_steer_tag(b, len, w->steer_bits);
+	if (tag >= 0 && tag < w->p.shard_count)
+		return (uint16_t)tag;
+	return sst_worker_shard_of(from, w->p.shard_count);
+}
+
+static void
+handoff(struct sst_worker *w, uint16_t to, struct rte_mbuf *m, const struct sst_net_endpoint *from)
+{
+	if (from != NULL)
+		*handoff_ep(m) = *from;
+	else
+		handoff_ep(m)->addr.family = SST_NET_NONE; /* a frame */
+	if (rte_ring_mp_enqueue(w->p.inboxes[to], m) != 0) {
+		w->stats.handoff_full++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	w->stats.handoff_out++;
+}
+
+/* Neighbour answers go to every worker: each has its own cache and asks
+ * for itself, but a port without RSS delivers every answer to one queue. */
+static bool
+is_neighbour_answer(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	uint16_t len = rte_pktmbuf_data_len(m);
+
+	if (len < sizeof(*eh) + 8)
+		return false;
+	if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
+		const struct rte_arp_hdr *ah = (const struct rte_arp_hdr *)(eh + 1);
+
+		return len >= sizeof(*eh) + sizeof(*ah) &&
+		       ah->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY);
+	}
+	if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+		len >= sizeof(*eh) + sizeof(struct rte_ipv6_hdr) + 1) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eh + 1);
+
+		/* ICMPv6 type 136: neighbour advertisement. */
+		return ip->proto == IPPROTO_ICMPV6 && *(const uint8_t *)(ip + 1) == 136;
+	}
+	return false;
+}
+
+static void
+share_neighbour_answers(struct sst_worker *w, struct rte_mbuf **frames, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		if (!is_neighbour_answer(frames[i]))
+			continue;
+		for (uint16_t k = 0; k < w->p.shard_count; k++) {
+			struct rte_mbuf *copy;
+
+			if (k == w->p.shard_index)
+				continue;
+			copy = rte_pktmbuf_copy(frames[i], w->p.pool, 0, UINT32_MAX);
+			if (copy != NULL)
+				handoff(w, k, copy, NULL);
+		}
+	}
+}
+
+/* Datagrams for this worker, in rx_pkts/rx_from; the others handed over. */
+static void
+keep_or_handoff(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *from,
+	uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t owner =
+			w->p.shard_count > 1 ? owner_of(w, pkts[i], &from[i]) : w->p.shard_index;
+
+		if (owner != w->p.shard_index) {
+			handoff(w, owner, pkts[i], &from[i]);
+			continue;
+		}
+		w->rx_pkts[w->rx_n] = pkts[i];
+		w->rx_from[w->rx_n] = from[i];
+		w->rx_n++;
+	}
+}
+
+uint16_t
+worker_rx(struct sst_worker *w, sst_time_t now)
+{
+	struct rte_mbuf *pkts[SST_MAX_BURST];
+	struct sst_net_endpoint from[SST_MAX_BURST];
+	uint16_t n, base;
+
+	w->rx_n = 0;
+	/* Handed-over packets first: they are already late by one hop. */
+	if (w->p.shard_count > 1) {
+		uint16_t frames = 0;
+
+		n = (uint16_t)rte_ring_sc_dequeue_burst(
+			w->p.inboxes[w->p.shard_index], (void **)pkts, SST_MAX_BURST, NULL);
+		w->stats.handoff_in += n;
+		for (uint16_t i = 0; i < n; i++) {
+			struct sst_net_endpoint *ep = handoff_ep(pkts[i]);
+
+			if (ep->addr.family == SST_NET_NONE) {
+				pkts[frames++] = pkts[i];
+			} else {
+				w->rx_pkts[w->rx_n] = pkts[i];
+				w->rx_from[w->rx_n] = *ep;
+				w->rx_n++;
+			}
+		}
+		/* Frames (neighbour answers) only teach this worker's cache. */
+		if (frames > 0 && w->net != NULL)
+			sst_net_rx_burst(w->net, pkts, frames, now);
+		else if (frames > 0)
+			rte_pktmbuf_free_bulk(pkts, frames);
+	}
+	n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
+	if (n == 0)
+		return w->rx_n;
+	if (w->net == NULL) {
+		keep_or_handoff(w, pkts, from, n);
+		return w->rx_n;
+	}
+	if (w->p.shard_count > 1)
+		share_neighbour_answers(w, pkts, n);
+	base = w->rx_n;
+	sst_net_rx_burst(w->net, pkts, n, now);
+	if (w->p.shard_count > 1 && w->rx_n > base) {
+		/* Take the datagrams the network layer delivered aside and
+		 * sort them by owner. */
+		uint16_t got = (uint16_t)(w->rx_n - base);
+
+		memcpy(pkts, &w->rx_pkts[base], got * sizeof(pkts[0]));
+		memcpy(from, &w->rx_from[base], got * sizeof(from[0]));
+		w->rx_n = base;
+		keep_or_handoff(w, pkts, from, got);
+	}
+	return w->rx_n;
+}
+
+const struct sst_net_stats *
+sst_worker_net_stats(const struct sst_worker *w)
+{
+	return w->net != NULL ? sst_net_stats(w->net) : NULL;
+}

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engines (sst_engine.h) in embedded mode: a sharded server engine and
+ * several client engines in one process, every application callback on
+ * the worker's thread. Clients connect from the worker that owns the
+ * server's endpoint (from app_poll), open streams when the channel is up,
+ * and check every echoed byte. The server's channels must land on the
+ * workers the dispatch rule names, whichever worker the packets reached.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "sst_engine.h"
+#include "sst_ethdev.h"
+#include "sst_stream.h"
+#include "sst_test.h"
+#include "sst_test_eal.h"
+#include "sst_test_mbuf.h"
+
+enum { CLIENTS = 6, STREAMS = 4, BYTES = 64 * 1024, MAX_WORKERS = 4 };
+
+static struct rte_mempool *clones;
+
+struct app {
+	const char *name;
+	struct sst_engine *e;
+	bool server;
+	/* client */
+	struct sst_net_endpoint target;
+	bool connect_sent;
+	struct sst_stream_peer *peer;
+	struct sst_stream *s[STREAMS];
+	uint64_t written[STREAMS], echoed[STREAMS], bad;
+	bool shut;
+	int connected;
+};
+
+static uint8_t
+pattern(uint64_t stream, uint64_t off)
+{
+	return sst_test_pattern(off + stream * 1000003);
+}
+
+static int
+stream_index(const struct app *a, const struct sst_stream *s)
+{
+	for (int i = 0; i < STREAMS; i++)
+		if (a->s[i] == s)
+			return i;
+	return -1;
+}
+
+static void
+echo(struct sst_stream *s, sst_time_t now)
+{
+	struct sst_stream_data d[32];
+	int k;
+
+	while ((k = sst_stream_read(s, d, 32, now)) > 0)
+		for (int i = 0; i < k; i++)
+			if (sst_stream_write(s, d[i].m, d[i].flags, now) < 0) {
+				rte_pktmbuf_free(d[i].m);
+				CU_FAIL("echo write refused");
+			}
+	if (k == -EPIPE) {
+		sst_stream_shutdown(s, now);
+		sst_stream_close(s, now);
+	}
+}
+
+static void
+check(struct app *a, struct sst_stream *s, sst_time_t now)
+{
+	struct sst_stream_data d[32];
+	int idx = stream_index(a, s), k;
+
+	if (idx < 0)
+		return;
+	while ((k = sst_stream_read(s, d, 32, now)) > 0)
+		for (int i = 0; i < k; i++) {
+			uint32_t len = rte_pktmbuf_pkt_len(d[i].m);
+			uint8_t buf[2048];
+			const uint8_t *p = rte_pktmbuf_read(d[i].m, 0, len, buf);
+
+			for (uint32_t j = 0; j < len; j++)
+				a->bad += p[j] != pattern((uint64_t)idx, a->echoed[idx] + j);
+			a->echoed[idx] += len;
+			rte_pktmbuf_free(d[i].m);
+		}
+}
+
+static void
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+{
+	(void)ctx;
+	(void)svc;
+	if (parent != NULL)
+		s = sst_stream_accept_substream(parent);
+	if (s != NULL)
+		echo(s, sst_engine_now());
+}
+
+static void
+op_readable(void *ctx, struct sst_stream *s)
+{
+	struct app *a = ctx;
+
+	if (a->server)
+		echo(s, sst_engine_now());
+	else
+		check(a, s, sst_engine_now());
+}
+
+static void
+op_connected(void *ctx, struct sst_stream *s, int err)
+{
+	struct app *a = ctx;
+
+	(void)s;
+	CU_ASSERT_EQUAL(err, 0);
+	a->connected += err == 0;
+}
+
+static const struct sst_stream_ops stream_ops = {
+	.accepted = op_accepted,
+	.readable = op_readable,
+	.connected = op_connected,
+};
+
+static void
+peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct app *a = ctx;
+
+	(void)ep;
+	if (!a->server)
+		a->peer = peer;
+}
+
+/* Embedded mode: the application's work on the worker's thread. */
+static void
+app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
+{
+	struct app *a = ctx;
+
+	if (a->server)
+		return;
+	if (!a->connect_sent && sst_engine_worker(a->e, sst_engine_owner(a->e, &a->target)) == w) {
+		CU_ASSERT_EQUAL(sst_worker_connect(w, &a->target, SST_NEGO_MODE_CHECKSUM, now), 0);
+		a->connect_sent = true;
+	}
+	if (a->peer == NULL)
+		return;
+	for (int i = 0; i < STREAMS; i++) {
+		if (a->s[i] == NULL) {
+			a->s[i] = sst_stream_connect(a->peer, "echo", "test", now);
+			CU_ASSERT_FATAL(a->s[i] != NULL);
+		}
+		while (a->written[i] < BYTES) {
+			uint32_t len =
+				(uint32_t)RTE_MIN(1 + a->written[i] % 1400, BYTES - a->written[i]);
+			struct rte_mbuf *m = rte_pktmbuf_alloc(clones);
+			uint8_t *p;
+
+			CU_ASSERT_FATAL(m != NULL);
+			p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+			for (uint32_t j = 0; j < len; j++)
+				p[j] = pattern((uint64_t)i, a->written[i] + j);
+			if (sst_stream_write(a->s[i], m, 0, now) < 0) {
+				rte_pktmbuf_free(m);
+				break;
+			}
+			a->written[i] += len;
+		}
+	}
+	if (!a->shut) {
+		bool all = true;
+
+		for (int i = 0; i < STREAMS; i++)
+			all = all && a->written[i] == BYTES;
+		if (all) {
+			for (int i = 0; i < STREAMS; i++)
+				sst_stream_shutdown(a->s[i], now);
+			a->shut = true;
+		}
+	}
+}
+
+static const struct sst_worker_ops worker_ops = {.peer_ready = peer_ready, .app_poll = app_poll};
+
+/* Frame links: ethdev on a port, lib/net with this address. */
+struct frames {
+	uint16_t port;
+	struct sst_net_addr addr;
+	struct sst_ethdev_link_conf confs[MAX_WORKERS];
+	const void *conf_ptrs[MAX_WORKERS];
+};
+
+static struct sst_engine *
+engine_on(struct app *a, const char *name, bool server, uint16_t workers, struct frames *f)
+{
+	struct sst_engine_params ep = {.size = sizeof(ep), .workers = workers, .mbufs = 4095};
+
+	memset(a, 0, sizeof(*a));
+	a->name = name;
+	a->server = server;
+	ep.local.addr = sst_net_addr4(127, 0, 0, 1);
+	if (f != NULL) {
+		for (uint16_t i = 0; i < workers; i++) {
+			f->confs[i] =
+				(struct sst_ethdev_link_conf){.port_id = f->port, .queue_id = i};
+			f->conf_ptrs[i] = &f->confs[i];
+		}
+		ep.driver = "ethdev";
+		ep.driver_confs = f->conf_ptrs;
+		/* net_ring ports have no address of their own. */
+		ep.net.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0, f->addr.bytes[3]}};
+		ep.net.ipv4 = f->addr;
+		ep.net.ipv4_prefix_len = 24;
+		ep.local.addr = f->addr;
+		ep.local.port = 4433;
+	}
+	memset(ep.nego.secret, server ? 0x5e : 0xc1, sizeof(ep.nego.secret));
+	ep.nego.ulp_caps = SST_NEGO_CAP_ALL;
+	ep.stream.name = name;
+	ep.stream.clone_pool = clones;
+	ep.stream.max_streams = 256;
+	ep.stream.max_tx_buffers = 64;
+	ep.stream.max_rx_buffers = 64;
+	ep.stream.max_sids = 256;
+	ep.stream.ops = &stream_ops;
+	ep.stream.ctx = a;
+	ep.ops = &worker_ops;
+	ep.ctx = a;
+	ep.idle_timeout = 300 * SST_NSEC_PER_MSEC;
+	a->e = sst_engine_create(&ep);
+	CU_ASSERT_FATAL(a->e != NULL);
+	if (server)
+		for (uint16_t i = 0; i < sst_engine_workers(a->e); i++)
+			CU_ASSERT_FATAL(sst_stream_listen(
+						sst_worker_stream_host(sst_engine_worker(a->e, i)),
+						"echo", "test", NULL) == 0);
+	return a->e;
+}
+
+static struct sst_engine *
+engine(struct app *a, const char *name, bool server, uint16_t workers)
+{
+	return engine_on(a, name, server, workers, NULL);
+}
+
+static bool
+all_echoed(const struct app *c)
+{
+	for (int k = 0; k < CLIENTS; k++)
+		for (int i = 0; i < STREAMS; i++)
+			if (c[k].echoed[i] != BYTES)
+				return false;
+	return true;
+}
+
+/* A two-worker server over udpsock (SO_REUSEPORT: the kernel spreads the
+ * clients over the workers' sockets by its own hash, so some packets reach
+ * the wrong worker and take the dispatch step). */
+static void
+test_sharded_udpsock(void)
+{
+	static struct app server, clients[CLIENTS];
+	uint64_t expect[2] = {0, 0}, made[2], out = 0, in = 0, full = 0;
+	sst_time_t deadline;
+
+	engine(&server, "srv", true, 2);
+	for (int k = 0; k < CLIENTS; k++) {
+		struct sst_net_endpoint self;
+		char name[16];
+
+		snprintf(name, sizeof(name), "cli%d", k);
+		engine(&clients[k], name, false, 2);
+		sst_engine_local(server.e, &clients[k].target);
+		sst_engine_local(clients[k].e, &self);
+		expect[sst_engine_owner(server.e, &self)]++;
+	}
+	deadline = sst_engine_now() + 30 * SST_NSEC_PER_SEC;
+	while (!all_echoed(clients) && sst_engine_now() < deadline) {
+		for (uint16_t i = 0; i < 2; i++)
+			sst_engine_poll(server.e, i);
+		for (int k = 0; k < CLIENTS; k++)
+			for (uint16_t i = 0; i < 2; i++)
+				sst_engine_poll(clients[k].e, i);
+	}
+	CU_ASSERT_TRUE(all_echoed(clients));
+	for (int k = 0; k < CLIENTS; k++) {
+		CU_ASSERT_EQUAL(clients[k].bad, 0);
+		CU_ASSERT_EQUAL(clients[k].connected, STREAMS);
+	}
+	for (uint16_t i = 0; i < 2; i++) {
+		const struct sst_worker_stats *st =
+			sst_worker_stats(sst_engine_worker(server.e, i));
+
+		made[i] = st->channels_made;
+		out += st->handoff_out;
+		in += st->handoff_in;
+		full += st->handoff_full;
+	}
+	printf("\n  server workers made %llu + %llu channels (expected %llu + %llu), %llu "
+	       "packets handed over\n",
+		(unsigned long long)made[0], (unsigned long long)made[1],
+		(unsigned long long)expect[0], (unsigned long long)expect[1],
+		(unsigned long long)out);
+	/* Each channel lives on the worker the dispatch rule names. */
+	CU_ASSERT_EQUAL(made[0], expect[0]);
+	CU_ASSERT_EQUAL(made[1], expect[1]);
+	CU_ASSERT(out >= in + full);
+	CU_ASSERT_EQUAL(full, 0);
+	/* Graceful stop: the idle channels close by FINISH on both sides. */
+	for (int k = 0; k < CLIENTS; k++)
+		for (int i = 0; i < STREAMS; i++)
+			sst_stream_close(clients[k].s[i], sst_engine_now());
+	deadline = sst_engine_now() + 10 * SST_NSEC_PER_SEC;
+	while (sst_engine_now() < deadline) {
+		uint64_t open = 0;
+
+		for (uint16_t i = 0; i < 2; i++) {
+			sst_engine_poll(server.e, i);
+			open += sst_worker_stats(sst_engine_worker(server.e, i))->channels_open;
+		}
+		for (int k = 0; k < CLIENTS; k++)
+			for (uint16_t i = 0; i < 2; i++) {
+				sst_engine_poll(clients[k].e, i);
+				open += sst_worker_stats(sst_engine_worker(clients[k].e, i))
+						->channels_open;
+			}
+		if (open == 0)
+			break;
+	}
+	out = in = full = 0;
+	for (uint16_t i = 0; i < 2; i++) {
+		const struct sst_worker_stats *st =
+			sst_worker_stats(sst_engine_worker(server.e, i));
+
+		CU_ASSERT_EQUAL(st->channels_open, 0);
+		out += st->handoff_out;
+		in += st->handoff_in;
+		full += st->handoff_full;
+	}
+	/* Nothing handed over was lost on the way. */
+	CU_ASSERT_EQUAL(out, in + full);
+	sst_engine_stop(server.e, SST_NSEC_PER_SEC);
+	sst_engine_destroy(server.e);
+	for (int k = 0; k < CLIENTS; k++) {
+		sst_engine_stop(clients[k].e, SST_NSEC_PER_SEC);
+		sst_engine_destroy(clients[k].e);
+	}
+}
+
+static void
+run_until_echoed(struct app *server, struct app *clients, int nclients, uint16_t workers)
+{
+	sst_time_t deadline = sst_engine_now() + 30 * SST_NSEC_PER_SEC;
+	bool done = false;
+
+	while (!done && sst_engine_now() < deadline) {
+		for (uint16_t i = 0; i < workers; i++)
+			sst_engine_poll(server->e, i);
+		done = true;
+		for (int k = 0; k < nclients; k++) {
+			for (uint16_t i = 0; i < workers; i++)
+				sst_engine_poll(clients[k].e, i);
+			for (int i = 0; i < STREAMS; i++)
+				done = done && clients[k].echoed[i] == BYTES;
+		}
+	}
+}
+
+/*
+ * Two engines of two workers each over a net_ring pair: Ethernet frames
+ * through lib/net (ARP first), and a port without RSS, so every packet
+ * for worker 1 arrives at worker 0 and takes the dispatch step, and ARP
+ * answers reach every worker's cache.
+ */
+static void
+test_frames_over_net_ring(void)
+{
+	static struct app server, client;
+	static struct frames fs, fc;
+	uint64_t out = 0;
+
+	CU_ASSERT_FATAL(sst_ethdev_ring_pair("engring", 2, &fs.port, &fc.port) == 0);
+	fs.addr = sst_net_addr4(10, 0, 0, 1);
+	fc.addr = sst_net_addr4(10, 0, 0, 2);
+	engine_on(&server, "fsrv", true, 2, &fs);
+	engine_on(&client, "fcli", false, 2, &fc);
+	sst_engine_local(server.e, &client.target);
+	run_until_echoed(&server, &client, 1, 2);
+	for (int i = 0; i < STREAMS; i++)
+		CU_ASSERT_EQUAL(client.echoed[i], BYTES);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	for (uint16_t i = 0; i < 2; i++) {
+		out += sst_worker_stats(sst_engine_worker(server.e, i))->handoff_out;
+		out += sst_worker_stats(sst_engine_worker(client.e, i))->handoff_out;
+	}
+	printf("\n  %u bytes echoed over net_ring frames, %llu packets handed over\n",
+		STREAMS * BYTES, (unsigned long long)out);
+	/* The owner of the server's endpoint is worker 1 on the client for
+	 * half the hash space: if so, everything went through a handoff. */
+	if (sst_engine_owner(client.e, &client.target) == 1)
+		CU_ASSERT(out > 0);
+	for (int i = 0; i < STREAMS; i++)
+		if (client.s[i] != NULL)
+			sst_stream_close(client.s[i], sst_engine_now());
+	sst_engine_stop(client.e, SST_NSEC_PER_SEC);
+	sst_engine_stop(server.e, SST_NSEC_PER_SEC);
+	sst_engine_destroy(client.e);
+	sst_engine_destroy(server.e);
+	CU_ASSERT_EQUAL(sst_ethdev_ring_pair_free("engring", 2), 0);
+}
+
+static void
+test_bad_params(void)
+{
+	struct sst_engine_params ep = {.size = sizeof(ep), .workers = SST_WORKERS_MAX + 1};
+
+	CU_ASSERT_PTR_NULL(sst_engine_create(NULL));
+	CU_ASSERT_PTR_NULL(sst_engine_create(&ep));
+	ep.workers = 1;
+	ep.driver = "no-such-driver";
+	ep.local.addr = sst_net_addr4(127, 0, 0, 1);
+	CU_ASSERT_PTR_NULL(sst_engine_create(&ep));
+}
+
+static int
+setup(void)
+{
+	if (sst_test_eal_init("test_engine") < 0)
+		return -1;
+	clones = sst_test_pool("eng_clones", 16383, 2048);
+	return clones != NULL ? 0 : -1;
+}
+
+static const struct sst_test_case cases[] = {
+	{"sharded engine over udpsock", test_sharded_udpsock},
+	{"frames over a net_ring pair", test_frames_over_net_ring},
+	{"bad parameters", test_bad_params},
+	{NULL, NULL},
+};
+
+int
+main(void)
+{
+	if (setup() < 0)
+		return 1;
+	return sst_test_run("engine", cases);
+}

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host instances and restart detection (docs/negotiation.md section 3.1):
+ * the version 2 ulp blob and its compatibility with version 1 and legacy
+ * peers; every result reports the peer's instance; a host that comes back
+ * at the same address with another instance while channels of the earlier
+ * one are held is reported as restarted, on either side, in both modes,
+ * and only then: not for a second channel of the same instance, not after
+ * the earlier channels were released, not for a peer without an instance,
+ * an anonymous initiator or another identity. A forged instance restarts a
+ * checksum-mode peer (checksum mode authenticates nothing) but cannot
+ * complete a secure handshake.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nego_pair.h"
+
+#define SEC (SST_NSEC_PER_SEC)
+
+static struct tp_side C, S;
+
+/* The version 2 blob, byte for byte, and what each reader makes of it. */
+static void
+test_ulp_v2(void)
+{
+	static const uint8_t v2[20] = {0x53, 0x53, 0x54, 0x44, 0, 0, 0, 2, 0, 0, 0, 0x0f, 0x01,
+		0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+	uint8_t buf[32];
+	struct sst_nego_ulp u;
+
+	CU_ASSERT_EQUAL(
+		sst_nego_ulp_encode_instance(2, 0xf, 0x0123456789abcdef, buf, sizeof(buf)), 20);
+	CU_ASSERT_EQUAL(memcmp(buf, v2, sizeof(v2)), 0);
+	CU_ASSERT_EQUAL(sst_nego_ulp_encode_instance(2, 0xf, 1, buf, 19), -ENOSPC);
+	sst_nego_ulp_decode(v2, sizeof(v2), &u);
+	CU_ASSERT_TRUE(u.extended && u.version == 2 && u.caps == 0xf);
+	CU_ASSERT_TRUE(u.has_instance && u.instance == 0x0123456789abcdef);
+	/* A version 1 blob (an older SST-DPDK host): capabilities, no instance. */
+	CU_ASSERT_EQUAL(sst_nego_ulp_encode_instance(1, 0x5, 77, buf, sizeof(buf)), 12);
+	sst_nego_ulp_decode(buf, 12, &u);
+	CU_ASSERT_TRUE(u.extended && u.version == 1 && u.caps == 0x5 && !u.has_instance);
+	/* Version 1 with bytes after it: still no instance (they are not its). */
+	memcpy(buf + 12, v2 + 12, 8);
+	sst_nego_ulp_decode(buf, 20, &u);
+	CU_ASSERT_TRUE(u.extended && !u.has_instance && u.instance == 0);
+	/* Version 2 cut short, or with instance 0: no instance. */
+	sst_nego_ulp_decode(v2, 16, &u);
+	CU_ASSERT_TRUE(u.extended && u.version == 2 && !u.has_instance);
+	sst_nego_ulp_encode(2, 0, buf, sizeof(buf));
+	sst_nego_ulp_decode(buf, 20, &u);
+	CU_ASSERT_TRUE(u.extended && !u.has_instance);
+	/* A later version appends: the instance is still read. */
+	memcpy(buf, v2, sizeof(v2));
+	buf[7] = 3;
+	memset(buf + 20, 0x99, 8);
+	sst_nego_ulp_decode(buf, 28, &u);
+	CU_ASSERT_TRUE(u.version == 3 && u.has_instance && u.instance == 0x0123456789abcdef);
+	/* A version 1 reader's view of our blob is its first 12 bytes. */
+	sst_nego_ulp_decode(v2, 12, &u);
+	CU_ASSERT_TRUE(u.extended && u.caps == 0xf && !u.has_instance);
+}
+
+static void
+pair_init(bool secure)
+{
+	tp_init(&C, 0x10, 0x0a000001, secure);
+	tp_init(&S, 0x30, 0x0a000002, secure);
+	tp_pin(&C, &S);
+}
+
+static void
+pair_fini(void)
+{
+	tp_fini(&C);
+	tp_fini(&S);
+}
+
+/* One negotiation C -> S at now, to completion; @return S's result count. */
+static void
+negotiate(enum sst_nego_mode mode, sst_time_t now)
+{
+	unsigned int c = C.established, s = S.established;
+
+	CU_ASSERT_TRUE_FATAL(sst_nego_connect(C.h, &S.self, mode, now) > 0);
+	for (int k = 0; k < 3; k++) {
+		tp_deliver(&C, &S, now);
+		tp_deliver(&S, &C, now);
+	}
+	CU_ASSERT_EQUAL_FATAL(C.established, c + 1);
+	CU_ASSERT_EQUAL_FATAL(S.established, s + 1);
+}
+
+static const struct sst_nego_result *
+last(const struct tp_side *s)
+{
+	return &s->res[(s->established - 1) % TP_NRES];
+}
+
+/* A process restart: the host goes, the application's numbers too. */
+static void
+restart(struct tp_side *s, uint64_t instance)
+{
+	tp_stop(s);
+	memset(&s->chans, 0, sizeof(s->chans));
+	s->p.instance = instance;
+	tp_start(s);
+}
+
+/* Our instance: fixed by the parameter, else drawn; results carry it. */
+static void
+test_instance_reported(void)
+{
+	for (int secure = 0; secure < 2; secure++) {
+		enum sst_nego_mode mode = secure ? SST_NEGO_MODE_SECURE : SST_NEGO_MODE_CHECKSUM;
+
+		pair_init(secure);
+		C.p.instance = 0xc0ffee;
+		tp_start(&C);
+		tp_start(&S);
+		CU_ASSERT_EQUAL(sst_nego_instance(C.h), 0xc0ffee);
+		CU_ASSERT_TRUE(sst_nego_instance(S.h) != 0 && sst_nego_instance(S.h) != 0xc0ffee);
+		negotiate(mode, 0);
+		CU_ASSERT_TRUE(
+			last(&S)->peer_instance_known && last(&S)->peer_instance == 0xc0ffee);
+		CU_ASSERT_TRUE(last(&S)->peer_ulp.has_instance && last(&S)->peer_ulp.version == 2);
+		CU_ASSERT_TRUE(last(&C)->peer_instance_known &&
+			       last(&C)->peer_instance == sst_nego_instance(S.h));
+		CU_ASSERT_FALSE(last(&C)->peer_restarted || last(&S)->peer_restarted);
+		pair_fini();
+	}
+	/* Drawn: from the random source in secure mode (two draws differ),
+	 * from the secret without one (two secrets differ). */
+	pair_init(true);
+	tp_start(&C);
+	tp_stop(&C);
+	{
+		uint64_t first;
+
+		tp_start(&C);
+		first = sst_nego_instance(C.h);
+		tp_stop(&C);
+		tp_start(&C);
+		CU_ASSERT_NOT_EQUAL(sst_nego_instance(C.h), first);
+	}
+	pair_fini();
+	pair_init(false);
+	tp_start(&C);
+	tp_start(&S);
+	CU_ASSERT_NOT_EQUAL(sst_nego_instance(C.h), sst_nego_instance(S.h));
+	pair_fini();
+}
+
+/* The initiator restarts at the same address: the responder reports it on
+ * the new channel, once; a second channel of the new instance is not a
+ * restart. Then the responder restarts and the initiator reports it. */
+static void
+test_restart(void)
+{
+	for (int secure = 0; secure < 2; secure++) {
+		enum sst_nego_mode mode = secure ? SST_NEGO_MODE_SECURE : SST_NEGO_MODE_CHECKSUM;
+		const struct sst_nego_result *r;
+
+		pair_init(secure);
+		C.p.instance = 0x1111;
+		S.p.instance = 0x5555;
+		tp_start(&C);
+		tp_start(&S);
+		negotiate(mode, 0);
+		negotiate(mode, 0);
+		CU_ASSERT_FALSE(last(&S)->peer_restarted);
+		/* C restarts at 30 s (after the 20 s during which its reused
+		 * chani would be taken for a stray) without S releasing. */
+		restart(&C, 0x2222);
+		negotiate(mode, 30 * SEC);
+		r = last(&S);
+		CU_ASSERT_TRUE(r->peer_restarted && r->peer_instance == 0x2222);
+		CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_restarts, 1);
+		CU_ASSERT_FALSE(last(&C)->peer_restarted); /* S did not restart */
+		negotiate(mode, 31 * SEC);
+		CU_ASSERT_FALSE(last(&S)->peer_restarted);
+		/* The stale channels' release changes nothing now. */
+		CU_ASSERT_EQUAL(sst_nego_release(S.h, &C.self, S.res[0].local_channel, 1), -ENOENT);
+		negotiate(mode, 32 * SEC);
+		CU_ASSERT_FALSE(last(&S)->peer_restarted);
+		/* S restarts; C still holds its three channels with it. */
+		restart(&S, 0x6666);
+		negotiate(mode, 60 * SEC);
+		CU_ASSERT_TRUE(last(&C)->peer_restarted && last(&C)->peer_instance == 0x6666);
+		CU_ASSERT_FALSE(last(&S)->peer_restarted);
+		CU_ASSERT_EQUAL(sst_nego_stats(C.h)->peer_restarts, 1);
+		pair_fini();
+	}
+}
+
+/* Released channels do not count: a new instance after every channel of the
+ * old one ended is no restart. Within 20 s the reused chani is refused (the
+ * prototype's rule), and the restart is reported once the entry is old. */
+static void
+test_release_and_timing(void)
+{
+	pair_init(false);
+	C.p.instance = 1;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	CU_ASSERT_EQUAL(sst_nego_release(S.h, &C.self, last(&S)->local_channel, 1), 0);
+	/* C's side: an initiator's channel has no entry, but is released. */
+	CU_ASSERT_EQUAL(sst_nego_release(C.h, &S.self, last(&C)->local_channel, 1), -ENOENT);
+	restart(&C, 2);
+	negotiate(SST_NEGO_MODE_CHECKSUM, SEC);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted);
+	/* A restart within 20 s of S's entry: refused as a stray ChkI1 ... */
+	restart(&C, 3);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 2 * SEC) > 0);
+	tp_deliver(&C, &S, 2 * SEC);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->rx_i1_conflict, 1);
+	/* ... and answered, as a restart, when C retransmits after 21 s. */
+	sst_nego_handle_expiry(C.h, 15 * SEC + SST_NEGO_RETX_INITIAL);
+	tp_deliver(&C, &S, 22 * SEC);
+	CU_ASSERT_EQUAL_FATAL(S.established, 3);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 3);
+	pair_fini();
+}
+
+/* Peers without an instance: legacy (no blob), an older SST-DPDK host
+ * (version 1 blob): known false, never a restart, and they leave the
+ * record of the address alone. */
+static void
+test_without_instance(void)
+{
+	pair_init(false);
+	C.p.instance = 7;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	restart(&C, 8);
+	tp_stop(&C);
+	C.p.ulp_legacy = true;
+	tp_start(&C);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 30 * SEC);
+	CU_ASSERT_FALSE(last(&S)->peer_instance_known || last(&S)->peer_restarted);
+	CU_ASSERT_FALSE(last(&S)->peer_ulp.extended);
+	tp_stop(&C);
+	C.p.ulp_legacy = false;
+	C.p.ulp_version = 1;
+	tp_start(&C);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 31 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_ulp.extended && last(&S)->peer_ulp.version == 1);
+	CU_ASSERT_FALSE(last(&S)->peer_instance_known || last(&S)->peer_restarted);
+	/* Instance 7's channel is still held: instance 9 is a restart. */
+	C.p.ulp_version = 0;
+	restart(&C, 9);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 61 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 9);
+	pair_fini();
+}
+
+/* Replace the 8 instance bytes of our blob in a message (they follow the
+ * blob's magic, version 2 and capabilities). */
+static bool
+forge_instance(struct tp_msg *m, uint64_t instance)
+{
+	static const uint8_t head[8] = {0x53, 0x53, 0x54, 0x44, 0, 0, 0, 2};
+
+	for (size_t k = 0; k + 20 <= m->len; k++) {
+		if (memcmp(m->b + k, head, sizeof(head)) != 0)
+			continue;
+		for (int i = 0; i < 8; i++)
+			m->b[k + 12 + i] = (uint8_t)(instance >> (56 - 8 * i));
+		return true;
+	}
+	return false;
+}
+
+/* Checksum mode: anyone who can send from C's address can claim a restart
+ * (documented). Secure mode: a changed instance in SecI1 breaks the
+ * transcript, nothing is established, nothing reported. */
+static void
+test_forged(void)
+{
+	struct tp_msg m;
+
+	pair_init(false);
+	C.p.instance = 0x1234;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, SEC) > 0);
+	m = C.out[0];
+	C.nout = 0;
+	CU_ASSERT_FATAL(forge_instance(&m, 0x6666));
+	sst_nego_receive(S.h, &C.self, m.b, m.len, SEC);
+	CU_ASSERT_TRUE(S.established == 2 && last(&S)->peer_restarted);
+	pair_fini();
+
+	pair_init(true);
+	C.p.instance = 0x1234;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_SECURE, 0);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_SECURE, SEC) > 0);
+	m = C.out[0];
+	C.nout = 0;
+	CU_ASSERT_FATAL(forge_instance(&m, 0x6666));
+	sst_nego_receive(S.h, &C.self, m.b, m.len, SEC);
+	CU_ASSERT_EQUAL(S.nout, 1); /* SecR1 (SecI1 is not authenticated) */
+	tp_deliver(&S, &C, SEC);
+	CU_ASSERT_EQUAL(sst_nego_stats(C.h)->rx_sec_r1_bad, 1);
+	CU_ASSERT_TRUE(C.nout == 0 && C.established == 1 && S.established == 1);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_restarts, 0);
+	/* The forged half-open entry expires; C's next channel is no
+	 * restart. */
+	sst_nego_handle_expiry(C.h, 21 * SEC);
+	sst_nego_handle_expiry(S.h, 41 * SEC);
+	C.nout = 0;
+	negotiate(SST_NEGO_MODE_SECURE, 42 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_instance == 0x1234 && !last(&S)->peer_restarted);
+	pair_fini();
+}
+
+/* Secure mode binds the record to the identity: an anonymous initiator is
+ * never recorded or reported, another identity at the same address is not
+ * a restart of the first. A full record table leaves channels untracked. */
+static void
+test_principals(void)
+{
+	struct sst_secure_identity other;
+
+	pair_init(true);
+	S.cfg.allow_anonymous = true;
+	S.cfg.policy = SST_SECURE_TOFU; /* for the other identity below, */
+	S.peer_name = NULL;		/* looked up by key, not by name */
+	C.p.instance = 1;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_SECURE, 0);
+	/* Anonymous, new instance: not a restart. */
+	C.cfg.identity = NULL;
+	restart(&C, 2);
+	negotiate(SST_NEGO_MODE_SECURE, 30 * SEC);
+	CU_ASSERT_EQUAL(last(&S)->peer_status, SST_SECURE_PEER_ANONYMOUS);
+	CU_ASSERT_TRUE(last(&S)->peer_instance_known && !last(&S)->peer_restarted);
+	/* Another identity (TOFU at S), new instance: not a restart. */
+	tp_identity(0x70, &other);
+	C.cfg.identity = &other;
+	restart(&C, 3);
+	negotiate(SST_NEGO_MODE_SECURE, 60 * SEC);
+	CU_ASSERT_EQUAL(last(&S)->peer_status, SST_SECURE_PEER_NEW);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_untracked, 1);
+	/* The first identity again with a new instance: a restart. */
+	C.cfg.identity = &C.id;
+	restart(&C, 4);
+	negotiate(SST_NEGO_MODE_SECURE, 90 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 4);
+	sst_secure_identity_wipe(&other);
+	pair_fini();
+
+	/* One record: a second peer address is not tracked. */
+	pair_init(false);
+	S.p.max_peer_records = 1;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	C.self = tp_addr(0x0a000003, 4000);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_untracked, 1);
+	/* Releasing the first frees its record for the second address. */
+	CU_ASSERT_EQUAL(sst_nego_release(
+				S.h, &S.res[0].peer, S.res[0].local_channel, S.res[0].peer_channel),
+		0);
+	negotiate(SST_NEGO_MODE_CHECKSUM, SEC);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_untracked, 1);
+	restart(&C, 0x77);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 30 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted);
+	pair_fini();
+}
+
+/* established() of a restarted channel may release the stale channels
+ * itself: the new channel is still recorded. */
+static uint8_t stale_chan;
+
+static int
+release_stale(struct tp_side *s, const struct sst_nego_result *r, sst_time_t now)
+{
+	(void)now;
+	if (r->peer_restarted)
+		CU_ASSERT_EQUAL(sst_nego_release(s->h, &r->peer, stale_chan, 1), -ENOENT);
+	return 0;
+}
+
+/* A refused channel is not recorded (the restart is reported again for the
+ * next one) and not counted. */
+static void
+test_refused(void)
+{
+	pair_init(false);
+	C.p.instance = 1;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	restart(&C, 2);
+	S.refuse = -EPERM;
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 30 * SEC) > 0);
+	tp_deliver(&C, &S, 30 * SEC);
+	CU_ASSERT_TRUE(S.established == 2 && last(&S)->peer_restarted);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_restarts, 0);
+	S.refuse = 0;
+	sst_nego_handle_expiry(C.h, 30 * SEC + SST_NEGO_RETX_INITIAL);
+	tp_deliver(&C, &S, 30 * SEC + SST_NEGO_RETX_INITIAL);
+	CU_ASSERT_TRUE(S.established == 3 && last(&S)->peer_restarted);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_restarts, 1);
+	/* Another restart; the callback releases the stale channel. */
+	stale_chan = last(&S)->local_channel;
+	S.on_established = release_stale;
+	restart(&C, 3);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 60 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 3);
+	S.on_established = NULL;
+	negotiate(SST_NEGO_MODE_CHECKSUM, 61 * SEC);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted);
+	restart(&C, 4);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 90 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 4);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_restarts, 3);
+	pair_fini();
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_ulp_v2),
+	SST_TEST(test_instance_reported),
+	SST_TEST(test_restart),
+	SST_TEST(test_release_and_timing),
+	SST_TEST(test_without_instance),
+	SST_TEST(test_forged),
+	SST_TEST(test_principals),
+	SST_TEST(test_refused),
+	SST_TEST_END,
+};
+
+SST_TEST_MAIN("nego_instance", cases)
