@@ -18,6 +18,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "sst_capture.h"
 #include "sst_engine.h"
 
 RTE_LOG_REGISTER_SUFFIX(sst_engine_logtype, engine, INFO);
@@ -27,6 +28,7 @@ RTE_LOG_REGISTER_SUFFIX(sst_engine_logtype, engine, INFO);
 struct engine_worker {
 	struct sst_worker *w;
 	struct sst_link *link;
+	struct sst_capture *capture;
 	struct rte_mempool *pool;
 	unsigned int lcore; /**< launched on; RTE_MAX_LCORE: not launched */
 };
@@ -112,6 +114,18 @@ static int
 create_workers(struct sst_engine *e)
 {
 	for (uint16_t i = 0; i < e->n; i++) {
+		if (e->p.capture != NULL) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s-w%u.pcapng", e->p.capture, i);
+			e->workers[i].capture =
+				sst_capture_open(path, UINT16_MAX, e->p.capture_snaplen, NULL);
+			if (e->workers[i].capture == NULL) {
+				ENGINE_LOG(ERR, "worker %u: cannot capture to %s: %s\n", i, path,
+					rte_strerror(rte_errno));
+				return -rte_errno;
+			}
+		}
 		struct sst_worker_params wp = {
 			.size = sizeof(wp),
 			.link = e->workers[i].link,
@@ -129,6 +143,7 @@ create_workers(struct sst_engine *e)
 			.idle_timeout = e->p.idle_timeout,
 			.ops = e->p.ops,
 			.ctx = e->p.ctx,
+			.capture = e->workers[i].capture,
 		};
 
 		/* The stream host names its objects: one name per worker. */
@@ -208,8 +223,10 @@ sst_engine_destroy(struct sst_engine *e)
 		return;
 	for (uint16_t i = 0; i < e->n; i++)
 		sst_worker_destroy(e->workers[i].w);
-	for (uint16_t i = 0; i < e->n; i++)
+	for (uint16_t i = 0; i < e->n; i++) {
 		sst_link_close(e->workers[i].link);
+		sst_capture_close(e->workers[i].capture);
+	}
 	if (e->device_ready)
 		sst_link_device_teardown(e->p.driver != NULL ? e->p.driver : "udpsock",
 			e->p.driver_confs != NULL ? e->p.driver_confs[0] : NULL);

@@ -59,7 +59,11 @@ struct sst_engine_params {
 	uint32_t mbufs;		 /**< per worker pool; 0: 16383 */
 	uint32_t inbox_size;	 /**< handoff ring entries per worker; 0: 4096 */
 	int socket_id;		 /**< NUMA socket of the memory; 0 unless set */
-	uint32_t rx_buffer;	 /**< udpsock kernel buffers; 0: the system's */
+	/** Capture every worker's traffic to "<capture>-w<i>.pcapng"
+	 * (sst_capture.h); NULL: none. */
+	const char *capture;
+	uint32_t capture_snaplen; /**< bytes kept per packet; 0: all */
+	uint32_t rx_buffer;	  /**< udpsock kernel buffers; 0: the system's */
 	uint32_t tx_buffer;
 };
 

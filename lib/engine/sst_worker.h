@@ -22,6 +22,7 @@
 #include "sst_stream.h"
 
 struct sst_worker;
+struct sst_capture;
 
 /** Application callbacks of the worker (besides the stream layer's). */
 struct sst_worker_ops {
@@ -56,6 +57,9 @@ struct sst_worker_params {
 	uint16_t shard_index;
 	uint16_t shard_count;
 	struct rte_ring *const *inboxes;
+	/** Record what the link receives and sends here (pcapng,
+	 * sst_capture.h); NULL: no capture. The worker does not close it. */
+	struct sst_capture *capture;
 	/** The negotiation host's parameters; ops and ctx are the worker's. */
 	struct sst_nego_host_params nego;
 	/** The stream host's parameters (pools filled in: pool, clone_pool). */
@@ -87,6 +91,10 @@ struct sst_worker_stats {
 	uint64_t handoff_full;	/**< dropped: that worker's inbox was full */
 	uint64_t tx_refused;	/**< frame links: the network layer refused (no route...) */
 	uint64_t restarts;	/**< peers found restarted: their stale channels dropped */
+	/** The channel layer's counters summed over every channel this
+	 * worker has had (refreshed every 100 ms of polling, so that readers
+	 * on other threads never touch a channel). */
+	struct sst_channel_stats channels;
 };
 
 /** Create a worker (at setup). @return NULL with rte_errno set. */

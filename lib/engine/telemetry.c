@@ -66,6 +66,25 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "channels_open", ws->channels_open);
 	ADD(d, "channels_made", ws->channels_made);
 	ADD(d, "channels_closed", ws->channels_closed);
+	ADD(d, "channels_idle", ws->channels_idle);
+	ADD(d, "path_changes", ws->path_changes);
+	ADD(d, "peers_full", ws->peers_full);
+	ADD(d, "restarts", ws->restarts);
+	ADD(d, "rx_wrong_port", ws->rx_wrong_port);
+	ADD(d, "tx_refused", ws->tx_refused);
+	ADD(d, "handoff_in", ws->handoff_in);
+	ADD(d, "handoff_out", ws->handoff_out);
+	ADD(d, "handoff_full", ws->handoff_full);
+	ADD(d, "chan_tx_packets", ws->channels.tx_packets);
+	ADD(d, "chan_tx_bytes", ws->channels.tx_bytes);
+	ADD(d, "chan_rx_packets", ws->channels.rx_packets);
+	ADD(d, "chan_rx_bytes", ws->channels.rx_bytes);
+	ADD(d, "chan_rx_replays", ws->channels.rx_too_old + ws->channels.rx_duplicate);
+	ADD(d, "chan_rx_armor_failures", ws->channels.rx_bad_trailer);
+	ADD(d, "chan_rx_malformed", ws->channels.rx_malformed);
+	ADD(d, "chan_lost", ws->channels.lost);
+	ADD(d, "chan_rto", ws->channels.rto);
+	ADD(d, "chan_optimistic_acks", ws->channels.optimistic_acks);
 	ADD(d, "link_rx_packets", ls->rx_packets);
 	ADD(d, "link_rx_bytes", ls->rx_bytes);
 	ADD(d, "link_rx_nombuf", ls->rx_nombuf);
@@ -85,6 +104,19 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "datagrams_received", ss->datagrams_rx);
 	ADD(d, "rx_refused", ss->rx_refused);
 	ADD(d, "rx_malformed", ss->rx_malformed);
+	if (w->net != NULL) {
+		const struct sst_net_stats *ns = sst_net_stats(w->net);
+
+		ADD(d, "net_rx_frames", ns->rx_frames);
+		ADD(d, "net_rx_udp", ns->rx_udp);
+		ADD(d, "net_rx_dropped",
+			ns->rx_frames - ns->rx_udp - ns->rx_arp_request - ns->rx_arp_reply -
+				ns->rx_icmp4_echo - ns->rx_icmp6_echo - ns->rx_nd_ns -
+				ns->rx_nd_na - ns->rx_icmp4_pmtu - ns->rx_icmp6_pmtu);
+		ADD(d, "net_tx_frames", ns->tx_frames);
+		ADD(d, "net_tx_no_route", ns->tx_no_route);
+		ADD(d, "net_neigh_failed", ns->neigh_failed);
+	}
 	return 0;
 }
 

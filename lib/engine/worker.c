@@ -6,6 +6,7 @@
  * multi-worker engine can later steer on it); a packet whose byte 0 names a
  * channel of another peer is dropped.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -397,12 +398,37 @@ sst_worker_create(const struct sst_worker_params *p)
 	return w;
 }
 
+/* Field by field: struct sst_channel_stats is all uint64_t counters. */
+static void
+chan_stats_add(struct sst_channel_stats *sum, const struct sst_channel_stats *st)
+{
+	uint64_t *to = (uint64_t *)sum;
+	const uint64_t *from = (const uint64_t *)st;
+
+	static_assert(sizeof(*st) % sizeof(uint64_t) == 0, "counters only");
+	for (size_t i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		to[i] += from[i];
+}
+
+static void
+chan_stats_refresh(struct sst_worker *w)
+{
+	struct sst_channel_stats sum = w->ended;
+
+	for (int c = 1; c < 256; c++)
+		if (w->chans[c].sc != NULL)
+			chan_stats_add(
+				&sum, sst_channel_stats(sst_stream_chan_channel(w->chans[c].sc)));
+	w->stats.channels = sum;
+}
+
 static void
 chan_end(struct sst_worker *w, int c, sst_time_t now)
 {
 	struct worker_chan *wc = &w->chans[c];
 	struct sst_nego_addr a;
 
+	chan_stats_add(&w->ended, sst_channel_stats(sst_stream_chan_channel(wc->sc)));
 	ep_to_addr(&wc->peer->ep, &a);
 	sst_stream_chan_destroy(wc->sc, now);
 	sst_nego_release(w->nego, &a, (uint8_t)c, wc->peer_channel);
@@ -562,6 +588,10 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 		if (w->chans[c].sc != NULL && w->chans[c].closing)
 			chan_end(w, c, now);
 	worker_io_flush(w, now);
+	if (now >= w->next_sum) {
+		chan_stats_refresh(w);
+		w->next_sum = now + 100 * SST_NSEC_PER_MSEC;
+	}
 	RTE_PER_LCORE(running_worker) = outer;
 }
 

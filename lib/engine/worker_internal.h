@@ -40,10 +40,12 @@ struct sst_worker {
 	struct worker_peer *peers;
 	struct worker_chan chans[256]; /**< by our channel number */
 	struct sst_worker_stats stats;
-	int id;			       /**< index in the telemetry table, or a negative errno */
-	struct sst_net *net;	       /**< frame links: the network layer; else NULL */
-	struct sst_net_endpoint local; /**< our address family and UDP port */
-	uint8_t steer_bits;	       /**< of negotiation's steering tags (sharded) */
+	int id;				/**< index in the telemetry table, or a negative errno */
+	struct sst_net *net;		/**< frame links: the network layer; else NULL */
+	struct sst_net_endpoint local;	/**< our address family and UDP port */
+	uint8_t steer_bits;		/**< of negotiation's steering tags (sharded) */
+	struct sst_channel_stats ended; /**< channel counters of the channels that ended */
+	sst_time_t next_sum;		/**< when stats.channels is refreshed next */
 	/* This poll's datagrams for this worker: handed over, then received. */
 	uint16_t rx_n;
 	struct rte_mbuf *rx_pkts[2 * SST_MAX_BURST];

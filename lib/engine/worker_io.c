@@ -25,6 +25,7 @@
 #include <rte_thash.h>
 
 #include "sst_burst.h"
+#include "sst_capture.h"
 #include "worker_internal.h"
 
 /* Where a handed-over packet came from travels with it in the mbuf. */
@@ -88,6 +89,8 @@ net_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 	struct sst_worker *w = ctx;
 
 	RTE_SET_USED(now);
+	if (w->p.capture != NULL)
+		sst_capture_frames(w->p.capture, pkts, n, SST_CAPTURE_OUT);
 	sst_link_tx_burst(w->p.link, pkts, NULL, n);
 }
 
@@ -178,6 +181,9 @@ worker_send(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_e
 	uint16_t n, sst_time_t now)
 {
 	if (w->net == NULL) {
+		if (w->p.capture != NULL)
+			sst_capture_datagrams(
+				w->p.capture, pkts, to, n, SST_CAPTURE_OUT, &w->local);
 		sst_link_tx_burst(w->p.link, pkts, to, n);
 		return;
 	}
@@ -342,6 +348,10 @@ worker_rx(struct sst_worker *w, sst_time_t now)
 	n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
 	if (n == 0)
 		return w->rx_n;
+	if (w->p.capture != NULL && w->net == NULL)
+		sst_capture_datagrams(w->p.capture, pkts, from, n, SST_CAPTURE_IN, &w->local);
+	else if (w->p.capture != NULL)
+		sst_capture_frames(w->p.capture, pkts, n, SST_CAPTURE_IN);
 	if (w->net == NULL) {
 		keep_or_handoff(w, pkts, from, n);
 		return w->rx_n;

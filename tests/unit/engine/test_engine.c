@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <pcap/pcap.h>
+#include <unistd.h>
+
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
@@ -200,11 +203,14 @@ struct frames {
 	const void *conf_ptrs[MAX_WORKERS];
 };
 
+static const char *capture_prefix; /* the next engine captures here */
+
 static struct sst_engine *
 engine_on(struct app *a, const char *name, bool server, uint16_t workers, struct frames *f)
 {
 	struct sst_engine_params ep = {.size = sizeof(ep), .workers = workers, .mbufs = 4095};
 
+	ep.capture = capture_prefix;
 	memset(a, 0, sizeof(*a));
 	a->name = name;
 	a->server = server;
@@ -387,12 +393,16 @@ test_frames_over_net_ring(void)
 {
 	static struct app server, client;
 	static struct frames fs, fc;
-	uint64_t out = 0;
+	uint64_t out = 0, rx_frames = 0;
+	char prefix[64];
 
 	CU_ASSERT_FATAL(sst_ethdev_ring_pair("engring", 2, &fs.port, &fc.port) == 0);
 	fs.addr = sst_net_addr4(10, 0, 0, 1);
 	fc.addr = sst_net_addr4(10, 0, 0, 2);
+	snprintf(prefix, sizeof(prefix), "/tmp/sst-test-engine-%d", (int)getpid());
+	capture_prefix = prefix;
 	engine_on(&server, "fsrv", true, 2, &fs);
+	capture_prefix = NULL;
 	engine_on(&client, "fcli", false, 2, &fc);
 	sst_engine_local(server.e, &client.target);
 	run_until_echoed(&server, &client, 1, 2);
@@ -417,6 +427,28 @@ test_frames_over_net_ring(void)
 	sst_engine_destroy(client.e);
 	sst_engine_destroy(server.e);
 	CU_ASSERT_EQUAL(sst_ethdev_ring_pair_free("engring", 2), 0);
+	/* The server's workers captured their traffic: frames each way. */
+	for (int i = 0; i < 2; i++) {
+		char path[96], err[PCAP_ERRBUF_SIZE];
+		struct pcap_pkthdr *h;
+		const u_char *data;
+		pcap_t *pc;
+		uint64_t frames = 0;
+
+		snprintf(path, sizeof(path), "%s-w%d.pcapng", prefix, i);
+		pc = pcap_open_offline(path, err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pc);
+		while (pcap_next_ex(pc, &h, &data) == 1)
+			frames++;
+		pcap_close(pc);
+		remove(path);
+		if (i == 0)
+			rx_frames = frames;
+		else
+			CU_ASSERT(frames > 0); /* worker 1 transmits on queue 1 */
+	}
+	printf("  worker 0's capture: %llu frames\n", (unsigned long long)rx_frames);
+	CU_ASSERT(rx_frames > 200);
 }
 
 static void

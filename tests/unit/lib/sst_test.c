@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <CUnit/Basic.h>
 
@@ -18,9 +19,23 @@ sst_test_run(const char *suite_name, const struct sst_test_case *cases)
 	suite = CU_add_suite(suite_name, NULL, NULL);
 	if (suite == NULL)
 		goto fail;
-	for (const struct sst_test_case *c = cases; c->name != NULL; c++)
+	/* SST_TEST_ONLY=name runs one case: a scenario that belongs to more
+	 * than one suite is registered again under the others with it. */
+	const char *only = getenv("SST_TEST_ONLY");
+	unsigned int added = 0;
+
+	for (const struct sst_test_case *c = cases; c->name != NULL; c++) {
+		if (only != NULL && strcmp(only, c->name) != 0)
+			continue;
 		if (CU_add_test(suite, c->name, c->fn) == NULL)
 			goto fail;
+		added++;
+	}
+	if (added == 0) {
+		fprintf(stderr, "no test case named %s\n", only != NULL ? only : "(any)");
+		CU_cleanup_registry();
+		return EXIT_FAILURE;
+	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS)
 		goto fail;
