@@ -189,7 +189,7 @@ run_once(bool secure, double seconds, int run)
 	static struct side server, client;
 	char name[16];
 	uint16_t pa, pb;
-	uint64_t c0, c1, b0, p0;
+	uint64_t c0, c1, b0, p0, polls = 0;
 	sst_time_t t0, warm;
 	struct result r;
 
@@ -214,6 +214,7 @@ run_once(bool secure, double seconds, int run)
 	while (sst_engine_now() - t0 < (sst_time_t)(seconds * 1e9)) {
 		sst_engine_poll(server.e, 0);
 		sst_engine_poll(client.e, 0);
+		polls++;
 	}
 	c1 = rte_rdtsc();
 	r.mbps = (double)(server.received - b0) * 8 / ((double)(sst_engine_now() - t0) / 1e9) / 1e6;
@@ -229,9 +230,11 @@ run_once(bool secure, double seconds, int run)
 			sst_worker_net_stats(sst_engine_worker(client.e, 0));
 
 		fprintf(stderr,
-			"  segments sent %llu, resent %llu; frames out %llu, dropped %llu\n",
-			(unsigned long long)hs->segments_tx, (unsigned long long)hs->segments_retx,
-			(unsigned long long)ns->tx_frames, (unsigned long long)ns->tx_no_mbuf);
+			"  %llu passes of each engine; segments sent %llu, resent %llu; frames out "
+			"%llu, dropped %llu\n",
+			(unsigned long long)polls, (unsigned long long)hs->segments_tx,
+			(unsigned long long)hs->segments_retx, (unsigned long long)ns->tx_frames,
+			(unsigned long long)ns->tx_no_mbuf);
 	}
 	sst_engine_destroy(client.e);
 	sst_engine_destroy(server.e);

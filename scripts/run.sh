@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The main job on its embedded default: install what is missing, build, and
-# decode and verify every capture of the original SST prototype with sst-dump.
-# (Once the engine exists this becomes the loopback benchmark.)
+# The main job on its embedded default: install what is missing, build, run
+# sst-perf --loopback (client and server in one process over an in-memory
+# link: no NIC, no hugepages, no configuration), a short bulk run and a short
+# request/response run, and then decode and verify every capture of the
+# original SST prototype with sst-dump.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh build
 scripts/build.sh release build
+perf=build/apps/sst-perf/sst-perf
+echo
+echo "SST-DPDK: sst-perf --loopback, bulk transfer for 3 s (one stream, Chk32 armor, --verify)"
+"$perf" --loopback --time 3 --verify bulk
+echo
+echo "SST-DPDK: sst-perf --loopback, transactions for 3 s (each on a new stream, 64 B each way)"
+"$perf" --loopback --time 3 --verify rr
+echo
 dump=build/apps/sst-dump/sst-dump
 vec=tests/vectors/sst-prototype
 C=127.0.0.1:8665

@@ -20,6 +20,7 @@
 
 #include "sst_capture.h"
 #include "sst_engine.h"
+#include "sst_ring.h"
 
 RTE_LOG_REGISTER_SUFFIX(sst_engine_logtype, engine, INFO);
 #define ENGINE_LOG(level, ...) \
@@ -29,6 +30,7 @@ struct engine_worker {
 	struct sst_worker *w;
 	struct sst_link *link;
 	struct sst_capture *capture;
+	struct sst_ring_agent *agent; /**< ring mode */
 	struct rte_mempool *pool;
 	unsigned int lcore; /**< launched on; RTE_MAX_LCORE: not launched */
 };
@@ -146,6 +148,15 @@ create_workers(struct sst_engine *e)
 			.capture = e->workers[i].capture,
 		};
 
+		if (e->p.ring_mode) {
+			e->workers[i].agent = sst_ring_agent_create(e->p.ring);
+			if (e->workers[i].agent == NULL) {
+				ENGINE_LOG(ERR, "worker %u: no ring agent: %s\n", i,
+					rte_strerror(rte_errno));
+				return -rte_errno;
+			}
+			sst_ring_agent_worker_params(e->workers[i].agent, &wp);
+		}
 		/* The stream host names its objects: one name per worker. */
 		snprintf(e->names[i], sizeof(e->names[i]), "%.14s.w%u",
 			e->p.stream.name != NULL ? e->p.stream.name : "sst", i);
@@ -155,6 +166,8 @@ create_workers(struct sst_engine *e)
 			ENGINE_LOG(ERR, "worker %u: %s\n", i, rte_strerror(rte_errno));
 			return -rte_errno;
 		}
+		if (e->workers[i].agent != NULL)
+			sst_ring_agent_bind(e->workers[i].agent, e->workers[i].w);
 	}
 	return 0;
 }
@@ -221,8 +234,11 @@ sst_engine_destroy(struct sst_engine *e)
 {
 	if (e == NULL)
 		return;
-	for (uint16_t i = 0; i < e->n; i++)
+	for (uint16_t i = 0; i < e->n; i++) {
 		sst_worker_destroy(e->workers[i].w);
+		/* After its worker: the streams are gone, only mbufs remain. */
+		sst_ring_agent_destroy(e->workers[i].agent);
+	}
 	for (uint16_t i = 0; i < e->n; i++) {
 		sst_link_close(e->workers[i].link);
 		sst_capture_close(e->workers[i].capture);
@@ -247,6 +263,12 @@ struct sst_worker *
 sst_engine_worker(struct sst_engine *e, uint16_t i)
 {
 	return i < e->n ? e->workers[i].w : NULL;
+}
+
+struct sst_ring_agent *
+sst_engine_ring_agent(struct sst_engine *e, uint16_t i)
+{
+	return i < e->n ? e->workers[i].agent : NULL;
 }
 
 void

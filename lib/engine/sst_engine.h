@@ -52,13 +52,17 @@ struct sst_engine_params {
 	struct sst_stream_host_params stream; /**< embedded mode: ops and ctx */
 	const struct sst_worker_ops *ops;     /**< embedded mode */
 	void *ctx;
-	const char *cc;		 /**< congestion controller; NULL: newreno */
-	uint32_t max_peers;	 /**< per worker; 0: 64 */
-	sst_time_t idle_timeout; /**< 0: 60 s */
-	uint32_t mtu;		 /**< largest channel packet; 0: see sst_worker_params */
-	uint32_t mbufs;		 /**< per worker pool; 0: 16383 */
-	uint32_t inbox_size;	 /**< handoff ring entries per worker; 0: 4096 */
-	int socket_id;		 /**< NUMA socket of the memory; 0 unless set */
+	/** Ring mode (sst_ring.h): every worker gets a ring agent, which takes
+	 * the place of the embedded callbacks above (ignored then). */
+	bool ring_mode;
+	const struct sst_ring_agent_params *ring; /**< NULL: the agent's defaults */
+	const char *cc;				  /**< congestion controller; NULL: newreno */
+	uint32_t max_peers;			  /**< per worker; 0: 64 */
+	sst_time_t idle_timeout;		  /**< 0: 60 s */
+	uint32_t mtu;	     /**< largest channel packet; 0: see sst_worker_params */
+	uint32_t mbufs;	     /**< per worker pool; 0: 16383 */
+	uint32_t inbox_size; /**< handoff ring entries per worker; 0: 4096 */
+	int socket_id;	     /**< NUMA socket of the memory; 0 unless set */
 	/** Capture every worker's traffic to "<capture>-w<i>.pcapng"
 	 * (sst_capture.h); NULL: none. */
 	const char *capture;
@@ -76,6 +80,17 @@ void sst_engine_destroy(struct sst_engine *e);
 
 uint16_t sst_engine_workers(const struct sst_engine *e);
 struct sst_worker *sst_engine_worker(struct sst_engine *e, uint16_t i);
+
+struct sst_ring_agent;
+
+/**
+ * Ring mode: worker i's agent, to which application threads attach
+ * clients (sst_ring_client_create()). A thread attaches one client to every
+ * worker, connects through the client of sst_engine_owner(ep), and polls
+ * all its clients: accepted streams arrive on the worker that owns them.
+ * @return NULL when not in ring mode.
+ */
+struct sst_ring_agent *sst_engine_ring_agent(struct sst_engine *e, uint16_t i);
 
 /** The local endpoint (udpsock: the port the workers bound). */
 void sst_engine_local(const struct sst_engine *e, struct sst_net_endpoint *ep);

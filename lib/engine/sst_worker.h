@@ -104,7 +104,9 @@ struct sst_worker *sst_worker_create(const struct sst_worker_params *p);
 void sst_worker_destroy(struct sst_worker *w);
 
 /** Start a channel to ep (negotiation mode from the worker's nego params:
- * secure when a secure configuration is given). @return 0 or negative errno. */
+ * secure when a secure configuration is given). In a sharded engine it
+ * must run on the worker that owns ep (sst_engine_owner()).
+ * @return 0, -EXDEV (another worker owns ep), or another negative errno. */
 int sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep,
 	enum sst_nego_mode mode, sst_time_t now);
 
@@ -137,6 +139,9 @@ struct sst_stream_host *sst_worker_stream_host(struct sst_worker *w);
 struct sst_stream_peer *sst_worker_peer(struct sst_worker *w, const struct sst_net_endpoint *ep);
 
 const struct sst_worker_stats *sst_worker_stats(const struct sst_worker *w);
+
+/** The negotiation host's counters. */
+const struct sst_nego_stats *sst_worker_nego_stats(const struct sst_worker *w);
 
 /** The network layer's counters (frame links), or NULL (datagram links). */
 const struct sst_net_stats *sst_worker_net_stats(const struct sst_worker *w);

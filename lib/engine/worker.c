@@ -122,12 +122,49 @@ peer_find(struct sst_worker *w, const struct sst_net_endpoint *ep, bool create, 
 	return free_slot;
 }
 
+/*
+ * Secure initiator, first round trip: the responder may not have our SecI2
+ * yet (it may be lost), so each packet goes inside a copy of it instead of
+ * alone. @return packets handled here (from the front of pkts).
+ */
+static uint16_t
+send_early(struct worker_chan *wc, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
+{
+	struct sst_worker *w = wc->w;
+	struct sst_nego_addr a;
+	uint8_t buf[2048];
+	uint16_t done = 0;
+
+	ep_to_addr(&wc->peer->ep, &a);
+	for (; done < n; done++) {
+		uint32_t len = rte_pktmbuf_pkt_len(pkts[done]);
+		const void *p =
+			len <= sizeof(buf) ? rte_pktmbuf_read(pkts[done], 0, len, buf) : NULL;
+		int rc = p != NULL ? sst_nego_send_early(
+					     w->nego, &a, (uint8_t)(wc - w->chans), p, len, now)
+				   : -EMSGSIZE;
+
+		if (rc == -ENOENT)
+			wc->unconfirmed = false;
+		if (rc < 0)
+			break; /* this one and the rest go out as usual */
+		rte_pktmbuf_free(pkts[done]);
+	}
+	return done;
+}
+
 static void
 chan_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 {
 	struct worker_chan *wc = ctx;
 	struct sst_net_endpoint to[SST_MAX_BURST];
 
+	if (wc->unconfirmed) {
+		uint16_t early = send_early(wc, pkts, n, now);
+
+		pkts += early;
+		n -= early;
+	}
 	for (uint16_t done = 0; done < n;) {
 		uint16_t k = RTE_MIN((uint16_t)(n - done), (uint16_t)SST_MAX_BURST);
 
@@ -182,6 +219,9 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		w->stats.peers_full++;
 		return -ENOSPC;
 	}
+	/* A straggler of an instance that has since restarted. */
+	if (r->peer_stale)
+		return -ESTALE;
 	if (r->peer_restarted)
 		peer_restarted(w, wc->peer, now);
 	if (sst_nego_channel_params(r, &chp) < 0)
@@ -202,6 +242,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		return -ENOMEM;
 	wc->peer_channel = r->peer_channel;
 	wc->mode = r->mode;
+	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE && r->role == SST_NEGO_INITIATOR;
 	wc->taken = true;
 	wc->idle_since = SST_TIME_NEVER;
 	wc->idle_offered = false;
@@ -233,7 +274,30 @@ nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 		w->p.ops->connect_failed(w->p.ctx, &ep, error);
 }
 
+/* Responder: a channel packet that rode in the initiator's SecI2. */
+static void
+nego_packet(void *ctx, uint8_t local_channel, const void *pkt, size_t len, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+	struct worker_chan *wc = &w->chans[local_channel];
+	struct rte_mbuf *m;
+
+	if (wc->sc == NULL || len > UINT16_MAX)
+		return;
+	m = rte_pktmbuf_alloc(w->p.pool);
+	if (m == NULL)
+		return; /* as if lost: the stream layer resends */
+	if (rte_pktmbuf_append(m, (uint16_t)len) == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memcpy(rte_pktmbuf_mtod(m, void *), pkt, len);
+	w->stats.rx_channel++;
+	sst_channel_receive(sst_stream_chan_channel(wc->sc), &m, 1, now);
+}
+
 static const struct sst_nego_ops worker_nego_ops = {
+	.packet = nego_packet,
 	.transmit = nego_transmit,
 	.chan_alloc = nego_chan_alloc,
 	.chan_free = nego_chan_free,
@@ -455,8 +519,8 @@ sst_worker_destroy(struct sst_worker *w)
 	rte_free(w);
 }
 
-int
-sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum sst_nego_mode mode,
+static int
+connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep, enum sst_nego_mode mode,
 	sst_time_t now)
 {
 	struct sst_nego_addr a;
@@ -465,6 +529,19 @@ sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum
 	ep_to_addr(ep, &a);
 	rc = sst_nego_connect(w->nego, &a, mode, now);
 	return rc < 0 ? rc : 0;
+}
+
+/* In a sharded engine every channel between two endpoints lives on the
+ * worker that owns the peer's endpoint, on both sides: the peer treats a
+ * second channel from us as a replacement and moves its streams there, so
+ * two of our workers must never both hold one. */
+int
+sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum sst_nego_mode mode,
+	sst_time_t now)
+{
+	if (w->p.shard_count > 1 && sst_worker_shard_of(ep, w->p.shard_count) != w->p.shard_index)
+		return -EXDEV;
+	return connect_to(w, ep, mode, now);
 }
 
 /* Idle timeout (issue 5): a channel no stream used for idle_timeout is
@@ -512,7 +589,9 @@ path_change(struct sst_worker *w, struct worker_chan *wc, struct rte_mbuf **m,
 	p->moving = true;
 	p->moving_to = *from;
 	w->stats.path_changes++;
-	sst_worker_connect(w, from, wc->mode, now);
+	/* The channel stays on this worker, wherever the new endpoint hashes:
+	 * the answers find us by our steering tag. */
+	connect_to(w, from, wc->mode, now);
 }
 
 int
@@ -558,7 +637,16 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 			rte_pktmbuf_free(pkts[i]);
 		} else if (wc->sc != NULL && ep_equal(&wc->peer->ep, &from[i])) {
 			w->stats.rx_channel++;
-			sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now);
+			if (sst_channel_receive(
+				    sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) == 1 &&
+				wc->unconfirmed) {
+				/* Authenticated: the responder has our SecI2. */
+				struct sst_nego_addr a;
+
+				ep_to_addr(&from[i], &a);
+				sst_nego_confirm(w->nego, &a, b0);
+				wc->unconfirmed = false;
+			}
 		} else if (wc->sc != NULL) {
 			path_change(w, wc, &pkts[i], &from[i], now);
 		} else {
@@ -638,4 +726,10 @@ int
 sst_worker_id(const struct sst_worker *w)
 {
 	return w->id;
+}
+
+const struct sst_nego_stats *
+sst_worker_nego_stats(const struct sst_worker *w)
+{
+	return sst_nego_stats(w->nego);
 }

@@ -27,7 +27,10 @@ struct worker_chan {
 	bool taken;		 /**< the number is in use (negotiating or open) */
 	bool closing;		 /**< to destroy at the end of this poll */
 	bool idle_offered;	 /**< FINISH offered for this idle period */
-	sst_time_t idle_since;	 /**< unused since; SST_TIME_NEVER while in use */
+	/** Secure initiator until the responder shows it has our SecI2: our
+	 * packets ride in copies of SecI2 (sst_nego_send_early()). */
+	bool unconfirmed;
+	sst_time_t idle_since; /**< unused since; SST_TIME_NEVER while in use */
 };
 
 struct sst_worker {

@@ -169,9 +169,11 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		struct sst_nego_ulp ulp;
 
 		sst_nego_ulp_decode(i1.ulpi.ptr, i1.ulpi.len, &ulp);
-		/* A new instance of the peer says so in its blob: a restart at
-		 * once (as weak as all of checksum mode: anyone who can send from
-		 * the peer's address can claim it). */
+		/* A new instance of a peer we hold channels with says so in
+		 * its blob: a restart at once (as weak as all of checksum
+		 * mode: anyone who can send from the peer's address can claim
+		 * it). The instance a restart replaced claims nothing: its
+		 * late ChkI1 must not take the new process's entry. */
 		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER) &&
 			!nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp)) {
 			h->stats.rx_i1_conflict++;

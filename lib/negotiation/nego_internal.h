@@ -114,6 +114,9 @@ struct nego_sec {
 struct nego_peer {
 	uint64_t hash; /**< of the address under the host's hash key */
 	uint64_t instance;
+	/** The instance the last restart replaced (0: none): a late message
+	 * of that dead process is not a restart back to it. */
+	uint64_t prev_instance;
 	struct sst_nego_addr peer;
 	uint8_t mode;	    /**< enum sst_nego_mode of the channels */
 	uint16_t nchan;	    /**< bits set in chans */
@@ -187,6 +190,10 @@ struct sst_nego_host {
 	uint32_t max_peers;
 	uint32_t n_peers;
 	uint32_t peer_free;
+	/** nego_restart_check() to _commit(): the instance a reported restart
+	 * replaces (the caller may free the record in between by releasing
+	 * the stale channels from established(); the pair never nests). */
+	uint64_t restart_prev;
 };
 
 /* --- nego_host.c: the table, for the mode files --- */
@@ -273,14 +280,16 @@ size_t nego_peers_size(uint32_t max, uint32_t *slots);
 void nego_peers_init(struct sst_nego_host *h, void *mem, uint32_t max, uint32_t slots);
 
 /**
- * Before established(): fill r->peer_instance_known, peer_instance and
- * peer_restarted from r->peer_ulp, r->peer, r->mode and r->peer_id.
+ * Before established(): fill r->peer_instance_known, peer_instance,
+ * peer_restarted and peer_stale from r->peer_ulp, r->peer, r->mode and
+ * r->peer_id.
  */
 void nego_restart_check(struct sst_nego_host *h, struct sst_nego_result *r);
 
 /** True when a first message with this ulp blob comes from a new instance
- * of a peer we hold channels with (checksum mode: it may replace the
- * earlier instance's negotiation entry at once). */
+ * of a peer we hold channels with, not the one its last restart replaced
+ * (checksum mode: it may replace the earlier instance's negotiation entry
+ * at once, within the 20 s that otherwise make it a stray). */
 bool nego_restart_claimed(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	enum sst_nego_mode mode, const struct sst_nego_ulp *ulp);
 

@@ -12,6 +12,14 @@
  * count (the caller drops them). sst_nego_release() takes a channel out of
  * its record; an empty record is freed.
  *
+ * The record also remembers the instance that its last restart replaced.
+ * A message the dead process sent just before it died may arrive after
+ * the new process's (a retransmitted ChkI1 delayed in the network, a SecI2
+ * completing a handshake begun before the restart); without this memory it
+ * would read as a restart back to the old instance and make the caller drop
+ * the new process's live channels. Such a channel is reported as
+ * peer_stale instead: neither a restart nor recorded.
+ *
  * Channels whose peer sent no instance (a legacy peer, an older SST-DPDK
  * blob), anonymous secure initiators (whose instance binds to nobody) and
  * channels of another principal while a record is held are not recorded:
@@ -138,15 +146,20 @@ void
 nego_restart_check(struct sst_nego_host *h, struct sst_nego_result *r)
 {
 	const struct nego_peer *p;
+	bool other;
 
 	r->peer_instance_known = r->peer_ulp.has_instance;
 	r->peer_instance = r->peer_ulp.instance;
 	r->peer_restarted = false;
+	r->peer_stale = false;
 	if (!trackable(r))
 		return;
 	p = peer_find(h, &r->peer, peer_hash(h, &r->peer));
-	r->peer_restarted = p != NULL && p->nchan > 0 && same_principal(p, r) &&
-			    p->instance != r->peer_instance;
+	other = p != NULL && p->nchan > 0 && same_principal(p, r) &&
+		p->instance != r->peer_instance;
+	r->peer_stale = other && p->prev_instance == r->peer_instance;
+	r->peer_restarted = other && !r->peer_stale;
+	h->restart_prev = r->peer_restarted ? p->instance : 0;
 }
 
 static void
@@ -168,7 +181,9 @@ nego_restart_commit(struct sst_nego_host *h, const struct sst_nego_result *r)
 
 	if (r->peer_restarted)
 		h->stats.peer_restarts++;
-	if (!trackable(r))
+	if (r->peer_stale)
+		h->stats.peer_stale++;
+	if (!trackable(r) || r->peer_stale)
 		return;
 	hash = peer_hash(h, &r->peer);
 	/* established() may have released channels: look again. */
@@ -183,7 +198,9 @@ nego_restart_commit(struct sst_nego_host *h, const struct sst_nego_result *r)
 	}
 	if (p->nchan == 0 || p->instance != r->peer_instance) {
 		/* A new record, or a restart: the earlier channels are stale
-		 * and no longer count. */
+		 * and no longer count, and their instance is dead (known from
+		 * the check even if established() released them all). */
+		p->prev_instance = r->peer_restarted ? h->restart_prev : 0;
 		memset(p->chans, 0, sizeof(p->chans));
 		p->nchan = 0;
 		p->instance = r->peer_instance;
@@ -216,5 +233,8 @@ nego_restart_claimed(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	if (!ulp->has_instance)
 		return false;
 	p = peer_find(h, peer, peer_hash(h, peer));
-	return p != NULL && p->nchan > 0 && p->mode == mode && p->instance != ulp->instance;
+	/* The dead instance's late ChkI1 claims nothing: it would take the
+	 * entry of the process that replaced it. */
+	return p != NULL && p->nchan > 0 && p->mode == mode && p->instance != ulp->instance &&
+	       p->prev_instance != ulp->instance;
 }

@@ -154,6 +154,14 @@ struct sst_nego_result {
 	 * counting them.
 	 */
 	bool peer_restarted;
+	/**
+	 * The channel comes from the instance that the peer's last restart
+	 * replaced: a message its dead process sent before the restart,
+	 * delayed in the network. Neither a restart nor recorded; the caller
+	 * should refuse it (established() returning an error), as no process
+	 * will use it.
+	 */
+	bool peer_stale;
 };
 
 /** The caller's side of a negotiation host. */
@@ -329,6 +337,7 @@ struct sst_nego_stats {
 	/* Restart detection (both modes). */
 	uint64_t peer_restarts;	 /**< channels established with peer_restarted */
 	uint64_t peer_untracked; /**< instance known but not recorded (no room, other peer) */
+	uint64_t peer_stale;	 /**< channels accepted with peer_stale */
 };
 
 /**

@@ -677,15 +677,22 @@ stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_
 /*
  * A few USID slots per call: a stream that received nothing since the
  * previous pass gives its receive buffers back if they hold nothing. A pass
- * over the whole table thus takes table size / slots calls (flushes).
+ * over the whole table takes table size / slots calls (flushes), and passes
+ * start at most every STREAM_SWEEP_INTERVAL.
  */
 void
 stream_idle_sweep(struct sst_stream_peer *p, uint32_t slots, sst_time_t now)
 {
+	if (p->sweep == 0 && now < p->sweep_next)
+		return;
 	for (uint32_t i = 0; i < slots; i++) {
 		struct sst_stream *s = p->usids[p->sweep];
 
 		p->sweep = (p->sweep + 1) & p->usid_mask;
+		if (p->sweep == 0) {
+			p->sweep_next = now + STREAM_SWEEP_INTERVAL;
+			slots = i + 1; /* the pass ends here */
+		}
 		if (s == NULL || s->rx == NULL)
 			continue;
 		if (s->flags & SF_RX_RECENT)

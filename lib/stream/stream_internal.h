@@ -29,9 +29,13 @@ enum {
 	STREAM_PEER_HCIDS_MAX = 16, /**< half-channel IDs a peer's USIDs refer to */
 	STREAM_DGRAM_QUEUE = 32,    /**< datagrams waiting per parent */
 	STREAM_RX_BURST = 32,
-	STREAM_HCID_ROOT = 0xff,       /**< hcid index of the root stream */
-	STREAM_CODES_STATELESS = 64,   /**< stateless Resets owed per channel at most */
-	STREAM_SWEEP_SLOTS = 16,       /**< USID slots the idle sweep visits per flush */
+	STREAM_HCID_ROOT = 0xff,     /**< hcid index of the root stream */
+	STREAM_CODES_STATELESS = 64, /**< stateless Resets owed per channel at most */
+	STREAM_SWEEP_SLOTS = 16,     /**< USID slots the idle sweep visits per flush */
+	/** A pass of the idle sweep starts at most this often, so a stream
+	 * keeps its receive buffers unless it received nothing for that long
+	 * (flushes come every few microseconds on a busy worker). */
+	STREAM_SWEEP_INTERVAL = 50 * 1000 * 1000,
 	STREAM_DGRAM_FRAGS = 32,       /**< fragments of one datagram we send at most */
 	STREAM_DGRAM_RX_FRAGS = 512,   /**< fragments a channel buffers for reassembly */
 	STREAM_CODE_ORIENT = 1u << 16, /**< Reset: the SID is in the receiver's space */
@@ -200,7 +204,8 @@ struct sst_stream_peer {
 	struct sst_stream **usids;
 	uint32_t usid_mask, usid_count, usid_max;
 	uint32_t nstreams;
-	uint32_t sweep; /**< next USID slot the idle sweep looks at */
+	uint32_t sweep;	       /**< next USID slot the idle sweep looks at */
+	sst_time_t sweep_next; /**< the next pass of the idle sweep starts then */
 };
 
 struct sst_stream_host {

@@ -19,9 +19,13 @@
  * Invariants, after every operation:
  *  - R holds at most max_responding entries and exactly the channels the
  *    model says (one per (address, chani) accepted and not released: R's
- *    clock stays under 20 s, so no entry is ever replaced);
+ *    clock stays under 20 s, so an entry is replaced only by a restart,
+ *    below);
  *  - R establishes only for a message that independently parses and holds
- *    a ChkI1 whose (address, chani) R did not hold, and never twice for one;
+ *    a ChkI1 whose (address, chani) R did not hold, and never twice for
+ *    one, unless that ChkI1's ulp blob (decoded here) carries an instance
+ *    other than the held channel's and R reports peer_restarted
+ *    (docs/negotiation.md 3.1: a new instance replaces the entry at once);
  *  - I establishes as initiator only for a message from the attempt's
  *    address holding a ChkR1 that decodes, echoes an outstanding key, with
  *    chanr 1..255 and ckr != cki; at most once per attempt (I also answers
@@ -65,6 +69,7 @@ static struct {
 	unsigned int a;
 	uint8_t chani, local;
 	uint32_t cki;
+	uint64_t inst; /* instance in its ChkI1's blob, 0: none */
 } model[MODEL_MAX];
 static unsigned int nmodel;
 /* What the message being processed holds, parsed independently. */
@@ -84,6 +89,21 @@ static struct {
 	bool live;
 } att[64];
 static unsigned int natt;
+
+/* The instance of a ulp blob, independently (docs/negotiation.md 3):
+ * magic, version >= 2, 8 bytes after the capabilities; 0: none. */
+static uint64_t
+blob_instance(const struct sst_bytes *b)
+{
+	uint64_t v = 0;
+
+	if (b->len < 20 || b->ptr[0] != 0x53 || b->ptr[1] != 0x53 || b->ptr[2] != 0x54 ||
+		b->ptr[3] != 0x44 || ((b->ptr[4] | b->ptr[5] | b->ptr[6]) == 0 && b->ptr[7] < 2))
+		return 0;
+	for (int i = 12; i < 20; i++)
+		v = v << 8 | b->ptr[i];
+	return v;
+}
 
 static unsigned int
 addr_index(const struct sst_nego_addr *a)
@@ -166,20 +186,34 @@ on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	FUZZ_CHECK(a == cur.src);
 	FUZZ_CHECK(s == &I || r->role == SST_NEGO_RESPONDER);
 	if (r->role == SST_NEGO_RESPONDER) {
+		uint64_t inst = 0;
+		unsigned int slot = nmodel;
+
 		for (unsigned int k = 0; k < cur.ni1; k++)
-			ok |= cur.valid_i1[k] && cur.i1[k].chani == r->peer_channel &&
-			      cur.i1[k].cki == r->keys.rx_chk_key;
+			if (cur.valid_i1[k] && cur.i1[k].chani == r->peer_channel &&
+				cur.i1[k].cki == r->keys.rx_chk_key) {
+				ok = true;
+				inst = blob_instance(&cur.i1[k].ulpi);
+			}
 		FUZZ_CHECK(ok);
+		FUZZ_CHECK(r->peer_instance_known == (inst != 0) && r->peer_instance == inst);
 		if (s == &I)
 			return 0; /* I answers ChkI1 too; its table is checked by size */
-		for (unsigned int k = 0; k < nmodel; k++)
-			FUZZ_CHECK(!(model[k].a == a && model[k].chani == r->peer_channel));
-		FUZZ_CHECK(nmodel < MODEL_MAX);
-		model[nmodel].a = a;
-		model[nmodel].chani = r->peer_channel;
-		model[nmodel].local = r->local_channel;
-		model[nmodel].cki = r->keys.rx_chk_key;
-		nmodel++;
+		for (unsigned int k = 0; k < nmodel; k++) {
+			if (!(model[k].a == a && model[k].chani == r->peer_channel))
+				continue;
+			/* Only a restart replaces a held entry this soon. */
+			FUZZ_CHECK(r->peer_restarted && inst != 0 && inst != model[k].inst);
+			slot = k;
+		}
+		FUZZ_CHECK(slot < MODEL_MAX);
+		model[slot].a = a;
+		model[slot].chani = r->peer_channel;
+		model[slot].local = r->local_channel;
+		model[slot].cki = r->keys.rx_chk_key;
+		model[slot].inst = inst;
+		if (slot == nmodel)
+			nmodel++;
 	} else {
 		for (unsigned int k = 0; k < cur.nr1; k++)
 			ok |= cur.r1[k].cki == r->keys.tx_chk_key &&

@@ -25,6 +25,7 @@
 
 #include "sst_engine.h"
 #include "sst_ethdev.h"
+#include "sst_test_echo.h"
 
 enum { MAX_STREAMS = 16 };
 
@@ -56,20 +57,12 @@ pattern(int stream, uint64_t off)
 	return (uint8_t)((off * 131 + (uint64_t)stream * 17 + (off >> 8)) & 0xff);
 }
 
+static struct sst_test_echoes echoes;
+
 static void
 echo(struct sst_stream *s, sst_time_t now)
 {
-	struct sst_stream_data d[32];
-	int k;
-
-	while ((k = sst_stream_read(s, d, 32, now)) > 0)
-		for (int i = 0; i < k; i++)
-			if (sst_stream_write(s, d[i].m, d[i].flags, now) < 0)
-				rte_pktmbuf_free(d[i].m);
-	if (k == -EPIPE) {
-		sst_stream_shutdown(s, now);
-		sst_stream_close(s, now);
-	}
+	sst_test_echo(&echoes, s, now);
 }
 
 static void
@@ -129,9 +122,18 @@ op_connected(void *ctx, struct sst_stream *s, int err)
 	}
 }
 
+static void
+op_writable(void *ctx, struct sst_stream *s)
+{
+	(void)ctx;
+	if (opt.serve)
+		echo(s, sst_engine_now());
+}
+
 static const struct sst_stream_ops stream_ops = {
 	.accepted = op_accepted,
 	.readable = op_readable,
+	.writable = op_writable,
 	.connected = op_connected,
 };
 
@@ -401,6 +403,7 @@ main(int argc, char **argv)
 	}
 	sst_engine_stop(st.e, SST_NSEC_PER_SEC);
 	sst_engine_destroy(st.e);
+	sst_test_echo_fini(&echoes);
 	rte_mempool_free(st.clones);
 	rte_eal_cleanup();
 	return rc;

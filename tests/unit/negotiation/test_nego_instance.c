@@ -194,8 +194,10 @@ test_restart(void)
 }
 
 /* Released channels do not count: a new instance after every channel of the
- * old one ended is no restart. Within 20 s the reused chani is refused (the
- * prototype's rule), and the restart is reported once the entry is old. */
+ * old one ended is no restart. In checksum mode a new instance of a peer
+ * with live channels replaces its entry at once, even within the 20 s in
+ * which a reused chani is otherwise refused (the prototype's rule, which
+ * still holds for the same instance and for a peer without channels). */
 static void
 test_release_and_timing(void)
 {
@@ -210,15 +212,93 @@ test_release_and_timing(void)
 	restart(&C, 2);
 	negotiate(SST_NEGO_MODE_CHECKSUM, SEC);
 	CU_ASSERT_FALSE(last(&S)->peer_restarted);
-	/* A restart within 20 s of S's entry: refused as a stray ChkI1 ... */
+	/* A restart within 20 s of S's entry: replaces it at once. */
 	restart(&C, 3);
-	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 2 * SEC) > 0);
-	tp_deliver(&C, &S, 2 * SEC);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 2 * SEC);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->rx_i1_conflict, 0);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 3);
+	/* The same instance with another key within 20 s: a stray. */
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 3 * SEC) > 0);
+	C.out[0].b[19] ^= 1;			  /* cki */
+	C.out[0].b[23] = last(&C)->local_channel; /* chani of the live channel */
+	tp_deliver(&C, &S, 3 * SEC);
 	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->rx_i1_conflict, 1);
-	/* ... and answered, as a restart, when C retransmits after 21 s. */
-	sst_nego_handle_expiry(C.h, 15 * SEC + SST_NEGO_RETX_INITIAL);
-	tp_deliver(&C, &S, 22 * SEC);
+	/* Without a record of live channels (here the entry is a channel of
+	 * a peer that sent no instance), the rule holds for a new instance. */
+	CU_ASSERT_EQUAL(sst_nego_release(S.h, &C.self, last(&S)->local_channel, 1), 0);
+	C.p.ulp_legacy = true;
+	restart(&C, 4);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 5 * SEC);
+	C.p.ulp_legacy = false;
+	restart(&C, 5);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 6 * SEC) > 0);
+	tp_deliver(&C, &S, 6 * SEC);
+	CU_ASSERT_TRUE(S.established == 4 && sst_nego_stats(S.h)->rx_i1_conflict == 2);
+	pair_fini();
+}
+
+/* A late message of the process that restarted (sent before it died,
+ * delayed in the network) must not look like a restart back to it: it would
+ * make the caller drop the new process's channels. Checksum mode: a ChkI1
+ * for another chani, and a retransmission for the chani the new instance
+ * took over. Secure mode: a SecI2 that completes a handshake begun before
+ * the restart. Such channels are reported as peer_stale, neither a restart
+ * nor recorded, and a stale instance does not replace an entry. */
+static void
+test_straggler(void)
+{
+	struct tp_msg late_other, late_same;
+
+	pair_init(false);
+	C.p.instance = 1;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, SEC) > 0);
+	late_other = C.out[0]; /* chani 2, held in the network */
+	C.nout = 0;
+	restart(&C, 2);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 2 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 2);
+	/* Instance 1's ChkI1 for chani 2 arrives: a channel, but stale. */
+	sst_nego_receive(S.h, &C.self, late_other.b, late_other.len, 3 * SEC);
 	CU_ASSERT_EQUAL_FATAL(S.established, 3);
+	CU_ASSERT_TRUE(last(&S)->peer_stale && !last(&S)->peer_restarted);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_stale, 1);
+	/* Instance 1's ChkI1 for chani 1 (instance 2 holds it): a stray. */
+	late_same = late_other;
+	late_same.b[23] = 1;
+	sst_nego_receive(S.h, &C.self, late_same.b, late_same.len, 3 * SEC);
+	CU_ASSERT_TRUE(S.established == 3 && sst_nego_stats(S.h)->rx_i1_conflict == 1);
+	/* Instance 2 is still the one recorded: its next channel (chani 2,
+	 * after the stale entry's 20 s) is normal. */
+	negotiate(SST_NEGO_MODE_CHECKSUM, 24 * SEC);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted || last(&S)->peer_stale);
+	pair_fini();
+
+	pair_init(true);
+	C.p.instance = 1;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_SECURE, 0);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_SECURE, SEC) > 0);
+	tp_deliver(&C, &S, SEC);
+	tp_deliver(&S, &C, SEC);
+	late_other = C.out[0]; /* the SecI2, held */
+	C.nout = 0;
+	CU_ASSERT_EQUAL(tp_type(&late_other), SST_NEGO_SECI2);
+	restart(&C, 2);
+	negotiate(SST_NEGO_MODE_SECURE, 30 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 2);
+	sst_nego_receive(S.h, &C.self, late_other.b, late_other.len, 31 * SEC);
+	CU_ASSERT_EQUAL_FATAL(S.established, 3);
+	CU_ASSERT_TRUE(last(&S)->peer_stale && !last(&S)->peer_restarted);
+	negotiate(SST_NEGO_MODE_SECURE, 32 * SEC);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted || last(&S)->peer_stale);
+	/* A real restart after that: instance 3, then 1 is not stale any
+	 * more than any other instance (only the last replaced one is). */
+	restart(&C, 3);
+	negotiate(SST_NEGO_MODE_SECURE, 60 * SEC);
 	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 3);
 	pair_fini();
 }
@@ -392,10 +472,12 @@ release_stale(struct tp_side *s, const struct sst_nego_result *r, sst_time_t now
 }
 
 /* A refused channel is not recorded (the restart is reported again for the
- * next one) and not counted. */
+ * next one) and not counted; a callback may release the stale channels. */
 static void
 test_refused(void)
 {
+	struct tp_msg late;
+
 	pair_init(false);
 	C.p.instance = 1;
 	tp_start(&C);
@@ -412,15 +494,22 @@ test_refused(void)
 	tp_deliver(&C, &S, 30 * SEC + SST_NEGO_RETX_INITIAL);
 	CU_ASSERT_TRUE(S.established == 3 && last(&S)->peer_restarted);
 	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_restarts, 1);
-	/* Another restart; the callback releases the stale channel. */
+	/* Another restart; the callback releases the stale channel (the
+	 * record empties), and a late ChkI1 of the replaced instance is
+	 * still recognised as stale. */
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 59 * SEC) > 0);
+	late = C.out[0];
+	C.nout = 0;
 	stale_chan = last(&S)->local_channel;
 	S.on_established = release_stale;
 	restart(&C, 3);
 	negotiate(SST_NEGO_MODE_CHECKSUM, 60 * SEC);
 	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 3);
 	S.on_established = NULL;
-	negotiate(SST_NEGO_MODE_CHECKSUM, 61 * SEC);
-	CU_ASSERT_FALSE(last(&S)->peer_restarted);
+	sst_nego_receive(S.h, &C.self, late.b, late.len, 61 * SEC);
+	CU_ASSERT_TRUE(last(&S)->peer_stale && !last(&S)->peer_restarted);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 82 * SEC);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted || last(&S)->peer_stale);
 	restart(&C, 4);
 	negotiate(SST_NEGO_MODE_CHECKSUM, 90 * SEC);
 	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 4);
@@ -433,6 +522,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_instance_reported),
 	SST_TEST(test_restart),
 	SST_TEST(test_release_and_timing),
+	SST_TEST(test_straggler),
 	SST_TEST(test_without_instance),
 	SST_TEST(test_forged),
 	SST_TEST(test_principals),

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where the tools (sst-perf, sst-cat) get their SST endpoints: the EAL,
+ * the pools, the link and the worker, in one module, so that moving the
+ * tools to the multi-worker engine (sst_engine.h) changes this file and
+ * nothing in the tools. A "host" is what a tool talks through: today one
+ * worker on one link, polled by the tool's own thread (embedded mode: the
+ * stream callbacks and the worker's app_poll run on that thread).
+ *
+ * Two kinds of links:
+ * - udp: a kernel UDP socket (the udpsock driver), for two processes or two
+ *   machines;
+ * - loopback: two hosts of this process joined by a simpair (two simlink
+ *   models run in real time, with optional impairments).
+ */
+#ifndef TOOL_LINK_H
+#define TOOL_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sst_negotiation.h"
+#include "sst_simlink.h"
+#include "sst_stream.h"
+#include "sst_worker.h"
+
+/** How to make one host. Fields left zero take the defaults shown. */
+struct tool_host_conf {
+	const char *name; /**< unique in the process (pool and host names), <= 12 chars */
+	/** udp: the address and port to bind (port 0: any). Loopback: unused. */
+	struct sst_net_endpoint local;
+	/** Armor this host asks for when it connects: SST_CRYPTO_CHK32 (or 0)
+	 * negotiates in checksum mode, an AEAD suite in secure mode offering
+	 * only that suite. */
+	enum sst_crypto_suite armor;
+	/** Accept secure-mode channels (needs an identity: @p identity, or a
+	 * throwaway one made here). Checksum-mode channels are always accepted. */
+	bool responder;
+	/** Our identity; NULL: a throwaway one for responders, anonymous for
+	 * initiators. Copied. */
+	const struct sst_secure_identity *identity;
+	/** Pinned peer keys (policy PINNED); NULL: any key is accepted (TOFU
+	 * without remembering), which authenticates nothing. */
+	const struct sst_secure_known_hosts *known_hosts;
+	const char *cc;		 /**< congestion controller; NULL: newreno */
+	uint32_t workers;	 /**< 0 or 1 until the tools run on the engine */
+	uint32_t mbufs;		 /**< packet mbufs of the host; 0: 16383 */
+	uint32_t mtu;		 /**< largest channel packet; 0: the worker's default */
+	sst_time_t idle_timeout; /**< 0: the worker's default (60 s) */
+	uint32_t sock_buffer;	 /**< udp: kernel socket buffers in bytes; 0: 4 MiB */
+	/** Stream host limits and the application's stream callbacks (pools,
+	 * size and name are filled in here). */
+	struct sst_stream_host_params stream;
+	/** peer_ready, connect_failed and app_poll; app_poll is where a tool
+	 * does its per-pass work. */
+	const struct sst_worker_ops *ops;
+	void *ctx;
+};
+
+/** Impairments of a loopback link (each direction gets the same). */
+struct tool_impair {
+	uint64_t rate_bps;   /**< 0: unlimited */
+	uint64_t delay_ns;   /**< one way */
+	double loss;	     /**< probabilities, 0..1 */
+	double reorder;	     /**< held back by reorder_ns */
+	uint64_t reorder_ns; /**< 0: 1 ms */
+	double duplicate;
+	uint32_t queue_pkts; /**< 0: 1000 when rate_bps is set, else unlimited */
+	uint64_t seed;
+};
+
+struct tool_host;
+struct tool_net;
+
+/** Counters of a host (summed over its workers), for reports. */
+struct tool_counters {
+	uint64_t link_tx_packets, link_rx_packets;
+	uint64_t link_tx_bytes, link_rx_bytes;
+	uint64_t link_tx_drops; /**< tx_full + tx_errors */
+	uint64_t segments_tx, segments_retx;
+	uint64_t datagrams_tx, datagrams_rx;
+	uint64_t streams_opened, streams_accepted, streams_closed, streams_live;
+	uint64_t rx_refused, no_buffer, no_stream;
+	uint64_t channels_open, channels_made;
+};
+
+/**
+ * The tool's own arguments: EAL arguments come first, before "--" (the
+ * DPDK convention, sst_eal.h); without "--" everything is the tool's.
+ * @p app_argv gets a new vector (free() it): argv[0], then the tool's
+ * arguments. @return its length, or -1 (out of memory).
+ */
+int tool_eal_split(int argc, char **argv, char ***app_argv);
+
+/**
+ * Start the EAL with the EAL arguments of the command line, or without any
+ * the defaults of sst_eal_init() (no hugepages, no PCI devices, a file
+ * prefix unique to this process, @p mem_mb megabytes) with the main lcore
+ * free to run on any CPU the process may use. @return 0, or -1 after
+ * printing why on stderr.
+ */
+int tool_eal_init(int argc, char **argv, const char *prog, unsigned int mem_mb);
+
+/** Release the EAL (at exit). */
+void tool_eal_fini(void);
+
+/** The tools' clock (ns, CLOCK_MONOTONIC): the time given to the workers. */
+sst_time_t tool_now(void);
+
+/** One host on a kernel UDP socket. @return NULL after printing why. */
+struct tool_net *tool_net_udp(const struct tool_host_conf *c);
+
+/** Two hosts of this process joined by an in-memory link (@p imp NULL: a
+ * perfect link, unlimited rate, no delay). Host 0 is at 10.0.0.1:8661,
+ * host 1 at 10.0.0.2:8661. @return NULL after printing why. */
+struct tool_net *tool_net_loopback(const struct tool_host_conf *c0, const struct tool_host_conf *c1,
+	const struct tool_impair *imp);
+
+/** Destroy the hosts (streams still open are aborted), links and pools. */
+void tool_net_destroy(struct tool_net *n);
+
+/** Host i (0 or 1), or NULL. */
+struct tool_host *tool_net_host(struct tool_net *n, int i);
+
+/**
+ * One pass of every host at the current time. With @p may_sleep, a net
+ * that received nothing for a while sleeps up to 200 us when no timer is
+ * due sooner (for tools that wait on people and pipes rather than
+ * measure); without, it busy-polls.
+ */
+void tool_net_poll(struct tool_net *n, bool may_sleep);
+
+/** Start a channel to @p to (mode from the host's armor). @return 0 or negative errno. */
+int tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, sst_time_t now);
+
+/** Begin closing every channel no stream uses (FINISH). @return channels still open. */
+int tool_host_close_idle(struct tool_host *h, sst_time_t now);
+
+/** The stream host, for sst_stream_listen(). */
+struct sst_stream_host *tool_host_streams(struct tool_host *h);
+
+/** The packet pool (for the tool's own mbufs). */
+struct rte_mempool *tool_host_pool(struct tool_host *h);
+
+/** The address and port the host is bound to. */
+const struct sst_net_endpoint *tool_host_local(const struct tool_host *h);
+
+/** Our public key (secure mode), or NULL. */
+const uint8_t *tool_host_public_key(const struct tool_host *h);
+
+void tool_host_counters(const struct tool_host *h, struct tool_counters *c);
+
+/** A description of the link for reports ("udp 127.0.0.1:4433", "loopback ..."). */
+const char *tool_net_describe(const struct tool_net *n);
+
+#endif /* TOOL_LINK_H */

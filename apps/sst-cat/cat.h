@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-cat (docs/tools/sst-cat.md): what its modules share. cat_session.c
+ * joins standard input and output to one stream (the client's, or the one
+ * a plain listener accepts); cat_echo.c is the --echo service. Both run as
+ * stream callbacks and app_poll on the worker's thread.
+ */
+#ifndef CAT_H
+#define CAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cat_io.h"
+#include "sst_stream.h"
+#include "tool_link.h"
+
+enum { CAT_SUBSTREAMS_MAX = 64 };
+
+struct cat_conf {
+	bool listen, echo, datagram, secure, verbose, quiet;
+	uint32_t substreams;
+	struct sst_net_endpoint peer;  /**< client: where to connect */
+	struct sst_net_endpoint local; /**< listener: where to listen */
+	const char *service, *protocol;
+	enum sst_crypto_suite suite;
+	const char *identity_file, *known_hosts_file;
+	uint64_t timeout_ns; /**< client: give up connecting after this long */
+};
+
+struct cat;
+
+/** The session (callbacks' ctx: pass it in the host's configuration). */
+struct cat *cat_new(const struct cat_conf *c);
+/** Start: the client connects, a listener offers the service. @return 0 or -1. */
+int cat_start(struct cat *cat, struct tool_host *h);
+/** True when the session is over; @return via cat_status(). */
+bool cat_done(const struct cat *cat);
+/** 0 on success, 1 when something failed (already reported on stderr). */
+int cat_status(const struct cat *cat);
+/** Stop reacting to callbacks (before the host is destroyed). */
+void cat_quiesce(struct cat *cat);
+void cat_destroy(struct cat *cat);
+extern const struct sst_stream_ops cat_stream_ops;
+extern const struct sst_worker_ops cat_worker_ops;
+
+/** The echo service (callbacks' ctx). */
+struct cat_echo *cat_echo_new(const struct cat_conf *c);
+int cat_echo_start(struct cat_echo *e, struct tool_host *h);
+void cat_echo_quiesce(struct cat_echo *e);
+void cat_echo_destroy(struct cat_echo *e);
+extern const struct sst_stream_ops cat_echo_stream_ops;
+
+#endif /* CAT_H */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-cat --echo: an echo service. Every stream of the service and every
+ * substream of those (to any depth) gets back what it sends, byte for
+ * byte and message for message (the received mbufs are written back: zero
+ * copy); a datagram is answered with a datagram on the same stream; a
+ * stream's end is answered with ours. Serves until interrupted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cat.h"
+
+enum { READ_BURST = 32 };
+
+/* One echoed stream: what was read and not yet written back. */
+struct echo_stream {
+	struct sst_stream *s;
+	struct sst_stream_data pend[READ_BURST];
+	uint32_t head, n;
+	bool eof;
+	struct echo_stream *prev, *next;
+};
+
+struct cat_echo {
+	const struct cat_conf *conf;
+	struct tool_host *h;
+	struct echo_stream *all;
+	bool closing;
+	/* A stream's end reported inside a read of it: acted on after. */
+	struct sst_stream *in_read;
+	bool close_pending;
+	uint64_t streams, dgrams, dgrams_dropped;
+};
+
+static struct echo_stream *
+track(struct cat_echo *e, struct sst_stream *s)
+{
+	struct echo_stream *st = calloc(1, sizeof(*st));
+
+	if (st == NULL) {
+		sst_stream_reset(s, tool_now());
+		sst_stream_close(s, tool_now());
+		return NULL;
+	}
+	st->s = s;
+	st->next = e->all;
+	if (e->all != NULL)
+		e->all->prev = st;
+	e->all = st;
+	sst_stream_set_user(s, st);
+	/* Substreams of an echoed stream are echoed too. */
+	sst_stream_listen_substream(s, true);
+	e->streams++;
+	return st;
+}
+
+static void
+untrack(struct cat_echo *e, struct echo_stream *st, bool reset, sst_time_t now)
+{
+	while (st->n > 0) {
+		rte_pktmbuf_free(st->pend[st->head].m);
+		st->head = (st->head + 1) % READ_BURST;
+		st->n--;
+	}
+	sst_stream_set_user(st->s, NULL);
+	if (reset)
+		sst_stream_reset(st->s, now);
+	sst_stream_close(st->s, now);
+	if (st->prev != NULL)
+		st->prev->next = st->next;
+	else
+		e->all = st->next;
+	if (st->next != NULL)
+		st->next->prev = st->prev;
+	free(st);
+}
+
+/* Write back what is pending. @return false while some is left. */
+static bool
+write_back(struct echo_stream *st, sst_time_t now)
+{
+	while (st->n > 0) {
+		struct sst_stream_data *d = &st->pend[st->head];
+		int rc = sst_stream_write(st->s, d->m, d->flags, now);
+
+		if (rc == -EAGAIN)
+			return false; /* ops.writable() brings us back */
+		if (rc < 0)
+			rte_pktmbuf_free(d->m);
+		st->head = (st->head + 1) % READ_BURST;
+		st->n--;
+	}
+	return true;
+}
+
+static void
+pump(struct cat_echo *e, struct echo_stream *st, sst_time_t now)
+{
+	struct sst_stream_data d[READ_BURST];
+	struct rte_mbuf *m;
+	bool closed;
+	int k = 0;
+
+	while ((m = sst_stream_recv_datagram(st->s, now)) != NULL) {
+		e->dgrams++;
+		if (sst_stream_send_datagram(st->s, m, now) < 0) {
+			/* No room in the congestion window: a datagram may be lost. */
+			rte_pktmbuf_free(m);
+			e->dgrams_dropped++;
+		}
+	}
+	e->in_read = st->s;
+	while (write_back(st, now) && !st->eof) {
+		k = sst_stream_read(st->s, d, READ_BURST, now);
+		if (k <= 0)
+			break;
+		for (int i = 0; i < k; i++)
+			st->pend[(st->head + st->n++) % READ_BURST] = d[i];
+	}
+	e->in_read = NULL;
+	closed = e->close_pending;
+	e->close_pending = false;
+	if (k == -EPIPE)
+		st->eof = true;
+	if (k == -ECONNRESET || closed) {
+		untrack(e, st, false, now);
+		return;
+	}
+	if (st->eof && st->n == 0) {
+		sst_stream_shutdown(st->s, now);
+		untrack(e, st, false, now);
+	}
+}
+
+static void
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+{
+	struct cat_echo *e = ctx;
+	struct echo_stream *st;
+
+	(void)svc;
+	if (e->closing)
+		return;
+	if (parent != NULL)
+		s = sst_stream_accept_substream(parent);
+	if (s == NULL)
+		return;
+	st = track(e, s);
+	if (st != NULL)
+		pump(e, st, tool_now());
+}
+
+static void
+op_readable(void *ctx, struct sst_stream *s)
+{
+	struct cat_echo *e = ctx;
+	struct echo_stream *st = sst_stream_user(s);
+
+	if (!e->closing && st != NULL)
+		pump(e, st, tool_now());
+}
+
+static void
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+{
+	struct cat_echo *e = ctx;
+	struct echo_stream *st = sst_stream_user(s);
+
+	(void)why;
+	if (e->closing || st == NULL)
+		return;
+	if (s == e->in_read) {
+		e->close_pending = true;
+		return;
+	}
+	untrack(e, st, false, tool_now());
+}
+
+const struct sst_stream_ops cat_echo_stream_ops = {
+	.accepted = op_accepted,
+	.readable = op_readable,
+	.writable = op_readable,
+	.closed = op_closed,
+};
+
+struct cat_echo *
+cat_echo_new(const struct cat_conf *c)
+{
+	struct cat_echo *e = calloc(1, sizeof(*e));
+
+	if (e != NULL)
+		e->conf = c;
+	return e;
+}
+
+int
+cat_echo_start(struct cat_echo *e, struct tool_host *h)
+{
+	e->h = h;
+	if (sst_stream_listen(tool_host_streams(h), e->conf->service, e->conf->protocol, NULL) <
+		0) {
+		fprintf(stderr, "sst-cat: cannot offer service '%s' protocol '%s'\n",
+			e->conf->service, e->conf->protocol);
+		return -1;
+	}
+	return 0;
+}
+
+void
+cat_echo_quiesce(struct cat_echo *e)
+{
+	if (e == NULL)
+		return;
+	e->closing = true;
+	for (struct echo_stream *st = e->all; st != NULL; st = st->next)
+		while (st->n > 0) {
+			rte_pktmbuf_free(st->pend[st->head].m);
+			st->head = (st->head + 1) % READ_BURST;
+			st->n--;
+		}
+}
+
+void
+cat_echo_destroy(struct cat_echo *e)
+{
+	if (e == NULL)
+		return;
+	if (e->conf->verbose)
+		fprintf(stderr, "sst-cat: echoed %llu streams and substreams, %llu datagrams\n",
+			(unsigned long long)e->streams, (unsigned long long)e->dgrams);
+	while (e->all != NULL) {
+		struct echo_stream *st = e->all;
+
+		e->all = st->next;
+		free(st);
+	}
+	free(e);
+}

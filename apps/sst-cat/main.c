@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-cat: netcat for SST (docs/tools/sst-cat.md). Connects to (or
+ * listens for) one stream of a service and protocol over kernel UDP:
+ * standard input goes to the stream, the stream to standard output. Also
+ * datagrams (--datagram), substreams (--substreams) and an echo service
+ * (--listen --echo), in checksum or secure mode.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include <rte_cpuflags.h>
+
+#include "cat.h"
+#include "tool_args.h"
+
+enum {
+	EXIT_ARGS = 2,
+	EXIT_SETUP = 3,
+	KNOWN_HOSTS_MAX = 256,
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: sst-cat [OPTIONS] HOST:PORT SERVICE PROTOCOL\n"
+		"       sst-cat --listen [OPTIONS] [ADDR:]PORT SERVICE PROTOCOL\n"
+		"       sst-cat EAL-ARGS -- ...          DPDK EAL arguments first\n"
+		"\n"
+		"Netcat for SST over kernel UDP: standard input goes to one stream of SERVICE\n"
+		"and PROTOCOL, what the stream brings goes to standard output. The client\n"
+		"connects; --listen takes the first stream that arrives (others are reset).\n"
+		"Both end once standard input ended and the peer ended its side.\n"
+		"\n"
+		"Options:\n"
+		"  -l, --listen           wait for a stream on [ADDR:]PORT (port 0: any free one;\n"
+		"                         'listening on ADDR:PORT' goes to stderr)\n"
+		"  -e, --echo             with --listen: an echo service for any number of\n"
+		"                         clients until interrupted: every stream and substream\n"
+		"                         gets back what it sends, every datagram a datagram\n"
+		"  -d, --datagram         send each input line as a datagram (without its "
+		"newline)\n"
+		"                         and print each datagram received as a line\n"
+		"  -n, --substreams N     client: also send the input on N substreams (1-64) of\n"
+		"                         the stream and check that each brings it back byte for\n"
+		"                         byte (for an echo service); a mismatch fails the run\n"
+		"  -s, --secure           secure mode (X25519/Ed25519 handshake, AEAD armor);\n"
+		"                         default: checksum mode (the 2007 prototype's)\n"
+		"      --suite NAME       secure mode's suite: aes128gcm or chacha20 (default:\n"
+		"                         aes128gcm with AES instructions, else chacha20)\n"
+		"      --identity FILE    our Ed25519 key (64 hex digits; created if missing);\n"
+		"                         default: anonymous client, throwaway listener key\n"
+		"      --known-hosts FILE client: accept only servers whose key is listed\n"
+		"                         ('<64 hex digits> <name>' lines); default: any key\n"
+		"  -t, --timeout SECONDS  client: give up when no channel is up after this long\n"
+		"                         (default 20)\n"
+		"  -v, --verbose          say what happens on stderr (channel, keys, substreams)\n"
+		"  -q, --quiet            no 'listening on' line\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Without EAL arguments the EAL runs without hugepages or NICs (--no-huge\n"
+		"--no-pci, a file prefix of its own).\n"
+		"\n"
+		"Exit status: 0 success; 1 the connection or the transfer failed (reset,\n"
+		"refused, no answer, substream mismatch); 2 bad arguments; 3 setup failed.\n");
+}
+
+static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "sst-cat: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try --help)\n");
+	return EXIT_ARGS;
+}
+
+static int
+parse_args(int argc, char **argv, struct cat_conf *c)
+{
+	static const struct option opts[] = {
+		{"listen", no_argument, NULL, 'l'},
+		{"echo", no_argument, NULL, 'e'},
+		{"datagram", no_argument, NULL, 'd'},
+		{"substreams", required_argument, NULL, 'n'},
+		{"secure", no_argument, NULL, 's'},
+		{"suite", required_argument, NULL, 'S'},
+		{"identity", required_argument, NULL, 'I'},
+		{"known-hosts", required_argument, NULL, 'K'},
+		{"timeout", required_argument, NULL, 't'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char err[256];
+	uint64_t v;
+	double d;
+	int opt;
+
+	c->suite = rte_cpu_get_flag_enabled(RTE_CPUFLAG_AES) > 0 ? SST_CRYPTO_AES128GCM
+								 : SST_CRYPTO_CHACHA20POLY1305;
+	c->timeout_ns = 20 * SST_NSEC_PER_SEC;
+	while ((opt = getopt_long(argc, argv, "ledn:st:vqh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			c->listen = true;
+			break;
+		case 'e':
+			c->echo = true;
+			break;
+		case 'd':
+			c->datagram = true;
+			break;
+		case 'n':
+			if (tool_parse_u64(optarg, 1, CAT_SUBSTREAMS_MAX, &v) < 0)
+				return bad("--substreams '%s': want 1 to %d", optarg,
+					CAT_SUBSTREAMS_MAX);
+			c->substreams = (uint32_t)v;
+			break;
+		case 's':
+			c->secure = true;
+			break;
+		case 'S':
+			if (strcmp(optarg, "aes128gcm") == 0)
+				c->suite = SST_CRYPTO_AES128GCM;
+			else if (strcmp(optarg, "chacha20") == 0)
+				c->suite = SST_CRYPTO_CHACHA20POLY1305;
+			else
+				return bad("--suite '%s': want aes128gcm or chacha20", optarg);
+			break;
+		case 'I':
+			c->identity_file = optarg;
+			break;
+		case 'K':
+			c->known_hosts_file = optarg;
+			break;
+		case 't':
+			if (tool_parse_double(optarg, 0.1, 86400, &d) < 0)
+				return bad("--timeout '%s': want seconds", optarg);
+			c->timeout_ns = (uint64_t)(d * 1e9);
+			break;
+		case 'v':
+			c->verbose = true;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return bad("unknown option or missing value");
+		}
+	}
+	if (argc - optind != 3)
+		return bad("want %s SERVICE PROTOCOL", c->listen ? "[ADDR:]PORT" : "HOST:PORT");
+	if (tool_parse_endpoint(argv[optind], c->listen, c->listen,
+		    c->listen ? &c->local : &c->peer, err, sizeof(err)) < 0)
+		return bad("%s", err);
+	c->service = argv[optind + 1];
+	c->protocol = argv[optind + 2];
+	if (strlen(c->service) == 0 || strlen(c->protocol) == 0)
+		return bad("empty service or protocol name");
+	if (c->echo && !c->listen)
+		return bad("--echo goes with --listen");
+	if (c->echo && (c->datagram || c->substreams != 0))
+		return bad("--echo answers whatever comes: no --datagram or --substreams");
+	if (c->substreams != 0 && c->listen)
+		return bad("--substreams is for the client (with an echo service)");
+	if (c->substreams != 0 && c->datagram)
+		return bad("--substreams and --datagram do not go together");
+	if (c->known_hosts_file != NULL && c->listen)
+		return bad("--known-hosts is for the client (the listener accepts any client)");
+	if ((c->known_hosts_file != NULL || c->identity_file != NULL) && !c->secure && !c->listen)
+		return bad("--identity and --known-hosts need --secure");
+	return 0;
+}
+
+static void
+print_key(const char *what, const uint8_t *pk)
+{
+	fprintf(stderr, "sst-cat: %s ", what);
+	for (int i = 0; i < 32; i++)
+		fprintf(stderr, "%02x", pk[i]);
+	fprintf(stderr, "\n");
+}
+
+/* Keys from files, for the host configuration (they must outlive it). */
+static int
+load_keys(const struct cat_conf *c, struct sst_secure_identity *id,
+	struct sst_secure_known_hosts *kh, struct tool_host_conf *hc)
+{
+	int rc;
+
+	if (c->identity_file != NULL) {
+		rc = sst_secure_identity_load_or_create(
+			c->identity_file, sst_secure_random_sodium, NULL, id);
+		if (rc < 0) {
+			fprintf(stderr, "sst-cat: identity %s: %s\n", c->identity_file,
+				rc == -EPERM ? "others may read it (chmod 600)" : strerror(-rc));
+			return -1;
+		}
+		if (rc == 1)
+			fprintf(stderr, "sst-cat: created identity %s\n", c->identity_file);
+		hc->identity = id;
+	}
+	if (c->known_hosts_file != NULL) {
+		rc = sst_secure_known_hosts_load(kh, c->known_hosts_file);
+		if (rc < 0) {
+			fprintf(stderr, "sst-cat: known hosts %s: %s\n", c->known_hosts_file,
+				rc == -EINVAL ? "malformed line" : strerror(-rc));
+			return -1;
+		}
+		hc->known_hosts = kh;
+	}
+	return 0;
+}
+
+static void
+run_loop(struct tool_net *net, bool (*done)(void *), void *arg)
+{
+	while (!interrupted && !done(arg))
+		tool_net_poll(net, true);
+}
+
+static bool
+cat_finished(void *arg)
+{
+	return cat_done(arg);
+}
+
+static bool
+never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+/* End the channels by FINISH (the peer forgets us at once) before exit. */
+static void
+close_channels(struct tool_net *net)
+{
+	struct tool_host *h = tool_net_host(net, 0);
+	sst_time_t until = tool_now() + SST_NSEC_PER_SEC;
+	struct tool_counters k;
+
+	tool_host_close_idle(h, tool_now());
+	do {
+		tool_net_poll(net, false);
+		tool_host_counters(h, &k);
+	} while (k.channels_open > 0 && tool_now() < until);
+}
+
+static int
+run(const struct cat_conf *c)
+{
+	static struct sst_secure_identity id;
+	static struct sst_secure_host hosts[KNOWN_HOSTS_MAX];
+	struct sst_secure_known_hosts kh = {hosts, KNOWN_HOSTS_MAX, 0};
+	struct tool_host_conf hc = {.name = "cat"};
+	struct cat_echo *echo = NULL;
+	struct cat *cat = NULL;
+	struct tool_net *net = NULL;
+	char ep[80];
+	int rc = EXIT_SETUP;
+
+	if (c->echo)
+		echo = cat_echo_new(c);
+	else
+		cat = cat_new(c);
+	if (echo == NULL && cat == NULL) {
+		fprintf(stderr, "sst-cat: out of memory\n");
+		return EXIT_SETUP;
+	}
+	hc.armor = c->secure ? c->suite : SST_CRYPTO_CHK32;
+	hc.responder = c->listen;
+	hc.local = c->listen ? c->local : (struct sst_net_endpoint){0};
+	if (!c->listen)
+		hc.local.addr.family = c->peer.addr.family;
+	hc.mbufs = 8191;
+	hc.stream.max_streams = 4096;
+	hc.stream.max_tx_buffers = 1024;
+	hc.stream.max_rx_buffers = 1024;
+	hc.stream.ops = c->echo ? &cat_echo_stream_ops : &cat_stream_ops;
+	hc.stream.ctx = c->echo ? (void *)echo : (void *)cat;
+	hc.ops = c->echo ? NULL : &cat_worker_ops;
+	hc.ctx = cat;
+	if (load_keys(c, &id, &kh, &hc) < 0)
+		goto out;
+	net = tool_net_udp(&hc);
+	if (net == NULL)
+		goto out;
+	if (c->echo ? cat_echo_start(echo, tool_net_host(net, 0)) < 0
+		    : cat_start(cat, tool_net_host(net, 0)) < 0)
+		goto out;
+	if (c->verbose && tool_host_public_key(tool_net_host(net, 0)) != NULL)
+		print_key("our key", tool_host_public_key(tool_net_host(net, 0)));
+	if (c->listen && !c->quiet) {
+		tool_endpoint_text(tool_host_local(tool_net_host(net, 0)), ep, sizeof(ep));
+		fprintf(stderr, "sst-cat: listening on %s\n", ep);
+	}
+	if (c->echo)
+		run_loop(net, never, NULL);
+	else
+		run_loop(net, cat_finished, cat);
+	if (interrupted && !c->echo) {
+		fprintf(stderr, "sst-cat: interrupted\n");
+		rc = 1;
+	} else {
+		rc = c->echo ? 0 : cat_status(cat);
+	}
+	cat_quiesce(cat);
+	cat_echo_quiesce(echo);
+	close_channels(net);
+out:
+	/* Quiescing gives back the mbufs we hold (before their pools go);
+	 * the state stays for the callbacks of the host's destruction. */
+	cat_quiesce(cat);
+	cat_echo_quiesce(echo);
+	tool_net_destroy(net);
+	cat_destroy(cat);
+	cat_echo_destroy(echo);
+	sodium_memzero(&id, sizeof(id));
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct cat_conf conf;
+	char **app_argv;
+	int app_argc = tool_eal_split(argc, argv, &app_argv);
+	int rc;
+
+	if (app_argc < 0)
+		return EXIT_SETUP;
+	rc = parse_args(app_argc, app_argv, &conf);
+	free(app_argv);
+	if (rc != 0)
+		return rc;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (tool_eal_init(argc, argv, "sst-cat", 256) < 0)
+		return EXIT_SETUP;
+	rc = run(&conf);
+	tool_eal_fini();
+	return rc;
+}

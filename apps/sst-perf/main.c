@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-perf: an iperf for SST (docs/tools/sst-perf.md). Bulk transfer,
+ * request/response transactions each on a new stream, datagrams, and many
+ * concurrent streams, in one process over an in-memory link (--loopback)
+ * or between two processes over kernel UDP (--udp).
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+#include "sst_cc_driver.h"
+#include "tool_args.h"
+
+enum {
+	EXIT_ARGS = 2,
+	EXIT_SETUP = 3,
+	DEFAULT_TIME_S = 5,
+	DEFAULT_DGRAM = 1000,
+	DEFAULT_STREAMS_N = 10000,
+	DEFAULT_RR_BYTES = 64,
+	DEFAULT_MBUFS = 32767,
+	SERVER_STREAMS = 120000,
+	STREAMS_MAX = 1000000,
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: sst-perf --loopback [OPTIONS] [MODE]      client and server in this "
+		"process\n"
+		"       sst-perf --udp HOST:PORT [OPTIONS] [MODE]  client of a server over UDP\n"
+		"       sst-perf --server --udp [ADDR:]PORT [OPTIONS]\n"
+		"       sst-perf EAL-ARGS -- ...                   DPDK EAL arguments first\n"
+		"\n"
+		"Measure SST-DPDK: goodput, transactions, latency, retransmissions and CPU cost.\n"
+		"\n"
+		"Modes:\n"
+		"  bulk      stream bytes from client to server (default)\n"
+		"  rr        transactions: each opens a new stream, sends --request bytes, reads\n"
+		"            --response bytes and the end of the stream\n"
+		"  dgram     datagrams of --size bytes on one stream; reports the delivery ratio\n"
+		"            and how they travelled (datagram packets or reliable substreams)\n"
+		"  streams   open --streams streams at once, one request and response on each,\n"
+		"            then close them all\n"
+		"\n"
+		"Where:\n"
+		"  -l, --loopback         both sides in this process, over an in-memory link\n"
+		"                         (unlimited rate, no delay unless impaired below)\n"
+		"  -u, --udp ENDPOINT     over kernel UDP: the server's HOST:PORT ([ADDR]:PORT "
+		"for\n"
+		"                         IPv6); with --server, [ADDR:]PORT to listen on\n"
+		"  -s, --server           serve tests (one at a time) until interrupted\n"
+		"      --once             server: exit after one test\n"
+		"\n"
+		"Test:\n"
+		"  -t, --time SECONDS     run time (default 5 when no --size or --count bounds "
+		"it)\n"
+		"  -n, --size BYTES       bulk: bytes to send in all; dgram: bytes per datagram\n"
+		"                         (default 1000); K, M, G suffixes are powers of 1024\n"
+		"  -c, --count N          rr: transactions; dgram: datagrams\n"
+		"  -P, --streams N        bulk: parallel streams (1); rr: transactions in flight "
+		"(1);\n"
+		"                         streams: streams open at once (10000, at most 1000000);\n"
+		"                         server: most streams at once (120000)\n"
+		"      --request BYTES    rr and streams: request size (64)\n"
+		"      --response BYTES   rr and streams: response size (64; streams: at least 1)\n"
+		"      --verify           send a pattern and check every byte received; any\n"
+		"                         mismatch fails the run\n"
+		"\n"
+		"Stack:\n"
+		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
+		"                         (secure mode with that suite, anonymous client)\n"
+		"      --cc NAME          congestion control: newreno (default) or cubic\n"
+		"  -w, --workers N        workers per side (only 1 until the tools use the "
+		"engine)\n"
+		"      --mtu BYTES        largest channel packet (default 1232)\n"
+		"      --mbufs N          packet buffers per side (default 32767)\n"
+		"\n"
+		"Loopback link impairments (each direction):\n"
+		"      --rate MBIT        link rate in Mbit/s (default unlimited)\n"
+		"      --delay MS         one-way delay in milliseconds (default 0)\n"
+		"      --loss PCT         packet loss in percent\n"
+		"      --reorder PCT      packets held back 1 ms (later ones overtake them)\n"
+		"      --dup PCT          packets delivered twice\n"
+		"      --queue PKTS       bottleneck queue with --rate (default 1000)\n"
+		"      --seed N           seed of the link's random choices (default 1)\n"
+		"\n"
+		"Output:\n"
+		"  -j, --json             the result as one JSON object (no progress lines)\n"
+		"  -q, --quiet            no progress lines (stderr, one per second)\n"
+		"      --timeout SECONDS  give up after this long (default: run time + 30 s, or "
+		"300 s)\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"The result table (docs/tools/sst-perf.md explains each line): duration, payload\n"
+		"delivered, goodput, transactions/s, latency p50/p99/p999, retransmits, packets,\n"
+		"cycles per byte and per packet (TSC ticks of the polling threads of both sides),\n"
+		"verify errors and failed streams.\n"
+		"\n"
+		"Without EAL arguments the EAL runs without hugepages or NICs (--no-huge\n"
+		"--no-pci, a file prefix of its own), so any number of runs can share a host.\n"
+		"\n"
+		"Exit status: 0 success; 1 the test failed or --verify found errors; 2 bad\n"
+		"arguments; 3 setup failed (EAL, memory, socket).\n");
+}
+
+static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "sst-perf: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try --help)\n");
+	return EXIT_ARGS;
+}
+
+struct given {
+	bool time, size, count, streams, request, response, udp, impair, armor;
+	const char *udp_text;
+};
+
+static int
+parse_armor(const char *s, struct perf_conf *c)
+{
+	static const struct {
+		const char *name;
+		enum sst_crypto_suite suite;
+	} armors[] = {
+		{"chk32", SST_CRYPTO_CHK32},
+		{"aes128gcm", SST_CRYPTO_AES128GCM},
+		{"chacha20", SST_CRYPTO_CHACHA20POLY1305},
+	};
+
+	for (size_t i = 0; i < RTE_DIM(armors); i++)
+		if (strcmp(s, armors[i].name) == 0) {
+			c->armor = armors[i].suite;
+			c->armor_name = armors[i].name;
+			return 0;
+		}
+	return -1;
+}
+
+static int
+parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
+{
+	uint64_t v;
+	double d;
+
+	switch (opt) {
+	case 'l':
+		c->loopback = true;
+		return 0;
+	case 'u':
+		g->udp = true;
+		g->udp_text = arg;
+		return 0;
+	case 's':
+		c->server = true;
+		return 0;
+	case 'O':
+		c->once = true;
+		return 0;
+	case 't':
+		if (tool_parse_double(arg, 0.001, 86400, &d) < 0)
+			return bad("--time '%s': want seconds, 0.001 to 86400", arg);
+		c->time_ns = (uint64_t)(d * 1e9);
+		g->time = true;
+		return 0;
+	case 'n':
+		if (tool_parse_u64(arg, 1, UINT64_MAX, &c->size) < 0)
+			return bad("--size '%s': want a positive byte count", arg);
+		g->size = true;
+		return 0;
+	case 'c':
+		if (tool_parse_u64(arg, 1, UINT64_MAX, &c->count) < 0)
+			return bad("--count '%s': want a positive number", arg);
+		g->count = true;
+		return 0;
+	case 'P':
+		if (tool_parse_u64(arg, 1, STREAMS_MAX, &v) < 0)
+			return bad("--streams '%s': want 1 to 1000000", arg);
+		c->streams = (uint32_t)v;
+		g->streams = true;
+		return 0;
+	case 'R':
+	case 'S':
+		if (tool_parse_u64(arg, 0, 1u << 30, &v) < 0)
+			return bad("'%s': want a byte count up to 1G", arg);
+		if (opt == 'R')
+			c->request = (uint32_t)v;
+		else
+			c->response = (uint32_t)v;
+		*(opt == 'R' ? &g->request : &g->response) = true;
+		return 0;
+	case 'V':
+		c->verify = true;
+		return 0;
+	case 'a':
+		if (parse_armor(arg, c) < 0)
+			return bad("--armor '%s': want chk32, aes128gcm or chacha20", arg);
+		return 0;
+	case 'C':
+		if (sst_cc_find(arg) == NULL)
+			return bad("--cc '%s': want newreno or cubic", arg);
+		c->cc = arg;
+		return 0;
+	case 'w':
+		if (tool_parse_u64(arg, 1, 64, &v) < 0)
+			return bad("--workers '%s': want 1", arg);
+		c->workers = (uint32_t)v;
+		return 0;
+	case 'M':
+		if (tool_parse_u64(arg, 576, 9000, &v) < 0)
+			return bad("--mtu '%s': want 576 to 9000", arg);
+		c->mtu = (uint32_t)v;
+		return 0;
+	case 'B':
+		if (tool_parse_u64(arg, 1024, 1u << 22, &v) < 0)
+			return bad("--mbufs '%s': want 1024 to 4M", arg);
+		c->mbufs = (uint32_t)v;
+		return 0;
+	case 'r':
+		if (tool_parse_double(arg, 0.001, 1e6, &d) < 0)
+			return bad("--rate '%s': want Mbit/s, 0.001 to 1000000", arg);
+		c->impair.rate_bps = (uint64_t)(d * 1e6);
+		g->impair = true;
+		return 0;
+	case 'd':
+		if (tool_parse_double(arg, 0, 10000, &d) < 0)
+			return bad("--delay '%s': want milliseconds, 0 to 10000", arg);
+		c->impair.delay_ns = (uint64_t)(d * 1e6);
+		g->impair = true;
+		return 0;
+	case 'L':
+	case 'o':
+	case 'D':
+		if (tool_parse_percent(arg, &d) < 0)
+			return bad("'%s': want a percentage, 0 to 100", arg);
+		*(opt == 'L'	     ? &c->impair.loss
+			: opt == 'o' ? &c->impair.reorder
+				     : &c->impair.duplicate) = d;
+		g->impair = true;
+		return 0;
+	case 'Q':
+		if (tool_parse_u64(arg, 1, 1u << 20, &v) < 0)
+			return bad("--queue '%s': want 1 to 1M packets", arg);
+		c->impair.queue_pkts = (uint32_t)v;
+		g->impair = true;
+		return 0;
+	case 'e':
+		if (tool_parse_u64(arg, 0, UINT64_MAX, &c->impair.seed) < 0)
+			return bad("--seed '%s': want a number", arg);
+		return 0;
+	case 'j':
+		c->json = true;
+		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	case 'T':
+		if (tool_parse_double(arg, 0.1, 86400, &d) < 0)
+			return bad("--timeout '%s': want seconds", arg);
+		c->timeout_ns = (uint64_t)(d * 1e9);
+		return 0;
+	default:
+		return EXIT_ARGS;
+	}
+}
+
+/* Combinations and defaults that depend on the mode. */
+static int
+check_conf(struct perf_conf *c, const struct given *g)
+{
+	char err[256];
+
+	if (c->workers > 1) {
+		fprintf(stderr,
+			"sst-perf: --workers %u: more than one worker per side needs the "
+			"multi-worker "
+			"engine, which this build of the tools does not use yet; use --workers 1\n",
+			c->workers);
+		return EXIT_ARGS;
+	}
+	if (c->loopback + g->udp != 1)
+		return bad("%s", "say where: --loopback, or --udp HOST:PORT");
+	if (c->server && c->loopback)
+		return bad("%s", "--server goes with --udp (--loopback runs both sides)");
+	if (g->impair && !c->loopback)
+		return bad("%s", "link impairments (--rate, --delay, --loss, ...) need --loopback");
+	if (c->once && !c->server)
+		return bad("%s", "--once is for --server");
+	if (g->udp && tool_parse_endpoint(g->udp_text, c->server, c->server,
+			      c->server ? &c->local : &c->peer, err, sizeof(err)) < 0)
+		return bad("--udp %s", err);
+	if (c->server) {
+		if (g->time || g->size || g->count || g->request || g->response || c->verify)
+			return bad("%s", "a server takes the test's parameters from each client");
+		if (!g->streams)
+			c->streams = SERVER_STREAMS;
+		return 0;
+	}
+	if (g->time && (g->count || (g->size && c->mode == PERF_BULK)))
+		return bad(
+			"%s", "--time and --count (or bulk --size) both bound the run: pick one");
+	switch (c->mode) {
+	case PERF_BULK:
+		if (g->count || g->request || g->response)
+			return bad("%s",
+				"bulk takes --size or --time, not --count/--request/--response");
+		if (g->size && c->size < c->streams)
+			return bad("%s", "bulk --size must be at least one byte per stream");
+		break;
+	case PERF_RR:
+		if (g->size)
+			return bad("%s", "rr takes --request and --response, not --size");
+		if (!g->request)
+			c->request = DEFAULT_RR_BYTES;
+		if (!g->response)
+			c->response = DEFAULT_RR_BYTES;
+		break;
+	case PERF_DGRAM:
+		if (g->streams || g->request || g->response)
+			return bad("%s", "dgram takes --size and --count or --time");
+		if (!g->size)
+			c->size = DEFAULT_DGRAM;
+		if (c->size > UINT16_MAX)
+			return bad("%s", "dgram --size: at most 65535 bytes");
+		break;
+	case PERF_STREAMS:
+		if (g->size || g->count || g->time)
+			return bad("%s", "streams takes --streams, --request and --response");
+		if (!g->streams)
+			c->streams = DEFAULT_STREAMS_N;
+		if (!g->request)
+			c->request = DEFAULT_RR_BYTES;
+		if (!g->response)
+			c->response = DEFAULT_RR_BYTES;
+		if (c->response == 0)
+			return bad("%s", "streams --response: at least 1 byte (it is the answer)");
+		break;
+	default:
+		break;
+	}
+	if (!g->time && !g->count && !(g->size && c->mode == PERF_BULK) && c->mode != PERF_STREAMS)
+		c->time_ns = DEFAULT_TIME_S * SST_NSEC_PER_SEC;
+	if (c->timeout_ns == 0)
+		c->timeout_ns = c->time_ns != 0 ? c->time_ns + 30 * SST_NSEC_PER_SEC
+						: 300 * SST_NSEC_PER_SEC;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct perf_conf *c)
+{
+	static const struct option opts[] = {
+		{"loopback", no_argument, NULL, 'l'},
+		{"udp", required_argument, NULL, 'u'},
+		{"server", no_argument, NULL, 's'},
+		{"once", no_argument, NULL, 'O'},
+		{"time", required_argument, NULL, 't'},
+		{"size", required_argument, NULL, 'n'},
+		{"count", required_argument, NULL, 'c'},
+		{"streams", required_argument, NULL, 'P'},
+		{"request", required_argument, NULL, 'R'},
+		{"response", required_argument, NULL, 'S'},
+		{"verify", no_argument, NULL, 'V'},
+		{"armor", required_argument, NULL, 'a'},
+		{"cc", required_argument, NULL, 'C'},
+		{"workers", required_argument, NULL, 'w'},
+		{"mtu", required_argument, NULL, 'M'},
+		{"mbufs", required_argument, NULL, 'B'},
+		{"rate", required_argument, NULL, 'r'},
+		{"delay", required_argument, NULL, 'd'},
+		{"loss", required_argument, NULL, 'L'},
+		{"reorder", required_argument, NULL, 'o'},
+		{"dup", required_argument, NULL, 'D'},
+		{"queue", required_argument, NULL, 'Q'},
+		{"seed", required_argument, NULL, 'e'},
+		{"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct given g = {0};
+	int opt, rc;
+
+	c->mode = PERF_BULK;
+	c->streams = 1;
+	c->armor = SST_CRYPTO_CHK32;
+	c->armor_name = "chk32";
+	c->impair.seed = 1;
+	while ((opt = getopt_long(argc, argv, "lu:st:n:c:P:a:w:jqh", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (opt == '?')
+			return bad("%s", "unknown option or missing value");
+		rc = parse_option(opt, optarg, c, &g);
+		if (rc != 0)
+			return rc;
+	}
+	if (optind < argc) {
+		int m;
+
+		for (m = 0; m < PERF_MODES; m++)
+			if (strcmp(argv[optind], perf_mode_names[m]) == 0)
+				break;
+		if (m == PERF_MODES)
+			return bad(
+				"unknown mode '%s': want bulk, rr, dgram or streams", argv[optind]);
+		if (c->server)
+			return bad("%s", "a server serves every mode: drop the mode");
+		c->mode = (enum perf_mode)m;
+		if (optind + 1 < argc)
+			return bad("unexpected argument '%s'", argv[optind + 1]);
+	}
+	c->impaired = g.impair;
+	return check_conf(c, &g);
+}
+
+/*
+ * Stream-layer limits for a side that has up to n streams at once. Send and
+ * receive buffers are preallocated per stream that uses them, so they are
+ * sized to what the mode sends: deep queues for bulk and datagrams, a few
+ * mbufs for the small requests and responses of rr and streams (a larger
+ * response just waits for room).
+ */
+static void
+host_conf(struct tool_host_conf *hc, const struct perf_conf *c, const char *name, bool server,
+	uint32_t n)
+{
+	bool small = c->mode == PERF_RR || c->mode == PERF_STREAMS || c->server;
+	uint32_t msg = RTE_MAX(c->request, c->response);
+	uint32_t buffers = c->mode == PERF_STREAMS || c->server ? 16384u : n + 64;
+
+	memset(hc, 0, sizeof(*hc));
+	hc->name = name;
+	hc->armor = c->armor;
+	hc->responder = server;
+	hc->cc = c->cc;
+	hc->workers = c->workers;
+	hc->mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
+	hc->mtu = c->mtu;
+	hc->stream.max_streams = n + 1024;
+	hc->stream.max_tx_buffers = RTE_MIN(buffers, n + 64);
+	hc->stream.max_rx_buffers = RTE_MIN(buffers, n + 64);
+	if (small) {
+		hc->stream.send_mbufs = RTE_MIN(RTE_MAX(msg / 2048 + 2, 8u), 64u);
+		hc->stream.rx_pieces = 32;
+	}
+	/* A udp server serves any mode: bulk streams get the defaults (1 MiB,
+	 * 1024 mbufs) only when they are few. */
+	if (c->server) {
+		hc->stream.max_tx_buffers = 4096;
+		hc->stream.max_rx_buffers = 4096;
+		hc->stream.send_mbufs = 64;
+		hc->stream.rx_pieces = 256;
+	}
+	if (c->mode == PERF_BULK && c->streams > 32)
+		hc->stream.send_buffer = RTE_MAX(64u << 10, (32u << 20) / c->streams);
+}
+
+/*
+ * EAL memory. Without hugepages it is anonymous memory that only costs
+ * what is touched, so the estimate is generous: a channel's tables are
+ * sized by max_streams and allocated when it is negotiated, where running
+ * short would look like a peer that never answers.
+ */
+static unsigned int
+eal_memory_mb(const struct perf_conf *c)
+{
+	uint64_t mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
+	uint64_t sides = c->loopback ? 2 : 1;
+	/* mbufs of 2 KB and their clones, and up to 16 KB of stream-layer
+	 * state per stream (control block, buffers, channel tables). */
+	uint64_t mb = 1024 + sides * (mbufs * 5 / 2048 + (uint64_t)c->streams * 16 / 1024);
+
+	/* Bulk: a deep send and reassembly buffer (about 60 and 80 KB) per
+	 * stream on each side. */
+	if (c->mode == PERF_BULK || c->mode == PERF_DGRAM || c->server)
+		mb += sides * ((uint64_t)c->streams + 64) * 140 / 1024;
+	return (unsigned int)RTE_MIN(mb, 65536u);
+}
+
+static int
+run_loopback(struct perf_conf *c)
+{
+	struct perf_client *cl = perf_client_new(c);
+	struct perf_server *sv = perf_server_new(c);
+	struct tool_host_conf cc, sc;
+	struct tool_net *net;
+	int rc;
+
+	if (cl == NULL || sv == NULL) {
+		fprintf(stderr, "sst-perf: out of memory\n");
+		perf_client_destroy(cl);
+		perf_server_destroy(sv);
+		return EXIT_SETUP;
+	}
+	host_conf(&cc, c, "perfc", false, c->streams);
+	cc.stream.ops = &perf_client_stream_ops;
+	cc.stream.ctx = cl;
+	cc.ops = &perf_client_worker_ops;
+	cc.ctx = cl;
+	host_conf(&sc, c, "perfs", true, c->streams);
+	sc.stream.ops = &perf_server_stream_ops;
+	sc.stream.ctx = sv;
+	sc.ops = &perf_server_worker_ops;
+	sc.ctx = sv;
+	net = tool_net_loopback(&cc, &sc, c->impaired ? &c->impair : NULL);
+	if (net == NULL || perf_server_start(sv, tool_net_host(net, 1)) < 0 ||
+		perf_client_start(
+			cl, tool_net_host(net, 0), tool_host_local(tool_net_host(net, 1))) < 0) {
+		rc = EXIT_SETUP;
+		goto out;
+	}
+	while (!perf_client_done(cl) && !interrupted)
+		tool_net_poll(net, false);
+	if (interrupted)
+		perf_client_abort(cl, interrupted);
+	rc = perf_client_report(cl, tool_net_describe(net));
+out:
+	perf_client_quiesce(cl);
+	perf_server_quiesce(sv);
+	tool_net_destroy(net);
+	perf_client_destroy(cl);
+	perf_server_destroy(sv);
+	return rc;
+}
+
+static int
+run_client(struct perf_conf *c)
+{
+	struct perf_client *cl = perf_client_new(c);
+	struct tool_host_conf hc;
+	struct tool_net *net;
+	int rc;
+
+	if (cl == NULL) {
+		fprintf(stderr, "sst-perf: out of memory\n");
+		return EXIT_SETUP;
+	}
+	host_conf(&hc, c, "perfc", false, c->streams);
+	hc.local.addr.family = c->peer.addr.family;
+	hc.stream.ops = &perf_client_stream_ops;
+	hc.stream.ctx = cl;
+	hc.ops = &perf_client_worker_ops;
+	hc.ctx = cl;
+	net = tool_net_udp(&hc);
+	if (net == NULL || perf_client_start(cl, tool_net_host(net, 0), &c->peer) < 0) {
+		rc = EXIT_SETUP;
+		goto out;
+	}
+	while (!perf_client_done(cl) && !interrupted)
+		tool_net_poll(net, false);
+	if (interrupted)
+		perf_client_abort(cl, interrupted);
+	rc = perf_client_report(cl, tool_net_describe(net));
+	/* Let the server's channel end now rather than at its idle timeout. */
+	{
+		sst_time_t until = tool_now() + SST_NSEC_PER_SEC / 2;
+		struct tool_counters k;
+
+		perf_client_quiesce(cl);
+		tool_host_close_idle(tool_net_host(net, 0), tool_now());
+		do {
+			tool_net_poll(net, false);
+			tool_host_counters(tool_net_host(net, 0), &k);
+		} while (k.channels_open > 0 && tool_now() < until);
+	}
+out:
+	perf_client_quiesce(cl);
+	tool_net_destroy(net);
+	perf_client_destroy(cl);
+	return rc;
+}
+
+static int
+run_server(struct perf_conf *c)
+{
+	struct perf_server *sv = perf_server_new(c);
+	struct tool_host_conf hc;
+	struct tool_net *net;
+	char ep[80];
+	int rc = 0;
+
+	if (sv == NULL) {
+		fprintf(stderr, "sst-perf: out of memory\n");
+		return EXIT_SETUP;
+	}
+	host_conf(&hc, c, "perfs", true, c->streams);
+	hc.local = c->local;
+	hc.stream.ops = &perf_server_stream_ops;
+	hc.stream.ctx = sv;
+	hc.ops = &perf_server_worker_ops;
+	hc.ctx = sv;
+	net = tool_net_udp(&hc);
+	if (net == NULL || perf_server_start(sv, tool_net_host(net, 0)) < 0) {
+		rc = EXIT_SETUP;
+		goto out;
+	}
+	tool_endpoint_text(tool_host_local(tool_net_host(net, 0)), ep, sizeof(ep));
+	fprintf(stderr, "sst-perf: listening on %s\n", ep);
+	while (!interrupted && !(c->once && perf_server_tests(sv) > 0))
+		tool_net_poll(net, true);
+out:
+	perf_server_quiesce(sv);
+	tool_net_destroy(net);
+	perf_server_destroy(sv);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct perf_conf conf;
+	char **app_argv;
+	int app_argc = tool_eal_split(argc, argv, &app_argv);
+	int rc;
+
+	if (app_argc < 0)
+		return EXIT_SETUP;
+	rc = parse_args(app_argc, app_argv, &conf);
+	free(app_argv);
+	if (rc != 0)
+		return rc;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	perf_pattern_init();
+	if (tool_eal_init(argc, argv, "sst-perf", eal_memory_mb(&conf)) < 0)
+		return EXIT_SETUP;
+	if (conf.loopback)
+		rc = run_loopback(&conf);
+	else if (conf.server)
+		rc = run_server(&conf);
+	else
+		rc = run_client(&conf);
+	tool_eal_fini();
+	return rc;
+}

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-perf, the server side: one test at a time (a second client is told
+ * it is busy). The control stream brings the parameters; data streams are
+ * read (and checked with --verify), answered in rr and streams modes, and
+ * their datagrams counted in dgram mode; when the client ends the control
+ * stream, the server's counters go back on it.
+ *
+ * Data streams are matched to the test by arrival: the stream API gives no
+ * way to ask which peer a stream came from, so serving one test at a time
+ * is also what keeps two clients' counters apart.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "perf.h"
+
+enum { SVC_CONTROL = 1, SVC_DATA = 2, READ_BURST = 32 };
+
+/* One data stream at the server. */
+struct srv_flow {
+	struct sst_stream *s;
+	struct perf_rx rx;
+	uint64_t tx_off;   /**< response bytes written */
+	uint64_t resp_tag; /**< set when the response starts */
+	bool responding, responded, eof, stalled;
+	struct srv_flow *next_stalled;
+	struct srv_flow *prev, *next; /**< every live flow, to free them at exit */
+};
+
+struct perf_server {
+	const struct perf_conf *conf;
+	struct tool_host *h;
+	uint64_t tests;
+	/* The test being served. */
+	bool busy, ready;
+	struct sst_stream *ctl;
+	uint8_t ctl_buf[PERF_PARAMS_LEN];
+	uint32_t ctl_len;
+	struct perf_params p;
+	struct perf_result r;
+	struct tool_counters c0;
+	uint64_t tsc0;
+	uint64_t live;
+	sst_time_t rx_first, rx_last;
+	struct srv_flow *stalled;
+	struct srv_flow *flows;
+	uint64_t seen_rx;     /**< link packets received, at active_at */
+	sst_time_t active_at; /**< the last pass that saw a packet arrive */
+	bool closing;	      /**< being destroyed: callbacks do nothing */
+	/* A stream's end reported inside a read of it: the reader acts on it
+	 * once it has what the read returned (the stream layer may finish a
+	 * stream from inside the read that takes its last bytes). */
+	struct sst_stream *in_read;
+	bool close_pending;
+	enum sst_stream_end close_why;
+};
+
+static bool
+take_close(struct perf_server *sv, enum sst_stream_end *why)
+{
+	bool pending = sv->close_pending;
+
+	*why = sv->close_why;
+	sv->close_pending = false;
+	return pending;
+}
+
+/* A flow whose response could not be written for want of mbufs: retried
+ * from app_poll (no callback would come for it). */
+static void
+stall(struct perf_server *sv, struct srv_flow *f)
+{
+	if (f->stalled)
+		return;
+	f->stalled = true;
+	f->next_stalled = sv->stalled;
+	sv->stalled = f;
+}
+
+static void
+unstall(struct perf_server *sv, struct srv_flow *f)
+{
+	for (struct srv_flow **pp = &sv->stalled; *pp != NULL; pp = &(*pp)->next_stalled)
+		if (*pp == f) {
+			*pp = f->next_stalled;
+			break;
+		}
+	f->stalled = false;
+}
+
+static void
+flow_end(struct perf_server *sv, struct srv_flow *f, bool ok, sst_time_t now)
+{
+	/* rr and streams: the request is exactly request bytes. */
+	if (ok && (sv->p.mode == PERF_RR || sv->p.mode == PERF_STREAMS) &&
+		f->rx.off != sv->p.request)
+		sv->r.verify_errors += f->rx.off > sv->p.request ? f->rx.off - sv->p.request
+								 : sv->p.request - f->rx.off;
+	if (f->stalled)
+		unstall(sv, f);
+	if (ok)
+		sv->r.streams_done++;
+	else
+		sv->r.streams_failed++;
+	sst_stream_set_user(f->s, NULL);
+	sst_stream_close(f->s, now);
+	sv->live--;
+	if (f->prev != NULL)
+		f->prev->next = f->next;
+	else
+		sv->flows = f->next;
+	if (f->next != NULL)
+		f->next->prev = f->prev;
+	free(f);
+}
+
+static void
+count_rx(struct perf_server *sv, uint32_t len, sst_time_t now)
+{
+	if (sv->r.rx_bytes == 0)
+		sv->rx_first = now;
+	sv->rx_last = now;
+	sv->r.rx_bytes += len;
+}
+
+/* Write as much of the response as the send buffer takes. @return 1 when
+ * it is all written, 0 when the rest waits for ops.writable(), -1 when the
+ * pool ran dry. */
+static int
+respond(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
+{
+	struct rte_mempool *pool = tool_host_pool(sv->h);
+
+	if (!f->responding) {
+		f->responding = true;
+		f->resp_tag = perf_response_tag(perf_rx_tag(&f->rx), sv->p.request);
+	}
+	while (f->tx_off < sv->p.response) {
+		uint32_t len = (uint32_t)RTE_MIN(sv->p.response - f->tx_off, 2048u);
+		bool last = f->tx_off + len == sv->p.response;
+		struct rte_mbuf *m = perf_mbuf(pool, f->resp_tag, f->tx_off, len);
+
+		if (m == NULL)
+			return -1;
+		if (sst_stream_write(f->s, m, last ? 0 : SST_WRITE_MORE, now) < 0) {
+			rte_pktmbuf_free(m);
+			return 0;
+		}
+		f->tx_off += len;
+	}
+	if (!f->responded) {
+		/* rr: the end of the response ends the transaction; it needs a
+		 * send buffer like data does. */
+		if (sv->p.mode == PERF_RR && sst_stream_shutdown(f->s, now) == -ENOBUFS)
+			return -1;
+		f->responded = true;
+	}
+	return 1;
+}
+
+static void
+take_dgrams(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
+{
+	struct rte_mbuf *m;
+
+	while ((m = sst_stream_recv_datagram(f->s, now)) != NULL) {
+		struct perf_rx rx = {0};
+
+		for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next)
+			sv->r.verify_errors += perf_rx_take(&rx,
+				rte_pktmbuf_mtod(seg, const uint8_t *), rte_pktmbuf_data_len(seg),
+				(sv->p.flags & PERF_FLAG_VERIFY) != 0);
+		if (sv->p.dgram_size != 0 && rx.off != sv->p.dgram_size)
+			sv->r.verify_errors++;
+		count_rx(sv, rte_pktmbuf_pkt_len(m), now);
+		sv->r.dgrams++;
+		sv->r.dgram_bytes += rte_pktmbuf_pkt_len(m);
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Read a data stream; answer, finish or count it as the mode says. */
+static void
+serve_data(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
+{
+	struct sst_stream_data d[READ_BURST];
+	bool verify = (sv->p.flags & PERF_FLAG_VERIFY) != 0;
+	enum sst_stream_end why;
+	int k;
+
+	sv->in_read = f->s;
+	if (sv->p.mode == PERF_DGRAM)
+		take_dgrams(sv, f, now);
+	while ((k = sst_stream_read(f->s, d, READ_BURST, now)) > 0)
+		for (int i = 0; i < k; i++) {
+			for (struct rte_mbuf *seg = d[i].m; seg != NULL; seg = seg->next)
+				sv->r.verify_errors +=
+					perf_rx_take(&f->rx, rte_pktmbuf_mtod(seg, const uint8_t *),
+						rte_pktmbuf_data_len(seg), verify);
+			count_rx(sv, rte_pktmbuf_pkt_len(d[i].m), now);
+			rte_pktmbuf_free(d[i].m);
+		}
+	sv->in_read = NULL;
+	if (take_close(sv, &why)) {
+		flow_end(sv, f, why == SST_STREAM_FINISHED, now);
+		return;
+	}
+	if (k == -ECONNRESET) {
+		flow_end(sv, f, false, now);
+		return;
+	}
+	if (k == -EPIPE)
+		f->eof = true;
+	if ((sv->p.mode == PERF_RR || sv->p.mode == PERF_STREAMS) &&
+		(f->rx.off >= sv->p.request || f->eof)) {
+		int rc = respond(sv, f, now);
+
+		if (rc < 0)
+			stall(sv, f);
+		if (rc <= 0)
+			return; /* the rest when the send buffer has room */
+	}
+	if (sv->p.mode == PERF_RR && f->responded) {
+		/* The client reads our end; its own end needs no wait. */
+		flow_end(sv, f, true, now);
+		return;
+	}
+	if (f->eof) {
+		/* The end needs a send buffer: without one, try again later
+		 * (closing now would reset the stream). */
+		if (sst_stream_shutdown(f->s, now) == -ENOBUFS) {
+			stall(sv, f);
+			return;
+		}
+		flow_end(sv, f, true, now);
+	}
+}
+
+static void
+test_end(struct perf_server *sv, sst_time_t now)
+{
+	struct tool_counters c;
+
+	if (!sv->busy)
+		return;
+	tool_host_counters(sv->h, &c);
+	sv->r.rx_span_ns = sv->rx_last - sv->rx_first;
+	sv->r.segments_retx = c.segments_retx - sv->c0.segments_retx;
+	sv->r.tx_packets = c.link_tx_packets - sv->c0.link_tx_packets;
+	sv->r.cycles = sv->conf->loopback ? 0 : rte_rdtsc() - sv->tsc0;
+	if (sv->ctl != NULL) {
+		uint8_t out[PERF_RESULT_LEN];
+
+		perf_result_encode(&sv->r, out);
+		perf_write_bytes(sv->ctl, tool_host_pool(sv->h), out, sizeof(out), now);
+		sst_stream_shutdown(sv->ctl, now);
+		sst_stream_close(sv->ctl, now);
+		sv->ctl = NULL;
+	}
+	if (!sv->conf->loopback && !sv->conf->quiet)
+		fprintf(stderr,
+			"sst-perf server: %s test done: %" PRIu64 " bytes received, %" PRIu64
+			" streams done, %" PRIu64 " failed, %" PRIu64 " datagrams, %" PRIu64
+			" verify errors\n",
+			sv->ready ? perf_mode_names[sv->p.mode] : "unstarted", sv->r.rx_bytes,
+			sv->r.streams_done, sv->r.streams_failed, sv->r.dgrams,
+			sv->r.verify_errors);
+	sv->busy = false;
+	sv->ready = false;
+	sv->tests++;
+}
+
+static void
+serve_control(struct perf_server *sv, sst_time_t now)
+{
+	struct sst_stream_data d[READ_BURST];
+	enum sst_stream_end why;
+	int k;
+
+	sv->in_read = sv->ctl;
+	while ((k = sst_stream_read(sv->ctl, d, READ_BURST, now)) > 0)
+		for (int i = 0; i < k; i++) {
+			uint32_t len = rte_pktmbuf_pkt_len(d[i].m);
+			uint32_t take = RTE_MIN(len, (uint32_t)sizeof(sv->ctl_buf) - sv->ctl_len);
+			uint8_t tmp[PERF_PARAMS_LEN];
+			const void *src = rte_pktmbuf_read(d[i].m, 0, take, tmp);
+
+			if (take > 0 && src != NULL)
+				memcpy(sv->ctl_buf + sv->ctl_len, src, take);
+			sv->ctl_len += take;
+			rte_pktmbuf_free(d[i].m);
+		}
+	sv->in_read = NULL;
+	if (take_close(sv, &why) && why != SST_STREAM_FINISHED) {
+		sv->r.status = PERF_BAD_PARAMS;
+		test_end(sv, now);
+		return;
+	}
+	if (!sv->ready && sv->ctl_len == PERF_PARAMS_LEN) {
+		uint8_t out[PERF_READY_LEN] = {0x53, 0x50, 0x52, 0x46};
+		int rc = perf_params_decode(sv->ctl_buf, &sv->p);
+
+		if (rc == 0 && sv->p.mode == PERF_DGRAM && sv->p.dgram_size == 0)
+			rc = -EINVAL;
+		out[7] = rc == 0 ? PERF_OK : PERF_BAD_PARAMS;
+		sv->ready = rc == 0;
+		perf_write_bytes(sv->ctl, tool_host_pool(sv->h), out, sizeof(out), now);
+		sv->tsc0 = rte_rdtsc();
+		tool_host_counters(sv->h, &sv->c0);
+	}
+	if (k == -EPIPE || k == -ECONNRESET)
+		test_end(sv, now);
+}
+
+static void
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+{
+	struct perf_server *sv = ctx;
+	sst_time_t now = tool_now();
+	struct srv_flow *f;
+
+	if (sv->closing)
+		return;
+	if (parent != NULL)
+		return; /* dgram mode's reliable datagrams: read whole by recv_datagram */
+	if ((uintptr_t)svc == SVC_CONTROL) {
+		if (sv->busy) {
+			uint8_t out[PERF_READY_LEN] = {0x53, 0x50, 0x52, 0x46, 0, 0, 0, PERF_BUSY};
+
+			perf_write_bytes(s, tool_host_pool(sv->h), out, sizeof(out), now);
+			sst_stream_shutdown(s, now);
+			sst_stream_close(s, now);
+			return;
+		}
+		sv->busy = true;
+		sv->ready = false;
+		sv->active_at = now;
+		sv->ctl = s;
+		sv->ctl_len = 0;
+		sv->live = 0;
+		memset(&sv->r, 0, sizeof(sv->r));
+		serve_control(sv, now);
+		return;
+	}
+	if (!sv->ready) {
+		sst_stream_reset(s, now);
+		sst_stream_close(s, now);
+		return;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f == NULL) {
+		sst_stream_reset(s, now);
+		sst_stream_close(s, now);
+		sv->r.streams_failed++;
+		return;
+	}
+	f->s = s;
+	sst_stream_set_user(s, f);
+	f->next = sv->flows;
+	if (sv->flows != NULL)
+		sv->flows->prev = f;
+	sv->flows = f;
+	sv->live++;
+	sv->r.peak_live = RTE_MAX(sv->r.peak_live, sv->live);
+	if (sv->p.mode == PERF_DGRAM)
+		sst_stream_listen_substream(s, true);
+	serve_data(sv, f, now);
+}
+
+static void
+op_readable(void *ctx, struct sst_stream *s)
+{
+	struct perf_server *sv = ctx;
+	struct srv_flow *f = sst_stream_user(s);
+
+	if (sv->closing)
+		return;
+	if (s == sv->ctl)
+		serve_control(sv, tool_now());
+	else if (f != NULL)
+		serve_data(sv, f, tool_now());
+}
+
+static void
+op_writable(void *ctx, struct sst_stream *s)
+{
+	op_readable(ctx, s);
+}
+
+static void
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+{
+	struct perf_server *sv = ctx;
+	struct srv_flow *f = sst_stream_user(s);
+	sst_time_t now = tool_now();
+
+	if (sv->closing)
+		return;
+	if (s == sv->in_read) {
+		sv->close_pending = true;
+		sv->close_why = why;
+		return;
+	}
+	if (s == sv->ctl) {
+		if (why != SST_STREAM_FINISHED)
+			sv->r.status = PERF_BAD_PARAMS;
+		sst_stream_close(s, now);
+		sv->ctl = NULL;
+		test_end(sv, now);
+		return;
+	}
+	if (f != NULL)
+		flow_end(sv, f, why == SST_STREAM_FINISHED, now);
+}
+
+const struct sst_stream_ops perf_server_stream_ops = {
+	.accepted = op_accepted,
+	.readable = op_readable,
+	.writable = op_writable,
+	.closed = op_closed,
+};
+
+/* A client that vanished mid-test would keep the server busy for good:
+ * a test with no traffic for this long is abandoned. */
+#define IDLE_TEST_NS (60 * SST_NSEC_PER_SEC)
+
+static void
+abandon_test(struct perf_server *sv, sst_time_t now)
+{
+	if (!sv->conf->quiet)
+		fprintf(stderr, "sst-perf server: no traffic for 60 s: test abandoned\n");
+	while (sv->flows != NULL) {
+		sst_stream_reset(sv->flows->s, now);
+		flow_end(sv, sv->flows, false, now);
+	}
+	if (sv->ctl != NULL) {
+		sst_stream_reset(sv->ctl, now);
+		sst_stream_close(sv->ctl, now);
+		sv->ctl = NULL;
+	}
+	test_end(sv, now);
+}
+
+static void
+op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
+{
+	struct perf_server *sv = ctx;
+	struct srv_flow *f = sv->stalled;
+	struct tool_counters c;
+
+	(void)w;
+	if (sv->closing)
+		return;
+	if (sv->busy) {
+		/* Any packet received counts as traffic. */
+		tool_host_counters(sv->h, &c);
+		if (c.link_rx_packets != sv->seen_rx) {
+			sv->seen_rx = c.link_rx_packets;
+			sv->active_at = now;
+		} else if (now - sv->active_at > IDLE_TEST_NS) {
+			abandon_test(sv, now);
+			return;
+		}
+	}
+	sv->stalled = NULL;
+	while (f != NULL) {
+		struct srv_flow *next = f->next_stalled;
+
+		f->stalled = false;
+		serve_data(sv, f, now);
+		f = next;
+	}
+}
+
+const struct sst_worker_ops perf_server_worker_ops = {.app_poll = op_app_poll};
+
+struct perf_server *
+perf_server_new(const struct perf_conf *c)
+{
+	struct perf_server *sv = calloc(1, sizeof(*sv));
+
+	if (sv != NULL)
+		sv->conf = c;
+	return sv;
+}
+
+int
+perf_server_start(struct perf_server *sv, struct tool_host *h)
+{
+	struct sst_stream_host *sh = tool_host_streams(h);
+
+	sv->h = h;
+	if (sst_stream_listen(
+		    sh, PERF_SERVICE, PERF_PROTO_CONTROL, (void *)(uintptr_t)SVC_CONTROL) < 0 ||
+		sst_stream_listen(sh, PERF_SERVICE, PERF_PROTO_DATA, (void *)(uintptr_t)SVC_DATA) <
+			0) {
+		fprintf(stderr, "sst-perf: cannot offer the service\n");
+		return -1;
+	}
+	return 0;
+}
+
+void
+perf_server_quiesce(struct perf_server *sv)
+{
+	if (sv != NULL)
+		sv->closing = true;
+}
+
+void
+perf_server_destroy(struct perf_server *sv)
+{
+	if (sv == NULL)
+		return;
+	while (sv->flows != NULL) {
+		struct srv_flow *f = sv->flows;
+
+		sv->flows = f->next;
+		free(f);
+	}
+	free(sv);
+}
+
+uint64_t
+perf_server_tests(const struct perf_server *sv)
+{
+	return sv->tests;
+}
