@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The tools' hosts (tool_link.h): EAL, pools, link and worker. This is the
- * one file that changes when the tools move to the engine (sst_engine.h):
- * a host becomes an engine of `workers` workers, tool_net_poll() becomes
- * sst_engine_poll() of each (or sst_engine_launch()), and the counters are
- * summed over the workers.
+ * The tools' hosts (tool_link.h): EAL, pools, and an engine (sst_engine.h)
+ * of `workers` workers on the chosen link, all polled by the tool's thread
+ * (embedded mode), with the counters summed over the workers.
  */
 #include <errno.h>
 #include <sched.h>
@@ -18,9 +16,12 @@
 
 #include <rte_cpuflags.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "sst_eal.h"
+#include "sst_engine.h"
+#include "sst_ethdev.h"
 #include "sst_link.h"
 #include "sst_simpair.h"
 #include "tool_args.h"
@@ -43,8 +44,8 @@ enum {
 struct tool_host {
 	char name[16];
 	struct rte_mempool *pool, *clones;
-	struct sst_link *link;
-	struct sst_worker *w;
+	struct sst_engine *e;
+	uint16_t workers;
 	struct sst_net_endpoint self;
 	enum sst_nego_mode mode;
 	struct sst_secure_identity id;
@@ -57,6 +58,12 @@ struct tool_net {
 	int n;
 	struct sst_simpair *pair;
 	struct sst_simpair_conf spc[2];
+	const void *spc_ptr[2][1];
+	/* Loopback with several workers: a net_ring pair, frames through lib/net. */
+	char ring_name[16];
+	uint16_t ring_queues;
+	struct sst_ethdev_link_conf eth[2][SST_WORKERS_MAX];
+	const void *eth_ptr[2][SST_WORKERS_MAX];
 	uint64_t last_rx;
 	sst_time_t busy_at;
 	char desc[160];
@@ -191,19 +198,26 @@ host_destroy(struct tool_host *h)
 {
 	if (h == NULL)
 		return;
-	sst_worker_destroy(h->w);
-	sst_link_close(h->link);
+	sst_engine_destroy(h->e);
 	rte_mempool_free(h->pool);
 	rte_mempool_free(h->clones);
 	sst_secure_identity_wipe(&h->id);
 	free(h);
 }
 
+/* Where a host's engine sends and receives. */
+struct host_link {
+	const char *driver;
+	const void *const *confs; /**< per worker */
+	struct sst_net_endpoint local;
+	const struct sst_net_params *net; /**< frame links */
+};
+
 static struct tool_host *
-host_create(const struct tool_host_conf *c, struct sst_link_conf *lc)
+host_create(const struct tool_host_conf *c, const struct host_link *l)
 {
 	struct tool_host *h = calloc(1, sizeof(*h));
-	struct sst_worker_params wp = {.size = sizeof(wp)};
+	struct sst_engine_params ep = {.size = sizeof(ep)};
 	uint32_t mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
 	char name[40];
 
@@ -212,6 +226,7 @@ host_create(const struct tool_host_conf *c, struct sst_link_conf *lc)
 		return NULL;
 	}
 	snprintf(h->name, sizeof(h->name), "%s", c->name);
+	h->workers = (uint16_t)(c->workers != 0 ? c->workers : 1);
 	h->mode = is_aead(c->armor) ? SST_NEGO_MODE_SECURE : SST_NEGO_MODE_CHECKSUM;
 	snprintf(name, sizeof(name), "%s_p", h->name);
 	h->pool = rte_pktmbuf_pool_create(
@@ -223,39 +238,39 @@ host_create(const struct tool_host_conf *c, struct sst_link_conf *lc)
 			rte_strerror(rte_errno));
 		goto fail;
 	}
-	lc->size = sizeof(*lc);
-	lc->pool = h->pool;
-	h->link = sst_link_open(lc);
-	if (h->link == NULL) {
-		fprintf(stderr, "cannot open the %s link: %s\n", lc->driver,
-			rte_strerror(rte_errno));
-		goto fail;
-	}
-	sst_link_local(h->link, &h->self);
 	secure_setup(h, c);
-	wp.link = h->link;
-	wp.pool = h->pool;
-	wp.mtu = c->mtu;
-	randombytes_buf(wp.nego.secret, sizeof(wp.nego.secret));
-	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
+	ep.workers = h->workers;
+	ep.driver = l->driver;
+	ep.driver_confs = l->confs;
+	ep.local = l->local;
+	if (l->net != NULL)
+		ep.net = *l->net;
+	ep.rx_buffer = c->sock_buffer != 0 ? c->sock_buffer : DEFAULT_SOCK_BUFFER;
+	ep.tx_buffer = ep.rx_buffer;
+	ep.mbufs = mbufs;
+	ep.mtu = c->mtu;
+	randombytes_buf(ep.nego.secret, sizeof(ep.nego.secret));
+	ep.nego.ulp_caps = SST_NEGO_CAP_ALL;
 	if (h->has_id || h->mode == SST_NEGO_MODE_SECURE)
-		wp.nego.secure = &h->sec;
-	wp.stream = c->stream;
-	wp.stream.size = sizeof(wp.stream);
-	wp.stream.name = h->name;
-	wp.stream.pool = h->pool;
-	wp.stream.clone_pool = h->clones;
-	wp.cc = c->cc;
-	wp.idle_timeout = c->idle_timeout;
-	wp.ops = c->ops;
-	wp.ctx = c->ctx;
-	h->w = sst_worker_create(&wp);
-	sodium_memzero(wp.nego.secret, sizeof(wp.nego.secret));
-	if (h->w == NULL) {
-		fprintf(stderr, "%s: cannot create the worker: %s\n", h->name,
+		ep.nego.secure = &h->sec;
+	ep.stream = c->stream;
+	ep.stream.size = sizeof(ep.stream);
+	ep.stream.name = h->name;
+	ep.stream.pool = h->pool;
+	ep.stream.clone_pool = h->clones;
+	ep.cc = c->cc;
+	ep.idle_timeout = c->idle_timeout;
+	ep.ops = c->ops;
+	ep.ctx = c->ctx;
+	h->e = sst_engine_create(&ep);
+	sodium_memzero(ep.nego.secret, sizeof(ep.nego.secret));
+	if (h->e == NULL) {
+		fprintf(stderr, "%s: cannot create the engine (%u worker%s, %s link): %s\n",
+			h->name, h->workers, h->workers == 1 ? "" : "s", l->driver,
 			rte_strerror(rte_errno));
 		goto fail;
 	}
+	sst_engine_local(h->e, &h->self);
 	return h;
 fail:
 	host_destroy(h);
@@ -265,12 +280,9 @@ fail:
 static bool
 workers_ok(const struct tool_host_conf *c)
 {
-	if (c->workers <= 1)
+	if (c->workers <= SST_WORKERS_MAX)
 		return true;
-	fprintf(stderr,
-		"%u workers: running more than one worker needs the multi-worker engine, "
-		"which this build of the tools does not use yet; use 1\n",
-		c->workers);
+	fprintf(stderr, "%u workers: at most %u\n", c->workers, (unsigned int)SST_WORKERS_MAX);
 	return false;
 }
 
@@ -278,7 +290,7 @@ struct tool_net *
 tool_net_udp(const struct tool_host_conf *c)
 {
 	struct tool_net *n;
-	struct sst_link_conf lc = {.driver = "udpsock"};
+	struct host_link l = {.driver = "udpsock", .local = c->local};
 	char ep[80];
 
 	if (!workers_ok(c))
@@ -286,17 +298,188 @@ tool_net_udp(const struct tool_host_conf *c)
 	n = calloc(1, sizeof(*n));
 	if (n == NULL)
 		return NULL;
-	lc.local = c->local;
-	lc.rx_buffer = c->sock_buffer != 0 ? c->sock_buffer : DEFAULT_SOCK_BUFFER;
-	lc.tx_buffer = lc.rx_buffer;
-	n->h[0] = host_create(c, &lc);
+	n->h[0] = host_create(c, &l);
 	if (n->h[0] == NULL) {
 		free(n);
 		return NULL;
 	}
 	n->n = 1;
 	tool_endpoint_text(&n->h[0]->self, ep, sizeof(ep));
-	snprintf(n->desc, sizeof(n->desc), "udp (kernel socket) %s", ep);
+	snprintf(n->desc, sizeof(n->desc), "udp (kernel socket) %s, %u worker%s", ep,
+		n->h[0]->workers, n->h[0]->workers == 1 ? "" : "s");
+	return n;
+}
+
+int
+tool_port_option(const char *prog, const char *opt, const char *arg, struct tool_port *p)
+{
+	char buf[64];
+	const char *slash;
+	char *end;
+	unsigned long v;
+
+	if (strcmp(opt, "port") == 0) {
+		v = strtoul(arg, &end, 10);
+		if (*arg == '\0' || *end != '\0' || v >= RTE_MAX_ETHPORTS) {
+			fprintf(stderr, "%s: --port '%s': want a DPDK port id\n", prog, arg);
+			return -1;
+		}
+		p->set = true;
+		p->port_id = (uint16_t)v;
+		return 1;
+	}
+	if (strcmp(opt, "ip") == 0) {
+		slash = strchr(arg, '/');
+		if (slash == NULL || (size_t)(slash - arg) >= sizeof(buf)) {
+			fprintf(stderr, "%s: --ip '%s': want ADDR/PREFIXLEN\n", prog, arg);
+			return -1;
+		}
+		memcpy(buf, arg, (size_t)(slash - arg));
+		buf[slash - arg] = '\0';
+		v = strtoul(slash + 1, &end, 10);
+		if (sst_net_addr_parse(buf, &p->ip) < 0 || *end != '\0' || slash[1] == '\0' ||
+			v < 1 || v > (p->ip.family == SST_NET_IPV4 ? 32u : 128u)) {
+			fprintf(stderr, "%s: --ip '%s': want ADDR/PREFIXLEN\n", prog, arg);
+			return -1;
+		}
+		p->prefix_len = (uint8_t)v;
+		return 1;
+	}
+	if (strcmp(opt, "gateway") == 0) {
+		if (sst_net_addr_parse(arg, &p->gateway) < 0) {
+			fprintf(stderr, "%s: --gateway '%s': want an address\n", prog, arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+struct tool_net *
+tool_net_port(const struct tool_host_conf *c, const struct tool_port *p)
+{
+	struct sst_net_params np = {.size = sizeof(np)};
+	struct host_link l = {.driver = "ethdev", .net = &np};
+	struct tool_net *n;
+	uint16_t workers = (uint16_t)(c->workers != 0 ? c->workers : 1);
+	char ep[80];
+
+	if (!workers_ok(c))
+		return NULL;
+	if (p->ip.family == SST_NET_NONE) {
+		fprintf(stderr, "--port needs our address on it: --ip ADDR/PREFIXLEN\n");
+		return NULL;
+	}
+	if (p->gateway.family != SST_NET_NONE && p->gateway.family != p->ip.family) {
+		fprintf(stderr, "--gateway: not of the family of --ip\n");
+		return NULL;
+	}
+	if (!rte_eth_dev_is_valid_port(p->port_id)) {
+		fprintf(stderr,
+			"no DPDK port %u: give one to the EAL before '--' (a NIC, or e.g. "
+			"--vdev=net_af_packet0,iface=eth0)\n",
+			p->port_id);
+		return NULL;
+	}
+	n = calloc(1, sizeof(*n));
+	if (n == NULL)
+		return NULL;
+	if (p->ip.family == SST_NET_IPV4) {
+		np.ipv4 = p->ip;
+		np.ipv4_prefix_len = p->prefix_len;
+		np.ipv4_gateway = p->gateway;
+	} else {
+		np.ipv6 = p->ip;
+		np.ipv6_prefix_len = p->prefix_len;
+		np.ipv6_gateway = p->gateway;
+	}
+	l.local.addr = p->ip;
+	l.local.port = c->local.port != 0 ? c->local.port : 4433;
+	for (uint16_t q = 0; q < workers; q++) {
+		n->eth[0][q] = (struct sst_ethdev_link_conf){.port_id = p->port_id, .queue_id = q};
+		n->eth_ptr[0][q] = &n->eth[0][q];
+	}
+	l.confs = n->eth_ptr[0];
+	n->h[0] = host_create(c, &l);
+	if (n->h[0] == NULL) {
+		free(n);
+		return NULL;
+	}
+	n->n = 1;
+	tool_endpoint_text(&n->h[0]->self, ep, sizeof(ep));
+	snprintf(n->desc, sizeof(n->desc), "DPDK port %u, %s, %u worker%s", p->port_id, ep, workers,
+		workers == 1 ? "" : "s");
+	return n;
+}
+
+struct tool_net *
+tool_net_open(const struct tool_host_conf *c, const struct tool_port *p)
+{
+	return p != NULL && p->set ? tool_net_port(c, p) : tool_net_udp(c);
+}
+
+/*
+ * Loopback with several workers: a net_ring pair with a queue per worker,
+ * Ethernet frames through lib/net on both sides, and the engine's
+ * dispatch between workers (net_ring has no RSS). No impairments here:
+ * they are the simpair's.
+ */
+static struct tool_net *
+loopback_frames(const struct tool_host_conf *c0, const struct tool_host_conf *c1,
+	const struct tool_impair *imp)
+{
+	const struct tool_host_conf *c[2] = {c0, c1};
+	uint16_t port[2];
+	struct tool_net *n;
+	int rc;
+
+	if (imp->rate_bps != 0 || imp->delay_ns != 0 || imp->loss > 0 || imp->reorder > 0 ||
+		imp->duplicate > 0) {
+		fprintf(stderr, "link impairments need one worker a side (the in-memory link with "
+				"several workers is a net_ring pair, which has none)\n");
+		return NULL;
+	}
+	n = calloc(1, sizeof(*n));
+	if (n == NULL)
+		return NULL;
+	n->ring_queues = (uint16_t)RTE_MAX(RTE_MAX(c0->workers, c1->workers), 1u);
+	if (c0->workers != c1->workers) {
+		fprintf(stderr,
+			"loopback with several workers needs the same number on both sides\n");
+		free(n);
+		return NULL;
+	}
+	snprintf(n->ring_name, sizeof(n->ring_name), "toolr%d", (int)getpid() % 100000);
+	rc = sst_ethdev_ring_pair(n->ring_name, n->ring_queues, &port[0], &port[1]);
+	if (rc < 0) {
+		fprintf(stderr, "cannot create the net_ring pair: %s\n", strerror(-rc));
+		free(n);
+		return NULL;
+	}
+	for (int i = 0; i < 2; i++) {
+		struct sst_net_params np = {.size = sizeof(np)};
+		struct host_link l = {.driver = "ethdev", .confs = n->eth_ptr[i], .net = &np};
+
+		/* net_ring ports have no address of their own. */
+		np.mac = (struct rte_ether_addr){{0x02, 0x53, 0x53, 0x54, 0, (uint8_t)(1 + i)}};
+		np.ipv4 = sst_net_addr4(10, 0, 0, (uint8_t)(1 + i));
+		np.ipv4_prefix_len = 24;
+		l.local.addr = np.ipv4;
+		l.local.port = 8661;
+		for (uint16_t q = 0; q < n->ring_queues; q++) {
+			n->eth[i][q] =
+				(struct sst_ethdev_link_conf){.port_id = port[i], .queue_id = q};
+			n->eth_ptr[i][q] = &n->eth[i][q];
+		}
+		n->h[i] = host_create(c[i], &l);
+		if (n->h[i] == NULL) {
+			tool_net_destroy(n);
+			return NULL;
+		}
+		n->n = i + 1;
+	}
+	snprintf(n->desc, sizeof(n->desc),
+		"loopback (net_ring pair, Ethernet frames, %u workers a side)", n->ring_queues);
 	return n;
 }
 
@@ -314,6 +497,8 @@ tool_net_loopback(const struct tool_host_conf *c0, const struct tool_host_conf *
 		return NULL;
 	if (imp == NULL)
 		imp = &none;
+	if (c0->workers > 1 || c1->workers > 1)
+		return loopback_frames(c0, c1, imp);
 	n = calloc(1, sizeof(*n));
 	if (n == NULL)
 		return NULL;
@@ -342,10 +527,11 @@ tool_net_loopback(const struct tool_host_conf *c0, const struct tool_host_conf *
 		return NULL;
 	}
 	for (int i = 0; i < 2; i++) {
-		struct sst_link_conf lc = {.driver = "simpair", .driver_conf = &n->spc[i]};
+		struct host_link l = {.driver = "simpair", .confs = n->spc_ptr[i]};
 
 		n->spc[i] = (struct sst_simpair_conf){.pair = n->pair, .side = i};
-		n->h[i] = host_create(c[i], &lc);
+		n->spc_ptr[i][0] = &n->spc[i];
+		n->h[i] = host_create(c[i], &l);
 		if (n->h[i] == NULL) {
 			tool_net_destroy(n);
 			return NULL;
@@ -371,6 +557,8 @@ tool_net_destroy(struct tool_net *n)
 	for (int i = 0; i < 2; i++)
 		host_destroy(n->h[i]);
 	sst_simpair_destroy(n->pair);
+	if (n->ring_queues != 0)
+		sst_ethdev_ring_pair_free(n->ring_name, n->ring_queues);
 	free(n);
 }
 
@@ -393,10 +581,15 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 	uint64_t rx = 0;
 	struct timespec ts;
 
-	for (int i = 0; i < n->n; i++) {
-		sst_worker_poll(n->h[i]->w, now);
-		rx += sst_worker_stats(n->h[i]->w)->rx_packets;
-	}
+	/* The tools' clock, not the engine's: the callbacks and the loopback
+	 * link read tool_now() too. */
+	for (int i = 0; i < n->n; i++)
+		for (uint16_t k = 0; k < n->h[i]->workers; k++) {
+			struct sst_worker *w = sst_engine_worker(n->h[i]->e, k);
+
+			sst_worker_poll(w, now);
+			rx += sst_worker_stats(w)->rx_packets;
+		}
 	if (!may_sleep)
 		return;
 	if (rx != n->last_rx) {
@@ -407,7 +600,9 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 	if (now - n->busy_at < IDLE_SPIN_NS)
 		return;
 	for (int i = 0; i < n->n; i++)
-		next = sst_time_min(next, sst_worker_next_expiry(n->h[i]->w));
+		for (uint16_t k = 0; k < n->h[i]->workers; k++)
+			next = sst_time_min(
+				next, sst_worker_next_expiry(sst_engine_worker(n->h[i]->e, k)));
 	now = tool_now();
 	if (next <= now)
 		return;
@@ -420,19 +615,32 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 int
 tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, sst_time_t now)
 {
-	return sst_worker_connect(h->w, to, h->mode, now);
+	/* On the worker that owns the peer's endpoint (sst_engine.h). */
+	return sst_worker_connect(
+		sst_engine_worker(h->e, sst_engine_owner(h->e, to)), to, h->mode, now);
 }
 
 int
 tool_host_close_idle(struct tool_host *h, sst_time_t now)
 {
-	return sst_worker_close_idle(h->w, now);
+	int open = 0;
+
+	for (uint16_t k = 0; k < h->workers; k++)
+		open += sst_worker_close_idle(sst_engine_worker(h->e, k), now);
+	return open;
 }
 
-struct sst_stream_host *
-tool_host_streams(struct tool_host *h)
+int
+tool_host_listen(struct tool_host *h, const char *service, const char *protocol, void *ctx)
 {
-	return sst_worker_stream_host(h->w);
+	for (uint16_t k = 0; k < h->workers; k++) {
+		int rc = sst_stream_listen(
+			sst_worker_stream_host(sst_engine_worker(h->e, k)), service, protocol, ctx);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 struct rte_mempool *
@@ -456,27 +664,31 @@ tool_host_public_key(const struct tool_host *h)
 void
 tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 {
-	const struct sst_link_stats *l = sst_link_stats(h->link);
-	const struct sst_stream_host_stats *s = sst_stream_host_stats(sst_worker_stream_host(h->w));
-	const struct sst_worker_stats *w = sst_worker_stats(h->w);
-
 	memset(c, 0, sizeof(*c));
-	c->link_tx_packets = l->tx_packets;
-	c->link_rx_packets = l->rx_packets;
-	c->link_tx_bytes = l->tx_bytes;
-	c->link_rx_bytes = l->rx_bytes;
-	c->link_tx_drops = l->tx_full + l->tx_errors;
-	c->segments_tx = s->segments_tx;
-	c->segments_retx = s->segments_retx;
-	c->datagrams_tx = s->datagrams_tx;
-	c->datagrams_rx = s->datagrams_rx;
-	c->streams_opened = s->streams_opened;
-	c->streams_accepted = s->streams_accepted;
-	c->streams_closed = s->streams_closed;
-	c->streams_live = s->streams_live;
-	c->rx_refused = s->rx_refused;
-	c->no_buffer = s->no_buffer;
-	c->no_stream = s->no_stream;
-	c->channels_open = w->channels_open;
-	c->channels_made = w->channels_made;
+	for (uint16_t k = 0; k < h->workers; k++) {
+		struct sst_worker *wk = sst_engine_worker(h->e, k);
+		const struct sst_link_stats *l = sst_worker_link_stats(wk);
+		const struct sst_stream_host_stats *s =
+			sst_stream_host_stats(sst_worker_stream_host(wk));
+		const struct sst_worker_stats *w = sst_worker_stats(wk);
+
+		c->link_tx_packets += l->tx_packets;
+		c->link_rx_packets += l->rx_packets;
+		c->link_tx_bytes += l->tx_bytes;
+		c->link_rx_bytes += l->rx_bytes;
+		c->link_tx_drops += l->tx_full + l->tx_errors;
+		c->segments_tx += s->segments_tx;
+		c->segments_retx += s->segments_retx;
+		c->datagrams_tx += s->datagrams_tx;
+		c->datagrams_rx += s->datagrams_rx;
+		c->streams_opened += s->streams_opened;
+		c->streams_accepted += s->streams_accepted;
+		c->streams_closed += s->streams_closed;
+		c->streams_live += s->streams_live;
+		c->rx_refused += s->rx_refused;
+		c->no_buffer += s->no_buffer;
+		c->no_stream += s->no_stream;
+		c->channels_open += w->channels_open;
+		c->channels_made += w->channels_made;
+	}
 }

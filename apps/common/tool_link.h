@@ -43,7 +43,7 @@ struct tool_host_conf {
 	 * without remembering), which authenticates nothing. */
 	const struct sst_secure_known_hosts *known_hosts;
 	const char *cc;		 /**< congestion controller; NULL: newreno */
-	uint32_t workers;	 /**< 0 or 1 until the tools run on the engine */
+	uint32_t workers;	 /**< workers of the host's engine; 0: 1 */
 	uint32_t mbufs;		 /**< packet mbufs of the host; 0: 16383 */
 	uint32_t mtu;		 /**< largest channel packet; 0: the worker's default */
 	sst_time_t idle_timeout; /**< 0: the worker's default (60 s) */
@@ -116,6 +116,34 @@ struct tool_net *tool_net_udp(const struct tool_host_conf *c);
 struct tool_net *tool_net_loopback(const struct tool_host_conf *c0, const struct tool_host_conf *c1,
 	const struct tool_impair *imp);
 
+/** A DPDK port for a host (the ethdev driver, one queue per worker), with
+ * the network layer's static configuration. */
+struct tool_port {
+	bool set;		     /**< --port given: use it instead of kernel UDP */
+	uint16_t port_id;	     /**< --port N */
+	struct sst_net_addr ip;	     /**< --ip ADDR/LEN: our address on the port */
+	uint8_t prefix_len;	     /**< ... its on-link prefix */
+	struct sst_net_addr gateway; /**< --gateway ADDR (family NONE: none) */
+};
+
+/**
+ * Parse the DPDK-port options into @p p: "--port" (a port id), "--ip"
+ * (ADDR/LEN), "--gateway" (ADDR). @return 1 when @p opt is one of them and
+ * @p arg is valid, 0 when @p opt is not one of them, -1 after printing why
+ * @p arg is bad.
+ */
+int tool_port_option(const char *prog, const char *opt, const char *arg, struct tool_port *p);
+
+/**
+ * One host on DPDK port p->port_id (which the EAL arguments must provide:
+ * a NIC, or --vdev=net_af_packet0,iface=eth0, net_tap, ...), serving UDP
+ * port c->local.port (0: 4433) at p->ip. @return NULL after printing why.
+ */
+struct tool_net *tool_net_port(const struct tool_host_conf *c, const struct tool_port *p);
+
+/** tool_net_port() when p->set, else tool_net_udp(). */
+struct tool_net *tool_net_open(const struct tool_host_conf *c, const struct tool_port *p);
+
 /** Destroy the hosts (streams still open are aborted), links and pools. */
 void tool_net_destroy(struct tool_net *n);
 
@@ -137,7 +165,9 @@ int tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, ss
 int tool_host_close_idle(struct tool_host *h, sst_time_t now);
 
 /** The stream host, for sst_stream_listen(). */
-struct sst_stream_host *tool_host_streams(struct tool_host *h);
+/** Offer a service on every worker of the host (sst_stream_listen()).
+ * @return 0 or its negative errno. */
+int tool_host_listen(struct tool_host *h, const char *service, const char *protocol, void *ctx);
 
 /** The packet pool (for the tool's own mbufs). */
 struct rte_mempool *tool_host_pool(struct tool_host *h);

@@ -25,7 +25,9 @@ struct cat_conf {
 	const char *service, *protocol;
 	enum sst_crypto_suite suite;
 	const char *identity_file, *known_hosts_file;
-	uint64_t timeout_ns; /**< client: give up connecting after this long */
+	uint64_t timeout_ns;   /**< client: give up connecting after this long */
+	struct tool_port port; /**< --port: a DPDK port instead of kernel UDP */
+	uint32_t workers;
 };
 
 struct cat;

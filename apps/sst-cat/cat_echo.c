@@ -199,8 +199,7 @@ int
 cat_echo_start(struct cat_echo *e, struct tool_host *h)
 {
 	e->h = h;
-	if (sst_stream_listen(tool_host_streams(h), e->conf->service, e->conf->protocol, NULL) <
-		0) {
+	if (tool_host_listen(h, e->conf->service, e->conf->protocol, NULL) < 0) {
 		fprintf(stderr, "sst-cat: cannot offer service '%s' protocol '%s'\n",
 			e->conf->service, e->conf->protocol);
 		return -1;

@@ -587,8 +587,7 @@ cat_start(struct cat *cat, struct tool_host *h)
 	cat->h = h;
 	cat->give_up = now + cat->conf->timeout_ns;
 	if (cat->conf->listen) {
-		if (sst_stream_listen(tool_host_streams(h), cat->conf->service, cat->conf->protocol,
-			    NULL) < 0) {
+		if (tool_host_listen(h, cat->conf->service, cat->conf->protocol, NULL) < 0) {
 			fprintf(stderr, "sst-cat: cannot offer service '%s' protocol '%s'\n",
 				cat->conf->service, cat->conf->protocol);
 			return -1;

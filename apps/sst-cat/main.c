@@ -70,6 +70,11 @@ usage(FILE *out)
 		"                         ('<64 hex digits> <name>' lines); default: any key\n"
 		"  -t, --timeout SECONDS  client: give up when no channel is up after this long\n"
 		"                         (default 20)\n"
+		"      --port N           use DPDK port N (from the EAL arguments) instead of\n"
+		"                         kernel UDP, with lib/net answering ARP and ping\n"
+		"      --ip ADDR/LEN      with --port: our address on it (required)\n"
+		"      --gateway ADDR     with --port: the default route\n"
+		"      --workers N        workers (1..64), each with its own queue of the port\n"
 		"  -v, --verbose          say what happens on stderr (channel, keys, substreams)\n"
 		"  -q, --quiet            no 'listening on' line\n"
 		"  -h, --help             this help\n"
@@ -106,6 +111,10 @@ parse_args(int argc, char **argv, struct cat_conf *c)
 		{"identity", required_argument, NULL, 'I'},
 		{"known-hosts", required_argument, NULL, 'K'},
 		{"timeout", required_argument, NULL, 't'},
+		{"port", required_argument, NULL, 'P'},
+		{"ip", required_argument, NULL, 'A'},
+		{"gateway", required_argument, NULL, 'G'},
+		{"workers", required_argument, NULL, 'w'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -121,6 +130,21 @@ parse_args(int argc, char **argv, struct cat_conf *c)
 	c->timeout_ns = 20 * SST_NSEC_PER_SEC;
 	while ((opt = getopt_long(argc, argv, "ledn:st:vqh", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'P':
+		case 'A':
+		case 'G':
+			if (tool_port_option("sst-cat",
+				    opt == 'P'	 ? "port"
+				    : opt == 'A' ? "ip"
+						 : "gateway",
+				    optarg, &c->port) < 0)
+				return EXIT_ARGS;
+			break;
+		case 'w':
+			if (tool_parse_u64(optarg, 1, 64, &v) < 0)
+				return bad("--workers '%s': want 1..64", optarg);
+			c->workers = (uint32_t)v;
+			break;
 		case 'l':
 			c->listen = true;
 			break;
@@ -306,7 +330,8 @@ run(const struct cat_conf *c)
 	hc.ctx = cat;
 	if (load_keys(c, &id, &kh, &hc) < 0)
 		goto out;
-	net = tool_net_udp(&hc);
+	hc.workers = c->workers;
+	net = tool_net_open(&hc, &c->port);
 	if (net == NULL)
 		goto out;
 	if (c->echo ? cat_echo_start(echo, tool_net_host(net, 0)) < 0

@@ -85,8 +85,12 @@ usage(FILE *out)
 		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
 		"                         (secure mode with that suite, anonymous client)\n"
 		"      --cc NAME          congestion control: newreno (default) or cubic\n"
-		"  -w, --workers N        workers per side (only 1 until the tools use the "
-		"engine)\n"
+		"  -w, --workers N        workers per side (1..64; loopback with more than one:\n"
+		"                         a net_ring pair, Ethernet frames, no impairments)\n"
+		"      --port N           with --udp: DPDK port N (from the EAL arguments)\n"
+		"                         instead of kernel UDP, lib/net answering ARP and ping\n"
+		"      --ip ADDR/LEN      with --port: our address on it (required)\n"
+		"      --gateway ADDR     with --port: the default route\n"
 		"      --mtu BYTES        largest channel packet (default 1232)\n"
 		"      --mbufs N          packet buffers per side (default 32767)\n"
 		"\n"
@@ -170,6 +174,16 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		g->udp = true;
 		g->udp_text = arg;
 		return 0;
+	case 'p':
+	case 'I':
+	case 'G':
+		return tool_port_option("sst-perf",
+			       opt == 'p'   ? "port"
+			       : opt == 'I' ? "ip"
+					    : "gateway",
+			       arg, &c->port) < 0
+			       ? EXIT_ARGS
+			       : 0;
 	case 's':
 		c->server = true;
 		return 0;
@@ -222,7 +236,7 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		return 0;
 	case 'w':
 		if (tool_parse_u64(arg, 1, 64, &v) < 0)
-			return bad("--workers '%s': want 1", arg);
+			return bad("--workers '%s': want 1..64", arg);
 		c->workers = (uint32_t)v;
 		return 0;
 	case 'M':
@@ -289,12 +303,9 @@ check_conf(struct perf_conf *c, const struct given *g)
 {
 	char err[256];
 
-	if (c->workers > 1) {
-		fprintf(stderr,
-			"sst-perf: --workers %u: more than one worker per side needs the "
-			"multi-worker "
-			"engine, which this build of the tools does not use yet; use --workers 1\n",
-			c->workers);
+	if (c->port.set && c->loopback) {
+		fprintf(stderr, "sst-perf: --port goes with --udp (the other side's endpoint), not "
+				"--loopback\n");
 		return EXIT_ARGS;
 	}
 	if (c->loopback + g->udp != 1)
@@ -383,6 +394,9 @@ parse_args(int argc, char **argv, struct perf_conf *c)
 		{"armor", required_argument, NULL, 'a'},
 		{"cc", required_argument, NULL, 'C'},
 		{"workers", required_argument, NULL, 'w'},
+		{"port", required_argument, NULL, 'p'},
+		{"ip", required_argument, NULL, 'I'},
+		{"gateway", required_argument, NULL, 'G'},
 		{"mtu", required_argument, NULL, 'M'},
 		{"mbufs", required_argument, NULL, 'B'},
 		{"rate", required_argument, NULL, 'r'},
@@ -564,7 +578,7 @@ run_client(struct perf_conf *c)
 	hc.stream.ctx = cl;
 	hc.ops = &perf_client_worker_ops;
 	hc.ctx = cl;
-	net = tool_net_udp(&hc);
+	net = tool_net_open(&hc, &c->port);
 	if (net == NULL || perf_client_start(cl, tool_net_host(net, 0), &c->peer) < 0) {
 		rc = EXIT_SETUP;
 		goto out;
@@ -612,7 +626,7 @@ run_server(struct perf_conf *c)
 	hc.stream.ctx = sv;
 	hc.ops = &perf_server_worker_ops;
 	hc.ctx = sv;
-	net = tool_net_udp(&hc);
+	net = tool_net_open(&hc, &c->port);
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 0)) < 0) {
 		rc = EXIT_SETUP;
 		goto out;

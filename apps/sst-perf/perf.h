@@ -39,6 +39,7 @@ struct perf_conf {
 	bool loopback, server, once, verify, json, quiet;
 	struct sst_net_endpoint peer;  /**< client over udp: the server */
 	struct sst_net_endpoint local; /**< server over udp: where to listen */
+	struct tool_port port;	       /**< --port: a DPDK port instead of kernel UDP */
 	uint64_t size;		       /**< bulk: total bytes (0: timed); dgram: datagram bytes */
 	uint64_t time_ns;	       /**< 0: bounded by size or count */
 	uint64_t count;		       /**< rr: transactions, dgram: datagrams (0: timed) */

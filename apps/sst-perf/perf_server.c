@@ -492,12 +492,10 @@ perf_server_new(const struct perf_conf *c)
 int
 perf_server_start(struct perf_server *sv, struct tool_host *h)
 {
-	struct sst_stream_host *sh = tool_host_streams(h);
-
 	sv->h = h;
-	if (sst_stream_listen(
-		    sh, PERF_SERVICE, PERF_PROTO_CONTROL, (void *)(uintptr_t)SVC_CONTROL) < 0 ||
-		sst_stream_listen(sh, PERF_SERVICE, PERF_PROTO_DATA, (void *)(uintptr_t)SVC_DATA) <
+	if (tool_host_listen(h, PERF_SERVICE, PERF_PROTO_CONTROL, (void *)(uintptr_t)SVC_CONTROL) <
+			0 ||
+		tool_host_listen(h, PERF_SERVICE, PERF_PROTO_DATA, (void *)(uintptr_t)SVC_DATA) <
 			0) {
 		fprintf(stderr, "sst-perf: cannot offer the service\n");
 		return -1;

@@ -140,6 +140,9 @@ struct sst_stream_peer *sst_worker_peer(struct sst_worker *w, const struct sst_n
 
 const struct sst_worker_stats *sst_worker_stats(const struct sst_worker *w);
 
+/** The link's counters. */
+const struct sst_link_stats *sst_worker_link_stats(const struct sst_worker *w);
+
 /** The negotiation host's counters. */
 const struct sst_nego_stats *sst_worker_nego_stats(const struct sst_worker *w);
 

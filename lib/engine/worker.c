@@ -733,3 +733,9 @@ sst_worker_nego_stats(const struct sst_worker *w)
 {
 	return sst_nego_stats(w->nego);
 }
+
+const struct sst_link_stats *
+sst_worker_link_stats(const struct sst_worker *w)
+{
+	return sst_link_stats(w->p.link);
+}

@@ -108,6 +108,15 @@ test_more_streams_than_sids(void)
 		sst_stream_host_stats(w->ep[1].sh)->attaches_tx);
 	CU_ASSERT(ca.idle_detaches >= 500);
 	CU_ASSERT(cb.idle_detaches >= 500);
+	/* Then every stream ends at once: both sides write a last byte and
+	 * shut down; each stream must finish, detached ones included. */
+	w->keep_open = false;
+	for (uint64_t i = 0; i < w->nflows; i++) {
+		world_flow_more(w, &w->flows[i], 0, 1);
+		world_flow_more(w, &w->flows[i], 1, 1);
+	}
+	CU_ASSERT_EQUAL(world_run(w, 1200 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
 	world_destroy(w);
 }
 

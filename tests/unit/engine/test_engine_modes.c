@@ -489,6 +489,18 @@ poll_all(struct side *a, struct side *b)
 		sst_engine_poll(b->e, w);
 }
 
+/* Streams not yet finished and freed on a side (all workers). */
+static uint64_t
+live_streams(struct side *sd)
+{
+	uint64_t n = 0;
+
+	for (uint16_t w = 0; w < sst_engine_workers(sd->e); w++)
+		n += sst_stream_host_stats(sst_worker_stream_host(sst_engine_worker(sd->e, w)))
+			     ->streams_live;
+	return n;
+}
+
 static void
 run(struct links *l, bool ring_mode, const char *what)
 {
@@ -542,6 +554,16 @@ run(struct links *l, bool ring_mode, const char *what)
 			sst_stream_close(client.s[i], sst_engine_now());
 	}
 	deadline = sst_engine_now() + 10 * SST_NSEC_PER_SEC;
+	while (!ring_mode && (live_streams(&client) > 0 || live_streams(&server) > 0) &&
+		sst_engine_now() < deadline)
+		poll_all(&server, &client);
+	if (!ring_mode) {
+		if (live_streams(&client) + live_streams(&server) != 0)
+			printf("  streams still live: client %llu, server %llu\n",
+				(unsigned long long)live_streams(&client),
+				(unsigned long long)live_streams(&server));
+		CU_ASSERT_EQUAL(live_streams(&client) + live_streams(&server), 0);
+	}
 	while (ring_mode && (client.streams_freed < STREAMS || server.freed < STREAMS) &&
 		sst_engine_now() < deadline) {
 		poll_all(&server, &client);
