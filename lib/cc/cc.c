@@ -6,10 +6,15 @@
  * contract once, so the per-packet code calls every op without checks.
  */
 #include <errno.h>
+
+#include <rte_log.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "sst_cc.h"
+
+/* Congestion control's log type (module registration and selection). */
+RTE_LOG_REGISTER(sst_logtype_cc, sst.cc, NOTICE);
 
 static const struct sst_cc_ops *cc_registry[SST_CC_REGISTRY_MAX];
 static unsigned int cc_registered;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_log.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -13,6 +14,9 @@
 #include "channel_internal.h"
 #include "channel_wire.h"
 #include "sst_cc.h"
+
+/* The channel layer's log type (control events only: the data path counts). */
+RTE_LOG_REGISTER(sst_logtype_channel, sst.channel, NOTICE);
 
 enum {
 	DEFAULT_REPLAY_WINDOW = 32,

@@ -22,9 +22,9 @@
 #include "sst_engine.h"
 #include "sst_ring.h"
 
-RTE_LOG_REGISTER_SUFFIX(sst_engine_logtype, engine, INFO);
+RTE_LOG_REGISTER(sst_logtype_engine, sst.engine, NOTICE);
 #define ENGINE_LOG(level, ...) \
-	rte_log(RTE_LOG_##level, sst_engine_logtype, "sst_engine: " __VA_ARGS__)
+	rte_log(RTE_LOG_##level, sst_logtype_engine, "sst_engine: " __VA_ARGS__)
 
 struct engine_worker {
 	struct sst_worker *w;

@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_log.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "sst_log.h"
 #include "stream_internal.h"
+
+/* The stream layer's log type (control events only: the data path counts). */
+RTE_LOG_REGISTER(sst_logtype_stream, sst.stream, NOTICE);
 
 static_assert(sizeof(struct sst_stream) <= 96, "an idle stream costs at most 96 bytes");
 
