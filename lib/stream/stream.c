@@ -636,8 +636,10 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 
 		s->rx_off = sst_rob_read_offset(&rx->rob);
 		/* The peer may hold credit from a larger advert than a fresh
-		 * state gives: tell it the smaller window (newest advert wins). */
-		if (rx->fc.edge > fresh_edge && !(s->flags & (SF_RESET | SF_RX_EOF)) &&
+		 * state gives: tell it the smaller window (newest advert wins).
+		 * Or it used up its credit (it sent up to our last edge) and
+		 * waits for a larger one, which nothing else would bring. */
+		if (rx->fc.edge != fresh_edge && !(s->flags & (SF_RESET | SF_RX_EOF)) &&
 			(s->flags & SF_RX_ATTACHED)) {
 			s->flags |= SF_WINDOW_DUE;
 			stream_ctl_queue(s);

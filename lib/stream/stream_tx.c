@@ -643,8 +643,11 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		stream_tx_wake(s);
 		break;
 	case SENT_ACK:
+		/* Resent even after the receive buffers went idle (advertise()
+		 * then gives the fresh window): a sender that used up its credit
+		 * waits for exactly this update and has nothing else to send. */
 		s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
-		if (s != NULL && !(s->flags & (SF_RESET | SF_ROOT)) && s->rx != NULL) {
+		if (s != NULL && !(s->flags & (SF_RESET | SF_ROOT | SF_RX_EOF))) {
 			s->flags |= SF_WINDOW_DUE;
 			stream_ctl_queue(s);
 		}
