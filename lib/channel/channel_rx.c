@@ -10,6 +10,8 @@
  *     and hand the packet to the stream layer.
  * Nothing a packet says changes any state before its armor verified.
  */
+#include <string.h>
+
 #include <rte_byteorder.h>
 
 #include "channel_internal.h"
@@ -23,12 +25,15 @@ static bool
 read_seq(const struct sst_channel *ch, const struct rte_mbuf *m, uint64_t *seq)
 {
 	uint32_t word0_be, word0;
-	const uint32_t *p;
+	const void *p;
 
 	if (rte_pktmbuf_pkt_len(m) < (uint32_t)SST_CHAN_HDR_LEN + ch->crypto->trailer_len)
 		return false;
+	/* Behind Ethernet, IP and UDP headers the payload sits 2 bytes off a
+	 * 4-byte boundary: copy rather than load through the pointer. */
 	p = rte_pktmbuf_read(m, 0, sizeof(word0_be), &word0_be);
-	word0 = rte_be_to_cpu_32(*p);
+	memcpy(&word0_be, p, sizeof(word0_be));
+	word0 = rte_be_to_cpu_32(word0_be);
 	return sst_chan_seq_expand(ch->replay->highest, word0 & SST_CHAN_SEQ_MASK, seq) == 0;
 }
 

@@ -52,13 +52,14 @@ sst_worker_shard_of(const struct sst_net_endpoint *ep, uint16_t shard_count)
 
 	if (shard_count <= 1)
 		return 0;
-	if (ep->addr.family == SST_NET_IPV6) {
-		for (int i = 0; i < 4; i++)
-			tuple[i] = rte_be_to_cpu_32(*(const rte_be32_t *)&ep->addr.bytes[4 * i]);
-		words = 4;
-	} else {
-		tuple[0] = rte_be_to_cpu_32(*(const rte_be32_t *)ep->addr.bytes);
-		words = 1;
+	/* The address bytes follow the family byte: copy, never load through
+	 * a misaligned pointer. */
+	words = ep->addr.family == SST_NET_IPV6 ? 4 : 1;
+	for (uint32_t i = 0; i < words; i++) {
+		rte_be32_t be;
+
+		memcpy(&be, &ep->addr.bytes[4 * i], sizeof(be));
+		tuple[i] = rte_be_to_cpu_32(be);
 	}
 	tuple[words++] = (uint32_t)ep->port << 16;
 	return (uint16_t)(rte_softrss(tuple, words, shard_rss_key) % shard_count);

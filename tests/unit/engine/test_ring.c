@@ -146,7 +146,7 @@ struct server_app {
 static void
 echo_queue(struct echo_handle *e, struct rte_mbuf *m, uint32_t flags)
 {
-	if (e->q_head + e->q_n == e->q_cap) {
+	if (e->q_head + e->q_n == e->q_cap && e->q != NULL) {
 		memmove(e->q, e->q + e->q_head, e->q_n * sizeof(*e->q));
 		e->q_head = 0;
 	}
