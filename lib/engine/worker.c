@@ -43,8 +43,6 @@ addr_to_ep(const struct sst_nego_addr *a, struct sst_net_endpoint *ep)
 	ep->port = (uint16_t)(a->bytes[17] << 8 | a->bytes[18]);
 }
 
-#define ep_equal worker_ep_equal
-
 /* The worker polling on this thread, for sst_worker_running(). */
 static RTE_DEFINE_PER_LCORE(struct sst_worker *, running_worker);
 
@@ -108,7 +106,7 @@ peer_find(struct sst_worker *w, const struct sst_net_endpoint *ep, bool create, 
 	struct worker_peer *free_slot = NULL;
 
 	for (uint32_t i = 0; i < w->p.max_peers; i++) {
-		if (w->peers[i].sp != NULL && ep_equal(&w->peers[i].ep, ep))
+		if (w->peers[i].sp != NULL && worker_ep_equal(&w->peers[i].ep, ep))
 			return &w->peers[i];
 		if (w->peers[i].sp == NULL && free_slot == NULL)
 			free_slot = &w->peers[i];
@@ -208,7 +206,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	/* A channel to where a peer moved belongs to that peer. */
 	for (uint32_t i = 0; i < w->p.max_peers; i++)
 		if (w->peers[i].sp != NULL && w->peers[i].moving &&
-			ep_equal(&w->peers[i].moving_to, &ep)) {
+			worker_ep_equal(&w->peers[i].moving_to, &ep)) {
 			wc->peer = &w->peers[i];
 			wc->peer->ep = ep;
 			wc->peer->moving = false;
@@ -584,7 +582,7 @@ path_change(struct sst_worker *w, struct worker_chan *wc, struct rte_mbuf **m,
 		return;
 	}
 	w->stats.rx_channel++;
-	if (p->moving && ep_equal(&p->moving_to, from))
+	if (p->moving && worker_ep_equal(&p->moving_to, from))
 		return; /* already on its way */
 	p->moving = true;
 	p->moving_to = *from;
@@ -635,7 +633,7 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 			sst_nego_receive(w->nego, &a, rte_pktmbuf_mtod(pkts[i], void *),
 				rte_pktmbuf_data_len(pkts[i]), now);
 			rte_pktmbuf_free(pkts[i]);
-		} else if (wc->sc != NULL && ep_equal(&wc->peer->ep, &from[i])) {
+		} else if (wc->sc != NULL && worker_ep_equal(&wc->peer->ep, &from[i])) {
 			w->stats.rx_channel++;
 			if (sst_channel_receive(
 				    sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) == 1 &&
