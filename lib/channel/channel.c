@@ -23,6 +23,7 @@ enum {
 	DEFAULT_TX_LOG = 4096,
 	DEFAULT_MTU = 1232, /* 8 + 8 + 1200 + 16: the prototype's largest packet */
 	MIN_MTU = 64,
+	MIN_PACKET_LIMIT = 256,
 	MAX_MTU = 65507, /* largest UDP payload over IPv4 */
 	/* Skips are 32..287 packets apart: rare enough to cost nothing,
 	 * frequent enough that an optimistic acker hits one within a window. */
@@ -58,6 +59,9 @@ resolve_params(const struct sst_channel_params *p, struct resolved_params *r)
 	if (r->crypto == NULL || r->cc == NULL)
 		return -ENOENT;
 	if (r->mtu <= (uint32_t)SST_CHAN_HDR_LEN + r->crypto->trailer_len)
+		return -EINVAL;
+	/* Below this the eighth kept for migration would be a few packets. */
+	if (p->packet_limit != 0 && p->packet_limit < MIN_PACKET_LIMIT)
 		return -EINVAL;
 	return 0;
 }
@@ -141,7 +145,9 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	ch->mtu = r.mtu;
 	ch->local_channel = p->local_channel;
 	ch->peer_channel = p->peer_channel;
-	ch->seq_limit = r.crypto->packet_limit;
+	ch->seq_limit = p->packet_limit != 0 && p->packet_limit < r.crypto->packet_limit
+				? p->packet_limit
+				: r.crypto->packet_limit;
 	ch->skip_state = p->skip_seed;
 	ch->rto_start = SST_TIME_NEVER;
 
@@ -153,6 +159,8 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	sst_ackgen_init(&ch->ackgen, &ack);
 	sst_rtt_default_params(&rtt);
 	sst_rtt_init(&ch->rtt, &rtt);
+	if (p->initial_rtt != 0)
+		sst_rtt_sample(&ch->rtt, p->initial_rtt);
 	rc = sst_cc_init(&ch->cc, r.cc,
 		sst_channel_max_payload(ch) + SST_CHAN_HDR_LEN + r.crypto->trailer_len, now);
 	if (rc < 0)
@@ -376,6 +384,7 @@ void
 sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info)
 {
 	info->next_seq = ch->txlog->next_seq;
+	info->seq_limit = ch->seq_limit;
 	info->largest_acked = ch->txlog->largest_acked;
 	info->rx_highest = ch->replay->highest;
 	info->bytes_in_flight = ch->txlog->bytes_in_flight;

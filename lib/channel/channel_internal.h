@@ -64,6 +64,25 @@ void channel_fail(struct sst_channel *ch, sst_time_t now);
 /** Ask the upper layer (once) for a replacement channel. */
 void channel_want_replacement(struct sst_channel *ch, sst_time_t now);
 
+/*
+ * The last part of the sequence space: at 7/8 of it the channel asks to be
+ * replaced; new data stops at 15/16, so that while the replacement is
+ * negotiated and the streams move, the last sixteenth still carries what
+ * only this channel can carry: acknowledgments of the peer's packets,
+ * Detaches and the FINISH that closes it without TIME_WAIT.
+ */
+static inline uint64_t
+channel_replace_point(const struct sst_channel *ch)
+{
+	return ch->seq_limit - ch->seq_limit / 8;
+}
+
+static inline uint64_t
+channel_data_limit(const struct sst_channel *ch)
+{
+	return ch->seq_limit - ch->seq_limit / 16;
+}
+
 /** The time threshold of loss detection. */
 sst_time_t channel_loss_delay(const struct sst_channel *ch);
 

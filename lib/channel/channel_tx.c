@@ -175,7 +175,7 @@ sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t
 	}
 	/* Near the end of what one key may protect, ask for a replacement
 	 * while there is still room to migrate (1/8 of the limit). */
-	if (ch->txlog->next_seq >= ch->seq_limit - ch->seq_limit / 8)
+	if (ch->txlog->next_seq >= channel_replace_point(ch))
 		channel_want_replacement(ch, now);
 	return sent;
 }
@@ -187,7 +187,7 @@ sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,
 	const struct sst_txlog *log = ch->txlog;
 
 	if (ch->failed || n == 0 || n > SST_MAX_BURST || sst_txlog_room(log) < (uint32_t)n + 1 ||
-		log->next_seq + n > ch->seq_limit) {
+		log->next_seq + n > channel_data_limit(ch)) {
 		rte_pktmbuf_free_bulk(pkts, n);
 		return 0;
 	}
@@ -211,7 +211,7 @@ sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *n
 		*next = SST_TIME_NEVER;
 	/* Keep the receiver able to rebuild our numbers from 24 bits: never
 	 * run 2^22 or more ahead of what it acknowledged. */
-	if (ch->failed || sst_txlog_room(log) <= 1 || log->next_seq >= ch->seq_limit ||
+	if (ch->failed || sst_txlog_room(log) <= 1 || log->next_seq >= channel_data_limit(ch) ||
 		log->next_seq - log->largest_acked >= SST_TXLOG_MAX - 1)
 		return 0;
 	if (log->bytes_in_flight >= ch->cc.cwnd)

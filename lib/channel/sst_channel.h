@@ -86,6 +86,12 @@ struct sst_channel_params {
 	uint32_t mtu;		/**< largest channel packet (UDP payload); 0: 1232 */
 	uint64_t skip_seed;	/**< secret for the unpredictable skipped numbers; 0: never skip */
 	sst_time_t ack_delay;	/**< delayed-ack timer; 0: 10 ms */
+	/** Packets one key may protect; 0 (or more than the suite allows): the
+	 * suite's packet_limit. Lower it to replace channels (and keys) sooner. */
+	uint64_t packet_limit;
+	/** The path's round-trip time if known (from the channel this one
+	 * replaces); 0: unknown, the first retransmission timeout is 1 s. */
+	sst_time_t initial_rtt;
 	struct rte_mempool *pool; /**< for trailers and AEAD output */
 	const struct sst_channel_upper *upper;
 	void *upper_ctx;
@@ -231,6 +237,7 @@ const struct sst_channel_stats *sst_channel_stats(const struct sst_channel *ch);
 /** Read-only view of the channel's state, for tests, tools and telemetry. */
 struct sst_channel_info {
 	uint64_t next_seq;	     /**< number the next packet gets */
+	uint64_t seq_limit;	     /**< first number this channel may not use */
 	uint64_t largest_acked;	     /**< highest of our numbers the peer acked */
 	uint64_t rx_highest;	     /**< highest number received */
 	uint64_t bytes_in_flight;    /**< of ack-eliciting packets */

@@ -59,6 +59,9 @@ struct sst_engine_params {
 	const char *cc;				  /**< congestion controller; NULL: newreno */
 	uint32_t max_peers;			  /**< per worker; 0: 64 */
 	sst_time_t idle_timeout;		  /**< 0: 60 s */
+	/** Packets per channel before it is replaced; 0: the armor suite's
+	 * limit (see sst_worker_params). */
+	uint64_t channel_packet_limit;
 	uint32_t mtu;	     /**< largest channel packet; 0: see sst_worker_params */
 	uint32_t mbufs;	     /**< per worker pool; 0: 16383 */
 	uint32_t inbox_size; /**< handoff ring entries per worker; 0: 4096 */

@@ -69,6 +69,10 @@ struct sst_worker_params {
 	/** A channel no stream has used for this long is closed (FINISH, no
 	 * TIME_WAIT); 0: 60 s; SST_TIME_NEVER: never. */
 	sst_time_t idle_timeout;
+	/** Packets a channel may send before it is replaced by a new one (new
+	 * keys) with its streams moved over; 0: what the armor suite allows
+	 * (2^24 for AES-128-GCM). At least 256. */
+	uint64_t channel_packet_limit;
 	const struct sst_worker_ops *ops;
 	void *ctx;
 };
@@ -82,15 +86,16 @@ struct sst_worker_stats {
 	uint64_t channels_open; /**< now */
 	uint64_t channels_made;
 	uint64_t channels_closed;
-	uint64_t channels_idle; /**< closing offered after idle_timeout */
-	uint64_t path_changes;	/**< a peer's packets came from a new endpoint */
-	uint64_t peers_full;	/**< a channel refused: the peer table is full */
-	uint64_t rx_wrong_port; /**< frame links: UDP to a port not ours, dropped */
-	uint64_t handoff_in;	/**< packets other workers handed us */
-	uint64_t handoff_out;	/**< packets handed to the worker that owns them */
-	uint64_t handoff_full;	/**< dropped: that worker's inbox was full */
-	uint64_t tx_refused;	/**< frame links: the network layer refused (no route...) */
-	uint64_t restarts;	/**< peers found restarted: their stale channels dropped */
+	uint64_t channels_idle;	    /**< closing offered after idle_timeout */
+	uint64_t path_changes;	    /**< a peer's packets came from a new endpoint */
+	uint64_t peers_full;	    /**< a channel refused: the peer table is full */
+	uint64_t rx_wrong_port;	    /**< frame links: UDP to a port not ours, dropped */
+	uint64_t handoff_in;	    /**< packets other workers handed us */
+	uint64_t handoff_out;	    /**< packets handed to the worker that owns them */
+	uint64_t handoff_full;	    /**< dropped: that worker's inbox was full */
+	uint64_t tx_refused;	    /**< frame links: the network layer refused (no route...) */
+	uint64_t restarts;	    /**< peers found restarted: their stale channels dropped */
+	uint64_t channels_replaced; /**< replacements negotiated before a limit ran out */
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
 	 * on other threads never touch a channel). */

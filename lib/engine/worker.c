@@ -18,6 +18,11 @@
 #include "sst_worker.h"
 #include "worker_internal.h"
 
+/* Channel replacement (replace_check()). */
+static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
+static const sst_time_t RESPONDER_GRACE = 200 * SST_NSEC_PER_MSEC;
+static const sst_time_t RETIRE_GRACE = 10 * SST_NSEC_PER_SEC;
+
 /* Negotiation keys its tables by these bytes: field by field, so that the
  * padding of struct sst_net_endpoint never makes two equal endpoints
  * differ. */
@@ -201,6 +206,8 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	struct sst_net_endpoint ep;
 	const struct sst_worker_ops *ops = w->p.ops;
 
+	bool moved = false;
+
 	addr_to_ep(&r->peer, &ep);
 	wc->peer = NULL;
 	/* A channel to where a peer moved belongs to that peer. */
@@ -210,6 +217,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 			wc->peer = &w->peers[i];
 			wc->peer->ep = ep;
 			wc->peer->moving = false;
+			moved = true;
 		}
 	if (wc->peer == NULL)
 		wc->peer = peer_find(w, &ep, true, r->common_caps);
@@ -227,6 +235,18 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	chp.pool = w->p.pool;
 	chp.cc = w->p.cc;
 	chp.mtu = w->p.mtu;
+	chp.packet_limit = w->p.channel_packet_limit;
+	/* A successor on the same path starts from its predecessor's RTT, so
+	 * that a loss among its first packets costs an RTO, not a second. */
+	for (int c = 1; c < 256 && !moved; c++) {
+		struct sst_channel_info ci;
+
+		if (w->chans[c].sc == NULL || w->chans[c].peer != wc->peer || w->chans[c].closing)
+			continue;
+		sst_channel_info(sst_stream_chan_channel(w->chans[c].sc), &ci);
+		chp.initial_rtt = ci.srtt;
+		break;
+	}
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;
 	cp.local_hcid = r->tx_hcid;
@@ -239,6 +259,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	if (wc->sc == NULL)
 		return -ENOMEM;
 	wc->peer_channel = r->peer_channel;
+	wc->initiator = r->role == SST_NEGO_INITIATOR;
 	wc->mode = r->mode;
 	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE && r->role == SST_NEGO_INITIATOR;
 	wc->taken = true;
@@ -246,13 +267,21 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	wc->idle_offered = false;
 	w->stats.channels_made++;
 	w->stats.channels_open++;
-	/* A new channel to a peer that has others (it moved, or the other side
-	 * replaces the channel): its streams move here; the old channels empty
-	 * and close when idle. */
-	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc != NULL && w->chans[c].peer == wc->peer && &w->chans[c] != wc &&
-			!w->chans[c].closing)
-			sst_stream_chan_migrate_all(w->chans[c].sc, wc->sc, now);
+	/* A new channel to a peer that has others (it moved, or one side
+	 * replaces a channel running out of sequence space or key use): the
+	 * streams move here, and the old channels retire. */
+	for (int c = 1; c < 256; c++) {
+		struct worker_chan *old = &w->chans[c];
+
+		if (old->sc == NULL || old->peer != wc->peer || old == wc || old->closing)
+			continue;
+		sst_stream_chan_migrate_all(old->sc, wc->sc, now);
+		old->replace_wanted = old->replacing = false;
+		if (!old->retiring) {
+			old->retiring = true;
+			old->retire_by = now + RETIRE_GRACE;
+		}
+	}
 	if (ops != NULL && ops->peer_ready != NULL)
 		ops->peer_ready(w->p.ctx, wc->peer->sp, &ep);
 	return 0;
@@ -266,8 +295,18 @@ nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 	struct sst_net_endpoint ep;
 
 	RTE_SET_USED(local_channel);
-	RTE_SET_USED(now);
 	addr_to_ep(peer, &ep);
+	/* A replacement that failed is tried again, while the old channel
+	 * still has numbers left. */
+	for (int c = 1; c < 256; c++) {
+		struct worker_chan *wc = &w->chans[c];
+
+		if (wc->sc != NULL && wc->replacing && worker_ep_equal(&wc->peer->ep, &ep)) {
+			wc->replacing = false;
+			wc->replace_wanted = true;
+			wc->replace_not_before = now + REPLACE_RETRY;
+		}
+	}
 	if (w->p.ops != NULL && w->p.ops->connect_failed != NULL)
 		w->p.ops->connect_failed(w->p.ctx, &ep, error);
 }
@@ -360,7 +399,8 @@ on_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 }
 
 /* A failed channel goes (its streams wait for the next one to the peer);
- * one that asks for replacement is the application's to replace. */
+ * one that asks for replacement gets it at the end of this poll
+ * (replace_check()), outside the channel that is calling us. */
 static void
 on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev)
 {
@@ -369,6 +409,11 @@ on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev
 
 	if (ev == SST_CHANNEL_EV_FAILED && wc != NULL)
 		wc->closing = true;
+	if (ev == SST_CHANNEL_EV_REPLACE && wc != NULL && !wc->retiring && !wc->replacing &&
+		!wc->replace_wanted) {
+		wc->replace_wanted = true;
+		wc->replace_not_before = wc->initiator ? 0 : SST_TIME_NEVER;
+	}
 	if (w->app_ops->channel_event != NULL)
 		w->app_ops->channel_event(w->app_ctx, c, ev);
 }
@@ -565,6 +610,61 @@ idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 }
 
 /*
+ * Channel replacement (issue 5): a channel near the end of its sequence
+ * space or of what its key may protect gets a successor negotiated to the
+ * same endpoint, in the same mode, on this worker (so in a sharded engine
+ * the answers come back here by our steering tag, and the peer's engine
+ * takes our first message on the worker that holds its side already). When
+ * the successor is up the streams move to it (nego_established()) and the
+ * old channel retires: FINISH as soon as no stream uses it, so both sides
+ * drop it without TIME_WAIT. A retiring channel that can no longer number
+ * packets, or that has outlived RETIRE_GRACE (the peer never answered our
+ * FINISH), ends here: what it still had in flight is resent on the new one.
+ *
+ * Both sides replacing one channel at once would cross: each would move
+ * the streams to the channel it made last and retire the other's. So the
+ * channel's initiator replaces it, for both directions: it sees the peer's
+ * numbers too, and asks when either side's reach 7/8 of its limit. The
+ * responder asks itself only if nothing came RESPONDER_GRACE plus a few
+ * round trips after its own 7/8 (the peer allows more packets than we do,
+ * or is a prototype that never replaces).
+ */
+static void
+replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
+{
+	struct sst_channel_info ci;
+
+	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
+	if (wc->initiator && !wc->retiring && !wc->replacing && !wc->replace_wanted &&
+		ci.rx_highest >= ci.seq_limit - ci.seq_limit / 8) {
+		wc->replace_wanted = true;
+		wc->replace_not_before = 0;
+	}
+	if (wc->replace_wanted && wc->replace_not_before == SST_TIME_NEVER)
+		wc->replace_not_before = now + RESPONDER_GRACE + 4 * ci.srtt;
+	if (wc->replace_wanted && now >= wc->replace_not_before) {
+		wc->replace_wanted = false;
+		if (connect_to(w, &wc->peer->ep, wc->mode, now) == 0) {
+			wc->replacing = true;
+			w->stats.channels_replaced++;
+		} else {
+			wc->replace_wanted = true;
+			wc->replace_not_before = now + REPLACE_RETRY;
+		}
+	}
+	if (!wc->retiring)
+		return;
+	if (ci.next_seq >= ci.seq_limit || now >= wc->retire_by) {
+		wc->closing = true;
+	} else if (!wc->idle_offered && sst_stream_chan_unused(wc->sc)) {
+		if (sst_stream_chan_close(wc->sc, now) == 0)
+			wc->idle_offered = true;
+		else
+			wc->closing = true; /* a prototype peer: no FINISH to wait for */
+	}
+}
+
+/*
  * Mobility: a packet for one of our channels from another endpoint. If the
  * channel's armor takes it (only the peer has the keys; the replay window
  * rules out a copy), the peer's address changed (NAT rebinding, a new
@@ -668,6 +768,7 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 			sst_channel_handle_expiry(ch, now);
 		sst_stream_chan_flush(wc->sc, now);
 		idle_check(w, wc, now);
+		replace_check(w, wc, now);
 	}
 	/* Channels end here, outside every callback that may still use them. */
 	for (int c = 1; c < 256; c++)
@@ -696,6 +797,10 @@ sst_worker_next_expiry(const struct sst_worker *w)
 		if (wc->idle_since != SST_TIME_NEVER && !wc->idle_offered &&
 			w->p.idle_timeout != SST_TIME_NEVER)
 			t = sst_time_min(t, wc->idle_since + w->p.idle_timeout);
+		if (wc->replace_wanted)
+			t = sst_time_min(t, wc->replace_not_before);
+		if (wc->retiring)
+			t = sst_time_min(t, wc->retire_by);
 	}
 	return t;
 }

@@ -27,6 +27,16 @@ struct worker_chan {
 	bool taken;		 /**< the number is in use (negotiating or open) */
 	bool closing;		 /**< to destroy at the end of this poll */
 	bool idle_offered;	 /**< FINISH offered for this idle period */
+	bool initiator;		 /**< we negotiated it (we replace it: replace_check()) */
+	/* Replacement before the sequence space or the key's usage limit runs
+	 * out (SST_CHANNEL_EV_REPLACE): asked for, and being negotiated. */
+	bool replace_wanted;
+	bool replacing;
+	sst_time_t replace_not_before; /**< after a failed attempt */
+	/** A newer channel to the peer took the streams: closed as soon as
+	 * nothing uses it, and ended by retire_by whatever the peer does. */
+	bool retiring;
+	sst_time_t retire_by;
 	/** Secure initiator until the responder shows it has our SecI2: our
 	 * packets ride in copies of SecI2 (sst_nego_send_early()). */
 	bool unconfirmed;

@@ -363,11 +363,18 @@ stream_peer_hcid(struct sst_stream_peer *p, const uint8_t *id, uint8_t len)
 struct sst_stream_chan *
 stream_peer_chan(struct sst_stream_peer *p)
 {
-	/* The newest live channel: migration moves streams forward. */
-	for (int i = STREAM_PEER_CHANS_MAX - 1; i >= 0; i--)
-		if (p->chans[i] != NULL && !p->chans[i]->dead)
-			return p->chans[i];
-	return NULL;
+	struct sst_stream_chan *newest = NULL;
+
+	/* The newest live channel: migration moves streams forward, and a
+	 * replaced one, still emptying, gets no new streams. */
+	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++) {
+		struct sst_stream_chan *c = p->chans[i];
+
+		if (c != NULL && !c->dead &&
+			(newest == NULL || c->born - newest->born < (1u << 31)))
+			newest = c;
+	}
+	return newest;
 }
 
 /* ---- Stream control blocks ---- */

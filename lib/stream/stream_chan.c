@@ -157,6 +157,7 @@ sst_stream_chan_create(
 	}
 	c->mss = sst_channel_max_payload(c->ch) - SST_STREAM_HDR_LONG;
 	sst_sched_init(&c->sched, c->mss);
+	c->born = p->chans_made++;
 	p->chans[slot] = c;
 	adopt_orphans(c);
 	return c;
@@ -189,6 +190,7 @@ sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now)
 	}
 	while (c->ctl_count > 0) {
 		c->ctl[c->ctl_head]->flags &= ~SF_CTL_QUEUED;
+		stream_ctl_requeue(c->ctl[c->ctl_head], c);
 		stream_unref(c->ctl[c->ctl_head], now);
 		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
 		c->ctl_count--;

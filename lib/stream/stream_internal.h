@@ -172,6 +172,7 @@ struct sst_stream_chan {
 	uint8_t local_hcid, peer_hcid; /**< indexes into the peer's table */
 	bool initiator;		       /**< we started the channel */
 	bool dead;
+	uint32_t born;		 /**< the peer's chans_made when it came: newest wins */
 	uint8_t root_tx_window;	 /**< window the peer advertises on the root */
 	uint16_t last_rx_sid;	 /**< the peer's SID of the stream that last got data */
 	uint16_t moved_sids[16]; /**< quiet SIDs whose stream moved elsewhere (ring) */
@@ -198,6 +199,7 @@ struct sst_stream_peer {
 	struct sst_stream_host *host;
 	uint32_t caps;
 	struct sst_stream_chan *chans[STREAM_PEER_CHANS_MAX];
+	uint32_t chans_made; /**< channels created so far: their birth order */
 	struct sst_stream root;
 	struct peer_hcid hcids[STREAM_PEER_HCIDS_MAX];
 	/* Streams by USID (counter, hcid): open addressing, load <= 1/2. */
@@ -256,6 +258,7 @@ void stream_reoffer_children(struct sst_stream *parent);
 /* stream_tx.c */
 void stream_tx_wake(struct sst_stream *s);
 void stream_ctl_queue(struct sst_stream *s);
+void stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c);
 void stream_attach_due(struct sst_stream *s);
 int stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
 bool stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep);

@@ -61,17 +61,37 @@ stream_attach_due(struct sst_stream *s)
 	stream_ctl_queue(s);
 }
 
-void
-stream_ctl_queue(struct sst_stream *s)
+static void
+ctl_queue_on(struct sst_stream *s, struct sst_stream_chan *c)
 {
-	struct sst_stream_chan *c = (s->flags & SF_ATTACH_DUE) ? s->tx_chan : s->rx_chan;
-
 	if ((s->flags & SF_CTL_QUEUED) || c == NULL || c->dead || c->ctl_count == c->ctl_cap)
 		return;
 	s->flags |= SF_CTL_QUEUED;
 	stream_ref(s);
 	c->ctl[(c->ctl_head + c->ctl_count) % c->ctl_cap] = s;
 	c->ctl_count++;
+}
+
+void
+stream_ctl_queue(struct sst_stream *s)
+{
+	ctl_queue_on(s, (s->flags & SF_ATTACH_DUE) ? s->tx_chan : s->rx_chan);
+}
+
+/*
+ * A stream waits in one channel's control queue at a time, but its Attach
+ * is due on its sending channel and its window update on its receiving
+ * one: once taken off c's queue (sent there, or c is going away), it joins
+ * the queue of the other channel where something is still due, or that
+ * (after a migration) would wait for a packet that never comes.
+ */
+void
+stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c)
+{
+	if ((s->flags & SF_ATTACH_DUE) && s->tx_chan != c)
+		ctl_queue_on(s, s->tx_chan);
+	if ((s->flags & SF_WINDOW_DUE) && s->rx_chan != c)
+		ctl_queue_on(s, s->rx_chan);
 }
 
 void
@@ -339,6 +359,7 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 				send_attach(c, b, s, now);
 			if ((s->flags & SF_WINDOW_DUE) && s->rx_chan == c)
 				send_window(c, b, s, now);
+			stream_ctl_requeue(s, c);
 		}
 		stream_unref(s, now);
 	}

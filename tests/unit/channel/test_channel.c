@@ -697,6 +697,61 @@ test_usage_limit(void)
 	pair_teardown(&a, &b);
 }
 
+/* A lower packet limit from the parameters (rekeying sooner): the
+ * replacement is asked for at 7/8 of it, new data stops at 15/16, and the
+ * last sixteenth still carries acknowledgments and control packets. */
+static void
+test_packet_limit_param(void)
+{
+	struct sst_channel_params p;
+	struct sst_channel_info info;
+	struct end a, b;
+	sst_time_t now = 1000;
+	struct rte_mbuf *m;
+	uint64_t sent = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	params_for(&p, &a, SST_CRYPTO_CHK32, 0x11111111, 0x22222222);
+	p.packet_limit = 100; /* too few to migrate in */
+	CU_ASSERT_PTR_NULL(sst_channel_create(&p, 0));
+	p.packet_limit = UINT64_MAX; /* more than the suite allows: the suite's */
+	a.ch = sst_channel_create(&p, 0);
+	CU_ASSERT_FATAL(a.ch != NULL);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_EQUAL(info.seq_limit, sst_crypto_find(SST_CRYPTO_CHK32, NULL)->packet_limit);
+	sst_channel_destroy(a.ch);
+	p.packet_limit = 256;
+	a.ch = sst_channel_create(&p, 0);
+	params_for(&p, &b, SST_CRYPTO_CHK32, 0x22222222, 0x11111111);
+	b.ch = sst_channel_create(&p, 0);
+	CU_ASSERT_FATAL(a.ch != NULL && b.ch != NULL);
+	a.auto_ack = b.auto_ack = true;
+	for (;;) {
+		sst_channel_info(a.ch, &info);
+		if (sst_channel_send_allowance(a.ch, now, NULL) == 0)
+			break;
+		CU_ASSERT_EQUAL(a.replace_events, info.next_seq >= 256 - 256 / 8 ? 1u : 0u);
+		send_data(&a, 1, now);
+		sent++;
+		now = settle(&a, &b, now + 1000, now + 1000000);
+	}
+	CU_ASSERT_EQUAL(info.seq_limit, 256);
+	CU_ASSERT_EQUAL(info.next_seq, 256 - 256 / 16);
+	CU_ASSERT_EQUAL(a.replace_events, 1);
+	CU_ASSERT(sent > 200);
+	/* Control and acknowledgments go on to the limit, and no further. */
+	while (info.next_seq < 256) {
+		m = make_packet(sst_test_ack_only, sizeof(sst_test_ack_only));
+		CU_ASSERT_EQUAL(sst_channel_send(a.ch, &m, NULL, 1, false, now, NULL), 1);
+		sst_channel_info(a.ch, &info);
+	}
+	m = make_packet(sst_test_ack_only, sizeof(sst_test_ack_only));
+	CU_ASSERT_EQUAL(sst_channel_send(a.ch, &m, NULL, 1, false, now, NULL), 0);
+	CU_ASSERT_FALSE(sst_channel_failed(a.ch));
+	pair_teardown(&a, &b);
+}
+
 /* Every failed open counts against the key: a replacement is asked for at
  * 7/8 of the integrity limit and the channel fails at the limit. */
 static void
@@ -758,6 +813,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_rto_loses_everything_once),
 	SST_TEST(test_aead_exchange),
 	SST_TEST(test_usage_limit),
+	SST_TEST(test_packet_limit_param),
 	SST_TEST(test_integrity_limit),
 	SST_TEST(test_bad_params),
 	SST_TEST_END,

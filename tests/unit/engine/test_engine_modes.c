@@ -23,6 +23,7 @@
 #include "sst_test_echo.h"
 #include "sst_test_eal.h"
 #include "sst_test_mbuf.h"
+#include "sst_test_simlink.h"
 
 enum { WORKERS = 2, STREAMS = 6, BYTES = 48 * 1024, QUEUE = 1024, HANDLES = 256 };
 
@@ -66,16 +67,9 @@ links_lossy_simpair(struct links *l)
 	struct sst_net_endpoint ep[2] = {0};
 
 	memset(l, 0, sizeof(*l));
-	sst_simlink_params_default(&lp);
-	lp.rate_bps = 50 * 1000 * 1000;
-	lp.delay_ns = SST_NSEC_PER_MSEC;
-	lp.queue_pkts = 300;
-	lp.capacity = 4096;
-	lp.loss = 0.02;
-	lp.reorder = 0.01;
-	lp.reorder_delay_ns = SST_NSEC_PER_MSEC;
-	lp.duplicate = 0.01;
-	lp.pool = data;
+	sst_test_link_model(&lp, 50 * 1000 * 1000, SST_NSEC_PER_MSEC, 300,
+		&(struct sst_test_impairments){.loss = 0.02, .reorder = 0.01, .duplicate = 0.01},
+		data);
 	for (int i = 0; i < 2; i++) {
 		ep[i].addr = sst_net_addr4(10, 7, 0, (uint8_t)(1 + i));
 		ep[i].port = 4433;
@@ -130,6 +124,8 @@ struct side {
 };
 
 static bool secure; /* the next run negotiates in secure mode */
+/* Lowered to make channels be replaced during the exchange (0: the suite's). */
+static uint64_t packet_limit;
 
 static uint8_t
 pattern(int stream, uint64_t off)
@@ -459,6 +455,7 @@ side_init(struct side *sd, struct links *l, int s, bool ring_mode)
 	ep.stream.max_rx_buffers = 64;
 	ep.stream.max_sids = 256;
 	ep.ring_mode = ring_mode;
+	ep.channel_packet_limit = packet_limit;
 	ep.stream.ops = &emb_stream_ops;
 	ep.stream.ctx = sd;
 	ep.ops = &emb_worker_ops;
@@ -544,7 +541,25 @@ run(struct links *l, bool ring_mode, const char *what)
 		       "responder's packets\n",
 			(unsigned long long)ns->tx_packet, (unsigned long long)ns->confirmed);
 		CU_ASSERT(ns->tx_packet > 0);
-		CU_ASSERT_EQUAL(ns->confirmed, 1);
+		/* One per channel: replacements are negotiated the same way. */
+		if (packet_limit == 0)
+			CU_ASSERT_EQUAL(ns->confirmed, 1);
+		CU_ASSERT(ns->confirmed >= 1);
+	}
+	if (packet_limit != 0) {
+		uint64_t replaced = 0, made = 0;
+
+		for (uint16_t w = 0; w < l->workers; w++) {
+			replaced +=
+				sst_worker_stats(sst_engine_worker(client.e, w))
+					->channels_replaced +
+				sst_worker_stats(sst_engine_worker(server.e, w))->channels_replaced;
+			made += sst_worker_stats(sst_engine_worker(client.e, w))->channels_made;
+		}
+		printf("  %llu replacements asked, %llu channels made by the client\n",
+			(unsigned long long)replaced, (unsigned long long)made);
+		CU_ASSERT(replaced >= 1);
+		CU_ASSERT(made >= 2);
 	}
 	/* Wind down: close everything, then give every handle back. */
 	for (int i = 0; i < STREAMS; i++) {
@@ -650,12 +665,29 @@ test_embedded_mode_over_net_ring(void)
 	run(&l, false, "embedded mode, net_ring frames, 2 workers a side");
 }
 
+/* Secure channels (AES-128-GCM) limited to 256 packets between sharded
+ * engines: each is replaced on the worker that owns it, its streams move
+ * over, and every byte is echoed. */
+static void
+test_ring_mode_secure_replaced_over_net_ring(void)
+{
+	struct links l;
+
+	links_net_ring(&l);
+	secure = true;
+	packet_limit = 256;
+	run(&l, true, "ring mode, secure, 256 packets per channel, net_ring, 2 workers a side");
+	packet_limit = 0;
+	secure = false;
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_ring_mode_over_net_ring),
 	SST_TEST(test_ring_mode_over_lossy_simpair),
 	SST_TEST(test_ring_mode_secure_over_lossy_simpair),
 	SST_TEST(test_embedded_mode_over_net_ring),
 	SST_TEST(test_embedded_mode_over_lossy_simpair),
+	SST_TEST(test_ring_mode_secure_replaced_over_net_ring),
 	SST_TEST_END,
 };
 

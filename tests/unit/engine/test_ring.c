@@ -31,6 +31,7 @@
 #include "sst_test.h"
 #include "sst_test_eal.h"
 #include "sst_test_mbuf.h"
+#include "sst_test_simlink.h"
 
 enum {
 	MAIN_BYTES = 1 << 20,
@@ -557,12 +558,7 @@ simpair_links(struct sst_link *l[2])
 	struct sst_simlink_params lp;
 	struct sst_simpair *pair;
 
-	sst_simlink_params_default(&lp);
-	lp.rate_bps = 400 * 1000 * 1000;
-	lp.delay_ns = SST_NSEC_PER_MSEC;
-	lp.queue_pkts = 1000;
-	lp.capacity = 4096;
-	lp.pool = pool;
+	sst_test_link_model(&lp, 400 * 1000 * 1000, SST_NSEC_PER_MSEC, 1000, NULL, pool);
 	for (int i = 0; i < 2; i++) {
 		ep[i].addr.family = SST_NET_IPV4;
 		ep[i].addr.bytes[0] = 10;

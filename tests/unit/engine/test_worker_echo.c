@@ -23,12 +23,15 @@
 #include "sst_test.h"
 #include "sst_test_eal.h"
 #include "sst_test_mbuf.h"
+#include "sst_test_simlink.h"
 
 enum { TOTAL = 300000, SUBSTREAMS = 3, SUB_BYTES = 20000 };
 
 static struct rte_mempool *pool, *clones;
 /* A host's secret is fresh in every run; a restarted client gets another. */
 static uint8_t client_secret = 0xc1;
+/* Lowered to make channels run out of sequence space within a test. */
+static uint64_t client_packet_limit, server_packet_limit;
 
 struct node {
 	const char *name;
@@ -206,6 +209,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	wp.ops = &worker_ops;
 	wp.ctx = n;
 	wp.idle_timeout = 200 * SST_NSEC_PER_MSEC;
+	wp.channel_packet_limit = server ? server_packet_limit : client_packet_limit;
 	n->w = sst_worker_create(&wp);
 	CU_ASSERT_FATAL(n->w != NULL);
 	if (server)
@@ -239,7 +243,8 @@ struct event {
 	bool done;
 };
 
-/* The client writes, the server echoes, the client checks every byte. */
+/* The client writes, the server echoes, the client checks every byte.
+ * channels: how many each side makes (0: at least two, by replacement). */
 static void
 run_echo(struct sst_link *client_link, struct sst_link *server_link, const char *over,
 	struct event *ev, uint64_t channels)
@@ -247,7 +252,7 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	static struct node client, server;
 	uint64_t written = 0, sub_written[SUBSTREAMS] = {0};
 	sst_time_t start = now_ns(), deadline = start + 60 * SST_NSEC_PER_SEC;
-	bool shut = false;
+	bool shut = false, replaced = false;
 
 	node_init(&server, "srv", true, server_link);
 	node_init(&client, "cli", false, client_link);
@@ -316,8 +321,26 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	for (int i = 0; i < SUBSTREAMS; i++)
 		CU_ASSERT_EQUAL(client.sub_echoed[i], SUB_BYTES);
 	CU_ASSERT_EQUAL(client.bad, 0);
-	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, channels);
-	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, channels);
+	if (channels != 0) {
+		CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, channels);
+		CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, channels);
+	} else {
+		/* Replacements: asked for by whichever side runs low first. */
+		uint64_t asked[2] = {sst_worker_stats(client.w)->channels_replaced,
+			sst_worker_stats(server.w)->channels_replaced};
+
+		channels = sst_worker_stats(client.w)->channels_made;
+		printf("  %llu channels, %llu + %llu replacements asked by client + server\n",
+			(unsigned long long)channels, (unsigned long long)asked[0],
+			(unsigned long long)asked[1]);
+		CU_ASSERT(channels >= 2);
+		CU_ASSERT(asked[0] + asked[1] >= channels - 1);
+		if (client_packet_limit == 0)
+			CU_ASSERT_EQUAL(asked[0], 0);
+		if (server_packet_limit == 0)
+			CU_ASSERT_EQUAL(asked[1], 0);
+		replaced = true;
+	}
 	{
 		/* The counters are served under /sst/worker,<id>. */
 		struct rte_tel_data *d = rte_tel_data_alloc();
@@ -346,10 +369,12 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 		sst_worker_poll(server.w, now_ns());
 		sst_worker_poll(client.w, now_ns());
 	}
-	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_closed, channels);
-	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_closed, channels);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_closed,
+		sst_worker_stats(client.w)->channels_made);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_closed,
+		sst_worker_stats(server.w)->channels_made);
 	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 0);
-	if (channels > 1)
+	if (channels > 1 && !replaced)
 		CU_ASSERT(sst_worker_stats(server.w)->path_changes >= 1);
 	CU_ASSERT(sst_worker_stats(client.w)->channels_idle +
 			  sst_worker_stats(server.w)->channels_idle >=
@@ -401,16 +426,9 @@ test_echo_over_impaired_simpair(void)
 	struct sst_link *l[2];
 	struct sst_simlink_stats st;
 
-	sst_simlink_params_default(&lp);
-	lp.rate_bps = 20 * 1000 * 1000;
-	lp.delay_ns = 2 * SST_NSEC_PER_MSEC;
-	lp.queue_pkts = 300;
-	lp.capacity = 4096;
-	lp.loss = 0.03;
-	lp.reorder = 0.02;
-	lp.reorder_delay_ns = SST_NSEC_PER_MSEC;
-	lp.duplicate = 0.01;
-	lp.pool = pool;
+	sst_test_link_model(&lp, 20 * 1000 * 1000, 2 * SST_NSEC_PER_MSEC, 300,
+		&(struct sst_test_impairments){.loss = 0.03, .reorder = 0.02, .duplicate = 0.01},
+		pool);
 	pair = simpair_links(&lp, sc, l);
 	run_echo(l[0], l[1], "an impaired simpair", NULL, 1);
 	sst_simlink_stats_get(sst_simpair_link(pair, 0), &st);
@@ -447,17 +465,46 @@ test_echo_with_address_change(void)
 	struct sst_link *l[2];
 	struct event ev;
 
-	sst_simlink_params_default(&lp);
-	lp.rate_bps = 50 * 1000 * 1000;
-	lp.delay_ns = SST_NSEC_PER_MSEC;
-	lp.queue_pkts = 300;
-	lp.capacity = 4096;
-	lp.pool = pool;
+	sst_test_link_model(&lp, 50 * 1000 * 1000, SST_NSEC_PER_MSEC, 300, NULL, pool);
 	pair = simpair_links(&lp, sc, l);
 	ev = (struct event){.after = 20 * SST_NSEC_PER_MSEC, .fn = rebind, .arg = pair};
 	run_echo(l[0], l[1], "a simpair whose client moves", &ev, 2);
 	CU_ASSERT_TRUE(ev.done);
 	sst_simpair_destroy(pair);
+}
+
+/*
+ * Channel replacement (issue 5): channels may number only 256 packets, so
+ * they run out of sequence space several times during the exchange, over a
+ * simpair with 1% loss and reordering each way. Each time the side near
+ * the end negotiates a successor, the streams (and their lost segments)
+ * move to it, the old channel closes by FINISH, and every byte arrives.
+ * Twice: with the limit on both sides, and on the server's only (so the
+ * responder of the first channel initiates the successors).
+ */
+static void
+replacement_round(uint64_t client_limit, uint64_t server_limit, const char *over)
+{
+	struct sst_simlink_params lp;
+	struct sst_simpair_conf sc[2];
+	struct sst_simpair *pair;
+	struct sst_link *l[2];
+
+	sst_test_link_model(&lp, 50 * 1000 * 1000, SST_NSEC_PER_MSEC, 300,
+		&(struct sst_test_impairments){.loss = 0.01, .reorder = 0.01}, pool);
+	pair = simpair_links(&lp, sc, l);
+	client_packet_limit = client_limit;
+	server_packet_limit = server_limit;
+	run_echo(l[0], l[1], over, NULL, 0);
+	client_packet_limit = server_packet_limit = 0;
+	sst_simpair_destroy(pair);
+}
+
+static void
+test_echo_with_channel_replacement(void)
+{
+	replacement_round(256, 256, "a simpair, 256 packets per channel");
+	replacement_round(0, 256, "a simpair, 256 packets per server channel");
 }
 
 /* Poll both until cond holds or 10 s pass. */
@@ -531,6 +578,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_impaired_simpair),
 	SST_TEST(test_echo_with_address_change),
 	SST_TEST(test_restart_detected),
+	SST_TEST(test_echo_with_channel_replacement),
 	SST_TEST_END,
 };
 
