@@ -225,6 +225,11 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 		fprintf(stderr, "out of memory\n");
 		return NULL;
 	}
+	if (c->legacy && is_aead(c->armor)) {
+		fprintf(stderr, "%s: a legacy (prototype) host has checksum mode only\n", c->name);
+		free(h);
+		return NULL;
+	}
 	snprintf(h->name, sizeof(h->name), "%s", c->name);
 	h->workers = (uint16_t)(c->workers != 0 ? c->workers : 1);
 	h->mode = is_aead(c->armor) ? SST_NEGO_MODE_SECURE : SST_NEGO_MODE_CHECKSUM;
@@ -238,7 +243,8 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 			rte_strerror(rte_errno));
 		goto fail;
 	}
-	secure_setup(h, c);
+	if (!c->legacy)
+		secure_setup(h, c);
 	ep.workers = h->workers;
 	ep.driver = l->driver;
 	ep.driver_confs = l->confs;
@@ -250,8 +256,11 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.mbufs = mbufs;
 	ep.mtu = c->mtu;
 	randombytes_buf(ep.nego.secret, sizeof(ep.nego.secret));
-	ep.nego.ulp_caps = SST_NEGO_CAP_ALL;
-	if (h->has_id || h->mode == SST_NEGO_MODE_SECURE)
+	/* The prototype sends empty ulp fields: a legacy host advertises
+	 * nothing, so both sides fall back to what the prototype supports. */
+	ep.nego.ulp_legacy = c->legacy;
+	ep.nego.ulp_caps = c->legacy ? 0 : SST_NEGO_CAP_ALL;
+	if (!c->legacy && (h->has_id || h->mode == SST_NEGO_MODE_SECURE))
 		ep.nego.secure = &h->sec;
 	ep.stream = c->stream;
 	ep.stream.size = sizeof(ep.stream);
@@ -690,5 +699,6 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		c->no_stream += s->no_stream;
 		c->channels_open += w->channels_open;
 		c->channels_made += w->channels_made;
+		c->rx_beyond_prototype += s->rx_beyond_prototype;
 	}
 }

@@ -36,6 +36,11 @@ struct tool_host_conf {
 	/** Accept secure-mode channels (needs an identity: @p identity, or a
 	 * throwaway one made here). Checksum-mode channels are always accepted. */
 	bool responder;
+	/** Pose as the 2007 prototype: checksum mode only (armor must be
+	 * CHK32 or 0; no identity, secure-mode messages go unanswered), empty
+	 * ulpi/ulpr, so that peers see a legacy host and we use no capability
+	 * the prototype lacks either. */
+	bool legacy;
 	/** Our identity; NULL: a throwaway one for responders, anonymous for
 	 * initiators. Copied. */
 	const struct sst_secure_identity *identity;
@@ -82,6 +87,7 @@ struct tool_counters {
 	uint64_t streams_opened, streams_accepted, streams_closed, streams_live;
 	uint64_t rx_refused, no_buffer, no_stream;
 	uint64_t channels_open, channels_made;
+	uint64_t rx_beyond_prototype; /**< sst_stream_host_stats: what a prototype could not take */
 };
 
 /**

@@ -9,6 +9,7 @@
 #define CAT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cat_io.h"
@@ -19,6 +20,8 @@ enum { CAT_SUBSTREAMS_MAX = 64 };
 
 struct cat_conf {
 	bool listen, echo, datagram, secure, verbose, quiet;
+	bool legacy;	/**< pose as the 2007 prototype (tool_host_conf.legacy) */
+	bool suite_set; /**< --suite given */
 	uint32_t substreams;
 	struct sst_net_endpoint peer;  /**< client: where to connect */
 	struct sst_net_endpoint local; /**< listener: where to listen */
@@ -43,6 +46,10 @@ int cat_status(const struct cat *cat);
 /** Stop reacting to callbacks (before the host is destroyed). */
 void cat_quiesce(struct cat *cat);
 void cat_destroy(struct cat *cat);
+/** "legacy peer ..." or "SST-DPDK peer ...": what negotiation learned of
+ * @p peer (for --verbose; interop tests look for it). */
+const char *cat_peer_kind(
+	const struct cat_conf *c, const struct sst_stream_peer *peer, char *buf, size_t len);
 extern const struct sst_stream_ops cat_stream_ops;
 extern const struct sst_worker_ops cat_worker_ops;
 

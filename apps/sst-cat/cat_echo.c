@@ -147,6 +147,12 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 		s = sst_stream_accept_substream(parent);
 	if (s == NULL)
 		return;
+	if (parent == NULL && e->conf->verbose) {
+		char kind[64];
+
+		fprintf(stderr, "sst-cat: echoing a stream (%s)\n",
+			cat_peer_kind(e->conf, sst_stream_peer_of(s), kind, sizeof(kind)));
+	}
 	st = track(e, s);
 	if (st != NULL)
 		pump(e, st, tool_now());

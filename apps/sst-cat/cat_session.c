@@ -462,16 +462,31 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 	stream_closed(cat, s, why);
 }
 
+const char *
+cat_peer_kind(const struct cat_conf *c, const struct sst_stream_peer *peer, char *buf, size_t len)
+{
+	uint32_t caps = sst_stream_peer_caps(peer);
+
+	if (c->legacy)
+		return "we pose as the 2007 prototype: no extensions either way";
+	if (caps == SST_CAPS_LEGACY)
+		return "legacy peer (empty ulp blob): only what the 2007 prototype supports";
+	snprintf(buf, len, "SST-DPDK peer, capabilities 0x%x", (unsigned int)caps);
+	return buf;
+}
+
 static void
 op_peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
 {
 	struct cat *cat = ctx;
+	char kind[64];
 
 	(void)ep;
 	cat->peer = peer;
 	if (cat->conf->verbose)
-		fprintf(stderr, "sst-cat: channel up (%s mode)\n",
-			cat->conf->secure ? "secure" : "checksum");
+		fprintf(stderr, "sst-cat: channel up (%s mode; %s)\n",
+			cat->conf->secure ? "secure" : "checksum",
+			cat_peer_kind(cat->conf, peer, kind, sizeof(kind)));
 }
 
 static void

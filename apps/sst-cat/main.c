@@ -4,7 +4,8 @@
  * listens for) one stream of a service and protocol over kernel UDP:
  * standard input goes to the stream, the stream to standard output. Also
  * datagrams (--datagram), substreams (--substreams) and an echo service
- * (--listen --echo), in checksum or secure mode.
+ * (--listen --echo), in checksum or secure mode, or posing as the 2007
+ * prototype (--legacy) to check a peer's fallback.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -68,6 +69,11 @@ usage(FILE *out)
 		"                         default: anonymous client, throwaway listener key\n"
 		"      --known-hosts FILE client: accept only servers whose key is listed\n"
 		"                         ('<64 hex digits> <name>' lines); default: any key\n"
+		"      --legacy           act as the 2007 prototype: checksum mode only, empty\n"
+		"                         ulpi/ulpr (no SST-DPDK capabilities advertised, none\n"
+		"                         used); fails (exit 1) if the peer sent anything the\n"
+		"                         prototype cannot take (Reset, Detach, datagram\n"
+		"                         fragments, packets over 1200 payload bytes)\n"
 		"  -t, --timeout SECONDS  client: give up when no channel is up after this long\n"
 		"                         (default 20)\n"
 		"      --port N           use DPDK port N (from the EAL arguments) instead of\n"
@@ -110,6 +116,7 @@ parse_args(int argc, char **argv, struct cat_conf *c)
 		{"suite", required_argument, NULL, 'S'},
 		{"identity", required_argument, NULL, 'I'},
 		{"known-hosts", required_argument, NULL, 'K'},
+		{"legacy", no_argument, NULL, 'L'},
 		{"timeout", required_argument, NULL, 't'},
 		{"port", required_argument, NULL, 'P'},
 		{"ip", required_argument, NULL, 'A'},
@@ -170,6 +177,10 @@ parse_args(int argc, char **argv, struct cat_conf *c)
 				c->suite = SST_CRYPTO_CHACHA20POLY1305;
 			else
 				return bad("--suite '%s': want aes128gcm or chacha20", optarg);
+			c->suite_set = true;
+			break;
+		case 'L':
+			c->legacy = true;
 			break;
 		case 'I':
 			c->identity_file = optarg;
@@ -214,6 +225,10 @@ parse_args(int argc, char **argv, struct cat_conf *c)
 		return bad("--substreams and --datagram do not go together");
 	if (c->known_hosts_file != NULL && c->listen)
 		return bad("--known-hosts is for the client (the listener accepts any client)");
+	if (c->legacy && (c->secure || c->suite_set || c->identity_file != NULL ||
+				 c->known_hosts_file != NULL))
+		return bad("--legacy is the 2007 prototype's checksum mode: no --secure, --suite, "
+			   "--identity or --known-hosts");
 	if ((c->known_hosts_file != NULL || c->identity_file != NULL) && !c->secure && !c->listen)
 		return bad("--identity and --known-hosts need --secure");
 	return 0;
@@ -294,6 +309,24 @@ close_channels(struct tool_net *net)
 	} while (k.channels_open > 0 && tool_now() < until);
 }
 
+/* --legacy: a real prototype would have aborted on a Reset or Detach, or
+ * dropped fragments and oversized packets; the peer should have seen from
+ * our empty ulp blob that we are legacy and sent none. */
+static bool
+beyond_prototype(struct tool_net *net)
+{
+	struct tool_counters k;
+
+	tool_host_counters(tool_net_host(net, 0), &k);
+	if (k.rx_beyond_prototype == 0)
+		return false;
+	fprintf(stderr,
+		"sst-cat: the peer sent %llu packet%s the 2007 prototype cannot take (Reset, "
+		"Detach, datagram fragments or over 1200 payload bytes)\n",
+		(unsigned long long)k.rx_beyond_prototype, k.rx_beyond_prototype == 1 ? "" : "s");
+	return true;
+}
+
 static int
 run(const struct cat_conf *c)
 {
@@ -317,6 +350,7 @@ run(const struct cat_conf *c)
 	}
 	hc.armor = c->secure ? c->suite : SST_CRYPTO_CHK32;
 	hc.responder = c->listen;
+	hc.legacy = c->legacy;
 	hc.local = c->listen ? c->local : (struct sst_net_endpoint){0};
 	if (!c->listen)
 		hc.local.addr.family = c->peer.addr.family;
@@ -356,6 +390,8 @@ run(const struct cat_conf *c)
 	cat_quiesce(cat);
 	cat_echo_quiesce(echo);
 	close_channels(net);
+	if (c->legacy && beyond_prototype(net))
+		rc = 1;
 out:
 	/* Quiescing gives back the mbufs we hold (before their pools go);
 	 * the state stays for the callbacks of the host's destruction. */
@@ -385,7 +421,11 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (tool_eal_init(argc, argv, "sst-cat", 256) < 0)
+	/* The pools and stream buffers take about 250 MB and each channel a
+	 * few more; channels to legacy peers, which cannot end them by FINISH,
+	 * stay until the idle timeout. Without hugepages only what is touched
+	 * costs memory, so the echo service gets room for its 64 peers. */
+	if (tool_eal_init(argc, argv, "sst-cat", 1024) < 0)
 		return EXIT_SETUP;
 	rc = run(&conf);
 	tool_eal_fini();

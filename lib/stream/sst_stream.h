@@ -134,6 +134,13 @@ struct sst_stream_host_stats {
 	uint64_t streams_live;	  /**< control blocks in use (the roots excluded) */
 	uint64_t tx_buffers_live; /**< send buffers attached */
 	uint64_t rx_buffers_live; /**< receive buffers attached */
+	/** Packets the 2007 prototype could not take: Reset (FINISH
+	 * included) and Detach, which abort it, Datagram fragments, which it
+	 * drops, and payloads over SST_SEGMENT_MAX. Normal from SST-DPDK
+	 * peers; a host posing as the prototype (no capabilities advertised)
+	 * must see none, which is how interop tests check the peer's
+	 * fallback. */
+	uint64_t rx_beyond_prototype;
 };
 
 /** Create a host (at setup: this allocates). @return NULL with rte_errno set. */
@@ -161,6 +168,13 @@ int sst_stream_unlisten(struct sst_stream_host *h, const char *service, const ch
 
 /** A remote host. @p caps is what negotiation learned it supports. */
 struct sst_stream_peer *sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps);
+
+/** What the peer supports beyond the prototype (enum sst_stream_caps);
+ * SST_CAPS_LEGACY: it may be the prototype, and is treated as one. */
+uint32_t sst_stream_peer_caps(const struct sst_stream_peer *p);
+
+/** The peer a stream belongs to. */
+struct sst_stream_peer *sst_stream_peer_of(const struct sst_stream *s);
 
 /** Abort every stream of the peer (closed() with SST_STREAM_ABORTED): it
  * could not be reached, or it restarted and lost them. The peer stays. */

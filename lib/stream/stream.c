@@ -231,6 +231,18 @@ sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 	return p;
 }
 
+uint32_t
+sst_stream_peer_caps(const struct sst_stream_peer *p)
+{
+	return p->caps;
+}
+
+struct sst_stream_peer *
+sst_stream_peer_of(const struct sst_stream *s)
+{
+	return s->peer;
+}
+
 static void
 stream_abort(struct sst_stream *s, sst_time_t now)
 {

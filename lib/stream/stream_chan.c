@@ -29,12 +29,10 @@ stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
 static void
 chan_free(struct sst_stream_chan *c)
 {
+	/* The SID spaces hold nothing to release (and may never have been
+	 * initialised, when a later allocation failed): their memory goes. */
 	if (c->ch != NULL)
 		sst_channel_destroy(c->ch);
-	if (c->tx_sids != NULL)
-		sst_sid_space_fini(c->tx_sids);
-	if (c->rx_sids != NULL)
-		sst_sid_space_fini(c->rx_sids);
 	rte_free(c->tx_sids);
 	rte_free(c->rx_sids);
 	rte_free(c->sent);
@@ -155,7 +153,7 @@ sst_stream_chan_create(
 		rte_errno = err;
 		return NULL;
 	}
-	c->mss = sst_channel_max_payload(c->ch) - SST_STREAM_HDR_LONG;
+	c->mss = stream_chan_mss(c);
 	sst_sched_init(&c->sched, c->mss);
 	c->born = p->chans_made++;
 	p->chans[slot] = c;

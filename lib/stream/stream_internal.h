@@ -276,6 +276,7 @@ void stream_tx_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
 void stream_tx_ack_due(void *ctx, sst_time_t now);
 void stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now);
 int stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
+uint32_t stream_chan_mss(const struct sst_stream_chan *c);
 uint32_t stream_dgram_payload_max(const struct sst_stream_chan *c);
 
 /* stream_rx.c */

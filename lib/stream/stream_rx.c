@@ -422,6 +422,26 @@ rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	return true;
 }
 
+/* A packet the prototype would abort on or drop (stats.rx_beyond_prototype). */
+static bool
+beyond_prototype(const struct sst_stream_hdr *hdr, uint32_t payload)
+{
+	switch (hdr->type) {
+	case SST_STREAM_RESET:
+	case SST_STREAM_DETACH:
+		return true;
+	case SST_STREAM_DATAGRAM:
+		return hdr->flags != (SST_FLAG_DGRAM_BEGIN | SST_FLAG_DGRAM_END) ||
+		       payload > SST_SEGMENT_MAX;
+	case SST_STREAM_INIT:
+	case SST_STREAM_REPLY:
+	case SST_STREAM_DATA:
+		return payload > SST_SEGMENT_MAX;
+	default:
+		return false;
+	}
+}
+
 static bool rx_dispatch(
 	struct sst_stream_chan *c, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
 
@@ -448,6 +468,8 @@ rx_dispatch(struct sst_stream_chan *c, struct rte_mbuf *m, uint64_t seq, sst_tim
 	hlen = p == NULL ? -1 : sst_stream_hdr_decode(p, rte_pktmbuf_pkt_len(m), &hdr);
 	if (hlen < 0 || rte_pktmbuf_adj(m, (uint16_t)hlen) == NULL)
 		return drop(&c->peer->host->stats.rx_malformed, m, false);
+	if (beyond_prototype(&hdr, rte_pktmbuf_pkt_len(m)))
+		c->peer->host->stats.rx_beyond_prototype++;
 	switch (hdr.type) {
 	case SST_STREAM_INIT:
 		return rx_init(c, &hdr, m, seq, now);

@@ -502,7 +502,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 		return;
 	/* The path MTU may have shrunk (or grown): segments are cut, and lost
 	 * ranges re-cut, to what fits now (paper 4.3.4). */
-	c->mss = sst_channel_max_payload(c->ch) - SST_STREAM_HDR_LONG;
+	c->mss = stream_chan_mss(c);
 	sst_channel_info(c->ch, &ci);
 	sst_sid_tick(c->tx_sids, ci.next_seq, ci.rx_highest);
 	sst_sid_tick(c->rx_sids, ci.next_seq, ci.rx_highest);
@@ -745,11 +745,33 @@ stream_tx_ack_due(void *ctx, sst_time_t now)
 	sst_channel_send(c->ch, &m, &cookie, 1, false, now, NULL);
 }
 
-/* Datagram payload that fits one packet beside the 4-byte header. */
+/*
+ * Segment payload for this channel. A peer that advertised no capability
+ * may be the prototype, which never sends more than SST_SEGMENT_MAX
+ * payload bytes in a packet (its MTU constant): nothing in its captures
+ * shows that it takes more, so it gets no larger ones from us either.
+ */
+uint32_t
+stream_chan_mss(const struct sst_stream_chan *c)
+{
+	uint32_t mss = sst_channel_max_payload(c->ch) - SST_STREAM_HDR_LONG;
+
+	if (c->peer->caps == SST_CAPS_LEGACY)
+		mss = RTE_MIN(mss, (uint32_t)SST_SEGMENT_MAX);
+	return mss;
+}
+
+/* Datagram payload that fits one packet beside the 4-byte header; to a
+ * possible prototype at most SST_SEGMENT_MAX, the largest datagram it
+ * sends in one packet (prototype notes 2.6). */
 uint32_t
 stream_dgram_payload_max(const struct sst_stream_chan *c)
 {
-	return c->mss + SST_STREAM_HDR_LONG - SST_STREAM_HDR_SHORT;
+	uint32_t max = c->mss + SST_STREAM_HDR_LONG - SST_STREAM_HDR_SHORT;
+
+	if (c->peer->caps == SST_CAPS_LEGACY)
+		max = RTE_MIN(max, (uint32_t)SST_SEGMENT_MAX);
+	return max;
 }
 
 /*

@@ -551,9 +551,10 @@ static const struct sim_host_ops world_host_ops = {
 	.handle_expiry = host_handle_expiry,
 };
 
-static void
-add_chan(struct world *w, struct endpoint *ep, const struct world_params *wp, int idx)
+struct sst_stream_chan *
+world_make_chan(struct world *w, int side, const struct world_params *wp, int idx)
 {
+	struct endpoint *ep = &w->ep[side];
 	static struct chan_port ports[2][WORLD_MAX_CHANS];
 	struct sst_channel_params chp;
 	struct sst_stream_chan_params cp;
@@ -591,7 +592,13 @@ add_chan(struct world *w, struct endpoint *ep, const struct world_params *wp, in
 	cp.peer_hcid = hcid[1 - ep->side];
 	cp.peer_hcid_len = 8;
 	cp.initiator = ep->side == 0;
-	ep->chans[idx] = sst_stream_chan_create(ep->peer, &cp, sim_now(w->sim));
+	return sst_stream_chan_create(ep->peer, &cp, sim_now(w->sim));
+}
+
+static void
+add_chan(struct world *w, struct endpoint *ep, const struct world_params *wp, int idx)
+{
+	ep->chans[idx] = world_make_chan(w, ep->side, wp, idx);
 	CU_ASSERT_FATAL(ep->chans[idx] != NULL);
 	if (idx >= ep->nchans)
 		ep->nchans = idx + 1;

@@ -110,6 +110,11 @@ void world_destroy(struct world *w);
 /** Open another channel between the two hosts (a new link, port n). */
 void world_add_channel(struct world *w, const struct world_params *wp);
 
+/** The stream layer's side of channel @p idx on @p side with @p wp's
+ * channel parameters, not recorded in the world (NULL: creation failed). */
+struct sst_stream_chan *world_make_chan(
+	struct world *w, int side, const struct world_params *wp, int idx);
+
 /** Start a flow from a: bytes a sends, bytes b answers. */
 struct flow *world_flow_start(struct world *w, uint64_t a_bytes, uint64_t b_bytes, int32_t prio);
 

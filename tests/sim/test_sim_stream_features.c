@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_errno.h>
+
 #include "sst_test.h"
 #include "stream_world.h"
 
@@ -144,7 +146,10 @@ run_fragments(uint32_t caps)
 	if (caps & SST_CAP_DGRAM_FRAGMENTS) {
 		CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[0].sh)->streams_opened, opened);
 		CU_ASSERT(w->dgrams_rx[1] * 10 >= dp.sent * 9);
+		/* Fragments: what a prototype would have dropped. */
+		CU_ASSERT(sst_stream_host_stats(w->ep[1].sh)->rx_beyond_prototype > 0);
 	} else {
+		CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[1].sh)->rx_beyond_prototype, 0);
 		CU_ASSERT_EQUAL(
 			sst_stream_host_stats(w->ep[0].sh)->streams_opened - opened, dp.sent);
 		CU_ASSERT_EQUAL(w->dgrams_rx[1], dp.sent);
@@ -386,6 +391,33 @@ test_channel_close_legacy(void)
 }
 
 /*
+ * A channel whose tables cannot be allocated fails cleanly (NULL, ENOMEM)
+ * and the peer keeps working: the failure path once tidied SID spaces that
+ * had never been initialised (a crash of a server that ran out of memory
+ * with channels to legacy peers, which no FINISH closes).
+ */
+static void
+test_channel_create_no_memory(void)
+{
+	struct world_params wp, huge;
+	struct world *w;
+	struct flow *f;
+
+	world_params_default(&wp, seed);
+	w = world_create(&wp);
+	huge = wp;
+	huge.tx_log = 1u << 31; /* a record per packet in flight: no heap holds that */
+	rte_errno = 0;
+	CU_ASSERT_PTR_NULL(world_make_chan(w, 0, &huge, 1));
+	CU_ASSERT_EQUAL(rte_errno, ENOMEM);
+	f = world_flow_start(w, 100000, 50000, 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT_TRUE(f->connected);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+/*
  * Channel replacement: mid-transfer a second channel is opened and a moves
  * every stream to it; b's sides follow when a's Attaches arrive; the old
  * channel empties and is closed by FINISH on both sides, while the
@@ -481,6 +513,8 @@ test_legacy_peer(void)
 
 			CU_ASSERT_EQUAL(st->streams_reset_tx, 0);
 			CU_ASSERT_EQUAL(st->stateless_resets, 0);
+			/* Nor segments or datagrams over the prototype's 1200 bytes. */
+			CU_ASSERT_EQUAL(st->rx_beyond_prototype, 0);
 		}
 		world_destroy(w);
 	}
@@ -495,6 +529,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_migration_attach_detach),
 	SST_TEST(test_channel_close),
 	SST_TEST(test_channel_close_legacy),
+	SST_TEST(test_channel_create_no_memory),
 	SST_TEST(test_channel_replacement),
 	SST_TEST(test_service_refused),
 	SST_TEST(test_legacy_peer),

@@ -7,53 +7,7 @@
 # Usage: cat_echo.sh PATH/TO/sst-cat
 set -u
 cat_bin=${1:?usage: cat_echo.sh PATH/TO/sst-cat}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-test.XXXXXX")
-server=
-fails=0
-
-cleanup() {
-	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-# listen NAME INPUT OUTPUT ARGS...: start a listener in the background
-# (its input named explicitly: a background job's would be /dev/null);
-# sets $server and $port.
-listen() {
-	local err=$dir/listen.$1.err in=$2 out=$3
-	shift 3
-	"$cat_bin" --listen "$@" <"$in" >"$out" 2>"$err" &
-	server=$!
-	for _ in $(seq 300); do
-		port=$(sed -n 's/^sst-cat: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$err")
-		[ -n "$port" ] && return 0
-		kill -0 "$server" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "the listener did not start:" >&2
-	cat "$err" >&2
-	exit 1
-}
-
-# run NAME EXPECTED-STATUS CLIENT-ARGS... < input: output in $dir/NAME.out
-run() {
-	local name=$1 want=$2 rc
-	shift 2
-	timeout 120 "$cat_bin" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		fail "$name: exit status $rc, expected $want"
-		cat "$dir/$name.err" >&2
-		return 1
-	fi
-	return 0
-}
+. "$(dirname "$0")/cat_common.sh"
 
 listen echo /dev/null /dev/null --echo 127.0.0.1:0 echo test
 ep=127.0.0.1:$port
@@ -84,19 +38,12 @@ run secure 0 --secure "$ep" echo test <"$dir/big" &&
 run refused 1 "$ep" echo nosuchprotocol <"$dir/lines" &&
 	{ grep -q 'does not offer' "$dir/refused.err" || fail "refused: $(cat "$dir/refused.err")"; }
 
-kill "$server"
-wait "$server"
-rc=$?
-server=
-[ "$rc" -eq 0 ] || fail "echo service: exit status $rc after SIGTERM"
+stop echo kill
 
 # A plain listener: its standard input goes to the client and back.
 listen plain "$dir/big" "$dir/plain.out" 127.0.0.1:0 svc proto
 run plain_client 0 "127.0.0.1:$port" svc proto <"$dir/lines"
-wait "$server"
-rc=$?
-server=
-[ "$rc" -eq 0 ] || fail "plain listener: exit status $rc"
+stop plain wait
 cmp -s "$dir/lines" "$dir/plain.out" || fail "plain listener: got other bytes"
 cmp -s "$dir/big" "$dir/plain_client.out" || fail "plain listener: the client got other bytes ($(wc -c <"$dir/plain_client.out") of 1000000): $(cat "$dir/plain_client.err")"
 
