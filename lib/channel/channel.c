@@ -24,9 +24,6 @@ enum {
 	DEFAULT_MTU = 1232, /* 8 + 8 + 1200 + 16: the prototype's largest packet */
 	MIN_MTU = 64,
 	MAX_MTU = 65507, /* largest UDP payload over IPv4 */
-	/* Skips are 32..287 packets apart: rare enough to cost nothing,
-	 * frequent enough that an optimistic acker hits one within a window. */
-	SKIP_MIN_GAP = 32,
 	SKIP_GAP_SPAN = 256,
 };
 
@@ -111,7 +108,7 @@ channel_schedule_skip(struct sst_channel *ch)
 		ch->next_skip = UINT64_MAX;
 		return;
 	}
-	ch->next_skip = ch->txlog->next_seq + SKIP_MIN_GAP +
+	ch->next_skip = ch->txlog->next_seq + CHANNEL_SKIP_MIN_GAP +
 			skip_next_random(&ch->skip_state) % SKIP_GAP_SPAN;
 }
 

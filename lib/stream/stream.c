@@ -476,18 +476,26 @@ stream_reap(struct sst_stream_host *h, sst_time_t now)
  * and hear ops.writable() one at a time as buffers come back, so a host with
  * more streams than buffers makes progress without the application polling.
  */
+/* Join the FIFO of streams waiting for a send buffer (at most once: the
+ * FIFO holds one entry per control block). */
 void
-stream_tx_buffer_wait(struct sst_stream *s)
+stream_tx_buffer_queue(struct sst_stream *s)
 {
 	struct sst_stream_host *h = s->peer->host;
 
-	s->flags |= SF_WRITABLE_WANTED;
 	if ((s->flags & SF_TX_WAITING) || h->tx_waiting == h->tx_waiters_cap)
 		return;
 	s->flags |= SF_TX_WAITING;
 	stream_ref(s);
 	h->tx_waiters[(h->tx_waiters_head + h->tx_waiting) % h->tx_waiters_cap] = s;
 	h->tx_waiting++;
+}
+
+void
+stream_tx_buffer_wait(struct sst_stream *s)
+{
+	s->flags |= SF_WRITABLE_WANTED;
+	stream_tx_buffer_queue(s);
 }
 
 void
@@ -500,6 +508,14 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 		h->tx_waiters_head = (h->tx_waiters_head + 1) % h->tx_waiters_cap;
 		h->tx_waiting--;
 		s->flags &= ~SF_TX_WAITING;
+		if ((s->flags & (SF_CLOSE_OWED | SF_RESET)) == SF_CLOSE_OWED &&
+			stream_tx_buffers(s) == 0) {
+			/* An end that waited for a buffer: it goes out now and
+			 * the buffer is used, so the next waiter may have one. */
+			stream_close_tx(s);
+			stream_unref(s, now);
+			continue;
+		}
 		wake = !(s->flags & (SF_RESET | SF_APP_CLOSED)) && (s->flags & SF_WRITABLE_WANTED);
 		if (wake) {
 			s->flags &= ~SF_WRITABLE_WANTED;

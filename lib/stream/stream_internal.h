@@ -36,6 +36,7 @@ enum {
 	 * keeps its receive buffers unless it received nothing for that long
 	 * (flushes come every few microseconds on a busy worker). */
 	STREAM_SWEEP_INTERVAL = 50 * 1000 * 1000,
+	STREAM_ACK_RESERVE = 4,	       /**< channel numbers left for ack-only packets */
 	STREAM_DGRAM_FRAGS = 32,       /**< fragments of one datagram we send at most */
 	STREAM_DGRAM_RX_FRAGS = 512,   /**< fragments a channel buffers for reassembly */
 	STREAM_CODE_ORIENT = 1u << 16, /**< Reset: the SID is in the receiver's space */
@@ -76,6 +77,7 @@ enum {
 	SF_RX_RECENT = 1u << 28,   /**< data arrived since the last idle sweep */
 	SF_PEER_KNOWS = 1u << 29,  /**< the peer has state for it: re-attach without Init */
 	SF_SID_WAITING = 1u << 30, /**< waits for a SID on its channel */
+	SF_CLOSE_OWED = 1u << 31,  /**< shut down with no send buffer: the Close waits for one */
 };
 
 /* Send side buffers, attached while the stream has anything to send or in
@@ -234,6 +236,8 @@ void stream_ended(struct sst_stream *s);
 void stream_reap(struct sst_stream_host *h, sst_time_t now);
 int stream_tx_buffers(struct sst_stream *s);
 void stream_tx_buffer_wait(struct sst_stream *s);
+void stream_tx_buffer_queue(struct sst_stream *s);
+void stream_close_tx(struct sst_stream *s);
 void stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now);
 int stream_rx_buffers(struct sst_stream *s);
 void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
