@@ -95,7 +95,12 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	h->tx_waiters_cap = h->p.max_streams;
 	h->tx_waiters = rte_zmalloc_socket("sst_tx_waiters",
 		h->tx_waiters_cap * sizeof(*h->tx_waiters), RTE_CACHE_LINE_SIZE, h->p.socket_id);
-	if (h->tx_waiters == NULL) {
+	h->rx_owners = rte_zmalloc_socket("sst_rx_owners",
+		(size_t)h->p.max_rx_buffers * sizeof(*h->rx_owners), RTE_CACHE_LINE_SIZE,
+		h->p.socket_id);
+	if (h->tx_waiters == NULL || h->rx_owners == NULL) {
+		rte_free(h->tx_waiters);
+		rte_free(h->rx_owners);
 		rte_free(h);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -122,6 +127,7 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 		rte_mempool_free(h->txios);
 		rte_mempool_free(h->rxios);
 		rte_free(h->tx_waiters);
+		rte_free(h->rx_owners);
 		rte_free(h);
 		rte_errno = err;
 		return NULL;
@@ -138,6 +144,7 @@ sst_stream_host_destroy(struct sst_stream_host *h)
 	rte_mempool_free(h->txios);
 	rte_mempool_free(h->rxios);
 	rte_free(h->tx_waiters);
+	rte_free(h->rx_owners);
 	rte_free(h);
 }
 
@@ -590,7 +597,8 @@ stream_rx_buffers(struct sst_stream *s)
 		return -EINVAL;
 	}
 	s->rx = rx;
-	h->rxios_used++;
+	rx->owner = h->rxios_used;
+	h->rx_owners[h->rxios_used++] = s;
 	return 0;
 }
 
@@ -675,8 +683,10 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 			stream_unref(c, now); /* the accept queue's reference */
 		}
 		sst_rob_fini(&rx->rob);
+		/* The last owner takes the freed slot (the array stays dense). */
+		h->rx_owners[rx->owner] = h->rx_owners[--h->rxios_used];
+		h->rx_owners[rx->owner]->rx->owner = rx->owner;
 		rte_mempool_put(h->rxios, rx);
-		h->rxios_used--;
 		s->rx = NULL;
 	}
 }
@@ -703,24 +713,29 @@ stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_
  * start at most every STREAM_SWEEP_INTERVAL.
  */
 void
-stream_idle_sweep(struct sst_stream_peer *p, uint32_t slots, sst_time_t now)
+stream_idle_sweep(struct sst_stream_host *h, sst_time_t now)
 {
-	if (p->sweep == 0 && now < p->sweep_next)
+	/* One pass over the streams holding receive buffers (a dense array,
+	 * not every stream) every STREAM_SWEEP_INTERVAL: its cost follows
+	 * the buffers in use, and it runs on its own timer
+	 * (sst_stream_chan_next_expiry()), so buffers come back even when no
+	 * packet arrives, as when every buffer is taken and the senders back
+	 * off. */
+	if (now < h->sweep_next)
 		return;
-	for (uint32_t i = 0; i < slots; i++) {
-		struct sst_stream *s = p->usids[p->sweep];
+	h->sweep_next = now + STREAM_SWEEP_INTERVAL;
+	for (uint32_t i = 0; i < h->rxios_used;) {
+		struct sst_stream *s = h->rx_owners[i];
 
-		p->sweep = (p->sweep + 1) & p->usid_mask;
-		if (p->sweep == 0) {
-			p->sweep_next = now + STREAM_SWEEP_INTERVAL;
-			slots = i + 1; /* the pass ends here */
-		}
-		if (s == NULL || s->rx == NULL)
-			continue;
-		if (s->flags & SF_RX_RECENT)
+		if (s->flags & SF_RX_RECENT) {
 			s->flags &= ~SF_RX_RECENT;
-		else
-			stream_maybe_release_buffers(s, now);
+			i++;
+			continue;
+		}
+		stream_maybe_release_buffers(s, now);
+		/* A released buffer's slot now holds the last owner: visit it. */
+		if (s->rx != NULL)
+			i++;
 	}
 }
 

@@ -31,7 +31,6 @@ enum {
 	STREAM_RX_BURST = 32,
 	STREAM_HCID_ROOT = 0xff,     /**< hcid index of the root stream */
 	STREAM_CODES_STATELESS = 64, /**< stateless Resets owed per channel at most */
-	STREAM_SWEEP_SLOTS = 16,     /**< USID slots the idle sweep visits per flush */
 	/** A pass of the idle sweep starts at most this often, so a stream
 	 * keeps its receive buffers unless it received nothing for that long
 	 * (flushes come every few microseconds on a busy worker). */
@@ -94,6 +93,7 @@ struct stream_txio {
 /* Receive side buffers, attached while anything is buffered or queued. */
 struct stream_rxio {
 	struct sst_flowctl_rx fc;
+	uint32_t owner;			/**< index in the host's rx_owners */
 	struct sst_stream *accept_head; /**< substreams waiting for accept */
 	struct sst_stream *accept_tail;
 	struct rte_mbuf *dgrams[STREAM_DGRAM_QUEUE];
@@ -206,8 +206,6 @@ struct sst_stream_peer {
 	struct sst_stream **usids;
 	uint32_t usid_mask, usid_count, usid_max;
 	uint32_t nstreams;
-	uint32_t sweep;	       /**< next USID slot the idle sweep looks at */
-	sst_time_t sweep_next; /**< the next pass of the idle sweep starts then */
 };
 
 struct sst_stream_host {
@@ -217,6 +215,8 @@ struct sst_stream_host {
 	uint32_t slab_used;
 	uint32_t txios_used, rxios_used; /**< buffers attached (mempool counts include
 					    objects a --no-huge pool never populated) */
+	struct sst_stream **rx_owners;	 /**< the streams holding receive buffers (dense) */
+	sst_time_t sweep_next;		 /**< the next pass of the idle sweep starts then */
 	struct rte_mempool *txios;
 	struct rte_mempool *rxios;
 	struct stream_service services[STREAM_SERVICES_MAX];
@@ -241,7 +241,7 @@ void stream_close_tx(struct sst_stream *s);
 void stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now);
 int stream_rx_buffers(struct sst_stream *s);
 void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
-void stream_idle_sweep(struct sst_stream_peer *p, uint32_t slots, sst_time_t now);
+void stream_idle_sweep(struct sst_stream_host *h, sst_time_t now);
 void stream_check_finished(struct sst_stream *s, sst_time_t now);
 void stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_time_t now);
 int stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s);

@@ -531,7 +531,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	}
 	burst_flush(c, &b, now);
 	c->next_flush = sst_sched_next(&c->sched) != NULL ? next : SST_TIME_NEVER;
-	stream_idle_sweep(c->peer, STREAM_SWEEP_SLOTS, now);
+	stream_idle_sweep(c->peer->host, now);
 	stream_reap(c->peer->host, now);
 }
 
