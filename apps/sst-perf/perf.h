@@ -68,6 +68,7 @@ enum {
 	PERF_OK = 0,
 	PERF_BUSY = 1,
 	PERF_BAD_PARAMS = 2,
+	PERF_TOO_MANY = 3, /**< more streams than the server was set up for */
 };
 
 /** The test as the server needs it. */

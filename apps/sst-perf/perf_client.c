@@ -389,7 +389,8 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	check_end(cl, now);
 	if (!c->quiet && !c->json && cl->phase == CP_RUNNING && now >= cl->next_progress) {
 		perf_progress(cl, now);
-		cl->next_progress += SST_NSEC_PER_SEC;
+		/* A pass that overran a second does not bunch lines up. */
+		cl->next_progress = RTE_MAX(cl->next_progress + SST_NSEC_PER_SEC, now);
 	}
 }
 
@@ -453,6 +454,13 @@ control_readable(struct perf_client *cl, sst_time_t now)
 			fail(cl, "the server is busy with another test");
 			return;
 		}
+		if (status == PERF_TOO_MANY) {
+			fail(cl,
+				"the server holds fewer than %u streams at once (start it with a "
+				"larger --streams)",
+				cl->conf->streams);
+			return;
+		}
 		if (status != PERF_OK) {
 			fail(cl, "the server refused the parameters (an older sst-perf?)");
 			return;
@@ -462,6 +470,7 @@ control_readable(struct perf_client *cl, sst_time_t now)
 		cl->tsc0 = rte_rdtsc();
 		tool_host_counters(cl->h, &cl->c0);
 		cl->next_progress = now + SST_NSEC_PER_SEC;
+		cl->prog_t = now;
 		if (cl->conf->time_ns != 0)
 			cl->deadline = now + cl->conf->time_ns;
 		start_data(cl, now);

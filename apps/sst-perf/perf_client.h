@@ -81,7 +81,9 @@ struct perf_client {
 	struct tool_counters c0, c1;
 	/* Progress: values at the previous line. */
 	uint64_t prog_bytes, prog_count;
-	uint64_t acked_done; /**< bulk: bytes of streams already finished */
+	uint64_t prog_answered, prog_finished; /**< streams: at the last progress line */
+	sst_time_t prog_t;		       /**< when the last progress line was printed */
+	uint64_t acked_done;		       /**< bulk: bytes of streams already finished */
 };
 
 /** One progress line on stderr. */

@@ -62,15 +62,28 @@ perf_progress(struct perf_client *cl, sst_time_t now)
 			cl->started - cl->prog_count, cl->started);
 		cl->prog_count = cl->started;
 		break;
-	case PERF_STREAMS:
+	case PERF_STREAMS: {
+		/* Rates over the time since the last line, so a stall shows as
+		 * 0/s however long the run. */
+		double dt = now > cl->prog_t ? (double)(now - cl->prog_t) / 1e9 : 1.0;
+
 		fprintf(stderr,
-			"[%6.2f s] %" PRIu64 " of %u streams opened, %" PRIu64 " answered, %" PRIu64
-			" finished, %" PRIu64 " live here\n",
-			t, cl->started, cl->nflows, cl->answered, cl->finished, c.streams_live);
+			"[%6.2f s] %" PRIu64 " of %u streams opened (%.0f/s), %" PRIu64
+			" answered (%.0f/s), %" PRIu64 " finished (%.0f/s), %" PRIu64
+			" live here, %" PRIu64 " retransmits\n",
+			t, cl->started, cl->nflows, (double)(cl->started - cl->prog_count) / dt,
+			cl->answered, (double)(cl->answered - cl->prog_answered) / dt, cl->finished,
+			(double)(cl->finished - cl->prog_finished) / dt, c.streams_live,
+			c.segments_retx - cl->c0.segments_retx);
+		cl->prog_count = cl->started;
+		cl->prog_answered = cl->answered;
+		cl->prog_finished = cl->finished;
 		break;
+	}
 	default:
 		break;
 	}
+	cl->prog_t = now;
 }
 
 /* The figures of a finished test. */

@@ -308,6 +308,11 @@ serve_control(struct perf_server *sv, sst_time_t now)
 		if (rc == 0 && sv->p.mode == PERF_DGRAM && sv->p.dgram_size == 0)
 			rc = -EINVAL;
 		out[7] = rc == 0 ? PERF_OK : PERF_BAD_PARAMS;
+		/* Its pools and tables were sized for its --streams at start. */
+		if (rc == 0 && sv->p.mode == PERF_STREAMS && sv->p.streams > sv->conf->streams) {
+			out[7] = PERF_TOO_MANY;
+			rc = -ENOSPC;
+		}
 		sv->ready = rc == 0;
 		perf_write_bytes(sv->ctl, tool_host_pool(sv->h), out, sizeof(out), now);
 		sv->tsc0 = rte_rdtsc();

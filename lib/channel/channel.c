@@ -25,9 +25,6 @@ enum {
 	MIN_MTU = 64,
 	MIN_PACKET_LIMIT = 256,
 	MAX_MTU = 65507, /* largest UDP payload over IPv4 */
-	/* Skips are 32..287 packets apart: rare enough to cost nothing,
-	 * frequent enough that an optimistic acker hits one within a window. */
-	SKIP_MIN_GAP = 32,
 	SKIP_GAP_SPAN = 256,
 };
 
@@ -115,7 +112,7 @@ channel_schedule_skip(struct sst_channel *ch)
 		ch->next_skip = UINT64_MAX;
 		return;
 	}
-	ch->next_skip = ch->txlog->next_seq + SKIP_MIN_GAP +
+	ch->next_skip = ch->txlog->next_seq + CHANNEL_SKIP_MIN_GAP +
 			skip_next_random(&ch->skip_state) % SKIP_GAP_SPAN;
 }
 

@@ -17,6 +17,10 @@
 #include "sst_channel.h"
 #include "sst_pacer.h"
 
+/* Skips are 32..287 packets apart: rare enough to cost nothing, frequent
+ * enough that an optimistic acker hits one within a window. */
+enum { CHANNEL_SKIP_MIN_GAP = 32 };
+
 struct sst_channel {
 	/* Fixed at creation: the fast path's choices. */
 	const struct sst_crypto_ops *crypto;

@@ -68,6 +68,23 @@ abandon(struct sst_channel *ch, uint64_t seq, struct rte_mbuf *m, uint64_t *seqs
 	}
 }
 
+/*
+ * Packets the channel cannot number (the log is full, the sequence space or
+ * the key is used up, the channel failed) are dropped here, and their
+ * cookies are reported lost under number 0, so that every cookie handed to
+ * sst_channel_send() ends exactly once in acked() or lost(): an upper layer
+ * that keeps a record per packet would otherwise wait for them forever.
+ */
+static void
+refuse_unnumbered(
+	struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cookies, uint16_t n)
+{
+	rte_pktmbuf_free_bulk(pkts, n);
+	ch->stats.tx_unnumbered += n;
+	for (uint16_t i = 0; cookies != NULL && i < n; i++)
+		ch->upper->lost(ch->upper_ctx, 0, cookies[i], ch->now);
+}
+
 /* Make the next number usable: skip it first if the skip schedule says so.
  * False when the log is full or the key's usage limit is reached. */
 static bool
@@ -103,7 +120,8 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 
 		if (!number_available(ch)) {
 			/* Full or exhausted: these were never numbered. */
-			rte_pktmbuf_free_bulk(pkts + i, n - i);
+			refuse_unnumbered(
+				ch, pkts + i, cookies != NULL ? cookies + i : NULL, n - i);
 			break;
 		}
 		/* The receive window cannot change during a send burst, so one
@@ -161,11 +179,11 @@ sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t
 {
 	uint16_t sent = 0;
 
+	ch->now = now;
 	if (ch->failed) {
-		rte_pktmbuf_free_bulk(pkts, n);
+		refuse_unnumbered(ch, pkts, cookies, n);
 		return 0;
 	}
-	ch->now = now;
 	for (uint16_t done = 0; done < n;) {
 		uint16_t chunk = RTE_MIN(n - done, SST_MAX_BURST);
 
@@ -188,16 +206,30 @@ sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,
 
 	if (ch->failed || n == 0 || n > SST_MAX_BURST || sst_txlog_room(log) < (uint32_t)n + 1 ||
 		log->next_seq + n > channel_data_limit(ch)) {
-		rte_pktmbuf_free_bulk(pkts, n);
+		ch->now = now;
+		refuse_unnumbered(ch, pkts, cookies, n);
 		return 0;
 	}
 	/* The receiver tells the fragments of one datagram by their
 	 * consecutive numbers: a skip due inside the run is taken before it
-	 * (the next one is scheduled at least SKIP_MIN_GAP, more than a
+	 * (the next one is scheduled at least CHANNEL_SKIP_MIN_GAP, more than a
 	 * burst, further on). */
 	if (ch->next_skip > log->next_seq && ch->next_skip < log->next_seq + n)
 		ch->next_skip = log->next_seq;
 	return sst_channel_send(ch, pkts, cookies, n, true, now, seqs);
+}
+
+uint32_t
+sst_channel_packet_room(const struct sst_channel *ch)
+{
+	const struct sst_txlog *log = ch->txlog;
+	uint64_t room = sst_txlog_room(log);
+
+	if (ch->failed || log->next_seq >= ch->seq_limit)
+		return 0;
+	/* Skips take numbers too: at most one per SKIP_MIN_GAP packets. */
+	room -= RTE_MIN(room, 1 + room / CHANNEL_SKIP_MIN_GAP);
+	return (uint32_t)RTE_MIN(room, ch->seq_limit - log->next_seq);
 }
 
 uint64_t

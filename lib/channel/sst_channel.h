@@ -106,6 +106,7 @@ struct sst_channel_stats {
 	uint64_t tx_ack_only;
 	uint64_t tx_skipped;	 /**< numbers skipped on purpose */
 	uint64_t tx_seal_failed; /**< no mbuf for the armor */
+	uint64_t tx_unnumbered;	 /**< handed over when no number was left: reported lost */
 	uint64_t rx_packets;	 /**< authenticated and delivered */
 	uint64_t rx_bytes;
 	uint64_t rx_too_old; /**< behind the replay window */
@@ -145,6 +146,15 @@ struct sst_channel *sst_channel_create(const struct sst_channel_params *p, sst_t
 void sst_channel_destroy(struct sst_channel *ch);
 
 /**
+ * Packets sst_channel_send() can number now: the room left in the log of
+ * packets in flight (tx_log) and in the sequence space, less the numbers
+ * skipped on purpose; 0 once the channel failed. Packets beyond it are
+ * dropped and reported lost, so an upper layer that builds many small
+ * packets (control packets are not congestion controlled) stops here.
+ */
+uint32_t sst_channel_packet_room(const struct sst_channel *ch);
+
+/**
  * Bytes the upper layer may send now under congestion control, and when
  * more may be sent if none may now.
  *
@@ -173,7 +183,10 @@ uint32_t sst_channel_max_payload(const struct sst_channel *ch);
  * Send packets: each mbuf chain starts at the stream header. The channel
  * numbers them, adds its header and the current ack word, seals them and
  * passes them to the lower layer. Ownership of every packet passes to the
- * channel, sent or not.
+ * channel, sent or not, and every cookie ends exactly once in acked() or
+ * lost(): a packet that could not be numbered (sst_channel_packet_room()
+ * was exceeded, or the channel failed) is reported lost under number 0,
+ * from inside this call.
  *
  * @param cookies
  *   The upper layer's tags, handed back in acked()/lost(); may be NULL.
@@ -184,8 +197,8 @@ uint32_t sst_channel_max_payload(const struct sst_channel *ch);
  *   False only for ack-only packets, which do not count against the
  *   congestion window.
  * @return packets sent; the rest were dropped because the channel failed,
- *   its sequence space is exhausted, or no mbuf was left for the armor (they
- *   are reported lost).
+ *   its log or sequence space is full, or no mbuf was left for the armor
+ *   (all are reported lost).
  */
 uint16_t sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cookies,
 	uint16_t n, bool ack_eliciting, sst_time_t now, uint64_t *seqs);
@@ -194,8 +207,9 @@ uint16_t sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const 
  * Send up to SST_MAX_BURST ack-eliciting packets on consecutive sequence
  * numbers (the fragments of one datagram, paper 4.3.5): a skipped number
  * due inside the run is moved past it. All or nothing: when the log has no
- * room for the whole run, or the channel failed, every packet is freed and
- * 0 returned. A packet whose armor fails is reported lost like any other.
+ * room for the whole run, or the channel failed, every packet is freed,
+ * reported lost under number 0, and 0 returned. A packet whose armor fails
+ * is reported lost like any other.
  * @return packets sent.
  */
 uint16_t sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,

@@ -308,7 +308,12 @@ struct sst_stream_data {
 int sst_stream_read(
 	struct sst_stream *s, struct sst_stream_data *out, uint16_t max, sst_time_t now);
 
-/** End our direction (half close); data queued before still goes out. */
+/**
+ * End our direction (half close); data queued before still goes out. The
+ * Close needs a send buffer: when none is free it waits for one in the same
+ * FIFO as writers (no ops.writable() follows, nothing to retry).
+ * @return 0, or -ECONNRESET after a reset.
+ */
 int sst_stream_shutdown(struct sst_stream *s, sst_time_t now);
 
 /** Release the handle: shut down our direction, discard what arrives. The

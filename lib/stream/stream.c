@@ -95,7 +95,12 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	h->tx_waiters_cap = h->p.max_streams;
 	h->tx_waiters = rte_zmalloc_socket("sst_tx_waiters",
 		h->tx_waiters_cap * sizeof(*h->tx_waiters), RTE_CACHE_LINE_SIZE, h->p.socket_id);
-	if (h->tx_waiters == NULL) {
+	h->rx_owners = rte_zmalloc_socket("sst_rx_owners",
+		(size_t)h->p.max_rx_buffers * sizeof(*h->rx_owners), RTE_CACHE_LINE_SIZE,
+		h->p.socket_id);
+	if (h->tx_waiters == NULL || h->rx_owners == NULL) {
+		rte_free(h->tx_waiters);
+		rte_free(h->rx_owners);
 		rte_free(h);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -122,6 +127,7 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 		rte_mempool_free(h->txios);
 		rte_mempool_free(h->rxios);
 		rte_free(h->tx_waiters);
+		rte_free(h->rx_owners);
 		rte_free(h);
 		rte_errno = err;
 		return NULL;
@@ -138,6 +144,7 @@ sst_stream_host_destroy(struct sst_stream_host *h)
 	rte_mempool_free(h->txios);
 	rte_mempool_free(h->rxios);
 	rte_free(h->tx_waiters);
+	rte_free(h->rx_owners);
 	rte_free(h);
 }
 
@@ -495,18 +502,26 @@ stream_reap(struct sst_stream_host *h, sst_time_t now)
  * and hear ops.writable() one at a time as buffers come back, so a host with
  * more streams than buffers makes progress without the application polling.
  */
+/* Join the FIFO of streams waiting for a send buffer (at most once: the
+ * FIFO holds one entry per control block). */
 void
-stream_tx_buffer_wait(struct sst_stream *s)
+stream_tx_buffer_queue(struct sst_stream *s)
 {
 	struct sst_stream_host *h = s->peer->host;
 
-	s->flags |= SF_WRITABLE_WANTED;
 	if ((s->flags & SF_TX_WAITING) || h->tx_waiting == h->tx_waiters_cap)
 		return;
 	s->flags |= SF_TX_WAITING;
 	stream_ref(s);
 	h->tx_waiters[(h->tx_waiters_head + h->tx_waiting) % h->tx_waiters_cap] = s;
 	h->tx_waiting++;
+}
+
+void
+stream_tx_buffer_wait(struct sst_stream *s)
+{
+	s->flags |= SF_WRITABLE_WANTED;
+	stream_tx_buffer_queue(s);
 }
 
 void
@@ -519,6 +534,14 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 		h->tx_waiters_head = (h->tx_waiters_head + 1) % h->tx_waiters_cap;
 		h->tx_waiting--;
 		s->flags &= ~SF_TX_WAITING;
+		if ((s->flags & (SF_CLOSE_OWED | SF_RESET)) == SF_CLOSE_OWED &&
+			stream_tx_buffers(s) == 0) {
+			/* An end that waited for a buffer: it goes out now and
+			 * the buffer is used, so the next waiter may have one. */
+			stream_close_tx(s);
+			stream_unref(s, now);
+			continue;
+		}
 		wake = !(s->flags & (SF_RESET | SF_APP_CLOSED)) && (s->flags & SF_WRITABLE_WANTED);
 		if (wake) {
 			s->flags &= ~SF_WRITABLE_WANTED;
@@ -593,7 +616,8 @@ stream_rx_buffers(struct sst_stream *s)
 		return -EINVAL;
 	}
 	s->rx = rx;
-	h->rxios_used++;
+	rx->owner = h->rxios_used;
+	h->rx_owners[h->rxios_used++] = s;
 	return 0;
 }
 
@@ -678,8 +702,10 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 			stream_unref(c, now); /* the accept queue's reference */
 		}
 		sst_rob_fini(&rx->rob);
+		/* The last owner takes the freed slot (the array stays dense). */
+		h->rx_owners[rx->owner] = h->rx_owners[--h->rxios_used];
+		h->rx_owners[rx->owner]->rx->owner = rx->owner;
 		rte_mempool_put(h->rxios, rx);
-		h->rxios_used--;
 		s->rx = NULL;
 	}
 }
@@ -706,24 +732,29 @@ stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_
  * start at most every STREAM_SWEEP_INTERVAL.
  */
 void
-stream_idle_sweep(struct sst_stream_peer *p, uint32_t slots, sst_time_t now)
+stream_idle_sweep(struct sst_stream_host *h, sst_time_t now)
 {
-	if (p->sweep == 0 && now < p->sweep_next)
+	/* One pass over the streams holding receive buffers (a dense array,
+	 * not every stream) every STREAM_SWEEP_INTERVAL: its cost follows
+	 * the buffers in use, and it runs on its own timer
+	 * (sst_stream_chan_next_expiry()), so buffers come back even when no
+	 * packet arrives, as when every buffer is taken and the senders back
+	 * off. */
+	if (now < h->sweep_next)
 		return;
-	for (uint32_t i = 0; i < slots; i++) {
-		struct sst_stream *s = p->usids[p->sweep];
+	h->sweep_next = now + STREAM_SWEEP_INTERVAL;
+	for (uint32_t i = 0; i < h->rxios_used;) {
+		struct sst_stream *s = h->rx_owners[i];
 
-		p->sweep = (p->sweep + 1) & p->usid_mask;
-		if (p->sweep == 0) {
-			p->sweep_next = now + STREAM_SWEEP_INTERVAL;
-			slots = i + 1; /* the pass ends here */
-		}
-		if (s == NULL || s->rx == NULL)
-			continue;
-		if (s->flags & SF_RX_RECENT)
+		if (s->flags & SF_RX_RECENT) {
 			s->flags &= ~SF_RX_RECENT;
-		else
-			stream_maybe_release_buffers(s, now);
+			i++;
+			continue;
+		}
+		stream_maybe_release_buffers(s, now);
+		/* A released buffer's slot now holds the last owner: visit it. */
+		if (s->rx != NULL)
+			i++;
 	}
 }
 

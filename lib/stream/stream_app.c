@@ -323,12 +323,27 @@ sst_stream_shutdown(struct sst_stream *s, sst_time_t now)
 		return -ECONNRESET;
 	if (s->flags & SF_SHUTDOWN)
 		return 0;
-	if (stream_tx_buffers(s) < 0)
-		return -ENOBUFS;
-	sst_sendq_close(&s->tx->q);
 	s->flags |= SF_SHUTDOWN;
-	stream_tx_wake(s);
+	if (stream_tx_buffers(s) < 0) {
+		/* The Close is a segment and needs a send buffer. With many
+		 * streams all may be taken: it waits in the FIFO like a write
+		 * (stream_tx_buffer_freed()), so ending a stream never fails
+		 * and never needs the application to try again. */
+		s->flags |= SF_CLOSE_OWED;
+		stream_tx_buffer_queue(s);
+		return 0;
+	}
+	stream_close_tx(s);
 	return 0;
+}
+
+/* Queue the Close of our direction (the send buffer is attached). */
+void
+stream_close_tx(struct sst_stream *s)
+{
+	s->flags &= ~SF_CLOSE_OWED;
+	sst_sendq_close(&s->tx->q);
+	stream_tx_wake(s);
 }
 
 void

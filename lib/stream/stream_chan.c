@@ -219,7 +219,11 @@ sst_stream_chan_channel(const struct sst_stream_chan *c)
 sst_time_t
 sst_stream_chan_next_expiry(const struct sst_stream_chan *c)
 {
-	return sst_time_min(c->next_flush, sst_dgram_rx_next_expiry(c->dgram));
+	const struct sst_stream_host *h = c->peer->host;
+	sst_time_t t = sst_time_min(c->next_flush, sst_dgram_rx_next_expiry(c->dgram));
+
+	/* The idle sweep gives receive buffers back on its own timer. */
+	return h->rxios_used > 0 ? sst_time_min(t, h->sweep_next) : t;
 }
 
 void

@@ -31,11 +31,11 @@ enum {
 	STREAM_RX_BURST = 32,
 	STREAM_HCID_ROOT = 0xff,     /**< hcid index of the root stream */
 	STREAM_CODES_STATELESS = 64, /**< stateless Resets owed per channel at most */
-	STREAM_SWEEP_SLOTS = 16,     /**< USID slots the idle sweep visits per flush */
 	/** A pass of the idle sweep starts at most this often, so a stream
 	 * keeps its receive buffers unless it received nothing for that long
 	 * (flushes come every few microseconds on a busy worker). */
 	STREAM_SWEEP_INTERVAL = 50 * 1000 * 1000,
+	STREAM_ACK_RESERVE = 4,	       /**< channel numbers left for ack-only packets */
 	STREAM_DGRAM_FRAGS = 32,       /**< fragments of one datagram we send at most */
 	STREAM_DGRAM_RX_FRAGS = 512,   /**< fragments a channel buffers for reassembly */
 	STREAM_CODE_ORIENT = 1u << 16, /**< Reset: the SID is in the receiver's space */
@@ -76,6 +76,7 @@ enum {
 	SF_RX_RECENT = 1u << 28,   /**< data arrived since the last idle sweep */
 	SF_PEER_KNOWS = 1u << 29,  /**< the peer has state for it: re-attach without Init */
 	SF_SID_WAITING = 1u << 30, /**< waits for a SID on its channel */
+	SF_CLOSE_OWED = 1u << 31,  /**< shut down with no send buffer: the Close waits for one */
 };
 
 /* Send side buffers, attached while the stream has anything to send or in
@@ -92,6 +93,7 @@ struct stream_txio {
 /* Receive side buffers, attached while anything is buffered or queued. */
 struct stream_rxio {
 	struct sst_flowctl_rx fc;
+	uint32_t owner;			/**< index in the host's rx_owners */
 	struct sst_stream *accept_head; /**< substreams waiting for accept */
 	struct sst_stream *accept_tail;
 	struct rte_mbuf *dgrams[STREAM_DGRAM_QUEUE];
@@ -206,8 +208,6 @@ struct sst_stream_peer {
 	struct sst_stream **usids;
 	uint32_t usid_mask, usid_count, usid_max;
 	uint32_t nstreams;
-	uint32_t sweep;	       /**< next USID slot the idle sweep looks at */
-	sst_time_t sweep_next; /**< the next pass of the idle sweep starts then */
 };
 
 struct sst_stream_host {
@@ -217,6 +217,8 @@ struct sst_stream_host {
 	uint32_t slab_used;
 	uint32_t txios_used, rxios_used; /**< buffers attached (mempool counts include
 					    objects a --no-huge pool never populated) */
+	struct sst_stream **rx_owners;	 /**< the streams holding receive buffers (dense) */
+	sst_time_t sweep_next;		 /**< the next pass of the idle sweep starts then */
 	struct rte_mempool *txios;
 	struct rte_mempool *rxios;
 	struct stream_service services[STREAM_SERVICES_MAX];
@@ -236,10 +238,12 @@ void stream_ended(struct sst_stream *s);
 void stream_reap(struct sst_stream_host *h, sst_time_t now);
 int stream_tx_buffers(struct sst_stream *s);
 void stream_tx_buffer_wait(struct sst_stream *s);
+void stream_tx_buffer_queue(struct sst_stream *s);
+void stream_close_tx(struct sst_stream *s);
 void stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now);
 int stream_rx_buffers(struct sst_stream *s);
 void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
-void stream_idle_sweep(struct sst_stream_peer *p, uint32_t slots, sst_time_t now);
+void stream_idle_sweep(struct sst_stream_host *h, sst_time_t now);
 void stream_check_finished(struct sst_stream *s, sst_time_t now);
 void stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_time_t now);
 int stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s);

@@ -211,6 +211,20 @@ burst_flush(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 	c->burst_n = 0;
 }
 
+/*
+ * Whether another packet (two: a control stream may owe an Attach and a
+ * window update) may join the burst: the channel numbers only as many
+ * packets as its log of packets in flight has room for, and a few numbers
+ * stay free for the ack-only packets that let the peer's log drain too.
+ * Control packets are not congestion controlled, so with many streams they
+ * alone could fill the log.
+ */
+static bool
+burst_room(const struct sst_stream_chan *c, const struct tx_burst *b)
+{
+	return sst_channel_packet_room(c->ch) >= (uint32_t)b->n + 2 + STREAM_ACK_RESERVE;
+}
+
 static void
 burst_add(struct sst_stream_chan *c, struct tx_burst *b, struct rte_mbuf *m, uint32_t cookie,
 	sst_time_t now)
@@ -341,14 +355,14 @@ send_code(struct sst_stream_chan *c, struct tx_burst *b, uint32_t code, sst_time
 static void
 send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 {
-	while (c->code_count > 0) {
+	while (c->code_count > 0 && burst_room(c, b)) {
 		uint32_t code = c->codes[c->code_head];
 
 		c->code_head = (c->code_head + 1) % c->code_cap;
 		c->code_count--;
 		send_code(c, b, code, now);
 	}
-	while (c->ctl_count > 0) {
+	while (c->ctl_count > 0 && burst_room(c, b)) {
 		struct sst_stream *s = c->ctl[c->ctl_head];
 
 		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
@@ -518,7 +532,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 		struct sst_stream *s;
 		int rc;
 
-		if (e == NULL)
+		if (e == NULL || !burst_room(c, &b))
 			break;
 		if (sst_channel_send_allowance(c->ch, now, &next) == 0) {
 			burst_flush(c, &b, now);
@@ -538,7 +552,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	}
 	burst_flush(c, &b, now);
 	c->next_flush = sst_sched_next(&c->sched) != NULL ? next : SST_TIME_NEVER;
-	stream_idle_sweep(c->peer, STREAM_SWEEP_SLOTS, now);
+	stream_idle_sweep(c->peer->host, now);
 	stream_reap(c->peer->host, now);
 }
 

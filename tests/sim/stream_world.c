@@ -259,11 +259,12 @@ write_more(struct endpoint *ep, struct flow *f, sst_time_t now)
 			return;
 		}
 		f->written[side] += n;
-		if (f->written[side] == f->len[side] && !ep->w->keep_open) {
-			CU_ASSERT_EQUAL(sst_stream_shutdown(s, now), 0);
-			flow_maybe_done(ep->w, f, side, now);
-			return;
-		}
+	}
+	if (s != NULL && f->written[side] == f->len[side] && !f->shut[side] &&
+		(!ep->w->keep_open || f->end_wanted[side])) {
+		f->shut[side] = true;
+		CU_ASSERT_EQUAL(sst_stream_shutdown(s, now), 0);
+		flow_maybe_done(ep->w, f, side, now);
 	}
 }
 
@@ -364,6 +365,13 @@ void
 world_flow_more(struct world *w, struct flow *f, int side, uint64_t bytes)
 {
 	f->len[side] += bytes;
+	write_more(&w->ep[side], f, sim_now(w->sim));
+}
+
+void
+world_flow_end(struct world *w, struct flow *f, int side)
+{
+	f->end_wanted[side] = true;
 	write_more(&w->ep[side], f, sim_now(w->sim));
 }
 

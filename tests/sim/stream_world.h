@@ -38,6 +38,8 @@ struct flow {
 	uint64_t written[2]; /* bytes each side wrote */
 	uint64_t got[2];     /* bytes each side received and checked */
 	bool eof[2];	     /* each side read the end of the other's direction */
+	bool shut[2];	     /* each side ended its direction */
+	bool end_wanted[2];  /* keep_open: end the direction once all is written */
 	bool closed[2];	     /* each side closed its handle */
 	bool bad;	     /* a byte differed */
 	int connect_err;
@@ -127,6 +129,10 @@ int world_send_datagram(struct world *w, struct flow *f, int side, uint64_t n, u
 
 /** Side @p side of flow f sends @p bytes more (keep_open worlds). */
 void world_flow_more(struct world *w, struct flow *f, int side, uint64_t bytes);
+
+/** Side @p side of flow f ends its direction once all it wrote is queued
+ * (keep_open worlds). */
+void world_flow_end(struct world *w, struct flow *f, int side);
 
 /** Run until @p bytes were checked in all, or the deadline. */
 int world_run_bytes(struct world *w, uint64_t bytes, sst_time_t deadline);
