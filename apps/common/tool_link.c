@@ -269,6 +269,7 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.stream.clone_pool = h->clones;
 	ep.cc = c->cc;
 	ep.idle_timeout = c->idle_timeout;
+	ep.channel_packet_limit = c->packet_limit;
 	ep.ops = c->ops;
 	ep.ctx = c->ctx;
 	h->e = sst_engine_create(&ep);
@@ -699,6 +700,7 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		c->no_stream += s->no_stream;
 		c->channels_open += w->channels_open;
 		c->channels_made += w->channels_made;
+		c->channels_replaced += w->channels_replaced;
 		c->rx_beyond_prototype += s->rx_beyond_prototype;
 	}
 }

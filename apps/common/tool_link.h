@@ -52,7 +52,10 @@ struct tool_host_conf {
 	uint32_t mbufs;		 /**< packet mbufs of the host; 0: 16383 */
 	uint32_t mtu;		 /**< largest channel packet; 0: the worker's default */
 	sst_time_t idle_timeout; /**< 0: the worker's default (60 s) */
-	uint32_t sock_buffer;	 /**< udp: kernel socket buffers in bytes; 0: 4 MiB */
+	/** Packets per channel before it is replaced (new keys, streams moved
+	 * over); 0: what the armor suite allows. At least 256. */
+	uint64_t packet_limit;
+	uint32_t sock_buffer; /**< udp: kernel socket buffers in bytes; 0: 4 MiB */
 	/** Stream host limits and the application's stream callbacks (pools,
 	 * size and name are filled in here). */
 	struct sst_stream_host_params stream;
@@ -86,7 +89,7 @@ struct tool_counters {
 	uint64_t datagrams_tx, datagrams_rx;
 	uint64_t streams_opened, streams_accepted, streams_closed, streams_live;
 	uint64_t rx_refused, no_buffer, no_stream;
-	uint64_t channels_open, channels_made;
+	uint64_t channels_open, channels_made, channels_replaced;
 	uint64_t rx_beyond_prototype; /**< sst_stream_host_stats: what a prototype could not take */
 };
 

@@ -26,6 +26,9 @@ enum {
 	DEFAULT_MBUFS = 32767,
 	SERVER_STREAMS = 120000,
 	STREAMS_MAX = 1000000,
+	/* Long options without a short form. */
+	OPT_PACKET_LIMIT = 256,
+	OPT_LEGACY,
 };
 
 static volatile sig_atomic_t interrupted;
@@ -93,6 +96,11 @@ usage(FILE *out)
 		"      --gateway ADDR     with --port: the default route\n"
 		"      --mtu BYTES        largest channel packet (default 1232)\n"
 		"      --mbufs N          packet buffers per side (default 32767)\n"
+		"      --packet-limit N   replace a channel (new keys, streams moved over) after\n"
+		"                         N packets (at least 256; default: what the armor\n"
+		"                         allows, 2^24 for aes128gcm)\n"
+		"      --legacy           the server (over --udp: this side) poses as the 2007\n"
+		"                         prototype: checksum mode, no SST-DPDK extensions\n"
 		"\n"
 		"Loopback link impairments (each direction):\n"
 		"      --rate MBIT        link rate in Mbit/s (default unlimited)\n"
@@ -281,6 +289,13 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		if (tool_parse_u64(arg, 0, UINT64_MAX, &c->impair.seed) < 0)
 			return bad("--seed '%s': want a number", arg);
 		return 0;
+	case OPT_PACKET_LIMIT:
+		if (tool_parse_u64(arg, 256, UINT64_MAX, &c->packet_limit) < 0)
+			return bad("--packet-limit '%s': want a packet count, at least 256", arg);
+		return 0;
+	case OPT_LEGACY:
+		c->legacy = true;
+		return 0;
 	case 'j':
 		c->json = true;
 		return 0;
@@ -316,6 +331,9 @@ check_conf(struct perf_conf *c, const struct given *g)
 		return bad("%s", "link impairments (--rate, --delay, --loss, ...) need --loopback");
 	if (c->once && !c->server)
 		return bad("%s", "--once is for --server");
+	if (c->legacy && c->armor != SST_CRYPTO_CHK32)
+		return bad("%s",
+			"--legacy: the 2007 prototype has checksum mode only (--armor chk32)");
 	if (g->udp && tool_parse_endpoint(g->udp_text, c->server, c->server,
 			      c->server ? &c->local : &c->peer, err, sizeof(err)) < 0)
 		return bad("--udp %s", err);
@@ -399,6 +417,8 @@ parse_args(int argc, char **argv, struct perf_conf *c)
 		{"gateway", required_argument, NULL, 'G'},
 		{"mtu", required_argument, NULL, 'M'},
 		{"mbufs", required_argument, NULL, 'B'},
+		{"packet-limit", required_argument, NULL, OPT_PACKET_LIMIT},
+		{"legacy", no_argument, NULL, OPT_LEGACY},
 		{"rate", required_argument, NULL, 'r'},
 		{"delay", required_argument, NULL, 'd'},
 		{"loss", required_argument, NULL, 'L'},
@@ -473,6 +493,10 @@ host_conf(struct tool_host_conf *hc, const struct perf_conf *c, const char *name
 	hc->workers = c->workers;
 	hc->mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
 	hc->mtu = c->mtu;
+	hc->packet_limit = c->packet_limit;
+	/* Over --udp this side is the legacy one; on the loopback, the server
+	 * (so that the client shows the fallback). */
+	hc->legacy = c->legacy && (server || !c->loopback);
 	hc->stream.max_streams = n + 1024;
 	hc->stream.max_tx_buffers = RTE_MIN(buffers, n + 64);
 	hc->stream.max_rx_buffers = RTE_MIN(buffers, n + 64);

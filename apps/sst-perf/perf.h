@@ -51,6 +51,8 @@ struct perf_conf {
 	uint32_t workers;
 	uint32_t mtu;
 	uint32_t mbufs;
+	uint64_t packet_limit; /**< packets per channel before it is replaced; 0: the suite's */
+	bool legacy;	       /**< the server (or, over udp, this side) poses as the prototype */
 	uint64_t timeout_ns;
 	struct tool_impair impair;
 	bool impaired;

@@ -99,6 +99,7 @@ struct summary {
 	uint64_t verify_errors, failures;
 	uint64_t dg_sent, dg_received, dg_packets, dg_substreams;
 	uint64_t peak_live_client, peak_live_server;
+	uint64_t channels_made, channels_replaced; /**< this side's, since it started */
 };
 
 static void
@@ -129,6 +130,8 @@ summarize(const struct perf_client *cl, struct summary *s)
 	s->p99 = perf_hist_quantile(cl->hist, 0.99);
 	s->p999 = perf_hist_quantile(cl->hist, 0.999);
 	s->retx = cl->c1.segments_retx - cl->c0.segments_retx + r->segments_retx;
+	s->channels_made = cl->c1.channels_made;
+	s->channels_replaced = cl->c1.channels_replaced;
 	s->packets = cl->c1.link_tx_packets - cl->c0.link_tx_packets + r->tx_packets;
 	s->cycles = cl->tsc1 - cl->tsc0 + r->cycles;
 	s->cyc_byte = s->payload != 0 ? (double)s->cycles / (double)s->payload : 0;
@@ -193,6 +196,8 @@ print_table(const struct perf_client *cl, const struct summary *s, const char *l
 			s->dg_sent ? 100.0 * (double)s->dg_received / (double)s->dg_sent : 0.0,
 			s->dg_packets, s->dg_substreams);
 	printf("  %-22s %" PRIu64 " segments\n", "retransmits", s->retx);
+	printf("  %-22s %" PRIu64 " made, %" PRIu64 " replacements asked (client side)\n",
+		"channels", s->channels_made, s->channels_replaced);
 	printf("  %-22s %" PRIu64 "\n", "packets", s->packets);
 	printf("  %-22s %.2f\n", "cycles/byte", s->cyc_byte);
 	printf("  %-22s %.0f\n", "cycles/packet", s->cyc_pkt);
@@ -235,6 +240,8 @@ print_json(const struct perf_client *cl, const struct summary *s, const char *li
 		s->rate);
 	printf("\"latency_us\":{\"samples\":%" PRIu64 ",\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f},",
 		s->samples, (double)s->p50 / 1e3, (double)s->p99 / 1e3, (double)s->p999 / 1e3);
+	printf("\"channels_made\":%" PRIu64 ",\"channels_replaced\":%" PRIu64 ",", s->channels_made,
+		s->channels_replaced);
 	printf("\"retransmits\":%" PRIu64 ",\"packets\":%" PRIu64 ",\"cycles\":%" PRIu64
 	       ",\"cycles_per_byte\":%.4f,\"cycles_per_packet\":%.1f,\"tsc_hz\":%" PRIu64 ",",
 		s->retx, s->packets, s->cycles, s->cyc_byte, s->cyc_pkt, rte_get_tsc_hz());

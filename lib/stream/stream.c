@@ -300,85 +300,6 @@ sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now)
 	}
 }
 
-static uint32_t
-usid_hash(const struct sst_stream_peer *p, uint64_t counter, uint8_t hcid)
-{
-	uint64_t x = (counter ^ ((uint64_t)hcid << 56)) * UINT64_C(0x9e3779b97f4a7c15);
-
-	return (uint32_t)(x >> 32) & p->usid_mask;
-}
-
-int
-stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s)
-{
-	uint32_t i;
-
-	if (p->usid_count >= p->usid_max)
-		return -ENOSPC;
-	i = usid_hash(p, s->usid_counter, s->hcid);
-	while (p->usids[i] != NULL)
-		i = (i + 1) & p->usid_mask;
-	p->usids[i] = s;
-	p->usid_count++;
-	return 0;
-}
-
-struct sst_stream *
-stream_usid_find(struct sst_stream_peer *p, uint64_t counter, uint8_t hcid)
-{
-	for (uint32_t i = usid_hash(p, counter, hcid);; i = (i + 1) & p->usid_mask) {
-		struct sst_stream *s = p->usids[i];
-
-		if (s == NULL)
-			return NULL;
-		if (s->usid_counter == counter && s->hcid == hcid)
-			return s;
-	}
-}
-
-/* Backward-shift deletion keeps probe sequences intact without tombstones. */
-static void
-usid_remove(struct sst_stream_peer *p, struct sst_stream *s)
-{
-	uint32_t i = usid_hash(p, s->usid_counter, s->hcid);
-
-	while (p->usids[i] != s) {
-		if (p->usids[i] == NULL)
-			return;
-		i = (i + 1) & p->usid_mask;
-	}
-	p->usids[i] = NULL;
-	p->usid_count--;
-	for (uint32_t j = (i + 1) & p->usid_mask; p->usids[j] != NULL; j = (j + 1) & p->usid_mask) {
-		struct sst_stream *t = p->usids[j];
-		uint32_t home = usid_hash(p, t->usid_counter, t->hcid);
-
-		/* t may move to the hole if its home is not in (i, j]. */
-		if (((j - home) & p->usid_mask) >= ((j - i) & p->usid_mask)) {
-			p->usids[i] = t;
-			p->usids[j] = NULL;
-			i = j;
-		}
-	}
-}
-
-int
-stream_peer_hcid(struct sst_stream_peer *p, const uint8_t *id, uint8_t len)
-{
-	if (len == 0 || len > SST_HCID_MAX)
-		return -EINVAL;
-	for (int i = 0; i < STREAM_PEER_HCIDS_MAX; i++)
-		if (p->hcids[i].len == len && memcmp(p->hcids[i].id, id, len) == 0)
-			return i;
-	for (int i = 0; i < STREAM_PEER_HCIDS_MAX; i++)
-		if (p->hcids[i].len == 0) {
-			p->hcids[i].len = len;
-			memcpy(p->hcids[i].id, id, len);
-			return i;
-		}
-	return -ENOSPC;
-}
-
 struct sst_stream_chan *
 stream_peer_chan(struct sst_stream_peer *p)
 {
@@ -434,7 +355,7 @@ stream_free(struct sst_stream *s, sst_time_t now)
 	s->flags |= SF_RESET;
 	if (s->tx != NULL || s->rx != NULL)
 		stream_maybe_release_buffers(s, now);
-	usid_remove(p, s);
+	stream_usid_remove(p, s);
 	p->nstreams--;
 	p->host->stats.streams_closed++;
 	stream_slab_put(p->host, s);

@@ -33,6 +33,8 @@ chan_free(struct sst_stream_chan *c)
 	 * initialised, when a later allocation failed): their memory goes. */
 	if (c->ch != NULL)
 		sst_channel_destroy(c->ch);
+	stream_peer_hcid_drop(c->peer, c->local_hcid);
+	stream_peer_hcid_drop(c->peer, c->peer_hcid);
 	rte_free(c->tx_sids);
 	rte_free(c->rx_sids);
 	rte_free(c->sent);
@@ -95,6 +97,8 @@ sst_stream_chan_create(
 	c->peer = p;
 	c->local_hcid = (uint8_t)li;
 	c->peer_hcid = (uint8_t)pi;
+	stream_peer_hcid_hold(p, c->local_hcid);
+	stream_peer_hcid_hold(p, c->peer_hcid);
 	c->initiator = cp->initiator;
 	c->root_tx_window = sst_window_encode(h->p.rx_window_min);
 	chp = *cp->channel;

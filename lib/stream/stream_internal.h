@@ -192,9 +192,14 @@ struct sst_stream_chan {
 	struct sst_stream_chan_stats stats;
 };
 
+/* A half-channel ID the peer's USIDs may name. Held by the channels that
+ * have it and by the streams whose USID names it (in the USID index), and
+ * freed when the last lets go, so that a peer whose channels keep being
+ * replaced never runs out of entries. */
 struct peer_hcid {
 	uint8_t len;
 	uint8_t id[SST_HCID_MAX];
+	uint32_t refs;
 };
 
 struct sst_stream_peer {
@@ -249,6 +254,12 @@ void stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, s
 int stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s);
 struct sst_stream *stream_usid_find(struct sst_stream_peer *p, uint64_t counter, uint8_t hcid);
 int stream_peer_hcid(struct sst_stream_peer *p, const uint8_t *id, uint8_t len);
+void stream_peer_hcid_hold(struct sst_stream_peer *p, uint8_t idx);
+void stream_peer_hcid_drop(struct sst_stream_peer *p, uint8_t idx);
+/* Move s to another USID in the index (an Attach names it). */
+void stream_usid_remove(struct sst_stream_peer *p, struct sst_stream *s);
+void stream_usid_rekey(
+	struct sst_stream_peer *p, struct sst_stream *s, uint64_t counter, uint8_t hcid);
 void stream_release_sids(struct sst_stream *s, sst_time_t now);
 void stream_release_tx_sid(struct sst_stream *s);
 void stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid);

@@ -387,9 +387,9 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 			sst_channel_refuse(c->ch);
 			return false;
 		}
-		/* An Attach names the stream by its USID, not this SID's counter. */
-		s->usid_counter = usid.counter;
-		s->hcid = (uint8_t)idx;
+		/* An Attach names the stream by its USID, not this SID's counter:
+		 * the index must find it under that one. */
+		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
 		return true;
 	}
 	if (s == NULL || (s->flags & (SF_RESET | SF_ROOT)))
