@@ -296,7 +296,7 @@ udp_cksum(uint16_t phdr, const struct rte_udp_hdr *uh, const struct rte_mbuf *m)
 	uint16_t payload = 0;
 	uint32_t sum;
 
-	rte_raw_cksum_mbuf(m, 0, rte_pktmbuf_pkt_len(m), &payload);
+	sst_net_cksum_mbuf(m, 0, rte_pktmbuf_pkt_len(m), &payload);
 	sum = (uint32_t)phdr + rte_raw_cksum(uh, sizeof(*uh)) + payload;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);

@@ -52,7 +52,7 @@ icmp4_echo(struct sst_net *net, struct rte_mbuf *m, uint32_t off, uint32_t len,
 	ic->icmp_type = NET_ICMP4_ECHO_REPLY;
 	ic->icmp_code = 0;
 	ic->icmp_cksum = 0;
-	rte_raw_cksum_mbuf(m, 0, len, &ck);
+	sst_net_cksum_mbuf(m, 0, len, &ck);
 	ic->icmp_cksum = (uint16_t)~ck;
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, ETH_LEN + IP4_LEN);
 	if (eh == NULL) { /* cannot happen: the request's headers were longer */

@@ -257,6 +257,14 @@ uint64_t sst_net_stats_rx_sum(const struct sst_net_stats *s);
 int sst_net_neigh_lookup(
 	const struct sst_net *net, const struct sst_net_addr *addr, struct rte_ether_addr *mac);
 
+/**
+ * The one's-complement sum (RFC 1071, folded, not inverted) of len bytes of
+ * m from off, in the words' memory order like rte_raw_cksum(); right for
+ * segments of any length, unlike DPDK 22.11's rte_raw_cksum_mbuf().
+ * @return 0, or -EINVAL when the range is outside the packet.
+ */
+int sst_net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum);
+
 /** Largest UDP payload in an IP packet of mtu bytes of this family (0 if none fits). */
 uint32_t sst_net_udp_payload_max(enum sst_net_family family, uint32_t mtu);
 

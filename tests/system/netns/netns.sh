@@ -77,6 +77,8 @@ case "$neigh" in
 esac
 if ! wait "$client_pid"; then
 	echo "FAIL: the transfer did not complete byte-exact"
+	# Datagrams the namespace's kernel dropped (InCsumErrors: our checksums).
+	ip netns exec "$ns" grep '^Udp:' /proc/net/snmp
 	fail=1
 fi
 exit $fail

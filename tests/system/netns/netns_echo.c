@@ -298,6 +298,18 @@ print_counters(struct sst_worker *w)
 		(unsigned long long)ws->rx_packets, (unsigned long long)ws->rx_control,
 		(unsigned long long)ws->rx_channel, (unsigned long long)ws->rx_no_channel,
 		(unsigned long long)ws->channels_made, (unsigned long long)ws->tx_refused);
+	fprintf(stderr,
+		"channels: tx %llu (ack-only %llu), acked %llu, lost %llu, rto %llu, seal failed "
+		"%llu; rx %llu, refused %llu, duplicate %llu, too old %llu\n",
+		(unsigned long long)ws->channels.tx_packets,
+		(unsigned long long)ws->channels.tx_ack_only,
+		(unsigned long long)ws->channels.acked, (unsigned long long)ws->channels.lost,
+		(unsigned long long)ws->channels.rto,
+		(unsigned long long)ws->channels.tx_seal_failed,
+		(unsigned long long)ws->channels.rx_packets,
+		(unsigned long long)ws->channels.rx_refused,
+		(unsigned long long)ws->channels.rx_duplicate,
+		(unsigned long long)ws->channels.rx_too_old);
 	if (ns != NULL)
 		fprintf(stderr,
 			"net: rx frames %llu, udp %llu, udp cksum %llu, udp len %llu, ip4 cksum "
@@ -311,6 +323,23 @@ print_counters(struct sst_worker *w)
 			(unsigned long long)ns->rx_arp_request,
 			(unsigned long long)ns->rx_arp_reply, (unsigned long long)ns->rx_icmp4_echo,
 			(unsigned long long)ns->tx_frames, (unsigned long long)ns->tx_udp);
+}
+
+/* A stalled stream: whether its bytes wait for credit, for an ack or for
+ * the peer. */
+static void
+print_stream(int i, const struct sst_stream *s)
+{
+	struct sst_stream_info in;
+
+	sst_stream_info(s, &in);
+	fprintf(stderr,
+		"stream %d: tx %llu unacked %llu in flight %llu credit %u; rx %llu buffered "
+		"%llu window %u; buffers tx %d rx %d; finished %d reset %d\n",
+		i, (unsigned long long)in.tx_offset, (unsigned long long)in.tx_unacked,
+		(unsigned long long)in.tx_in_flight, in.tx_credit, (unsigned long long)in.rx_offset,
+		(unsigned long long)in.rx_buffered, in.rx_window, in.tx_buffers, in.rx_buffers,
+		in.finished, in.reset);
 }
 
 static void
@@ -398,6 +427,9 @@ main(int argc, char **argv)
 					(unsigned long long)opt.bytes);
 			fprintf(stderr, ", %llu bad bytes\n", (unsigned long long)st.bad);
 			print_counters(sst_engine_worker(st.e, 0));
+			for (int i = 0; i < opt.streams; i++)
+				if (st.s[i] != NULL)
+					print_stream(i, st.s[i]);
 			rc = 1;
 		}
 	}

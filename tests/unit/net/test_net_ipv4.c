@@ -8,6 +8,8 @@
  * software checksums and with offload. The vectors were computed with an
  * independent implementation of RFC 791 / RFC 768 / RFC 1071.
  */
+#include <errno.h>
+
 #include <rte_ip.h>
 #include <rte_udp.h>
 
@@ -469,6 +471,96 @@ test_send_udp_offload(void)
 	nt_destroy(net);
 }
 
+/* len bytes of a pattern whose 16-bit words sum well past 0xffff. */
+static struct rte_mbuf *
+pattern_mbuf(size_t len, uint8_t seed)
+{
+	uint8_t b[512];
+
+	for (size_t i = 0; i < len; i++)
+		b[i] = (uint8_t)(0xf0 + seed + i);
+	return nt_mbuf(b, len);
+}
+
+static void
+test_cksum_chained_odd(void)
+{
+	/* A chain of 13, 1, 200 and 9 bytes: the second and fourth segments
+	 * start at odd offsets, where DPDK 22.11's rte_raw_cksum_mbuf() drops
+	 * the carries of their sums. Every range must sum like a flat copy. */
+	static const uint16_t lens[] = {13, 1, 200, 9};
+	struct rte_mbuf *m = NULL;
+	uint8_t flat[512];
+	uint32_t total = 0;
+
+	for (unsigned int i = 0; i < RTE_DIM(lens); i++) {
+		struct rte_mbuf *seg = pattern_mbuf(lens[i], (uint8_t)i);
+
+		memcpy(flat + total, rte_pktmbuf_mtod(seg, void *), lens[i]);
+		total += lens[i];
+		if (m == NULL)
+			m = seg;
+		else
+			CU_ASSERT_FATAL(rte_pktmbuf_chain(m, seg) == 0);
+	}
+	for (uint32_t off = 0; off <= total; off += 3)
+		for (uint32_t len = 0; off + len <= total; len += 7) {
+			uint16_t ck = 0;
+
+			CU_ASSERT_EQUAL_FATAL(sst_net_cksum_mbuf(m, off, len, &ck), 0);
+			CU_ASSERT_EQUAL_FATAL(ck, rte_raw_cksum(flat + off, len));
+		}
+	CU_ASSERT_EQUAL(sst_net_cksum_mbuf(m, 1, total, NULL), -EINVAL);
+	rte_pktmbuf_free(m);
+}
+
+/*
+ * A datagram whose payload is a chain with an odd-length first segment (a
+ * stream segment made of two writes) leaves with a right UDP checksum, and
+ * such a frame received is accepted.
+ */
+static void
+test_send_udp_chained_odd(void)
+{
+	struct sst_net *net = nt_create();
+	struct sst_net_endpoint from = nt_ep("192.0.2.1", 4000), to = nt_ep("192.0.2.2", 5000);
+	struct rte_mbuf *m = pattern_mbuf(113, 0), *tail = pattern_mbuf(400, 7), *rx;
+	uint8_t buf[2048], ph[2048];
+	const uint8_t *p;
+	uint32_t n;
+
+	CU_ASSERT_FATAL(rte_pktmbuf_chain(m, tail) == 0);
+	nt_rx_hex(net, ARP_REQ, 0);
+	CU_ASSERT_EQUAL(sst_net_send_udp(net, m, &from, &to, 0), 0);
+	sst_net_flush(net, 0);
+	CU_ASSERT_EQUAL_FATAL(nt.ntx, 2);
+	n = rte_pktmbuf_pkt_len(nt.tx[1]);
+	CU_ASSERT_EQUAL_FATAL(n, 14 + 20 + 8 + 513);
+	p = rte_pktmbuf_read(nt.tx[1], 0, n, buf);
+	memcpy(ph, p + 26, 8);
+	ph[8] = 0;
+	ph[9] = 17;
+	put16(ph + 10, 8 + 513);
+	memcpy(ph + 12, p + 34, 8 + 513);
+	CU_ASSERT_EQUAL(ref_cksum(ph, 12 + 8 + 513), 0);
+
+	/* The same frame coming back (addresses and ports swapped, which no
+	 * checksum sees) in two segments, the second at an odd offset. */
+	memcpy(ph, p, n);
+	memcpy(ph, p + 6, 6);
+	memcpy(ph + 6, p, 6);
+	memcpy(ph + 26, p + 30, 4);
+	memcpy(ph + 30, p + 26, 4);
+	memcpy(ph + 34, p + 36, 2);
+	memcpy(ph + 36, p + 34, 2);
+	rx = nt_mbuf(ph, 14 + 20 + 8 + 113);
+	CU_ASSERT_FATAL(rte_pktmbuf_chain(rx, nt_mbuf(ph + 14 + 20 + 8 + 113, 400)) == 0);
+	CU_ASSERT_EQUAL(sst_net_rx_burst(net, &rx, 1, 0), 1);
+	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_cksum, 0);
+	CU_ASSERT_EQUAL(nt.nrx, 1);
+	nt_destroy(net);
+}
+
 static void
 test_burst_mixed(void)
 {
@@ -497,6 +589,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_icmp_frag_needed),
 	SST_TEST(test_send_udp_bytes),
 	SST_TEST(test_send_udp_offload),
+	SST_TEST(test_cksum_chained_odd),
+	SST_TEST(test_send_udp_chained_odd),
 	SST_TEST(test_burst_mixed),
 	SST_TEST_END,
 };
