@@ -378,6 +378,13 @@ sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 }
 
 void
+sst_channel_flush_ack(struct sst_channel *ch, sst_time_t now)
+{
+	if (!ch->failed && ch->ackgen.deadline != SST_TIME_NEVER)
+		ch->upper->ack_due(ch->upper_ctx, now);
+}
+
+void
 sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info)
 {
 	info->next_seq = ch->txlog->next_seq;

@@ -268,4 +268,12 @@ struct sst_channel_info {
 /** Fill info. */
 void sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info);
 
+/**
+ * Send the acknowledgment the channel owes now (through upper->ack_due())
+ * rather than at the delayed-ack deadline: before a channel is dropped
+ * without FINISH (a prototype peer), so that the peer's last packets do
+ * not wait for an acknowledgment that would never come.
+ */
+void sst_channel_flush_ack(struct sst_channel *ch, sst_time_t now);
+
 #endif /* SST_CHANNEL_H */

@@ -22,6 +22,10 @@
 static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
 static const sst_time_t RESPONDER_GRACE = 200 * SST_NSEC_PER_MSEC;
 static const sst_time_t RETIRE_GRACE = 10 * SST_NSEC_PER_SEC;
+/* A prototype peer's channel closed by sst_worker_close_idle() stays this
+ * long, longer than the minimum RTO, to acknowledge a last lost packet the
+ * peer resends (it has no FINISH to tell us it is done). */
+static const sst_time_t PROTOTYPE_LINGER = 300 * SST_NSEC_PER_MSEC;
 
 /* Negotiation keys its tables by these bytes: field by field, so that the
  * padding of struct sst_net_endpoint never makes two equal endpoints
@@ -598,14 +602,17 @@ idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	if (!sst_stream_chan_unused(wc->sc)) {
 		wc->idle_since = SST_TIME_NEVER;
 		wc->idle_offered = false;
+		wc->linger_until = 0;
 		return;
 	}
 	if (wc->idle_since == SST_TIME_NEVER)
 		wc->idle_since = now;
-	if (!wc->idle_offered && now - wc->idle_since >= w->p.idle_timeout &&
-		sst_stream_chan_close(wc->sc, now) == 0) {
+	if (!wc->idle_offered && now - wc->idle_since >= w->p.idle_timeout) {
 		wc->idle_offered = true;
 		w->stats.channels_idle++;
+		/* A prototype peer has no FINISH: after that long idle, it goes. */
+		if (sst_stream_chan_close(wc->sc, now) < 0)
+			wc->closing = true;
 	}
 }
 
@@ -700,10 +707,12 @@ sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 
 		if (wc->sc == NULL || wc->idle_offered || !sst_stream_chan_unused(wc->sc))
 			continue;
-		if (sst_stream_chan_close(wc->sc, now) == 0)
-			wc->idle_offered = true;
-		else
-			wc->closing = true; /* a prototype peer: no FINISH to wait for */
+		wc->idle_offered = true;
+		if (sst_stream_chan_close(wc->sc, now) < 0) {
+			/* A prototype peer: no FINISH to wait for. */
+			sst_channel_flush_ack(sst_stream_chan_channel(wc->sc), now);
+			wc->linger_until = now + PROTOTYPE_LINGER;
+		}
 	}
 	return (int)w->stats.channels_open;
 }
@@ -769,6 +778,8 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 		sst_stream_chan_flush(wc->sc, now);
 		idle_check(w, wc, now);
 		replace_check(w, wc, now);
+		if (wc->linger_until != 0 && now >= wc->linger_until)
+			wc->closing = true;
 	}
 	/* Channels end here, outside every callback that may still use them. */
 	for (int c = 1; c < 256; c++)
@@ -801,6 +812,8 @@ sst_worker_next_expiry(const struct sst_worker *w)
 			t = sst_time_min(t, wc->replace_not_before);
 		if (wc->retiring)
 			t = sst_time_min(t, wc->retire_by);
+		if (wc->linger_until != 0)
+			t = sst_time_min(t, wc->linger_until);
 	}
 	return t;
 }

@@ -37,6 +37,9 @@ struct worker_chan {
 	 * nothing uses it, and ended by retire_by whatever the peer does. */
 	bool retiring;
 	sst_time_t retire_by;
+	/** A prototype peer's channel being closed (no FINISH): it ends then,
+	 * after acknowledging what the peer still resends; 0: not closing. */
+	sst_time_t linger_until;
 	/** Secure initiator until the responder shows it has our SecI2: our
 	 * packets ride in copies of SecI2 (sst_nego_send_early()). */
 	bool unconfirmed;

@@ -38,9 +38,21 @@ listen() {
 
 # stop NAME WHAT: end the listener started as NAME with SIGTERM (or wait
 # for it when it ends by itself: WHAT "wait"); exit status 0 expected.
+# Bounded: a listener still there after 120 s is killed and a failure.
 stop() {
 	local rc
 	[ "$2" = wait ] || kill "$server"
+	for _ in $(seq 1200); do
+		kill -0 "$server" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$server" 2>/dev/null; then
+		kill -9 "$server"
+		wait "$server" 2>/dev/null
+		server=
+		fail "$1 listener did not end: $(cat "$dir/listen.$1.err")"
+		return 1
+	fi
 	wait "$server"
 	rc=$?
 	server=
