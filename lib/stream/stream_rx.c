@@ -73,6 +73,7 @@ static int
 attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 {
 	uint64_t counter;
+	bool moved = false;
 	int rc;
 
 	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan == c && s->rx_sid == sid)
@@ -94,9 +95,19 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 		s->rx->fc.probing = false;
 		s->rx->fc.round_acked = false;
 	}
+	/* The peer orders window updates by this channel's numbers from its
+	 * Attach on: adverts sent elsewhere (on the old channel, or in our own
+	 * Attach, which it cannot order) may never count, and a sender left
+	 * with too little credit would wait for good. Advertise here. */
+	if (s->rx_chan != c && !(s->flags & (SF_RESET | SF_RX_EOF))) {
+		s->flags |= SF_WINDOW_DUE;
+		moved = true;
+	}
 	s->rx_chan = c;
 	s->rx_sid = sid;
 	s->flags |= SF_RX_ATTACHED;
+	if (moved)
+		stream_ctl_queue(s);
 	return 0;
 }
 

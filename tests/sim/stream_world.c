@@ -399,6 +399,13 @@ world_read_flow(struct world *w, struct flow *f, int side)
 	world_pump(w, sim_now(w->sim));
 }
 
+void
+world_read_flow_unflushed(struct world *w, struct flow *f, int side)
+{
+	if (f->s[side] != NULL)
+		read_some(&w->ep[side], f->s[side], sim_now(w->sim));
+}
+
 static void
 op_writable(void *ctx, struct sst_stream *s)
 {
@@ -566,7 +573,9 @@ world_make_chan(struct world *w, int side, const struct world_params *wp, int id
 	static struct chan_port ports[2][WORLD_MAX_CHANS];
 	struct sst_channel_params chp;
 	struct sst_stream_chan_params cp;
-	uint32_t key[2] = {0xa1a2a3a4u + (uint32_t)idx, 0xb1b2b3b4u + (uint32_t)idx};
+	/* A slot's next channel has other IDs and keys than its last. */
+	uint32_t g = (uint32_t)idx + WORLD_MAX_CHANS * w->chan_gen[idx];
+	uint32_t key[2] = {0xa1a2a3a4u + g, 0xb1b2b3b4u + g};
 	uint8_t hcid[2][8];
 
 	for (int i = 0; i < 2; i++)
@@ -607,22 +616,31 @@ static void
 add_chan(struct world *w, struct endpoint *ep, const struct world_params *wp, int idx)
 {
 	ep->chans[idx] = world_make_chan(w, ep->side, wp, idx);
+	if (ep->chans[idx] == NULL)
+		printf("\nchannel in slot %d (generation %" PRIu32 ") on side %d: %s\n", idx,
+			w->chan_gen[idx], ep->side, rte_strerror(rte_errno));
 	CU_ASSERT_FATAL(ep->chans[idx] != NULL);
 	if (idx >= ep->nchans)
 		ep->nchans = idx + 1;
 }
 
-void
+int
 world_add_channel(struct world *w, const struct world_params *wp)
 {
-	int idx = w->ep[0].nchans;
+	int idx = 0;
 
+	while (idx < w->ep[0].nchans &&
+		(w->ep[0].chans[idx] != NULL || w->ep[1].chans[idx] != NULL))
+		idx++;
 	CU_ASSERT_FATAL(idx < WORLD_MAX_CHANS);
-	w->links[idx] = sim_connect(w->sim, w->ep[0].host, (uint16_t)idx, w->ep[1].host,
-		(uint16_t)idx, &wp->link, NULL);
-	CU_ASSERT_FATAL(w->links[idx] != NULL);
+	if (w->links[idx] == NULL) {
+		w->links[idx] = sim_connect(w->sim, w->ep[0].host, (uint16_t)idx, w->ep[1].host,
+			(uint16_t)idx, &wp->link, NULL);
+		CU_ASSERT_FATAL(w->links[idx] != NULL);
+	}
 	add_chan(w, &w->ep[0], wp, idx);
 	add_chan(w, &w->ep[1], wp, idx);
+	return idx;
 }
 
 struct world *
@@ -752,6 +770,7 @@ world_kill_channel(struct world *w, int idx)
 		sst_stream_chan_destroy(ep->chans[idx], sim_now(w->sim));
 		ep->chans[idx] = NULL;
 	}
+	w->chan_gen[idx]++;
 	world_pump(w, sim_now(w->sim));
 }
 

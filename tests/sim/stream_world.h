@@ -55,6 +55,7 @@ struct world {
 	struct sim *sim;
 	struct endpoint ep[2];
 	struct sim_link *links[WORLD_MAX_CHANS];
+	uint32_t chan_gen[WORLD_MAX_CHANS]; /* channels destroyed in each slot */
 	struct flow *flows;
 	uint64_t nflows, flows_cap;
 	uint64_t flows_done, bytes_checked, mismatches;
@@ -109,11 +110,14 @@ void world_run_until(struct world *w, sst_time_t t);
 struct world *world_create(const struct world_params *wp);
 void world_destroy(struct world *w);
 
-/** Open another channel between the two hosts (a new link, port n). */
-void world_add_channel(struct world *w, const struct world_params *wp);
+/** Open another channel between the two hosts, in the first slot whose
+ * channel was destroyed (its link and port again, new half-channel IDs and
+ * keys) or else a new slot (a new link, port n). @return its slot. */
+int world_add_channel(struct world *w, const struct world_params *wp);
 
 /** The stream layer's side of channel @p idx on @p side with @p wp's
- * channel parameters, not recorded in the world (NULL: creation failed). */
+ * channel parameters, not recorded in the world (NULL: creation failed).
+ * Its IDs and keys depend on the slot and how many channels it had. */
 struct sst_stream_chan *world_make_chan(
 	struct world *w, int side, const struct world_params *wp, int idx);
 
@@ -140,7 +144,12 @@ int world_run_bytes(struct world *w, uint64_t bytes, sst_time_t deadline);
 /** Read what a paused side left (after unpausing it). */
 void world_read_flow(struct world *w, struct flow *f, int side);
 
-/** Retire channel idx on both sides (its streams move to the newest). */
+/** The same without flushing the channels: what the reads made due is
+ * still queued when the call returns. */
+void world_read_flow_unflushed(struct world *w, struct flow *f, int side);
+
+/** Retire channel idx on both sides (its streams move to the newest); its
+ * slot is free for world_add_channel(). */
 void world_kill_channel(struct world *w, int idx);
 
 /** Write and read whatever can be, then flush both channels. */
