@@ -74,6 +74,23 @@ fuzz_nego_chan_give(struct fuzz_nego_chans *c, const struct sst_nego_addr *peer,
 	c->in_use--;
 }
 
+/* Parameters a fuzzed host starts from: a secret of @p secret_byte (each
+ * side its own), every capability, the callbacks; the caller sets the
+ * limits. */
+static inline struct sst_nego_host_params
+fuzz_nego_params(uint8_t secret_byte, const struct sst_nego_ops *ops, void *ctx)
+{
+	struct sst_nego_host_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	memset(p.secret, secret_byte, sizeof(p.secret));
+	p.ulp_caps = SST_NEGO_CAP_ALL;
+	p.ops = ops;
+	p.ctx = ctx;
+	return p;
+}
+
 /* Memory for a host with parameters @p p (never freed: reused by every
  * input after sst_nego_host_fini()). */
 static inline struct sst_nego_host *

@@ -246,23 +246,17 @@ static const struct sst_nego_ops ops = {
 static void
 side_init(struct side *s, uint32_t max_init, uint32_t max_resp)
 {
-	struct sst_nego_host_params p;
+	struct sst_nego_host_params p = fuzz_nego_params(s == &R ? 0x52 : 0x49, &ops, s);
 
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	memset(p.secret, s == &R ? 0x52 : 0x49, sizeof(p.secret));
-	p.ulp_caps = SST_NEGO_CAP_ALL;
 	p.max_initiating = max_init;
 	p.max_responding = max_resp;
-	p.ops = &ops;
-	p.ctx = s;
 	if (s->h == NULL) {
 		s->h = fuzz_nego_host_alloc(&p);
 	} else {
 		sst_nego_host_fini(s->h);
 	}
 	memset(&s->chans, 0, sizeof(s->chans));
-	s->chans.in_use = s->established = s->sent = 0;
+	s->established = s->sent = 0;
 	s->keys_given = 0;
 	s->now = 0;
 	FUZZ_CHECK(sst_nego_host_init(s->h, &p) == 0);

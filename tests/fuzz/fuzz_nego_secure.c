@@ -201,24 +201,18 @@ side_init(struct side *s)
 	sst_secure_suites_default(&s->cfg, true, s == &R);
 	s->cfg.random = rng_fill;
 	s->cfg.random_ctx = &s->rng;
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	memset(p.secret, s == &R ? 0x52 : 0x49, sizeof(p.secret));
-	p.ulp_caps = SST_NEGO_CAP_ALL;
+	p = fuzz_nego_params(s == &R ? 0x52 : 0x49, &ops, s);
 	p.max_initiating = MAX_INIT;
 	p.max_responding = s == &R ? MAX_RESP : 2;
 	p.max_half_open = s == &R ? MAX_HALF : 0;
 	p.rate_slots = 4;
 	p.rate_per_sec = 20;
 	p.rate_burst = 8;
-	p.ops = &ops;
-	p.ctx = s;
 	p.secure = &s->cfg;
-	if (s->h == NULL) {
+	if (s->h == NULL)
 		s->h = fuzz_nego_host_alloc(&p);
-	}
 	memset(&s->chans, 0, sizeof(s->chans));
-	s->chans.in_use = s->established = s->nres = s->nq = 0;
+	s->established = s->nres = s->nq = 0;
 	FUZZ_CHECK(sst_nego_host_init(s->h, &p) == 0);
 }
 
