@@ -701,6 +701,35 @@ tool_host_listen(struct tool_host *h, const char *service, const char *protocol,
 	return 0;
 }
 
+struct rte_mbuf *
+tool_mbuf_chain(struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const void *ctx)
+{
+	struct rte_mbuf *head = NULL;
+	uint64_t at = 0;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		uint16_t k;
+
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		k = (uint16_t)RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
+		fill(ctx, (uint8_t *)rte_pktmbuf_append(m, k), at, k);
+		at += k;
+		len -= k;
+		if (head == NULL) {
+			head = m;
+		} else if (rte_pktmbuf_chain(head, m) < 0) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+	} while (len > 0);
+	return head;
+}
+
 struct rte_mempool *
 tool_host_pool(struct tool_host *h)
 {

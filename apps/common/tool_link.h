@@ -203,6 +203,18 @@ int tool_host_listen(struct tool_host *h, const char *service, const char *proto
 /** The packet pool (for the tool's own mbufs). */
 struct rte_mempool *tool_host_pool(struct tool_host *h);
 
+/** Write @p len bytes at @p dst: the bytes at offset @p at of what
+ * tool_mbuf_chain() builds. */
+typedef void tool_fill_fn(const void *ctx, uint8_t *dst, uint64_t at, uint16_t len);
+
+/**
+ * A chain of mbufs from @p pool holding @p len bytes written by @p fill,
+ * each mbuf filled to its tailroom (len 0: one empty mbuf). @return the
+ * chain, or NULL (nothing kept) when the pool ran out.
+ */
+struct rte_mbuf *tool_mbuf_chain(
+	struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const void *ctx);
+
 /** The address and port the host is bound to. */
 const struct sst_net_endpoint *tool_host_local(const struct tool_host *h);
 
