@@ -3,8 +3,9 @@
  * What the negotiation-host fuzzers (fuzz_nego_responder.c,
  * fuzz_nego_secure.c) share: their peer addresses, channel numbers handed
  * out per address (chan_alloc/chan_free) with a count in use, a host's
- * memory, the check that the host sent one chunk, and the operand
- * "src len bytes[len]" of a message from the input.
+ * parameters and memory, the check that the host sent one chunk, a walk
+ * over a message's chunks, and the operand "src len bytes[len]" of a
+ * message from the input.
  */
 #ifndef FUZZ_NEGO_H
 #define FUZZ_NEGO_H
@@ -117,6 +118,23 @@ fuzz_nego_sent_chunk(const void *msg, size_t len)
 	sst_nego_iter_init(&it, &m);
 	FUZZ_CHECK(sst_nego_iter_next(&it, &c));
 	return c;
+}
+
+/* Call @p note for every chunk of a message that parses (for none when it
+ * does not): how a fuzzer learns what a message holds independently of the
+ * host it feeds. */
+static inline void
+fuzz_nego_each_chunk(const uint8_t *p, size_t len, void (*note)(const struct sst_nego_chunk *c))
+{
+	struct sst_nego_msg m;
+	struct sst_nego_iter it;
+	struct sst_nego_chunk c;
+
+	if (sst_nego_msg_parse(p, len, &m) != 0)
+		return;
+	sst_nego_iter_init(&it, &m);
+	while (sst_nego_iter_next(&it, &c))
+		note(&c);
 }
 
 /* Read the operand "src len bytes[len]" into @p msg (@p cap bytes): len

@@ -262,29 +262,25 @@ side_init(struct side *s, uint32_t max_init, uint32_t max_resp)
 	FUZZ_CHECK(sst_nego_host_init(s->h, &p) == 0);
 }
 
+static void
+note_chunk(const struct sst_nego_chunk *c)
+{
+	if (c->type == SST_NEGO_CHKI1)
+		cur.valid_i1[cur.ni1] = sst_nego_chki1_decode(&c->body, &cur.i1[cur.ni1]) == 0,
+		cur.ni1++;
+	else if (c->type == SST_NEGO_CHKR1 &&
+		 sst_nego_chkr1_decode(&c->body, &cur.r1[cur.nr1]) == 0 &&
+		 !sst_nego_chkr1_wants_cookie(&cur.r1[cur.nr1]))
+		cur.nr1++;
+}
+
 /* Parse the message independently, for the established() checks. */
 static void
 expect(const uint8_t *p, size_t len, unsigned int src)
 {
-	struct sst_nego_msg m;
-	struct sst_nego_iter it;
-	struct sst_nego_chunk c;
-
 	memset(&cur, 0, sizeof(cur));
 	cur.src = src;
-	if (sst_nego_msg_parse(p, len, &m) != 0)
-		return;
-	sst_nego_iter_init(&it, &m);
-	while (sst_nego_iter_next(&it, &c)) {
-		if (c.type == SST_NEGO_CHKI1)
-			cur.valid_i1[cur.ni1] =
-				sst_nego_chki1_decode(&c.body, &cur.i1[cur.ni1]) == 0,
-			cur.ni1++;
-		else if (c.type == SST_NEGO_CHKR1 &&
-			 sst_nego_chkr1_decode(&c.body, &cur.r1[cur.nr1]) == 0 &&
-			 !sst_nego_chkr1_wants_cookie(&cur.r1[cur.nr1]))
-			cur.nr1++;
-	}
+	fuzz_nego_each_chunk(p, len, note_chunk);
 }
 
 static void

@@ -216,26 +216,24 @@ side_init(struct side *s)
 	FUZZ_CHECK(sst_nego_host_init(s->h, &p) == 0);
 }
 
+static void
+note_chunk(const struct sst_nego_chunk *c)
+{
+	struct sst_secure_i1_info info;
+
+	cur.seci2 |= c->type == SST_NEGO_SECI2;
+	cur.secr1 |= c->type == SST_NEGO_SECR1;
+	if (c->type == SST_NEGO_SECI1 && sst_secure_i1_info(&c->body, &info) == 0)
+		cur.seci1_cookie |= info.cookie_len > 0;
+}
+
 /* Parse the message independently, for the established() checks. */
 static void
 expect(const uint8_t *p, size_t len, unsigned int src)
 {
-	struct sst_nego_msg m;
-	struct sst_nego_iter it;
-	struct sst_nego_chunk c;
-	struct sst_secure_i1_info info;
-
 	memset(&cur, 0, sizeof(cur));
 	cur.src = src;
-	if (sst_nego_msg_parse(p, len, &m) != 0)
-		return;
-	sst_nego_iter_init(&it, &m);
-	while (sst_nego_iter_next(&it, &c)) {
-		cur.seci2 |= c.type == SST_NEGO_SECI2;
-		cur.secr1 |= c.type == SST_NEGO_SECR1;
-		if (c.type == SST_NEGO_SECI1 && sst_secure_i1_info(&c.body, &info) == 0)
-			cur.seci1_cookie |= info.cookie_len > 0;
-	}
+	fuzz_nego_each_chunk(p, len, note_chunk);
 }
 
 static void
