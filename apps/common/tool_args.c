@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,4 +194,17 @@ tool_parse_percent(const char *s, double *prob)
 		return -1;
 	*prob = v / 100;
 	return 0;
+}
+
+int
+tool_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try --help)\n");
+	return TOOL_EXIT_ARGS;
 }

@@ -14,6 +14,12 @@
 
 #include "sst_net.h"
 
+/** Exit statuses every tool shares (system tests check them). */
+enum {
+	TOOL_EXIT_ARGS = 2,  /**< bad arguments */
+	TOOL_EXIT_SETUP = 3, /**< the EAL, memory or a socket failed */
+};
+
 /**
  * Parse "HOST:PORT", "[IPV6]:PORT" or, when @p port_only_ok, a bare "PORT"
  * (then the address is IPv4 any). HOST is an address or a name (resolved
@@ -35,5 +41,11 @@ int tool_parse_double(const char *s, double min, double max, double *out);
 
 /** A percentage "P" or "P%" in [0, 100], returned as a probability. @return 0 or -1. */
 int tool_parse_percent(const char *s, double *prob);
+
+/**
+ * Say on stderr what is wrong with the command line: "PROG: " and the
+ * message, then " (try --help)". @return TOOL_EXIT_ARGS.
+ */
+int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* TOOL_ARGS_H */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +107,11 @@ allowed_cpus(char *buf, size_t len)
 	snprintf(buf + used, len - used, ")");
 }
 
-int
-tool_eal_split(int argc, char **argv, char ***app_argv)
+/* The tool's own arguments: @p app_argv gets a new vector (free() it):
+ * argv[0], then what follows "--", or all of argv without "--". @return
+ * its length, or -1 (out of memory). */
+static int
+eal_split(int argc, char **argv, char ***app_argv)
 {
 	int sep = 0;
 	char **v;
@@ -125,8 +129,8 @@ tool_eal_split(int argc, char **argv, char ***app_argv)
 	return sep == 0 ? argc : argc - sep;
 }
 
-int
-tool_eal_init(int argc, char **argv, const char *prog, unsigned int mem_mb)
+static int
+eal_init(int argc, char **argv, const char *prog, unsigned int mem_mb)
 {
 	static char cpus[600], lcores[640];
 	static const char *const extra[] = {lcores, "--no-telemetry", NULL};
@@ -146,6 +150,36 @@ tool_eal_init(int argc, char **argv, const char *prog, unsigned int mem_mb)
 		sst_eal_cleanup();
 		return -1;
 	}
+	return 0;
+}
+
+volatile sig_atomic_t tool_interrupted;
+
+static void
+on_signal(int sig)
+{
+	tool_interrupted = sig;
+}
+
+int
+tool_eal_start(int argc, char **argv, const struct tool_start *s)
+{
+	char **app_argv;
+	int app_argc = eal_split(argc, argv, &app_argv);
+	int rc;
+
+	if (app_argc < 0)
+		return TOOL_EXIT_SETUP;
+	rc = s->parse(app_argc, app_argv, s->conf);
+	free(app_argv);
+	if (rc != 0)
+		return rc;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (s->ignore_sigpipe)
+		signal(SIGPIPE, SIG_IGN);
+	if (eal_init(argc, argv, s->prog, s->eal_memory_mb(s->conf)) < 0)
+		return TOOL_EXIT_SETUP;
 	return 0;
 }
 
@@ -640,6 +674,20 @@ tool_host_close_idle(struct tool_host *h, sst_time_t now)
 	return open;
 }
 
+void
+tool_net_finish_channels(struct tool_net *n, sst_time_t wait)
+{
+	struct tool_host *h = tool_net_host(n, 0);
+	sst_time_t until = tool_now() + wait;
+	struct tool_counters k;
+
+	tool_host_close_idle(h, tool_now());
+	do {
+		tool_net_poll(n, false);
+		tool_host_counters(h, &k);
+	} while (k.channels_open > 0 && tool_now() < until);
+}
+
 int
 tool_host_listen(struct tool_host *h, const char *service, const char *protocol, void *ctx)
 {
@@ -651,6 +699,35 @@ tool_host_listen(struct tool_host *h, const char *service, const char *protocol,
 			return rc;
 	}
 	return 0;
+}
+
+struct rte_mbuf *
+tool_mbuf_chain(struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const void *ctx)
+{
+	struct rte_mbuf *head = NULL;
+	uint64_t at = 0;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		uint16_t k;
+
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		k = (uint16_t)RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
+		fill(ctx, (uint8_t *)rte_pktmbuf_append(m, k), at, k);
+		at += k;
+		len -= k;
+		if (head == NULL) {
+			head = m;
+		} else if (rte_pktmbuf_chain(head, m) < 0) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+	} while (len > 0);
+	return head;
 }
 
 struct rte_mempool *

@@ -16,6 +16,7 @@
 #ifndef TOOL_LINK_H
 #define TOOL_LINK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -93,22 +94,37 @@ struct tool_counters {
 	uint64_t rx_beyond_prototype; /**< sst_stream_host_stats: what a prototype could not take */
 };
 
-/**
- * The tool's own arguments: EAL arguments come first, before "--" (the
- * DPDK convention, sst_eal.h); without "--" everything is the tool's.
- * @p app_argv gets a new vector (free() it): argv[0], then the tool's
- * arguments. @return its length, or -1 (out of memory).
- */
-int tool_eal_split(int argc, char **argv, char ***app_argv);
+/** Set by SIGINT and SIGTERM once tool_eal_start() has caught them: the
+ * tools' loops end when it is nonzero (the signal number). */
+extern volatile sig_atomic_t tool_interrupted;
+
+/** How a tool starts (tool_eal_start()). */
+struct tool_start {
+	const char *prog; /**< "sst-cat": the prefix of messages, the EAL's name */
+	/** Parse the tool's own arguments (argv[0], then what follows "--",
+	 * or all of them without "--") into @p conf. @return 0, or the exit
+	 * status after printing why. */
+	int (*parse)(int argc, char **argv, void *conf);
+	void *conf;
+	/** Megabytes of EAL memory for the parsed @p conf (used when the
+	 * command line gives no EAL arguments). */
+	unsigned int (*eal_memory_mb)(const void *conf);
+	/** Ignore SIGPIPE once the arguments are parsed: a tool that writes to
+	 * pipes reports a reader that went away instead of dying. */
+	bool ignore_sigpipe;
+};
 
 /**
- * Start the EAL with the EAL arguments of the command line, or without any
- * the defaults of sst_eal_init() (no hugepages, no PCI devices, a file
- * prefix unique to this process, @p mem_mb megabytes) with the main lcore
- * free to run on any CPU the process may use. @return 0, or -1 after
- * printing why on stderr.
+ * The start every tool shares: split the command line at "--" (EAL
+ * arguments first, the DPDK convention, sst_eal.h), parse the tool's
+ * arguments, catch SIGINT and SIGTERM in tool_interrupted, and start the
+ * EAL with the EAL arguments, or without any with the defaults of
+ * sst_eal_init() (no hugepages, no PCI devices, a file prefix unique to
+ * this process, s->eal_memory_mb() megabytes) and the main lcore free to
+ * run on any CPU the process may use. @return 0 (call tool_eal_fini() at
+ * exit), or the exit status (tool_args.h) after printing why.
  */
-int tool_eal_init(int argc, char **argv, const char *prog, unsigned int mem_mb);
+int tool_eal_start(int argc, char **argv, const struct tool_start *s);
 
 /** Release the EAL (at exit). */
 void tool_eal_fini(void);
@@ -173,13 +189,31 @@ int tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, ss
 /** Begin closing every channel no stream uses (FINISH). @return channels still open. */
 int tool_host_close_idle(struct tool_host *h, sst_time_t now);
 
-/** The stream host, for sst_stream_listen(). */
+/**
+ * End host 0's idle channels by FINISH, polling the net until they are
+ * closed or @p wait ns have passed, so that the peer forgets us at once
+ * rather than at its idle timeout.
+ */
+void tool_net_finish_channels(struct tool_net *n, sst_time_t wait);
+
 /** Offer a service on every worker of the host (sst_stream_listen()).
  * @return 0 or its negative errno. */
 int tool_host_listen(struct tool_host *h, const char *service, const char *protocol, void *ctx);
 
 /** The packet pool (for the tool's own mbufs). */
 struct rte_mempool *tool_host_pool(struct tool_host *h);
+
+/** Write @p len bytes at @p dst: the bytes at offset @p at of what
+ * tool_mbuf_chain() builds. */
+typedef void tool_fill_fn(const void *ctx, uint8_t *dst, uint64_t at, uint16_t len);
+
+/**
+ * A chain of mbufs from @p pool holding @p len bytes written by @p fill,
+ * each mbuf filled to its tailroom (len 0: one empty mbuf). @return the
+ * chain, or NULL (nothing kept) when the pool ran out.
+ */
+struct rte_mbuf *tool_mbuf_chain(
+	struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const void *ctx);
 
 /** The address and port the host is bound to. */
 const struct sst_net_endpoint *tool_host_local(const struct tool_host *h);

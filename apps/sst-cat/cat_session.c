@@ -69,33 +69,17 @@ fail(struct cat *cat, const char *what)
 
 /* ---- Input ---- */
 
+static void
+copy_bytes(const void *src, uint8_t *dst, uint64_t at, uint16_t len)
+{
+	memcpy(dst, (const uint8_t *)src + at, len);
+}
+
+/* The bytes [p, p + len) in mbufs of the host's pool. */
 static struct rte_mbuf *
 mbuf_of(struct cat *cat, const void *p, size_t len)
 {
-	struct rte_mempool *pool = tool_host_pool(cat->h);
-	struct rte_mbuf *head = NULL;
-
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		uint16_t k;
-
-		if (m == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		k = (uint16_t)RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
-		memcpy(rte_pktmbuf_append(m, k), p, k);
-		p = (const uint8_t *)p + k;
-		len -= k;
-		if (head == NULL) {
-			head = m;
-		} else if (rte_pktmbuf_chain(head, m) < 0) {
-			rte_pktmbuf_free(m);
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-	} while (len > 0);
-	return head;
+	return tool_mbuf_chain(tool_host_pool(cat->h), len, copy_bytes, p);
 }
 
 /* Hand a pending chunk to its stream. @return false while it waits. */

@@ -9,8 +9,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +21,10 @@
 #include "tool_args.h"
 
 enum {
-	EXIT_ARGS = 2,
-	EXIT_SETUP = 3,
 	KNOWN_HOSTS_MAX = 256,
 };
 
-static volatile sig_atomic_t interrupted;
-
-static void
-on_signal(int sig)
-{
-	interrupted = sig;
-}
+#define bad(...) tool_usage_error("sst-cat", __VA_ARGS__)
 
 static void
 usage(FILE *out)
@@ -92,20 +82,8 @@ usage(FILE *out)
 		"refused, no answer, substream mismatch); 2 bad arguments; 3 setup failed.\n");
 }
 
-static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "sst-cat: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (try --help)\n");
-	return EXIT_ARGS;
-}
-
 static int
-parse_args(int argc, char **argv, struct cat_conf *c)
+parse_args(int argc, char **argv, void *conf)
 {
 	static const struct option opts[] = {
 		{"listen", no_argument, NULL, 'l'},
@@ -127,6 +105,7 @@ parse_args(int argc, char **argv, struct cat_conf *c)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	struct cat_conf *c = conf;
 	char err[256];
 	uint64_t v;
 	double d;
@@ -145,7 +124,7 @@ parse_args(int argc, char **argv, struct cat_conf *c)
 				    : opt == 'A' ? "ip"
 						 : "gateway",
 				    optarg, &c->port) < 0)
-				return EXIT_ARGS;
+				return TOOL_EXIT_ARGS;
 			break;
 		case 'w':
 			if (tool_parse_u64(optarg, 1, 64, &v) < 0)
@@ -277,7 +256,7 @@ load_keys(const struct cat_conf *c, struct sst_secure_identity *id,
 static void
 run_loop(struct tool_net *net, bool (*done)(void *), void *arg)
 {
-	while (!interrupted && !done(arg))
+	while (!tool_interrupted && !done(arg))
 		tool_net_poll(net, true);
 }
 
@@ -292,21 +271,6 @@ never(void *arg)
 {
 	(void)arg;
 	return false;
-}
-
-/* End the channels by FINISH (the peer forgets us at once) before exit. */
-static void
-close_channels(struct tool_net *net)
-{
-	struct tool_host *h = tool_net_host(net, 0);
-	sst_time_t until = tool_now() + SST_NSEC_PER_SEC;
-	struct tool_counters k;
-
-	tool_host_close_idle(h, tool_now());
-	do {
-		tool_net_poll(net, false);
-		tool_host_counters(h, &k);
-	} while (k.channels_open > 0 && tool_now() < until);
 }
 
 /* --legacy: a real prototype would have aborted on a Reset or Detach, or
@@ -338,7 +302,7 @@ run(const struct cat_conf *c)
 	struct cat *cat = NULL;
 	struct tool_net *net = NULL;
 	char ep[80];
-	int rc = EXIT_SETUP;
+	int rc = TOOL_EXIT_SETUP;
 
 	if (c->echo)
 		echo = cat_echo_new(c);
@@ -346,7 +310,7 @@ run(const struct cat_conf *c)
 		cat = cat_new(c);
 	if (echo == NULL && cat == NULL) {
 		fprintf(stderr, "sst-cat: out of memory\n");
-		return EXIT_SETUP;
+		return TOOL_EXIT_SETUP;
 	}
 	hc.armor = c->secure ? c->suite : SST_CRYPTO_CHK32;
 	hc.responder = c->listen;
@@ -381,7 +345,7 @@ run(const struct cat_conf *c)
 		run_loop(net, never, NULL);
 	else
 		run_loop(net, cat_finished, cat);
-	if (interrupted && !c->echo) {
+	if (tool_interrupted && !c->echo) {
 		fprintf(stderr, "sst-cat: interrupted\n");
 		rc = 1;
 	} else {
@@ -389,7 +353,7 @@ run(const struct cat_conf *c)
 	}
 	cat_quiesce(cat);
 	cat_echo_quiesce(echo);
-	close_channels(net);
+	tool_net_finish_channels(net, SST_NSEC_PER_SEC);
 	if (c->legacy && beyond_prototype(net))
 		rc = 1;
 out:
@@ -404,29 +368,34 @@ out:
 	return rc;
 }
 
+/* The pools and stream buffers take about 250 MB and each channel a few
+ * more; channels to legacy peers, which cannot end them by FINISH, stay
+ * until the idle timeout. Without hugepages only what is touched costs
+ * memory, so the echo service gets room for its 64 peers. */
+static unsigned int
+eal_memory_mb(const void *conf)
+{
+	(void)conf;
+	return 1024;
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct cat_conf conf;
-	char **app_argv;
-	int app_argc = tool_eal_split(argc, argv, &app_argv);
-	int rc;
+	const struct tool_start start = {
+		.prog = "sst-cat",
+		.parse = parse_args,
+		.conf = &conf,
+		.eal_memory_mb = eal_memory_mb,
+		/* A reader of standard output that went away is a write error
+		 * to report (cat_io.c), not a reason to die. */
+		.ignore_sigpipe = true,
+	};
+	int rc = tool_eal_start(argc, argv, &start);
 
-	if (app_argc < 0)
-		return EXIT_SETUP;
-	rc = parse_args(app_argc, app_argv, &conf);
-	free(app_argv);
 	if (rc != 0)
 		return rc;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
-	/* The pools and stream buffers take about 250 MB and each channel a
-	 * few more; channels to legacy peers, which cannot end them by FINISH,
-	 * stay until the idle timeout. Without hugepages only what is touched
-	 * costs memory, so the echo service gets room for its 64 peers. */
-	if (tool_eal_init(argc, argv, "sst-cat", 1024) < 0)
-		return EXIT_SETUP;
 	rc = run(&conf);
 	tool_eal_fini();
 	return rc;

@@ -6,8 +6,6 @@
  * or between two processes over kernel UDP (--udp).
  */
 #include <getopt.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +15,6 @@
 #include "tool_args.h"
 
 enum {
-	EXIT_ARGS = 2,
-	EXIT_SETUP = 3,
 	DEFAULT_TIME_S = 5,
 	DEFAULT_DGRAM = 1000,
 	DEFAULT_STREAMS_N = 10000,
@@ -30,14 +26,6 @@ enum {
 	OPT_PACKET_LIMIT = 256,
 	OPT_LEGACY,
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void
-on_signal(int sig)
-{
-	interrupted = sig;
-}
 
 static void
 usage(FILE *out)
@@ -130,17 +118,7 @@ usage(FILE *out)
 		"arguments; 3 setup failed (EAL, memory, socket).\n");
 }
 
-static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "sst-perf: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (try --help)\n");
-	return EXIT_ARGS;
-}
+#define bad(...) tool_usage_error("sst-perf", __VA_ARGS__)
 
 struct given {
 	bool time, size, count, streams, request, response, udp, impair, armor;
@@ -190,7 +168,7 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 			       : opt == 'I' ? "ip"
 					    : "gateway",
 			       arg, &c->port) < 0
-			       ? EXIT_ARGS
+			       ? TOOL_EXIT_ARGS
 			       : 0;
 	case 's':
 		c->server = true;
@@ -308,7 +286,7 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		c->timeout_ns = (uint64_t)(d * 1e9);
 		return 0;
 	default:
-		return EXIT_ARGS;
+		return TOOL_EXIT_ARGS;
 	}
 }
 
@@ -321,7 +299,7 @@ check_conf(struct perf_conf *c, const struct given *g)
 	if (c->port.set && c->loopback) {
 		fprintf(stderr, "sst-perf: --port goes with --udp (the other side's endpoint), not "
 				"--loopback\n");
-		return EXIT_ARGS;
+		return TOOL_EXIT_ARGS;
 	}
 	if (c->loopback + g->udp != 1)
 		return bad("%s", "say where: --loopback, or --udp HOST:PORT");
@@ -395,7 +373,7 @@ check_conf(struct perf_conf *c, const struct given *g)
 }
 
 static int
-parse_args(int argc, char **argv, struct perf_conf *c)
+parse_args(int argc, char **argv, void *conf)
 {
 	static const struct option opts[] = {
 		{"loopback", no_argument, NULL, 'l'},
@@ -432,6 +410,7 @@ parse_args(int argc, char **argv, struct perf_conf *c)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	struct perf_conf *c = conf;
 	struct given g = {0};
 	int opt, rc;
 
@@ -478,15 +457,13 @@ parse_args(int argc, char **argv, struct perf_conf *c)
  * response just waits for room).
  */
 static void
-host_conf(struct tool_host_conf *hc, const struct perf_conf *c, const char *name, bool server,
-	uint32_t n)
+host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool server, uint32_t n)
 {
 	bool small = c->mode == PERF_RR || c->mode == PERF_STREAMS || c->server;
 	uint32_t msg = RTE_MAX(c->request, c->response);
 	uint32_t buffers = c->mode == PERF_STREAMS || c->server ? 16384u : n + 64;
 
 	memset(hc, 0, sizeof(*hc));
-	hc->name = name;
 	hc->armor = c->armor;
 	hc->responder = server;
 	hc->cc = c->cc;
@@ -516,6 +493,31 @@ host_conf(struct tool_host_conf *hc, const struct perf_conf *c, const char *name
 		hc->stream.send_buffer = RTE_MAX(64u << 10, (32u << 20) / c->streams);
 }
 
+/* The client's host (@p side a perf_client) or the server's (a perf_server),
+ * with that side's callbacks (perf_client.c, perf_server.c). */
+static void
+host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, void *side)
+{
+	host_conf_limits(hc, c, server, c->streams);
+	hc->name = server ? "perfs" : "perfc";
+	hc->stream.ops = server ? &perf_server_stream_ops : &perf_client_stream_ops;
+	hc->stream.ctx = side;
+	hc->ops = server ? &perf_server_worker_ops : &perf_client_worker_ops;
+	hc->ctx = side;
+}
+
+/* Poll until the client's test is over (or a signal ends it).
+ * @return the report's exit status. */
+static int
+run_test(struct tool_net *net, struct perf_client *cl)
+{
+	while (!perf_client_done(cl) && !tool_interrupted)
+		tool_net_poll(net, false);
+	if (tool_interrupted)
+		perf_client_abort(cl, tool_interrupted);
+	return perf_client_report(cl, tool_net_describe(net));
+}
+
 /*
  * EAL memory. Without hugepages it is anonymous memory that only costs
  * what is touched, so the estimate is generous: a channel's tables are
@@ -523,8 +525,9 @@ host_conf(struct tool_host_conf *hc, const struct perf_conf *c, const char *name
  * short would look like a peer that never answers.
  */
 static unsigned int
-eal_memory_mb(const struct perf_conf *c)
+eal_memory_mb(const void *conf)
 {
+	const struct perf_conf *c = conf;
 	uint64_t mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
 	uint64_t sides = c->loopback ? 2 : 1;
 	/* mbufs of 2 KB and their clones, and up to 16 KB of stream-layer
@@ -551,30 +554,18 @@ run_loopback(struct perf_conf *c)
 		fprintf(stderr, "sst-perf: out of memory\n");
 		perf_client_destroy(cl);
 		perf_server_destroy(sv);
-		return EXIT_SETUP;
+		return TOOL_EXIT_SETUP;
 	}
-	host_conf(&cc, c, "perfc", false, c->streams);
-	cc.stream.ops = &perf_client_stream_ops;
-	cc.stream.ctx = cl;
-	cc.ops = &perf_client_worker_ops;
-	cc.ctx = cl;
-	host_conf(&sc, c, "perfs", true, c->streams);
-	sc.stream.ops = &perf_server_stream_ops;
-	sc.stream.ctx = sv;
-	sc.ops = &perf_server_worker_ops;
-	sc.ctx = sv;
+	host_conf(&cc, c, false, cl);
+	host_conf(&sc, c, true, sv);
 	net = tool_net_loopback(&cc, &sc, c->impaired ? &c->impair : NULL);
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 1)) < 0 ||
 		perf_client_start(
 			cl, tool_net_host(net, 0), tool_host_local(tool_net_host(net, 1))) < 0) {
-		rc = EXIT_SETUP;
+		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	while (!perf_client_done(cl) && !interrupted)
-		tool_net_poll(net, false);
-	if (interrupted)
-		perf_client_abort(cl, interrupted);
-	rc = perf_client_report(cl, tool_net_describe(net));
+	rc = run_test(net, cl);
 out:
 	perf_client_quiesce(cl);
 	perf_server_quiesce(sv);
@@ -594,36 +585,19 @@ run_client(struct perf_conf *c)
 
 	if (cl == NULL) {
 		fprintf(stderr, "sst-perf: out of memory\n");
-		return EXIT_SETUP;
+		return TOOL_EXIT_SETUP;
 	}
-	host_conf(&hc, c, "perfc", false, c->streams);
+	host_conf(&hc, c, false, cl);
 	hc.local.addr.family = c->peer.addr.family;
-	hc.stream.ops = &perf_client_stream_ops;
-	hc.stream.ctx = cl;
-	hc.ops = &perf_client_worker_ops;
-	hc.ctx = cl;
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL || perf_client_start(cl, tool_net_host(net, 0), &c->peer) < 0) {
-		rc = EXIT_SETUP;
+		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	while (!perf_client_done(cl) && !interrupted)
-		tool_net_poll(net, false);
-	if (interrupted)
-		perf_client_abort(cl, interrupted);
-	rc = perf_client_report(cl, tool_net_describe(net));
+	rc = run_test(net, cl);
 	/* Let the server's channel end now rather than at its idle timeout. */
-	{
-		sst_time_t until = tool_now() + SST_NSEC_PER_SEC / 2;
-		struct tool_counters k;
-
-		perf_client_quiesce(cl);
-		tool_host_close_idle(tool_net_host(net, 0), tool_now());
-		do {
-			tool_net_poll(net, false);
-			tool_host_counters(tool_net_host(net, 0), &k);
-		} while (k.channels_open > 0 && tool_now() < until);
-	}
+	perf_client_quiesce(cl);
+	tool_net_finish_channels(net, SST_NSEC_PER_SEC / 2);
 out:
 	perf_client_quiesce(cl);
 	tool_net_destroy(net);
@@ -642,22 +616,18 @@ run_server(struct perf_conf *c)
 
 	if (sv == NULL) {
 		fprintf(stderr, "sst-perf: out of memory\n");
-		return EXIT_SETUP;
+		return TOOL_EXIT_SETUP;
 	}
-	host_conf(&hc, c, "perfs", true, c->streams);
+	host_conf(&hc, c, true, sv);
 	hc.local = c->local;
-	hc.stream.ops = &perf_server_stream_ops;
-	hc.stream.ctx = sv;
-	hc.ops = &perf_server_worker_ops;
-	hc.ctx = sv;
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 0)) < 0) {
-		rc = EXIT_SETUP;
+		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
 	tool_endpoint_text(tool_host_local(tool_net_host(net, 0)), ep, sizeof(ep));
 	fprintf(stderr, "sst-perf: listening on %s\n", ep);
-	while (!interrupted && !(c->once && perf_server_tests(sv) > 0))
+	while (!tool_interrupted && !(c->once && perf_server_tests(sv) > 0))
 		tool_net_poll(net, true);
 out:
 	perf_server_quiesce(sv);
@@ -670,21 +640,17 @@ int
 main(int argc, char **argv)
 {
 	static struct perf_conf conf;
-	char **app_argv;
-	int app_argc = tool_eal_split(argc, argv, &app_argv);
-	int rc;
+	const struct tool_start start = {
+		.prog = "sst-perf",
+		.parse = parse_args,
+		.conf = &conf,
+		.eal_memory_mb = eal_memory_mb,
+	};
+	int rc = tool_eal_start(argc, argv, &start);
 
-	if (app_argc < 0)
-		return EXIT_SETUP;
-	rc = parse_args(app_argc, app_argv, &conf);
-	free(app_argv);
 	if (rc != 0)
 		return rc;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	perf_pattern_init();
-	if (tool_eal_init(argc, argv, "sst-perf", eal_memory_mb(&conf)) < 0)
-		return EXIT_SETUP;
 	if (conf.loopback)
 		rc = run_loopback(&conf);
 	else if (conf.server)

@@ -232,34 +232,25 @@ perf_rx_take(struct perf_rx *rx, const uint8_t *p, uint32_t len, bool verify)
 	return bad;
 }
 
+/* Where perf_mbuf()'s bytes start in their stream's pattern. */
+struct pattern_at {
+	uint64_t tag, off;
+};
+
+static void
+fill_pattern(const void *ctx, uint8_t *dst, uint64_t at, uint16_t len)
+{
+	const struct pattern_at *pa = ctx;
+
+	perf_fill(dst, pa->tag, pa->off + at, len);
+}
+
 struct rte_mbuf *
 perf_mbuf(struct rte_mempool *pool, uint64_t tag, uint64_t off, uint32_t len)
 {
-	struct rte_mbuf *head = NULL;
+	struct pattern_at pa = {tag, off};
 
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		uint16_t k;
-		uint8_t *p;
-
-		if (m == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		k = (uint16_t)RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
-		p = (uint8_t *)rte_pktmbuf_append(m, k);
-		perf_fill(p, tag, off, k);
-		off += k;
-		len -= k;
-		if (head == NULL) {
-			head = m;
-		} else if (rte_pktmbuf_chain(head, m) < 0) {
-			rte_pktmbuf_free(m);
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-	} while (len > 0);
-	return head;
+	return tool_mbuf_chain(pool, len, fill_pattern, &pa);
 }
 
 /* ---- Latency histogram ---- */

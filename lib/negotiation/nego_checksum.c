@@ -220,11 +220,7 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	/* The instance in ulpi is as unauthenticated as the rest of ChkI1:
 	 * anyone who can send from the peer's address can claim a restart
 	 * (docs/negotiation.md 3.1). */
-	nego_restart_check(h, &r);
-	rc = h->ops.established(h->ctx, &r, now);
-	if (rc >= 0)
-		nego_restart_commit(h, &r);
-	sodium_memzero(&r, sizeof(r));
+	rc = nego_report_established(h, &r, now);
 	/* The callback may have touched the table: find the entry again. */
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, i1.chani);
 	if (e == NULL || e->local_channel != (uint8_t)chan || e->cki != i1.cki) {
@@ -278,11 +274,7 @@ nego_chk_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	 * ChkR1 match nothing and are ignored. */
 	nego_remove(h, e);
 	nego_rearm(h);
-	nego_restart_check(h, &r);
-	rc = h->ops.established(h->ctx, &r, now);
-	if (rc >= 0)
-		nego_restart_commit(h, &r);
-	sodium_memzero(&r, sizeof(r));
+	rc = nego_report_established(h, &r, now);
 	if (rc < 0) {
 		h->ops.chan_free(h->ctx, peer, chan);
 		h->stats.rx_r1_refused++;

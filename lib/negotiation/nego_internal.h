@@ -296,6 +296,14 @@ bool nego_restart_claimed(struct sst_nego_host *h, const struct sst_nego_addr *p
 /** After established() accepted r: record its channel under the peer's instance. */
 void nego_restart_commit(struct sst_nego_host *h, const struct sst_nego_result *r);
 
+/**
+ * Report a new channel to the caller: established() between
+ * nego_restart_check() and, when it accepts, nego_restart_commit(). @p r
+ * (it holds the channel's keys) is wiped. @return established()'s rc (a
+ * negative one: the caller refused the channel).
+ */
+int nego_report_established(struct sst_nego_host *h, struct sst_nego_result *r, sst_time_t now);
+
 /** A channel ended: it no longer holds the record of its address. */
 void nego_restart_release(
 	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);

@@ -238,3 +238,16 @@ nego_restart_claimed(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	return p != NULL && p->nchan > 0 && p->mode == mode && p->instance != ulp->instance &&
 	       p->prev_instance != ulp->instance;
 }
+
+int
+nego_report_established(struct sst_nego_host *h, struct sst_nego_result *r, sst_time_t now)
+{
+	int rc;
+
+	nego_restart_check(h, r);
+	rc = h->ops.established(h->ctx, r, now);
+	if (rc >= 0)
+		nego_restart_commit(h, r);
+	sodium_memzero(r, sizeof(*r));
+	return rc;
+}

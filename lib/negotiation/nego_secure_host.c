@@ -85,6 +85,40 @@ sec_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_rol
 	memcpy(r->peer_id, res->peer_id, SST_SECURE_KEY_LEN);
 }
 
+/*
+ * Report a verified handshake (spec 3.4, either role) to the caller and
+ * wipe @p res. The callback may have touched the table, so *ep is looked
+ * up again under (its role's kind, @p peer, @p key) and kept only while it
+ * is still this attempt (same phase and channel), else NULL. A refused
+ * channel (@return negative, established()'s rc) is freed and its
+ * attempt removed.
+ */
+static int
+sec_report(struct sst_nego_host *h, enum sst_nego_role role, const struct sst_nego_addr *peer,
+	uint32_t key, struct nego_entry **ep, struct sst_secure_result *res, sst_time_t now)
+{
+	enum nego_kind kind = role == SST_NEGO_INITIATOR ? NEGO_KIND_INIT : NEGO_KIND_RESP;
+	uint8_t phase = (*ep)->phase; /* enum nego_phase */
+	uint8_t chan = (*ep)->local_channel;
+	struct sst_nego_result r;
+	struct nego_entry *e;
+	int rc;
+
+	sec_result(h, &r, role, *ep, res);
+	sst_secure_result_wipe(res);
+	rc = nego_report_established(h, &r, now);
+	e = nego_lookup(h, kind, peer, key);
+	if (e != NULL && (e->phase != phase || e->local_channel != chan))
+		e = NULL;
+	if (rc < 0) {
+		if (e != NULL)
+			nego_remove(h, e);
+		h->ops.chan_free(h->ctx, peer, chan);
+	}
+	*ep = e;
+	return rc;
+}
+
 /* --- initiator --- */
 
 struct nego_entry *
@@ -158,12 +192,9 @@ nego_sec_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 {
 	uint8_t msg[NEGO_SEC_MSG_MAX];
 	struct sst_secure_result res;
-	struct sst_nego_result r;
 	struct sst_nego_builder b;
 	struct nego_entry *e;
 	struct nego_sec *sec;
-	uint32_t id;
-	uint8_t chan;
 	int rc;
 
 	if (h->sec == NULL) {
@@ -194,26 +225,11 @@ nego_sec_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->next_tx = sst_time_add(now, e->interval);
 	e->last_tx = now;
 	e->peer_channel = res.peer_channel; /* byte 0 of early packets */
-	id = e->id;
-	chan = e->local_channel;
-	sec_result(h, &r, SST_NEGO_INITIATOR, e, &res);
-	sst_secure_result_wipe(&res);
 	/* ulpr was sealed and signed by the responder's identity: its
 	 * instance, and so a restart, cannot be faked (docs/negotiation.md
 	 * 3.1). */
-	nego_restart_check(h, &r);
-	rc = h->ops.established(h->ctx, &r, now);
-	if (rc >= 0)
-		nego_restart_commit(h, &r);
-	sodium_memzero(&r, sizeof(r));
-	/* The callback may have touched the table: find the attempt again. */
-	e = nego_lookup(h, NEGO_KIND_INIT, peer, id);
-	if (e != NULL && (e->phase != NEGO_PH_I2 || e->local_channel != chan))
-		e = NULL;
+	rc = sec_report(h, SST_NEGO_INITIATOR, peer, e->id, &e, &res, now);
 	if (rc < 0) {
-		if (e != NULL)
-			nego_remove(h, e);
-		h->ops.chan_free(h->ctx, peer, chan);
 		h->stats.rx_sec_r1_refused++;
 	} else {
 		h->stats.established_initiator++;
@@ -482,11 +498,10 @@ nego_sec_on_i2(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	const struct sst_bytes *body, sst_time_t now)
 {
 	struct sst_secure_result res;
-	struct sst_nego_result r;
 	struct nego_entry *e;
 	struct nego_sec *sec;
 	const uint8_t *nr;
-	uint8_t chan, chani;
+	uint8_t chan;
 	int rc;
 
 	if (h->sec == NULL || !h->sec_responder) {
@@ -537,24 +552,11 @@ nego_sec_on_i2(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		sec->msg_len = (uint16_t)body->len;
 	}
 	chan = e->local_channel;
-	chani = e->peer_channel;
-	sec_result(h, &r, SST_NEGO_RESPONDER, e, &res);
-	sst_secure_result_wipe(&res);
 	/* ulpi came in clear, but in the transcript that the initiator's
 	 * signature covers: with an identity, its instance is authenticated;
 	 * an anonymous initiator's is recorded nowhere (nego_restart.c). */
-	nego_restart_check(h, &r);
-	rc = h->ops.established(h->ctx, &r, now);
-	if (rc >= 0)
-		nego_restart_commit(h, &r);
-	sodium_memzero(&r, sizeof(r));
-	e = nego_lookup(h, NEGO_KIND_RESP, peer, chani);
-	if (e != NULL && (e->phase != NEGO_PH_DONE || e->local_channel != chan))
-		e = NULL;
+	rc = sec_report(h, SST_NEGO_RESPONDER, peer, e->peer_channel, &e, &res, now);
 	if (rc < 0) {
-		if (e != NULL)
-			nego_remove(h, e);
-		h->ops.chan_free(h->ctx, peer, chan);
 		h->stats.rx_sec_i2_refused++;
 	} else {
 		h->stats.established_responder++;

@@ -43,18 +43,17 @@
 #include <rte_common.h>
 
 #include "fuzz_check.h"
-#include "sst_test_chans.h"
+#include "fuzz_nego.h"
 #include "nego_wire.h"
 #include "sst_negotiation.h"
 
-enum { NADDR = 4, MAX_RESP = 8, MAX_INIT = 4, MODEL_MAX = 64 };
+enum { MAX_RESP = 8, MAX_INIT = 4, MODEL_MAX = 64 };
 
 #define CAP_CKI UINT32_C(0xc21c5f62)
 
 struct side {
 	struct sst_nego_host *h;
-	struct sst_test_chans chans[NADDR]; /* channel numbers by address */
-	unsigned int in_use;
+	struct fuzz_nego_chans chans;
 	unsigned int established;
 	struct sst_nego_result last;
 	unsigned int sent;
@@ -63,7 +62,6 @@ struct side {
 };
 
 static struct side R, I;
-static struct sst_nego_addr addrs[NADDR];
 /* Model of R's table: (address, chani) -> local channel. */
 static struct {
 	unsigned int a;
@@ -105,29 +103,15 @@ blob_instance(const struct sst_bytes *b)
 	return v;
 }
 
-static unsigned int
-addr_index(const struct sst_nego_addr *a)
-{
-	for (unsigned int i = 0; i < NADDR; i++)
-		if (sst_nego_addr_equal(a, &addrs[i]))
-			return i;
-	FUZZ_CHECK(0);
-	return 0;
-}
-
 static void
 on_transmit(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t len, sst_time_t now)
 {
 	struct side *s = ctx;
-	struct sst_nego_msg m;
-	struct sst_nego_iter it;
 	struct sst_nego_chunk c;
 
 	(void)now;
 	s->sent++;
-	FUZZ_CHECK(sst_nego_msg_parse(msg, len, &m) == 0 && m.nchunks == 1);
-	sst_nego_iter_init(&it, &m);
-	FUZZ_CHECK(sst_nego_iter_next(&it, &c));
+	c = fuzz_nego_sent_chunk(msg, len);
 	if (s == &R) {
 		struct sst_nego_chkr1 r1;
 		bool held = false;
@@ -154,20 +138,13 @@ on_transmit(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t l
 static int
 on_alloc(void *ctx, const struct sst_nego_addr *peer)
 {
-	struct side *s = ctx;
-	int c = sst_test_chan_take(&s->chans[addr_index(peer)]);
-
-	if (c > 0)
-		s->in_use++;
-	return c;
+	return fuzz_nego_chan_take(&((struct side *)ctx)->chans, peer);
 }
 
 static void
 on_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
 {
-	struct side *s = ctx;
-	FUZZ_CHECK(sst_test_chan_give(&s->chans[addr_index(peer)], chan));
-	s->in_use--;
+	fuzz_nego_chan_give(&((struct side *)ctx)->chans, peer, chan);
 }
 
 static int
@@ -269,55 +246,41 @@ static const struct sst_nego_ops ops = {
 static void
 side_init(struct side *s, uint32_t max_init, uint32_t max_resp)
 {
-	struct sst_nego_host_params p;
-	size_t size;
+	struct sst_nego_host_params p = fuzz_nego_params(s == &R ? 0x52 : 0x49, &ops, s);
 
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	memset(p.secret, s == &R ? 0x52 : 0x49, sizeof(p.secret));
-	p.ulp_caps = SST_NEGO_CAP_ALL;
 	p.max_initiating = max_init;
 	p.max_responding = max_resp;
-	p.ops = &ops;
-	p.ctx = s;
 	if (s->h == NULL) {
-		size = sst_nego_host_size(&p);
-		FUZZ_CHECK(size != 0);
-		s->h = aligned_alloc(64, (size + 63) & ~(size_t)63);
-		FUZZ_CHECK(s->h != NULL);
+		s->h = fuzz_nego_host_alloc(&p);
 	} else {
 		sst_nego_host_fini(s->h);
 	}
-	memset(s->chans, 0, sizeof(s->chans));
-	s->in_use = s->established = s->sent = 0;
+	memset(&s->chans, 0, sizeof(s->chans));
+	s->established = s->sent = 0;
 	s->keys_given = 0;
 	s->now = 0;
 	FUZZ_CHECK(sst_nego_host_init(s->h, &p) == 0);
+}
+
+static void
+note_chunk(const struct sst_nego_chunk *c)
+{
+	if (c->type == SST_NEGO_CHKI1)
+		cur.valid_i1[cur.ni1] = sst_nego_chki1_decode(&c->body, &cur.i1[cur.ni1]) == 0,
+		cur.ni1++;
+	else if (c->type == SST_NEGO_CHKR1 &&
+		 sst_nego_chkr1_decode(&c->body, &cur.r1[cur.nr1]) == 0 &&
+		 !sst_nego_chkr1_wants_cookie(&cur.r1[cur.nr1]))
+		cur.nr1++;
 }
 
 /* Parse the message independently, for the established() checks. */
 static void
 expect(const uint8_t *p, size_t len, unsigned int src)
 {
-	struct sst_nego_msg m;
-	struct sst_nego_iter it;
-	struct sst_nego_chunk c;
-
 	memset(&cur, 0, sizeof(cur));
 	cur.src = src;
-	if (sst_nego_msg_parse(p, len, &m) != 0)
-		return;
-	sst_nego_iter_init(&it, &m);
-	while (sst_nego_iter_next(&it, &c)) {
-		if (c.type == SST_NEGO_CHKI1)
-			cur.valid_i1[cur.ni1] =
-				sst_nego_chki1_decode(&c.body, &cur.i1[cur.ni1]) == 0,
-			cur.ni1++;
-		else if (c.type == SST_NEGO_CHKR1 &&
-			 sst_nego_chkr1_decode(&c.body, &cur.r1[cur.nr1]) == 0 &&
-			 !sst_nego_chkr1_wants_cookie(&cur.r1[cur.nr1]))
-			cur.nr1++;
-	}
+	fuzz_nego_each_chunk(p, len, note_chunk);
 }
 
 static void
@@ -329,13 +292,13 @@ check_invariants(void)
 	FUZZ_CHECK(sst_nego_responding(R.h) == nmodel);
 	/* R's numbers: one per channel it ever established (released ones
 	 * stay the caller's: the fuzzer never frees them). */
-	FUZZ_CHECK(R.in_use == R.established);
+	FUZZ_CHECK(R.chans.in_use == R.established);
 	FUZZ_CHECK(sst_nego_initiating(I.h) <= MAX_INIT);
 	FUZZ_CHECK(sst_nego_responding(I.h) <= 1);
 	for (unsigned int k = 0; k < natt; k++)
 		live += att[k].live;
 	i_chans = I.established;
-	FUZZ_CHECK(I.in_use == sst_nego_initiating(I.h) + i_chans);
+	FUZZ_CHECK(I.chans.in_use == sst_nego_initiating(I.h) + i_chans);
 	FUZZ_CHECK(sst_nego_initiating(I.h) <= live);
 }
 
@@ -359,13 +322,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_input in = {data, size};
 	uint8_t msg[1024];
 
-	if (addrs[0].len == 0) {
-		for (unsigned int i = 0; i < NADDR; i++) {
-			addrs[i].len = (uint8_t)(6 + i);
-			addrs[i].bytes[0] = 127;
-			addrs[i].bytes[3] = (uint8_t)(1 + i);
-		}
-	}
+	fuzz_nego_addrs_init(127);
 	side_init(&R, 1, MAX_RESP);
 	side_init(&I, MAX_INIT, 1);
 	nmodel = natt = 0;
@@ -380,13 +337,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (op % 6) {
 		case 0:
 		case 1:
-			src = fuzz_take(&in) % NADDR;
-			len = fuzz_take(&in);
-			len = len == 0xff ? (unsigned int)RTE_MIN(in.left, sizeof(msg)) : len;
-			len = (unsigned int)RTE_MIN((size_t)len, in.left);
-			memcpy(msg, in.p, len);
-			in.p += len;
-			in.left -= len;
+			len = fuzz_nego_take_message(&in, msg, sizeof(msg), &src);
 			expect(msg, len, src);
 			sst_nego_receive(op % 6 == 0 ? R.h : I.h, &addrs[src], msg, len,
 				op % 6 == 0 ? R.now : I.now);

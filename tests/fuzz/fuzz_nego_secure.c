@@ -48,13 +48,13 @@
 #include <sodium.h>
 
 #include "fuzz_check.h"
-#include "sst_test_chans.h"
+#include "fuzz_nego.h"
 #include "sst_test_rng.h"
 #include "nego_secure.h"
 #include "nego_wire.h"
 #include "sst_negotiation.h"
 
-enum { NADDR = 4, MAX_RESP = 8, MAX_HALF = 4, MAX_INIT = 4, QLEN = 8, MSG_MAX = 1024, NRES = 64 };
+enum { MAX_RESP = 8, MAX_HALF = 4, MAX_INIT = 4, QLEN = 8, MSG_MAX = 1024, NRES = 64 };
 
 struct qmsg {
 	size_t len;
@@ -68,8 +68,7 @@ struct side {
 	struct sst_secure_known_hosts kh;
 	struct sst_secure_config cfg;
 	uint64_t rng;
-	struct sst_test_chans chans[NADDR]; /* channel numbers by address */
-	unsigned int in_use;
+	struct fuzz_nego_chans chans;
 	unsigned int established;
 	struct sst_nego_result res[NRES]; /* established results, in order */
 	unsigned int nres;
@@ -78,7 +77,6 @@ struct side {
 };
 
 static struct side R, I;
-static struct sst_nego_addr addrs[NADDR];
 static sst_time_t now;
 static bool under_load;
 static int last_chan; /* I's latest channel, for confirm */
@@ -87,16 +85,6 @@ static struct {
 	unsigned int src;
 	bool seci2, secr1, seci1_cookie;
 } cur;
-
-static unsigned int
-addr_index(const struct sst_nego_addr *a)
-{
-	for (unsigned int i = 0; i < NADDR; i++)
-		if (sst_nego_addr_equal(a, &addrs[i]))
-			return i;
-	FUZZ_CHECK(0);
-	return 0;
-}
 
 static void
 rng_fill(void *ctx, void *buf, size_t len)
@@ -108,17 +96,13 @@ static void
 on_transmit(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t len, sst_time_t t)
 {
 	struct side *s = ctx;
-	struct sst_nego_msg m;
-	struct sst_nego_iter it;
 	struct sst_nego_chunk c;
 	struct qmsg *q;
 
 	(void)to;
 	(void)t;
 	FUZZ_CHECK(len <= MSG_MAX);
-	FUZZ_CHECK(sst_nego_msg_parse(msg, len, &m) == 0 && m.nchunks == 1);
-	sst_nego_iter_init(&it, &m);
-	FUZZ_CHECK(sst_nego_iter_next(&it, &c));
+	c = fuzz_nego_sent_chunk(msg, len);
 	if (s == &R)
 		FUZZ_CHECK(c.type == SST_NEGO_SECR1 || c.type == SST_NEGO_SECCOOKIE);
 	else
@@ -131,20 +115,13 @@ on_transmit(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t l
 static int
 on_alloc(void *ctx, const struct sst_nego_addr *peer)
 {
-	struct side *s = ctx;
-	int c = sst_test_chan_take(&s->chans[addr_index(peer)]);
-
-	if (c > 0)
-		s->in_use++;
-	return c;
+	return fuzz_nego_chan_take(&((struct side *)ctx)->chans, peer);
 }
 
 static void
 on_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
 {
-	struct side *s = ctx;
-	FUZZ_CHECK(sst_test_chan_give(&s->chans[addr_index(peer)], chan));
-	s->in_use--;
+	fuzz_nego_chan_give(&((struct side *)ctx)->chans, peer, chan);
 }
 
 static int
@@ -207,7 +184,6 @@ side_init(struct side *s)
 	struct sst_nego_host_params p;
 	struct sst_secure_identity peer;
 	uint8_t seed[32];
-	size_t size;
 
 	if (s->h != NULL)
 		sst_nego_host_fini(s->h);
@@ -225,50 +201,39 @@ side_init(struct side *s)
 	sst_secure_suites_default(&s->cfg, true, s == &R);
 	s->cfg.random = rng_fill;
 	s->cfg.random_ctx = &s->rng;
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	memset(p.secret, s == &R ? 0x52 : 0x49, sizeof(p.secret));
-	p.ulp_caps = SST_NEGO_CAP_ALL;
+	p = fuzz_nego_params(s == &R ? 0x52 : 0x49, &ops, s);
 	p.max_initiating = MAX_INIT;
 	p.max_responding = s == &R ? MAX_RESP : 2;
 	p.max_half_open = s == &R ? MAX_HALF : 0;
 	p.rate_slots = 4;
 	p.rate_per_sec = 20;
 	p.rate_burst = 8;
-	p.ops = &ops;
-	p.ctx = s;
 	p.secure = &s->cfg;
-	if (s->h == NULL) {
-		size = sst_nego_host_size(&p);
-		FUZZ_CHECK(size != 0);
-		s->h = aligned_alloc(64, (size + 63) & ~(size_t)63);
-		FUZZ_CHECK(s->h != NULL);
-	}
-	memset(s->chans, 0, sizeof(s->chans));
-	s->in_use = s->established = s->nres = s->nq = 0;
+	if (s->h == NULL)
+		s->h = fuzz_nego_host_alloc(&p);
+	memset(&s->chans, 0, sizeof(s->chans));
+	s->established = s->nres = s->nq = 0;
 	FUZZ_CHECK(sst_nego_host_init(s->h, &p) == 0);
+}
+
+static void
+note_chunk(const struct sst_nego_chunk *c)
+{
+	struct sst_secure_i1_info info;
+
+	cur.seci2 |= c->type == SST_NEGO_SECI2;
+	cur.secr1 |= c->type == SST_NEGO_SECR1;
+	if (c->type == SST_NEGO_SECI1 && sst_secure_i1_info(&c->body, &info) == 0)
+		cur.seci1_cookie |= info.cookie_len > 0;
 }
 
 /* Parse the message independently, for the established() checks. */
 static void
 expect(const uint8_t *p, size_t len, unsigned int src)
 {
-	struct sst_nego_msg m;
-	struct sst_nego_iter it;
-	struct sst_nego_chunk c;
-	struct sst_secure_i1_info info;
-
 	memset(&cur, 0, sizeof(cur));
 	cur.src = src;
-	if (sst_nego_msg_parse(p, len, &m) != 0)
-		return;
-	sst_nego_iter_init(&it, &m);
-	while (sst_nego_iter_next(&it, &c)) {
-		cur.seci2 |= c.type == SST_NEGO_SECI2;
-		cur.secr1 |= c.type == SST_NEGO_SECR1;
-		if (c.type == SST_NEGO_SECI1 && sst_secure_i1_info(&c.body, &info) == 0)
-			cur.seci1_cookie |= info.cookie_len > 0;
-	}
+	fuzz_nego_each_chunk(p, len, note_chunk);
 }
 
 static void
@@ -279,9 +244,10 @@ check_invariants(void)
 	FUZZ_CHECK(sst_nego_responding(R.h) <= MAX_RESP);
 	FUZZ_CHECK(sst_nego_half_open(R.h) <= MAX_HALF);
 	FUZZ_CHECK(sst_nego_half_open(R.h) <= sst_nego_responding(R.h));
-	FUZZ_CHECK(R.in_use == R.established + sst_nego_half_open(R.h));
+	FUZZ_CHECK(R.chans.in_use == R.established + sst_nego_half_open(R.h));
 	FUZZ_CHECK(sst_nego_initiating(I.h) <= MAX_INIT);
-	FUZZ_CHECK(I.in_use == I.established + sst_nego_initiating(I.h) + sst_nego_half_open(I.h));
+	FUZZ_CHECK(I.chans.in_use ==
+		   I.established + sst_nego_initiating(I.h) + sst_nego_half_open(I.h));
 	FUZZ_CHECK(rs->amp_tx_bytes <= 3 * rs->amp_rx_bytes);
 	FUZZ_CHECK(rs->established_responder == R.established);
 }
@@ -313,13 +279,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_input in = {data, size};
 	uint8_t msg[MSG_MAX];
 
-	if (addrs[0].len == 0) {
-		for (unsigned int i = 0; i < NADDR; i++) {
-			addrs[i].len = (uint8_t)(6 + i);
-			addrs[i].bytes[0] = 10;
-			addrs[i].bytes[3] = (uint8_t)(1 + i);
-		}
-	}
+	fuzz_nego_addrs_init(10);
 	side_init(&R);
 	side_init(&I);
 	now = 0;
@@ -336,13 +296,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (op % 8) {
 		case 0:
 		case 1:
-			src = fuzz_take(&in) % NADDR;
-			len = fuzz_take(&in);
-			len = len == 0xff ? (unsigned int)RTE_MIN(in.left, sizeof(msg)) : len;
-			len = (unsigned int)RTE_MIN((size_t)len, in.left);
-			memcpy(msg, in.p, len);
-			in.p += len;
-			in.left -= len;
+			len = fuzz_nego_take_message(&in, msg, sizeof(msg), &src);
 			if (op % 8 == 0) {
 				to_r(msg, len, src);
 			} else {

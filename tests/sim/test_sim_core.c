@@ -26,12 +26,9 @@ static struct rte_mempool *pool;
 static struct rte_mbuf *
 mkpkt(uint32_t len, uint64_t stamp)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint8_t *d;
+	struct rte_mbuf *m = sst_test_mbuf_of_len(pool, len);
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	memset(d, 0xa5, len);
 	memcpy(d, &stamp, sizeof(stamp));
 	return m;
@@ -653,15 +650,5 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	int rc;
-
-	if (sst_test_eal_init("test_sim_core") < 0)
-		return EXIT_FAILURE;
-	pool = sst_test_pool("test_sim_core", 16384, 2048);
-	if (pool == NULL)
-		return EXIT_FAILURE;
-	rc = sst_test_run("sim_core", cases);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return rc;
+	return sst_test_main_with_pool("test_sim_core", "sim_core", 16384, 2048, &pool, cases);
 }

@@ -29,12 +29,9 @@ static struct rte_mempool *pool;
 static struct rte_mbuf *
 pkt(uint32_t len, uint32_t seq)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint8_t *d;
+	struct rte_mbuf *m = sst_test_mbuf_of_len(pool, len);
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	for (uint32_t i = 0; i < len; i++)
 		d[i] = (uint8_t)(seq + i);
 	if (len >= 4)
@@ -915,15 +912,5 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	int rc;
-
-	if (sst_test_eal_init("test_sim_link") < 0)
-		return EXIT_FAILURE;
-	pool = sst_test_pool("test_sim_link", 8192, 2048);
-	if (pool == NULL)
-		return EXIT_FAILURE;
-	rc = sst_test_run("sim_link", cases);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return rc;
+	return sst_test_main_with_pool("test_sim_link", "sim_link", 8192, 2048, &pool, cases);
 }

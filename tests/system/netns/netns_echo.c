@@ -68,26 +68,13 @@ echo(struct sst_stream *s, sst_time_t now)
 static void
 check(struct sst_stream *s, sst_time_t now)
 {
-	struct sst_stream_data d[32];
-	int idx = -1, k;
+	int idx = -1;
 
 	for (int i = 0; i < opt.streams; i++)
 		if (st.s[i] == s)
 			idx = i;
-	if (idx < 0)
-		return;
-	while ((k = sst_stream_read(s, d, 32, now)) > 0)
-		for (int i = 0; i < k; i++) {
-			uint32_t len = rte_pktmbuf_pkt_len(d[i].m);
-			uint8_t buf[4096];
-			const uint8_t *p =
-				rte_pktmbuf_read(d[i].m, 0, RTE_MIN(len, sizeof(buf)), buf);
-
-			for (uint32_t j = 0; j < len && j < sizeof(buf); j++)
-				st.bad += p[j] != pattern(idx, st.echoed[idx] + j);
-			st.echoed[idx] += len;
-			rte_pktmbuf_free(d[i].m);
-		}
+	if (idx >= 0)
+		sst_test_echo_check(s, pattern, idx, &st.echoed[idx], &st.bad, now);
 }
 
 static void
@@ -175,14 +162,11 @@ app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 		while (st.written[i] < opt.bytes) {
 			uint32_t len = (uint32_t)RTE_MIN(
 				1 + st.written[i] % 1400, opt.bytes - st.written[i]);
-			struct rte_mbuf *m = rte_pktmbuf_alloc(st.clones);
-			uint8_t *p;
+			struct rte_mbuf *m =
+				sst_test_stream_chunk(st.clones, pattern, i, st.written[i], len);
 
 			if (m == NULL)
 				break;
-			p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
-			for (uint32_t j = 0; j < len; j++)
-				p[j] = pattern(i, st.written[i] + j);
 			if (sst_stream_write(st.s[i], m, 0, now) < 0) {
 				rte_pktmbuf_free(m);
 				break;

@@ -44,9 +44,9 @@ struct app {
 };
 
 static uint8_t
-pattern(uint64_t stream, uint64_t off)
+pattern(int stream, uint64_t off)
 {
-	return sst_test_pattern(off + stream * 1000003);
+	return sst_test_pattern(off + (uint64_t)stream * 1000003);
 }
 
 static int
@@ -69,22 +69,10 @@ echo(struct sst_stream *s, sst_time_t now)
 static void
 check(struct app *a, struct sst_stream *s, sst_time_t now)
 {
-	struct sst_stream_data d[32];
-	int idx = stream_index(a, s), k;
+	int idx = stream_index(a, s);
 
-	if (idx < 0)
-		return;
-	while ((k = sst_stream_read(s, d, 32, now)) > 0)
-		for (int i = 0; i < k; i++) {
-			uint32_t len = rte_pktmbuf_pkt_len(d[i].m);
-			uint8_t buf[2048];
-			const uint8_t *p = rte_pktmbuf_read(d[i].m, 0, len, buf);
-
-			for (uint32_t j = 0; j < len; j++)
-				a->bad += p[j] != pattern((uint64_t)idx, a->echoed[idx] + j);
-			a->echoed[idx] += len;
-			rte_pktmbuf_free(d[i].m);
-		}
+	if (idx >= 0)
+		sst_test_echo_check(s, pattern, idx, &a->echoed[idx], &a->bad, now);
 }
 
 static void
@@ -167,13 +155,10 @@ app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 		while (a->written[i] < BYTES) {
 			uint32_t len =
 				(uint32_t)RTE_MIN(1 + a->written[i] % 1400, BYTES - a->written[i]);
-			struct rte_mbuf *m = rte_pktmbuf_alloc(clones);
-			uint8_t *p;
+			struct rte_mbuf *m =
+				sst_test_stream_chunk(clones, pattern, i, a->written[i], len);
 
 			CU_ASSERT_FATAL(m != NULL);
-			p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
-			for (uint32_t j = 0; j < len; j++)
-				p[j] = pattern((uint64_t)i, a->written[i] + j);
 			if (sst_stream_write(a->s[i], m, 0, now) < 0) {
 				rte_pktmbuf_free(m);
 				break;

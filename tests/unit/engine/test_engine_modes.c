@@ -136,27 +136,14 @@ pattern(int stream, uint64_t off)
 static struct rte_mbuf *
 chunk(int stream, uint64_t off, uint32_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(data);
-	uint8_t *p;
-
-	if (m == NULL)
-		return NULL;
-	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
-	for (uint32_t j = 0; j < len; j++)
-		p[j] = pattern(stream, off + j);
-	return m;
+	return sst_test_stream_chunk(data, pattern, stream, off, len);
 }
 
 static void
 check(struct side *sd, int i, struct rte_mbuf *m)
 {
-	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint8_t buf[2048];
-	const uint8_t *p = rte_pktmbuf_read(m, 0, len, buf);
-
-	for (uint32_t j = 0; j < len; j++)
-		sd->bad += p[j] != pattern(i, sd->echoed[i] + j);
-	sd->echoed[i] += len;
+	sd->bad += sst_test_stream_mismatches(m, pattern, i, sd->echoed[i]);
+	sd->echoed[i] += rte_pktmbuf_pkt_len(m);
 	rte_pktmbuf_free(m);
 }
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
+#include "sst_test.h"
 #include "sst_test_eal.h"
 
 int
@@ -49,4 +51,33 @@ sst_test_pool(const char *name, unsigned int n, uint16_t data_room)
 	if (mp == NULL)
 		fprintf(stderr, "pool %s: %s\n", name, rte_strerror(rte_errno));
 	return mp;
+}
+
+struct rte_mbuf *
+sst_test_mbuf_of_len(struct rte_mempool *mp, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	char *data;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	data = rte_pktmbuf_append(m, (uint16_t)len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	return m;
+}
+
+int
+sst_test_main_with_pool(const char *name, const char *suite, unsigned int n, uint16_t data_room,
+	struct rte_mempool **pool, const struct sst_test_case *cases)
+{
+	int rc;
+
+	if (sst_test_eal_init(name) < 0)
+		return EXIT_FAILURE;
+	*pool = sst_test_pool(name, n, data_room);
+	if (*pool == NULL)
+		return EXIT_FAILURE;
+	rc = sst_test_run(suite, cases);
+	rte_mempool_free(*pool);
+	rte_eal_cleanup();
+	return rc;
 }

@@ -25,4 +25,22 @@ int sst_test_eal_init(const char *prefix);
  */
 struct rte_mempool *sst_test_pool(const char *name, unsigned int n, uint16_t data_room);
 
+/**
+ * An mbuf from @p mp holding @p len bytes, for the caller to fill
+ * (rte_pktmbuf_mtod()). No mbuf or no room fails the test at once (a
+ * fatal CUnit assertion).
+ */
+struct rte_mbuf *sst_test_mbuf_of_len(struct rte_mempool *mp, uint32_t len);
+
+struct sst_test_case;
+
+/**
+ * main() of a test program whose cases share one packet pool: start the
+ * EAL (file prefix @p name), create *pool (@p n mbufs of @p data_room
+ * bytes, named @p name), run @p cases as @p suite, and free the pool and
+ * the EAL again. @return the program's exit status.
+ */
+int sst_test_main_with_pool(const char *name, const char *suite, unsigned int n, uint16_t data_room,
+	struct rte_mempool **pool, const struct sst_test_case *cases);
+
 #endif /* SST_TEST_EAL_H */

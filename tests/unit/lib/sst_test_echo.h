@@ -5,7 +5,8 @@
  * full the record waits in a slot until the stream is writable again, and
  * reading stops meanwhile, so the stream layer's flow control slows the
  * peer instead of data being dropped. Call sst_test_echo() from the
- * readable, writable and accepted callbacks.
+ * readable, writable and accepted callbacks. The client checks what comes
+ * back with sst_test_echo_check().
  */
 #ifndef SST_TEST_ECHO_H
 #define SST_TEST_ECHO_H
@@ -16,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include "sst_stream.h"
+#include "sst_test_mbuf.h"
 
 enum { SST_TEST_ECHO_SLOTS = 512 };
 
@@ -87,6 +89,24 @@ sst_test_echo(struct sst_test_echoes *e, struct sst_stream *s, sst_time_t now)
 		sst_stream_shutdown(s, now);
 		sst_stream_close(s, now);
 	}
+}
+
+/* The client's side of an echo test: read what stream s (number idx)
+ * brings back, add its bytes to *echoed and those that differ from the
+ * pattern the client wrote to *bad. */
+static inline void
+sst_test_echo_check(struct sst_stream *s, sst_test_stream_pattern *pattern, int idx,
+	uint64_t *echoed, uint64_t *bad, sst_time_t now)
+{
+	struct sst_stream_data d[32];
+	int k;
+
+	while ((k = sst_stream_read(s, d, 32, now)) > 0)
+		for (int i = 0; i < k; i++) {
+			*bad += sst_test_stream_mismatches(d[i].m, pattern, idx, *echoed);
+			*echoed += rte_pktmbuf_pkt_len(d[i].m);
+			rte_pktmbuf_free(d[i].m);
+		}
 }
 
 /* Free what still waits (at the end of a test). */

@@ -65,4 +65,44 @@ sst_test_pattern_chain(
 	return head;
 }
 
+/** A test's pattern for several streams: the byte at offset off of stream
+ * number `stream` (streams differ, so crossed data shows). */
+typedef uint8_t sst_test_stream_pattern(int stream, uint64_t off);
+
+/**
+ * One mbuf from mp holding len bytes (at most its room) of the stream's
+ * pattern from offset off. @return NULL when the pool is empty.
+ */
+static inline struct rte_mbuf *
+sst_test_stream_chunk(struct rte_mempool *mp, sst_test_stream_pattern *pattern, int stream,
+	uint64_t off, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	for (uint32_t j = 0; j < len; j++)
+		p[j] = pattern(stream, off + j);
+	return m;
+}
+
+/** How many bytes of m (every segment) differ from the stream's pattern
+ * from offset off. */
+static inline uint64_t
+sst_test_stream_mismatches(
+	const struct rte_mbuf *m, sst_test_stream_pattern *pattern, int stream, uint64_t off)
+{
+	uint64_t bad = 0;
+
+	for (; m != NULL; m = m->next) {
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+		for (uint16_t j = 0; j < m->data_len; j++)
+			bad += p[j] != pattern(stream, off++);
+	}
+	return bad;
+}
+
 #endif /* SST_TEST_MBUF_H */

@@ -216,6 +216,47 @@ nt_tx_is(unsigned int i, const char *hex)
 	return true;
 }
 
+/* A hand-written hex frame into buf (2048 bytes). @return its length. */
+static inline size_t
+nt_frame(const char *hex, uint8_t *buf)
+{
+	return sst_test_hex(hex, buf, 2048);
+}
+
+/* Store v big-endian (network order), to edit header fields of a frame. */
+static inline void
+nt_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* The RFC 1071 sum of p (n bytes) added to s, folded to 16 bits: written
+ * out independently of DPDK's and the library's, to check both. */
+static inline uint16_t
+nt_ref_sum(const uint8_t *p, size_t n, uint32_t s)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* True when ep is addr (text) and port; says what differs on stderr. */
+static inline bool
+nt_ep_is(const struct sst_net_endpoint *ep, const char *addr, uint16_t port)
+{
+	struct sst_net_addr a = nt_addr(addr);
+
+	if (memcmp(&ep->addr, &a, sizeof(a)) == 0 && ep->port == port)
+		return true;
+	fprintf(stderr, "endpoint: port %u, want %s port %u\n", ep->port, addr, port);
+	return false;
+}
+
 /* A payload mbuf holding text (headroom as the pool gives). */
 static inline struct rte_mbuf *
 nt_payload(const char *text)

@@ -48,22 +48,7 @@ static const char ARP_REQ[] = "ff ff ff ff ff ff 02 00 00 00 00 02 08 06 00 01 0
 static uint16_t
 ref_cksum(const uint8_t *p, size_t n)
 {
-	uint32_t s = 0;
-
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
+	return (uint16_t)~nt_ref_sum(p, n, 0);
 }
 
 /* Recompute the IPv4 header checksum of a frame after editing it. */
@@ -72,22 +57,16 @@ fix_ip4(uint8_t *f)
 {
 	size_t ihl = (size_t)(f[14] & 0xf) * 4;
 
-	put16(f + 24, 0);
-	put16(f + 24, ref_cksum(f + 14, ihl));
+	nt_put16(f + 24, 0);
+	nt_put16(f + 24, ref_cksum(f + 14, ihl));
 }
 
 /* Recompute the ICMP checksum of a frame with a 20-byte IP header. */
 static void
 fix_icmp4(uint8_t *f, size_t n)
 {
-	put16(f + 36, 0);
-	put16(f + 36, ref_cksum(f + 34, n - 34));
-}
-
-static size_t
-frame(const char *hex, uint8_t *buf)
-{
-	return sst_test_hex(hex, buf, 2048);
+	nt_put16(f + 36, 0);
+	nt_put16(f + 36, ref_cksum(f + 34, n - 34));
 }
 
 static void
@@ -118,10 +97,9 @@ test_udp_delivered_zero_copy(void)
 {
 	struct sst_net *net = nt_create();
 	uint8_t f[2048];
-	size_t n = frame(UDP4, f);
+	size_t n = nt_frame(UDP4, f);
 	struct rte_mbuf *m = nt_mbuf(f, n);
 	uint16_t off = m->data_off;
-	struct sst_net_addr a = nt_addr("192.0.2.2"), b = nt_addr("192.0.2.1");
 
 	CU_ASSERT_EQUAL(sst_net_rx_burst(net, &m, 1, 0), 1);
 	CU_ASSERT_EQUAL(nt.nrx, 1);
@@ -129,10 +107,8 @@ test_udp_delivered_zero_copy(void)
 	CU_ASSERT_EQUAL(m->data_off, off + 42);
 	CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(m), 5);
 	CU_ASSERT_EQUAL(memcmp(rte_pktmbuf_mtod(m, void *), "hello", 5), 0);
-	CU_ASSERT_EQUAL(memcmp(&nt.from[0].addr, &a, sizeof(a)), 0);
-	CU_ASSERT_EQUAL(nt.from[0].port, 5000);
-	CU_ASSERT_EQUAL(memcmp(&nt.to[0].addr, &b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL(nt.to[0].port, 4000);
+	CU_ASSERT(nt_ep_is(&nt.from[0], "192.0.2.2", 5000));
+	CU_ASSERT(nt_ep_is(&nt.to[0], "192.0.2.1", 4000));
 
 	/* Ethernet padding to 60 bytes is cut off. */
 	memset(f + n, 0, 60 - n);
@@ -150,7 +126,7 @@ test_udp_bad(void)
 {
 	struct sst_net *net = nt_create();
 	uint8_t f[2048], g[2048];
-	size_t n = frame(UDP4, f);
+	size_t n = nt_frame(UDP4, f);
 	struct rte_mbuf *m;
 
 	memcpy(g, f, n);
@@ -167,14 +143,14 @@ test_udp_bad(void)
 	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_cksum, 2);
 	/* UDP length beyond the IP payload, and below 8. */
 	memcpy(g, f, n);
-	put16(g + 38, 14);
+	nt_put16(g + 38, 14);
 	nt_rx_bytes(net, g, n, 0);
-	put16(g + 38, 7);
+	nt_put16(g + 38, 7);
 	nt_rx_bytes(net, g, n, 0);
 	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_len, 2);
 	/* IP payload shorter than a UDP header. */
 	memcpy(g, f, n);
-	put16(g + 16, 20 + 6);
+	nt_put16(g + 16, 20 + 6);
 	fix_ip4(g);
 	nt_rx_bytes(net, g, 14 + 26, 0);
 	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_short, 1);
@@ -196,7 +172,7 @@ static void
 rx_edited(struct sst_net *net, void (*fn)(uint8_t *f), bool fix)
 {
 	uint8_t f[2048];
-	size_t n = frame(UDP4, f);
+	size_t n = nt_frame(UDP4, f);
 
 	fn(f);
 	if (fix)
@@ -222,12 +198,12 @@ ed_ihl_long(uint8_t *f)
 static void
 ed_len_long(uint8_t *f)
 {
-	put16(f + 16, 34);
+	nt_put16(f + 16, 34);
 }
 static void
 ed_len_short(uint8_t *f)
 {
-	put16(f + 16, 19);
+	nt_put16(f + 16, 19);
 }
 static void
 ed_cksum(uint8_t *f)
@@ -287,7 +263,7 @@ test_ip4_bad_headers(void)
 	rx_edited(net, ed_ihl, true);
 	CU_ASSERT_EQUAL(s->rx_ip4_version, 2);
 	rx_edited(net, ed_ihl_long, false);
-	nt_rx_bytes(net, f, frame(UDP4, f) - 20, 0);
+	nt_rx_bytes(net, f, nt_frame(UDP4, f) - 20, 0);
 	nt_rx_bytes(net, f, 20, 0);
 	CU_ASSERT_EQUAL(s->rx_ip4_short, 3);
 	rx_edited(net, ed_len_long, true);
@@ -315,7 +291,7 @@ test_ip4_bad_headers(void)
 	CU_ASSERT_EQUAL(nt.nrx + nt.ntx, 0);
 	/* The port's IP checksum verdict wins. */
 	{
-		struct rte_mbuf *m = nt_mbuf(f, frame(UDP4, f));
+		struct rte_mbuf *m = nt_mbuf(f, nt_frame(UDP4, f));
 
 		m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_BAD;
 		sst_net_rx_burst(net, &m, 1, 0);
@@ -329,7 +305,7 @@ test_icmp_echo(void)
 {
 	struct sst_net *net = nt_create();
 	uint8_t f[2048];
-	size_t n = frame(ECHO_REQ, f);
+	size_t n = nt_frame(ECHO_REQ, f);
 
 	CU_ASSERT_EQUAL(nt_rx_hex(net, ECHO_REQ, 0), 0);
 	CU_ASSERT_EQUAL(nt.ntx, 1);
@@ -338,11 +314,11 @@ test_icmp_echo(void)
 	/* A bad ICMP checksum, a truncated message, an echo reply. */
 	f[n - 1] ^= 1;
 	nt_rx_bytes(net, f, n, 0);
-	put16(f + 16, 20 + 4);
+	nt_put16(f + 16, 20 + 4);
 	fix_ip4(f);
 	nt_rx_bytes(net, f, 14 + 24, 0);
 	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_icmp4_bad, 2);
-	n = frame(ECHO_REQ, f);
+	n = nt_frame(ECHO_REQ, f);
 	f[34] = 0;
 	fix_icmp4(f, n);
 	nt_rx_bytes(net, f, n, 0);
@@ -355,40 +331,37 @@ static void
 test_icmp_frag_needed(void)
 {
 	struct sst_net *net = nt_create();
-	struct sst_net_addr local = nt_addr("192.0.2.1"), remote = nt_addr("198.51.100.7");
 	uint8_t f[2048];
 	size_t n;
 
 	CU_ASSERT_EQUAL(nt_rx_hex(net, FRAG_NEEDED, 5), 0);
 	CU_ASSERT_EQUAL(nt.npmtu, 1);
 	CU_ASSERT_EQUAL(nt.pmtu, 1280);
-	CU_ASSERT_EQUAL(memcmp(&nt.pmtu_local.addr, &local, sizeof(local)), 0);
-	CU_ASSERT_EQUAL(nt.pmtu_local.port, 4000);
-	CU_ASSERT_EQUAL(memcmp(&nt.pmtu_remote.addr, &remote, sizeof(remote)), 0);
-	CU_ASSERT_EQUAL(nt.pmtu_remote.port, 9000);
+	CU_ASSERT(nt_ep_is(&nt.pmtu_local, "192.0.2.1", 4000));
+	CU_ASSERT(nt_ep_is(&nt.pmtu_remote, "198.51.100.7", 9000));
 	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_icmp4_pmtu, 1);
 	CU_ASSERT_EQUAL(sst_net_udp_payload_max(SST_NET_IPV4, nt.pmtu), 1252);
 
 	/* Not believed: an MTU not below the quoted packet, an MTU below 68,
 	 * a quoted packet not from us, a quoted protocol other than UDP, a
 	 * quote cut short. */
-	n = frame(FRAG_NEEDED, f);
-	put16(f + 40, 1400);
+	n = nt_frame(FRAG_NEEDED, f);
+	nt_put16(f + 40, 1400);
 	fix_icmp4(f, n);
 	nt_rx_bytes(net, f, n, 0);
-	put16(f + 40, 0);
+	nt_put16(f + 40, 0);
 	fix_icmp4(f, n);
 	nt_rx_bytes(net, f, n, 0);
-	n = frame(FRAG_NEEDED, f);
+	n = nt_frame(FRAG_NEEDED, f);
 	f[57] = 9;
 	fix_icmp4(f, n);
 	nt_rx_bytes(net, f, n, 0);
-	n = frame(FRAG_NEEDED, f);
+	n = nt_frame(FRAG_NEEDED, f);
 	f[51] = 6;
 	fix_icmp4(f, n);
 	nt_rx_bytes(net, f, n, 0);
-	n = frame(FRAG_NEEDED, f) - 4;
-	put16(f + 16, (uint16_t)(n - 14));
+	n = nt_frame(FRAG_NEEDED, f) - 4;
+	nt_put16(f + 16, (uint16_t)(n - 14));
 	fix_ip4(f);
 	fix_icmp4(f, n);
 	nt_rx_bytes(net, f, n, 0);
@@ -540,7 +513,7 @@ test_send_udp_chained_odd(void)
 	memcpy(ph, p + 26, 8);
 	ph[8] = 0;
 	ph[9] = 17;
-	put16(ph + 10, 8 + 513);
+	nt_put16(ph + 10, 8 + 513);
 	memcpy(ph + 12, p + 34, 8 + 513);
 	CU_ASSERT_EQUAL(ref_cksum(ph, 12 + 8 + 513), 0);
 
@@ -567,7 +540,7 @@ test_burst_mixed(void)
 	struct sst_net *net = nt_create();
 	struct rte_mbuf *pkts[SST_MAX_BURST];
 	uint8_t u[2048], e[2048], a[2048];
-	size_t nu = frame(UDP4, u), ne = frame(ECHO_REQ, e), na = frame(ARP_REQ, a);
+	size_t nu = nt_frame(UDP4, u), ne = nt_frame(ECHO_REQ, e), na = nt_frame(ARP_REQ, a);
 
 	for (unsigned int i = 0; i < SST_MAX_BURST; i++)
 		pkts[i] = i % 3 == 0   ? nt_mbuf(u, nu)
