@@ -330,6 +330,22 @@ workers_ok(const struct tool_host_conf *c)
 	return false;
 }
 
+/* A net of one host (udp, a DPDK port): it takes n, freed on failure,
+ * and writes the host's endpoint into ep for the description. */
+static struct tool_net *
+single_host_net(struct tool_net *n, const struct tool_host_conf *c, const struct host_link *l,
+	char *ep, size_t ep_len)
+{
+	n->h[0] = host_create(c, l);
+	if (n->h[0] == NULL) {
+		free(n);
+		return NULL;
+	}
+	n->n = 1;
+	tool_endpoint_text(&n->h[0]->self, ep, ep_len);
+	return n;
+}
+
 struct tool_net *
 tool_net_udp(const struct tool_host_conf *c)
 {
@@ -340,15 +356,8 @@ tool_net_udp(const struct tool_host_conf *c)
 	if (!workers_ok(c))
 		return NULL;
 	n = calloc(1, sizeof(*n));
-	if (n == NULL)
+	if (n == NULL || single_host_net(n, c, &l, ep, sizeof(ep)) == NULL)
 		return NULL;
-	n->h[0] = host_create(c, &l);
-	if (n->h[0] == NULL) {
-		free(n);
-		return NULL;
-	}
-	n->n = 1;
-	tool_endpoint_text(&n->h[0]->self, ep, sizeof(ep));
 	snprintf(n->desc, sizeof(n->desc), "udp (kernel socket) %s, %u worker%s", ep,
 		n->h[0]->workers, n->h[0]->workers == 1 ? "" : "s");
 	return n;
@@ -444,13 +453,8 @@ tool_net_port(const struct tool_host_conf *c, const struct tool_port *p)
 		n->eth_ptr[0][q] = &n->eth[0][q];
 	}
 	l.confs = n->eth_ptr[0];
-	n->h[0] = host_create(c, &l);
-	if (n->h[0] == NULL) {
-		free(n);
+	if (single_host_net(n, c, &l, ep, sizeof(ep)) == NULL)
 		return NULL;
-	}
-	n->n = 1;
-	tool_endpoint_text(&n->h[0]->self, ep, sizeof(ep));
 	snprintf(n->desc, sizeof(n->desc), "DPDK port %u, %s, %u worker%s", p->port_id, ep, workers,
 		workers == 1 ? "" : "s");
 	return n;
