@@ -96,6 +96,7 @@ struct sst_worker_stats {
 	uint64_t tx_refused;	    /**< frame links: the network layer refused (no route...) */
 	uint64_t restarts;	    /**< peers found restarted: their stale channels dropped */
 	uint64_t channels_replaced; /**< replacements negotiated before a limit ran out */
+	uint64_t channels_crossed;  /**< the peer's replacement crossing ours: retired unused */
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
 	 * on other threads never touch a channel). */

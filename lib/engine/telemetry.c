@@ -71,6 +71,7 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "peers_full", ws->peers_full);
 	ADD(d, "restarts", ws->restarts);
 	ADD(d, "channels_replaced", ws->channels_replaced);
+	ADD(d, "channels_crossed", ws->channels_crossed);
 	ADD(d, "rx_wrong_port", ws->rx_wrong_port);
 	ADD(d, "tx_refused", ws->tx_refused);
 	ADD(d, "handoff_in", ws->handoff_in);

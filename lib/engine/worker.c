@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The worker (sst_worker.h): the layers wired together over one datagram
- * link. Channel numbers are this worker's, 1..255, the lowest free first,
+ * link. Channel numbers are this worker's, 1..255, handed out round robin,
  * so that byte 0 of a packet finds its channel in one array lookup (and a
  * multi-worker engine can later steer on it); a packet whose byte 0 names a
  * channel of another peer is dropped.
@@ -22,6 +22,10 @@
 static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
 static const sst_time_t RESPONDER_GRACE = 200 * SST_NSEC_PER_MSEC;
 static const sst_time_t RETIRE_GRACE = 10 * SST_NSEC_PER_SEC;
+/* An exhausted retiring channel stays two RTTs plus this, to acknowledge
+ * what the peer still had in flight on it (its last numbers are kept for
+ * that), so that the peer need not wait for an RTO to resend it. */
+static const sst_time_t EXHAUSTED_LINGER = SST_NSEC_PER_MSEC;
 /* A prototype peer's channel closed by sst_worker_close_idle() stays this
  * long, longer than the minimum RTO, to acknowledge a last lost packet the
  * peer resends (it has no FINISH to tell us it is done). */
@@ -90,13 +94,21 @@ nego_chan_alloc(void *ctx, const struct sst_nego_addr *peer)
 	struct sst_worker *w = ctx;
 
 	RTE_SET_USED(peer);
-	/* Sharded: numbers by residue, so byte 0 names the owner too. */
-	for (int c = 1; c < 256; c++)
-		if (!w->chans[c].taken &&
+	/* Round robin, not the lowest free: a number comes back as late as
+	 * possible, because the peer may still hold the channel that last had
+	 * it (one that ran out of numbers here ends before the peer's side
+	 * does) and refuses its reuse as a stray for a while (20 s). Sharded:
+	 * numbers by residue, so byte 0 names the owner too. */
+	for (int i = 1; i < 256; i++) {
+		int c = (w->chan_cursor + i) % 256;
+
+		if (c != 0 && !w->chans[c].taken &&
 			(w->p.shard_count <= 1 || c % w->p.shard_count == w->p.shard_index)) {
 			w->chans[c].taken = true;
+			w->chan_cursor = (uint8_t)c;
 			return c;
 		}
+	}
 	return -ENOSPC;
 }
 
@@ -200,6 +212,43 @@ peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now)
 	sst_stream_peer_abort(p->sp, now);
 }
 
+/* The channel to wc's peer its streams are on: the one not retiring. */
+static struct worker_chan *
+live_chan(struct sst_worker *w, const struct worker_chan *wc)
+{
+	for (int c = 1; c < 256; c++) {
+		struct worker_chan *o = &w->chans[c];
+
+		if (o != wc && o->sc != NULL && o->peer == wc->peer && !o->closing && !o->retiring)
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * Crossing replacements: both sides replaced one channel P at once (the
+ * initiator's attempt took longer than the responder's grace), so two
+ * successors come up, in either order on either side. Each side must keep
+ * the same one, or each would move its streams to the channel the other
+ * retires. The winner is the one negotiated by P's initiator: on each side
+ * it is the successor whose role matches the role we had on P, which
+ * successors remember (pred_initiator). wc, just established, loses to the
+ * live channel when that one is such a winner and still fresh: a live
+ * channel past half its numbers either way may be due for replacement
+ * itself, and wc is then that replacement.
+ */
+static bool
+crossing_loser(const struct worker_chan *wc, const struct worker_chan *live)
+{
+	struct sst_channel_info ci;
+
+	if (!live->successor || live->replace_wanted || live->replacing ||
+		live->initiator != live->pred_initiator || wc->initiator == live->pred_initiator)
+		return false;
+	sst_channel_info(sst_stream_chan_channel(live->sc), &ci);
+	return ci.next_seq < ci.seq_limit / 2 && ci.rx_highest < ci.seq_limit / 2;
+}
+
 static int
 nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 {
@@ -209,7 +258,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	struct sst_stream_chan_params cp = {.channel = &chp};
 	struct sst_net_endpoint ep;
 	const struct sst_worker_ops *ops = w->p.ops;
-
+	struct worker_chan *live;
 	bool moved = false;
 
 	addr_to_ep(&r->peer, &ep);
@@ -271,6 +320,25 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	wc->idle_offered = false;
 	w->stats.channels_made++;
 	w->stats.channels_open++;
+	live = live_chan(w, wc);
+	if (live != NULL && !moved && crossing_loser(wc, live)) {
+		sst_stream_chan_migrate_all(wc->sc, live->sc, now);
+		sst_stream_chan_prefer(live->sc);
+		wc->retiring = true;
+		wc->retire_by = now + RETIRE_GRACE;
+		w->stats.channels_crossed++;
+		if (ops != NULL && ops->peer_ready != NULL)
+			ops->peer_ready(w->p.ctx, wc->peer->sp, &ep);
+		return 0;
+	}
+	if (live != NULL) {
+		wc->successor = true;
+		/* The winner of a crossing carries on the family's tie-break. */
+		wc->pred_initiator = live->successor && live->initiator != live->pred_initiator &&
+						     wc->initiator == live->pred_initiator
+					     ? live->pred_initiator
+					     : live->initiator;
+	}
 	/* A new channel to a peer that has others (it moved, or one side
 	 * replaces a channel running out of sequence space or key use): the
 	 * streams move here, and the old channels retire. */
@@ -661,7 +729,10 @@ replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	}
 	if (!wc->retiring)
 		return;
-	if (ci.next_seq >= ci.seq_limit || now >= wc->retire_by) {
+	if (wc->exhausted_until == 0 && sst_stream_chan_exhausted(wc->sc))
+		wc->exhausted_until = now + 2 * ci.srtt + EXHAUSTED_LINGER;
+	if (ci.next_seq >= ci.seq_limit || now >= wc->retire_by ||
+		(wc->exhausted_until != 0 && now >= wc->exhausted_until)) {
 		wc->closing = true;
 	} else if (!wc->idle_offered && sst_stream_chan_unused(wc->sc)) {
 		if (sst_stream_chan_close(wc->sc, now) == 0)
@@ -812,6 +883,8 @@ sst_worker_next_expiry(const struct sst_worker *w)
 			t = sst_time_min(t, wc->replace_not_before);
 		if (wc->retiring)
 			t = sst_time_min(t, wc->retire_by);
+		if (wc->exhausted_until != 0)
+			t = sst_time_min(t, wc->exhausted_until);
 		if (wc->linger_until != 0)
 			t = sst_time_min(t, wc->linger_until);
 	}

@@ -32,11 +32,18 @@ struct worker_chan {
 	 * out (SST_CHANNEL_EV_REPLACE): asked for, and being negotiated. */
 	bool replace_wanted;
 	bool replacing;
+	/** It took the streams of older channels to the peer, of which we were
+	 * the initiator if pred_initiator (crossing_loser()). */
+	bool successor;
+	bool pred_initiator;
 	sst_time_t replace_not_before; /**< after a failed attempt */
 	/** A newer channel to the peer took the streams: closed as soon as
 	 * nothing uses it, and ended by retire_by whatever the peer does. */
 	bool retiring;
 	sst_time_t retire_by;
+	/** Exhausted while retiring (sst_stream_chan_exhausted()): it ends
+	 * then, after acknowledging what the peer had in flight; 0: not yet. */
+	sst_time_t exhausted_until;
 	/** A prototype peer's channel being closed (no FINISH): it ends then,
 	 * after acknowledging what the peer still resends; 0: not closing. */
 	sst_time_t linger_until;
@@ -55,6 +62,7 @@ struct sst_worker {
 	struct sst_stream_ops stream_ops; /**< ours, forwarding to the application's */
 	struct worker_peer *peers;
 	struct worker_chan chans[256]; /**< by our channel number */
+	uint8_t chan_cursor;	       /**< the number handed out last (nego_chan_alloc()) */
 	struct sst_worker_stats stats;
 	int id;				/**< index in the telemetry table, or a negative errno */
 	struct sst_net *net;		/**< frame links: the network layer; else NULL */

@@ -230,9 +230,22 @@ sst_time_t sst_stream_chan_next_expiry(const struct sst_stream_chan *c);
 int sst_stream_chan_migrate_all(
 	struct sst_stream_chan *old, struct sst_stream_chan *c, sst_time_t now);
 
+/** Make @p c the channel new streams to its peer start on (normally the
+ * newest one), e.g. when a newer one is only there to be closed. */
+void sst_stream_chan_prefer(struct sst_stream_chan *c);
+
 /** True when no stream uses the channel: no SID attached or parked in
  * either space (quiet ones aside) and no stream control packet owed. */
 bool sst_stream_chan_unused(const struct sst_stream_chan *c);
+
+/**
+ * True when a channel being replaced can do nothing more for its streams:
+ * its last sequence numbers are kept for acknowledgments, so the Detaches
+ * and the FINISH it still owes can never go out, and nothing of ours is in
+ * flight on it. Ending it then loses nothing (the peer's side frees the
+ * same SIDs when it ends) and does not wait for a timeout.
+ */
+bool sst_stream_chan_exhausted(const struct sst_stream_chan *c);
 
 /**
  * Close an unused channel without TIME_WAIT (CUSP's idea): send FINISH (a

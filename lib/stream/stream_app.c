@@ -574,6 +574,7 @@ sst_stream_migrate(struct sst_stream *s, struct sst_stream_chan *c, sst_time_t n
 		else
 			stream_release_tx_sid(s);
 	}
+	stream_ctl_moving(s);
 	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
 	s->flags ^= SF_SLOT;
 	if (s->tx != NULL)

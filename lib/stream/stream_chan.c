@@ -347,6 +347,21 @@ sst_stream_chan_unused(const struct sst_stream_chan *c)
 	       c->sid_waiting == 0;
 }
 
+void
+sst_stream_chan_prefer(struct sst_stream_chan *c)
+{
+	c->born = c->peer->chans_made++;
+}
+
+bool
+sst_stream_chan_exhausted(const struct sst_stream_chan *c)
+{
+	struct sst_channel_info ci;
+
+	sst_channel_info(c->ch, &ci);
+	return sst_channel_packet_room(c->ch) < STREAM_CTL_ROOM && ci.bytes_in_flight == 0;
+}
+
 static void
 send_finish(struct sst_stream_chan *c)
 {

@@ -35,7 +35,10 @@ enum {
 	 * keeps its receive buffers unless it received nothing for that long
 	 * (flushes come every few microseconds on a busy worker). */
 	STREAM_SWEEP_INTERVAL = 50 * 1000 * 1000,
-	STREAM_ACK_RESERVE = 4,	       /**< channel numbers left for ack-only packets */
+	STREAM_ACK_RESERVE = 4, /**< channel numbers left for ack-only packets */
+	/** Room a control packet needs: itself, a second one (a control
+	 * stream may owe an Attach and a window update), the ack reserve. */
+	STREAM_CTL_ROOM = 2 + STREAM_ACK_RESERVE,
 	STREAM_DGRAM_FRAGS = 32,       /**< fragments of one datagram we send at most */
 	STREAM_DGRAM_RX_FRAGS = 512,   /**< fragments a channel buffers for reassembly */
 	STREAM_CODE_ORIENT = 1u << 16, /**< Reset: the SID is in the receiver's space */
@@ -168,6 +171,7 @@ struct sst_stream_chan {
 	uint32_t mss;		 /**< segment payload that fits one channel packet */
 	struct sst_stream **ctl; /**< streams with control packets due (ring) */
 	uint32_t ctl_head, ctl_count, ctl_cap;
+	bool ctl_sweep;	 /**< a queued stream is now due elsewhere (ctl_sweep()) */
 	uint32_t *codes; /**< Resets and Detaches owed (ring) */
 	uint32_t code_head, code_count, code_cap, code_reserve;
 	struct sst_stream held;	       /**< marker for SIDs parked by stream_give_up_tx_sid() */
@@ -274,6 +278,7 @@ void stream_reoffer_children(struct sst_stream *parent);
 void stream_tx_wake(struct sst_stream *s);
 void stream_ctl_queue(struct sst_stream *s);
 void stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c);
+void stream_ctl_moving(struct sst_stream *s);
 void stream_attach_due(struct sst_stream *s);
 int stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
 bool stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep);

@@ -94,6 +94,24 @@ stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c)
 		ctl_queue_on(s, s->rx_chan);
 }
 
+/*
+ * s is about to change channels while it waits in a control queue, which
+ * may then hold it with nothing due there, or with something due that a
+ * retiring channel will never have room to send, while its Attach or
+ * window update is due elsewhere. The channel holding it (its old sending
+ * or receiving channel) hands it over at its next flush (ctl_sweep()).
+ */
+void
+stream_ctl_moving(struct sst_stream *s)
+{
+	if (!(s->flags & SF_CTL_QUEUED))
+		return;
+	if (s->tx_chan != NULL)
+		s->tx_chan->ctl_sweep = true;
+	if (s->rx_chan != NULL)
+		s->rx_chan->ctl_sweep = true;
+}
+
 void
 stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code)
 {
@@ -222,7 +240,7 @@ burst_flush(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 static bool
 burst_room(const struct sst_stream_chan *c, const struct tx_burst *b)
 {
-	return sst_channel_packet_room(c->ch) >= (uint32_t)b->n + 2 + STREAM_ACK_RESERVE;
+	return sst_channel_packet_room(c->ch) >= (uint32_t)b->n + STREAM_CTL_ROOM;
 }
 
 static void
@@ -352,9 +370,45 @@ send_code(struct sst_stream_chan *c, struct tx_burst *b, uint32_t code, sst_time
 		(code & STREAM_CODE_DETACH) ? SENT_DETACH : SENT_RESET, code, now);
 }
 
+static bool
+ctl_due_only_on(const struct sst_stream *s, const struct sst_stream_chan *c)
+{
+	bool attach = (s->flags & SF_ATTACH_DUE) && s->tx_chan != NULL;
+	bool window = (s->flags & SF_WINDOW_DUE) && s->rx_chan != NULL;
+
+	if (s->flags & SF_RESET)
+		return false;
+	return (attach || window) && (!attach || s->tx_chan == c) && (!window || s->rx_chan == c);
+}
+
+/* Streams queued here with anything due on another channel move to that
+ * channel's queue (what is due here follows when that is sent: see
+ * stream_ctl_requeue()); the others keep their order. */
+static void
+ctl_sweep(struct sst_stream_chan *c, sst_time_t now)
+{
+	c->ctl_sweep = false;
+	for (uint32_t n = c->ctl_count; n > 0; n--) {
+		struct sst_stream *s = c->ctl[c->ctl_head];
+
+		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
+		c->ctl_count--;
+		if (ctl_due_only_on(s, c)) {
+			c->ctl[(c->ctl_head + c->ctl_count) % c->ctl_cap] = s;
+			c->ctl_count++;
+			continue;
+		}
+		s->flags &= ~SF_CTL_QUEUED;
+		stream_ctl_requeue(s, c);
+		stream_unref(s, now);
+	}
+}
+
 static void
 send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 {
+	if (c->ctl_sweep)
+		ctl_sweep(c, now);
 	while (c->code_count > 0 && burst_room(c, b)) {
 		uint32_t code = c->codes[c->code_head];
 

@@ -32,6 +32,8 @@ static struct rte_mempool *pool, *clones;
 static uint8_t client_secret = 0xc1;
 /* Lowered to make channels run out of sequence space within a test. */
 static uint64_t client_packet_limit, server_packet_limit;
+/* channels_crossed of both sides in the last exchange. */
+static uint64_t crossed;
 
 struct node {
 	const char *name;
@@ -238,9 +240,11 @@ udp_link(void)
 /* Something that happens once during an exchange, after some time. */
 struct event {
 	sst_time_t after;
-	void (*fn)(void *arg);
+	void (*fn)(void *arg, struct node *client, struct node *server, sst_time_t now);
 	void *arg;
 	bool done;
+	bool moves_client; /**< the server must see a path change */
+	bool one_channel;  /**< both sides settle on one channel before the streams close */
 };
 
 /* The client writes, the server echoes, the client checks every byte.
@@ -262,7 +266,7 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 		sst_time_t now = now_ns();
 
 		if (ev != NULL && !ev->done && now - start >= ev->after) {
-			ev->fn(ev->arg);
+			ev->fn(ev->arg, &client, &server, now);
 			ev->done = true;
 		}
 		sst_worker_poll(server.w, now);
@@ -356,6 +360,20 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 		CU_ASSERT_EQUAL(sst_worker_telemetry("/sst/worker", NULL, d), -EINVAL);
 		rte_tel_data_free(d);
 	}
+	if (ev != NULL && ev->one_channel) {
+		/* The channels the streams left close by FINISH at once; two
+		 * sides that kept different ones would hold both until a
+		 * retired channel's 10 s grace ran out. */
+		deadline = now_ns() + 5 * SST_NSEC_PER_SEC;
+		while (now_ns() < deadline &&
+			(sst_worker_stats(client.w)->channels_open != 1 ||
+				sst_worker_stats(server.w)->channels_open != 1)) {
+			sst_worker_poll(server.w, now_ns());
+			sst_worker_poll(client.w, now_ns());
+		}
+		CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 1);
+		CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 1);
+	}
 	if (client.s != NULL)
 		sst_stream_close(client.s, now_ns());
 	for (int i = 0; i < SUBSTREAMS; i++)
@@ -374,11 +392,14 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_closed,
 		sst_worker_stats(server.w)->channels_made);
 	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 0);
-	if (channels > 1 && !replaced)
+	if (ev != NULL && ev->moves_client)
 		CU_ASSERT(sst_worker_stats(server.w)->path_changes >= 1);
+	RTE_SET_USED(replaced);
 	CU_ASSERT(sst_worker_stats(client.w)->channels_idle +
 			  sst_worker_stats(server.w)->channels_idle >=
 		  1);
+	crossed = sst_worker_stats(client.w)->channels_crossed +
+		  sst_worker_stats(server.w)->channels_crossed;
 	node_fini(&client);
 	node_fini(&server);
 }
@@ -439,16 +460,38 @@ test_echo_over_impaired_simpair(void)
 }
 
 static void
-rebind(void *arg)
+rebind(void *arg, struct node *client, struct node *server, sst_time_t now)
 {
 	struct sst_simpair *pair = arg;
 	struct sst_net_endpoint ep = {.addr = {.family = SST_NET_IPV4}, .port = 40000};
 
+	RTE_SET_USED(client);
+	RTE_SET_USED(server);
+	RTE_SET_USED(now);
 	ep.addr.bytes[0] = 192;
 	ep.addr.bytes[1] = 0;
 	ep.addr.bytes[2] = 2;
 	ep.addr.bytes[3] = 7;
 	sst_simpair_set_endpoint(pair, 0, &ep);
+}
+
+/* An exchange over a clean simpair (50 Mbit/s, 1 ms each way) during which
+ * ev happens 20 ms in, given the pair. */
+static void
+simpair_echo_with_event(struct event *ev, const char *over, uint64_t channels)
+{
+	struct sst_simlink_params lp;
+	struct sst_simpair_conf sc[2];
+	struct sst_simpair *pair;
+	struct sst_link *l[2];
+
+	sst_test_link_model(&lp, 50 * 1000 * 1000, SST_NSEC_PER_MSEC, 300, NULL, pool);
+	pair = simpair_links(&lp, sc, l);
+	ev->after = 20 * SST_NSEC_PER_MSEC;
+	ev->arg = pair;
+	run_echo(l[0], l[1], over, ev, channels);
+	CU_ASSERT_TRUE(ev->done);
+	sst_simpair_destroy(pair);
 }
 
 /* Mobility: 20 ms into the exchange the client's address and port change
@@ -459,18 +502,9 @@ rebind(void *arg)
 static void
 test_echo_with_address_change(void)
 {
-	struct sst_simlink_params lp;
-	struct sst_simpair_conf sc[2];
-	struct sst_simpair *pair;
-	struct sst_link *l[2];
-	struct event ev;
+	struct event ev = {.fn = rebind, .moves_client = true};
 
-	sst_test_link_model(&lp, 50 * 1000 * 1000, SST_NSEC_PER_MSEC, 300, NULL, pool);
-	pair = simpair_links(&lp, sc, l);
-	ev = (struct event){.after = 20 * SST_NSEC_PER_MSEC, .fn = rebind, .arg = pair};
-	run_echo(l[0], l[1], "a simpair whose client moves", &ev, 2);
-	CU_ASSERT_TRUE(ev.done);
-	sst_simpair_destroy(pair);
+	simpair_echo_with_event(&ev, "a simpair whose client moves", 2);
 }
 
 /*
@@ -505,6 +539,36 @@ test_echo_with_channel_replacement(void)
 {
 	replacement_round(256, 256, "a simpair, 256 packets per channel");
 	replacement_round(0, 256, "a simpair, 256 packets per server channel");
+}
+
+static void
+cross_replace(void *arg, struct node *client, struct node *server, sst_time_t now)
+{
+	RTE_SET_USED(arg);
+	CU_ASSERT(sst_worker_connect(client->w, &server->self, SST_NEGO_MODE_CHECKSUM, now) == 0);
+	CU_ASSERT(sst_worker_connect(server->w, &client->self, SST_NEGO_MODE_CHECKSUM, now) == 0);
+}
+
+/*
+ * Crossing replacements: 20 ms into the exchange both sides negotiate a
+ * new channel to the other in the same instant, as when each replaces one
+ * channel at once. Over 1 ms each way each side has the other's channel up
+ * a round trip before its own (checksum mode: the responder's side is up
+ * at ChkI1), so "the newest channel takes the streams" would leave each
+ * side sending on the channel the other retires. Both must keep the one
+ * the first channel's initiator (the client) made, retire the other
+ * unused (channels_crossed, once) and complete byte-exact; the first
+ * channel and the loser close by FINISH while the streams are still open,
+ * and the winner once they are done.
+ */
+static void
+test_echo_with_crossing_replacements(void)
+{
+	struct event ev = {.fn = cross_replace, .one_channel = true};
+
+	crossed = 0;
+	simpair_echo_with_event(&ev, "a simpair, crossing replacements", 3);
+	CU_ASSERT_EQUAL(crossed, 1);
 }
 
 /* Poll both until cond holds or 10 s pass. */
@@ -579,6 +643,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_with_address_change),
 	SST_TEST(test_restart_detected),
 	SST_TEST(test_echo_with_channel_replacement),
+	SST_TEST(test_echo_with_crossing_replacements),
 	SST_TEST_END,
 };
 
