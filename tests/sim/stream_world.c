@@ -598,6 +598,7 @@ world_make_chan(struct world *w, int side, const struct world_params *wp, int id
 	memset(chp.keys.rx_iv, (int)(key[1 - ep->side] >> 8), sizeof(chp.keys.rx_iv));
 	chp.replay_window = wp->replay_window;
 	chp.tx_log = wp->tx_log != 0 ? wp->tx_log : 8192;
+	chp.packet_limit = wp->packet_limit;
 	chp.skip_seed = 0x5eed + (uint64_t)ep->side;
 	chp.pool = pool;
 	chp.lower = &world_lower;

@@ -93,6 +93,7 @@ struct world_params {
 	uint32_t tx_log;
 	enum sst_crypto_suite suite;
 	uint64_t flows_cap;
+	uint64_t packet_limit; /* each channel's (sst_channel_params); 0: the suite's */
 };
 
 /** EAL and pools; call once. */

@@ -3,8 +3,10 @@
  * Stream-layer scenarios in the simulator, part 3: channels replaced again
  * and again under live streams (the peer's half-channel ID table must free
  * the IDs of channels gone), control work due on another channel than the
- * one a stream is queued on (stream_ctl_requeue()), and new streams going
- * to the newest channel by creation order once channel slots are reused.
+ * one a stream is queued on (stream_ctl_requeue()), also when that one has
+ * no numbers left to send it (ctl_sweep()), when such a channel is
+ * exhausted (sst_stream_chan_exhausted()), and new streams going to the
+ * newest channel by creation order once channel slots are reused.
  * Seeds are fixed; SST_SIM_SEED=<n> replays another one.
  */
 #include <errno.h>
@@ -187,6 +189,216 @@ test_ctl_requeue(void)
 	run_ctl_requeue(false, 2000000, 100);
 }
 
+/* Numbers a stream control packet needs left on its channel
+ * (STREAM_CTL_ROOM): itself, a second one, the reserve for ack-only packets. */
+enum { CTL_ROOM = 6 };
+
+static struct sst_channel *
+chan_of(const struct world *w, int side, int idx)
+{
+	return sst_stream_chan_channel(w->ep[side].chans[idx]);
+}
+
+/* No new data may go out on the channel (channel_data_limit(): 15/16). */
+static bool
+past_data_limit(const struct world *w, int side, int idx)
+{
+	struct sst_channel_info ci;
+
+	sst_channel_info(chan_of(w, side, idx), &ci);
+	return ci.next_seq >= ci.seq_limit - ci.seq_limit / 16;
+}
+
+static void
+print_chan(const struct world *w, int side, int idx)
+{
+	struct sst_channel_info ci;
+
+	sst_channel_info(chan_of(w, side, idx), &ci);
+	printf(" %c: %" PRIu64 "/%" PRIu64 " used, room %" PRIu32 ", %" PRIu64 " bytes in flight;",
+		side ? 'b' : 'a', ci.next_seq, ci.seq_limit,
+		sst_channel_packet_room(chan_of(w, side, idx)), ci.bytes_in_flight);
+}
+
+/*
+ * A flow over a channel of 256 numbers, the fewest a channel may have: b
+ * does not read (a's window closes) and sends until its side of the
+ * channel is past the data limit, with only the few numbers left that its
+ * control and ack-only packets may use. b is still paused on return.
+ */
+static struct world *
+old_channel_world(struct world_params *wp, struct flow **fp)
+{
+	struct sst_stream_info info;
+	struct world *w;
+	struct flow *f;
+
+	world_params_default(wp, seed);
+	wp->link.rate_bps = 20 * 1000 * 1000;
+	wp->packet_limit = 256;
+	w = world_create(wp);
+	f = world_flow_start(w, 400000, 400000, 0);
+	f->paused[1] = true;
+	world_run_until(w, 300 * SST_NSEC_PER_MSEC);
+	printf("\n  old channel:");
+	print_chan(w, 0, 0);
+	print_chan(w, 1, 0);
+	CU_ASSERT_FATAL(f->s[1] != NULL);
+	CU_ASSERT_FATAL(past_data_limit(w, 1, 0));
+	CU_ASSERT_FATAL(sst_channel_packet_room(chan_of(w, 1, 0)) >= CTL_ROOM);
+	CU_ASSERT_FATAL(f->got[0] < f->len[1]);
+	sst_stream_info(f->s[1], &info);
+	CU_ASSERT_FATAL(info.rx_buffered > 0);
+	*fp = f;
+	return w;
+}
+
+/*
+ * A stream waits in one channel's control queue at a time. b reads all it
+ * holds, and its last numbers on the old channel go to the window update
+ * and to acknowledging what that lets a send, until b has fewer left than
+ * a control packet needs: b's next window update waits in the old
+ * channel's queue, and the flow stalls with data left both ways (a's side
+ * of the channel is past the data limit too). Then one side moves the stream to
+ * a new channel, as a replacement does:
+ *  - peer_moves: a migrates; its Attach reaches b on the new channel, and
+ *    b's side follows (the window update and b's Attach are due there);
+ *  - otherwise b migrates (its Attach is due on the new channel).
+ * The old channel will never have room again, so the stream must leave its
+ * queue for the new channel's (ctl_sweep()): otherwise b's Attach is never
+ * sent and the flow waits until the old channel is destroyed (never here;
+ * in the engine when its retirement ends, up to 10 s later). Once the data is through, the old channel
+ * ends as the worker ends an exhausted one: when b moved, a's Detach on the
+ * old channel reaches b before a's Attach on the new one, and the stream,
+ * queued again on the old channel for its window update, is held there
+ * until then (rx_detach() does not hand it over).
+ */
+static void
+run_ctl_sweep(bool peer_moves)
+{
+	struct world_params wp, wp_new;
+	struct sst_stream_info info;
+	struct flow *f;
+	struct world *w = old_channel_world(&wp, &f);
+	int side = peer_moves ? 0 : 1;
+	sst_time_t now;
+	int rc;
+
+	f->paused[1] = false;
+	world_read_flow(w, f, 1);
+	world_run_until(w, sim_now(w->sim) + 300 * SST_NSEC_PER_MSEC);
+	printf("\n  stalled:");
+	print_chan(w, 0, 0);
+	print_chan(w, 1, 0);
+	printf(" a got %" PRIu64 ", b %" PRIu64, f->got[0], f->got[1]);
+	CU_ASSERT_FATAL(sst_channel_packet_room(chan_of(w, 1, 0)) < CTL_ROOM);
+	CU_ASSERT_FATAL(past_data_limit(w, 0, 0));
+	CU_ASSERT_FATAL(f->got[0] < f->len[1] && f->got[1] < f->len[0]);
+	sst_stream_info(f->s[1], &info);
+	CU_ASSERT_FATAL(info.rx_buffered == 0);
+	wp_new = wp;
+	wp_new.packet_limit = 0;
+	CU_ASSERT_EQUAL_FATAL(world_add_channel(w, &wp_new), 1);
+	now = sim_now(w->sim);
+	CU_ASSERT_EQUAL(sst_stream_migrate(f->s[side], w->ep[side].chans[1], now), 0);
+	rc = world_run_bytes(w, f->len[0] + f->len[1], now + 5 * SST_NSEC_PER_SEC);
+	printf("\n  %s moved: %s at %.2f s\n", peer_moves ? "a" : "b",
+		rc == 0 ? "all data through" : "stalled",
+		(double)sim_now(w->sim) / SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(rc, 0);
+	world_kill_channel(w, 0);
+	CU_ASSERT_EQUAL(world_run(w, sim_now(w->sim) + 5 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+static void
+test_ctl_sweep(void)
+{
+	run_ctl_sweep(true);
+	run_ctl_sweep(false);
+}
+
+/* Both sides of one channel, watched at every event of the simulator. */
+struct exhaust_watch {
+	struct sst_stream_chan *c[2];
+	sst_time_t at[2];    /* when each was first exhausted; 0: not yet */
+	bool busy_seen[2];   /* too few numbers left, ours in flight */
+	bool busy_exhausted; /* ... and exhausted all the same */
+	bool room_exhausted; /* exhausted with room for control packets */
+	struct sim *sim;
+};
+
+static bool
+not_exhausted(void *arg)
+{
+	struct exhaust_watch *x = arg;
+
+	for (int side = 0; side < 2; side++) {
+		struct sst_channel *ch = sst_stream_chan_channel(x->c[side]);
+		bool exhausted = sst_stream_chan_exhausted(x->c[side]);
+		struct sst_channel_info ci;
+
+		sst_channel_info(ch, &ci);
+		if (sst_channel_packet_room(ch) >= CTL_ROOM) {
+			x->room_exhausted |= exhausted;
+		} else if (ci.bytes_in_flight > 0) {
+			x->busy_seen[side] = true;
+			x->busy_exhausted |= exhausted;
+		}
+		if (exhausted && x->at[side] == 0)
+			x->at[side] = sim_now(x->sim);
+	}
+	return x->at[0] == 0 || x->at[1] == 0;
+}
+
+/*
+ * The worker ends a retiring channel early once it is exhausted
+ * (sst_stream_chan_exhausted()): it has fewer numbers left than a control
+ * packet needs, so the Detaches and the FINISH it owes can never go out,
+ * and nothing of ours is in flight on it that the peer might still
+ * acknowledge. Both sides of the old channel get there once b reads: b's
+ * last numbers go to window updates and acknowledgments, a's to window
+ * updates that b can no longer acknowledge, each in flight until a
+ * declares it lost. Not before: a fresh channel, or one past its data
+ * limit that can still send control packets, has work left, and while
+ * packets are in flight their acknowledgments may still come. Were it
+ * never exhausted, a retiring channel with no room would wait out the 10 s
+ * grace, holding its streams' SIDs; exhausted too soon, it would drop
+ * control packets it could still send, or acknowledgments on their way.
+ */
+static void
+test_chan_exhausted(void)
+{
+	struct world_params wp;
+	struct exhaust_watch x;
+	struct flow *f;
+	struct world *w;
+	int rc;
+
+	w = old_channel_world(&wp, &f);
+	/* Past its data limit, with room for control packets. */
+	CU_ASSERT(!sst_stream_chan_exhausted(w->ep[1].chans[0]));
+	x = (struct exhaust_watch){.c = {w->ep[0].chans[0], w->ep[1].chans[0]}, .sim = w->sim};
+	f->paused[1] = false;
+	world_read_flow(w, f, 1);
+	rc = sim_run_while(w->sim, not_exhausted, &x, sim_now(w->sim) + 10 * SST_NSEC_PER_SEC);
+	printf("\n  exhausted at %.3f s (a) and %.3f s (b), %d:",
+		(double)x.at[0] / SST_NSEC_PER_SEC, (double)x.at[1] / SST_NSEC_PER_SEC, rc);
+	print_chan(w, 0, 0);
+	print_chan(w, 1, 0);
+	printf(" seen short with packets in flight: a %d, b %d\n", x.busy_seen[0], x.busy_seen[1]);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(!x.room_exhausted);
+	CU_ASSERT(x.busy_seen[0]);
+	CU_ASSERT(!x.busy_exhausted);
+	/* A fresh channel of as few numbers. */
+	CU_ASSERT_EQUAL_FATAL(world_add_channel(w, &wp), 1);
+	CU_ASSERT(!sst_stream_chan_exhausted(w->ep[0].chans[1]));
+	CU_ASSERT(!sst_stream_chan_exhausted(w->ep[1].chans[1]));
+	world_destroy(w);
+}
+
 static void
 chan_sids(struct world *w, int idx, uint64_t *sids)
 {
@@ -251,6 +463,8 @@ test_newest_channel_by_creation(void)
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_replace_many_times),
 	SST_TEST(test_ctl_requeue),
+	SST_TEST(test_ctl_sweep),
+	SST_TEST(test_chan_exhausted),
 	SST_TEST(test_newest_channel_by_creation),
 	SST_TEST_END,
 };
