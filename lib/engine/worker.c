@@ -22,9 +22,9 @@
 static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
 static const sst_time_t RESPONDER_GRACE = 200 * SST_NSEC_PER_MSEC;
 static const sst_time_t RETIRE_GRACE = 10 * SST_NSEC_PER_SEC;
-/* An exhausted retiring channel stays two RTTs plus this, to acknowledge
- * what the peer still had in flight on it (its last numbers are kept for
- * that), so that the peer need not wait for an RTO to resend it. */
+/* An exhausted retiring channel stays two RTTs plus this, for what is in
+ * flight either way to be acknowledged (its last numbers are kept for
+ * that), so that neither side resends it on the successor needlessly. */
 static const sst_time_t EXHAUSTED_LINGER = SST_NSEC_PER_MSEC;
 /* A prototype peer's channel closed by sst_worker_close_idle() stays this
  * long, longer than the minimum RTO, to acknowledge a last lost packet the

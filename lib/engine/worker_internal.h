@@ -42,7 +42,8 @@ struct worker_chan {
 	bool retiring;
 	sst_time_t retire_by;
 	/** Exhausted while retiring (sst_stream_chan_exhausted()): it ends
-	 * then, after acknowledging what the peer had in flight; 0: not yet. */
+	 * then, once what was in flight had time to be acknowledged; 0: not
+	 * yet. */
 	sst_time_t exhausted_until;
 	/** A prototype peer's channel being closed (no FINISH): it ends then,
 	 * after acknowledging what the peer still resends; 0: not closing. */

@@ -239,11 +239,13 @@ void sst_stream_chan_prefer(struct sst_stream_chan *c);
 bool sst_stream_chan_unused(const struct sst_stream_chan *c);
 
 /**
- * True when a channel being replaced can do nothing more for its streams:
- * its last sequence numbers are kept for acknowledgments, so the Detaches
- * and the FINISH it still owes can never go out, and nothing of ours is in
- * flight on it. Ending it then loses nothing (the peer's side frees the
- * same SIDs when it ends) and does not wait for a timeout.
+ * True when a channel can never again send a stream control packet: the
+ * sequence numbers it has left are kept for acknowledgments, so the
+ * Detaches, window updates and the FINISH it may owe can never go out. A
+ * channel being replaced is then best ended once what is in flight either
+ * way had time to be acknowledged: its streams are on the successor, what
+ * it still had in flight is resent there, and the peer's side frees the
+ * same SIDs when it ends.
  */
 bool sst_stream_chan_exhausted(const struct sst_stream_chan *c);
 

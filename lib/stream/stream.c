@@ -310,8 +310,7 @@ stream_peer_chan(struct sst_stream_peer *p)
 	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++) {
 		struct sst_stream_chan *c = p->chans[i];
 
-		if (c != NULL && !c->dead &&
-			(newest == NULL || c->born - newest->born < (1u << 31)))
+		if (c != NULL && !c->dead && (newest == NULL || stream_chan_newer(c, newest)))
 			newest = c;
 	}
 	return newest;
@@ -729,7 +728,11 @@ stream_check_finished(struct sst_stream *s, sst_time_t now)
 	if (!(s->flags & SF_SHUTDOWN) || !(s->flags & SF_SENT_CLOSE_ACKED) ||
 		!(s->flags & SF_RX_EOF))
 		return;
+	/* Nothing is owed on any channel any more: an Attach or a window
+	 * update still due (it migrated just before) would bind a SID again
+	 * that nothing releases, keeping that channel in use. */
 	s->flags |= SF_FINISHED;
+	s->flags &= ~(SF_ATTACH_DUE | SF_ATTACH_INIT | SF_VIA_ATTACH | SF_WINDOW_DUE);
 	stream_release_sids(s, now);
 	stream_maybe_release_buffers(s, now);
 	report_closed(s, SST_STREAM_FINISHED);

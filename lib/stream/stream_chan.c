@@ -356,10 +356,7 @@ sst_stream_chan_prefer(struct sst_stream_chan *c)
 bool
 sst_stream_chan_exhausted(const struct sst_stream_chan *c)
 {
-	struct sst_channel_info ci;
-
-	sst_channel_info(c->ch, &ci);
-	return sst_channel_packet_room(c->ch) < STREAM_CTL_ROOM && ci.bytes_in_flight == 0;
+	return sst_channel_packet_room(c->ch) < STREAM_CTL_ROOM;
 }
 
 static void

@@ -407,15 +407,24 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	}
 	if (s == NULL || (s->flags & (SF_RESET | SF_ROOT)))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+	/* We have all the peer sent, and it has all we sent: its side moved
+	 * before it heard so, and will send nothing on this SID. Bound, the
+	 * SID would keep the channel in use with nothing to release it. */
+	if (s->flags & SF_FINISHED)
+		return true;
 	if (attach_rx(c, s, hdr->sid) < 0) {
 		sst_channel_refuse(c->ch);
 		return false;
 	}
 	peer_window(s, 0, hdr->window);
 	/* The peer moved its side here: ours follows (paper 4.3.7), so a
-	 * channel being replaced empties without the application's help. */
+	 * channel being replaced empties without the application's help. Only
+	 * forward: an Attach on an older channel is the peer's side catching
+	 * up with a move it has not seen yet (two replacements crossed, and
+	 * it attached on the one both sides then retire), and following it
+	 * back would leave our side on a channel being closed. */
 	if ((s->flags & SF_TX_ATTACHED) && s->tx_chan != NULL && s->tx_chan != c &&
-		!s->tx_chan->dead && !(s->flags & SF_FINISHED))
+		!s->tx_chan->dead && !(s->flags & SF_FINISHED) && stream_chan_newer(c, s->tx_chan))
 		sst_stream_migrate(s, c, now);
 	return true;
 }
@@ -429,6 +438,7 @@ rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && s->rx_sid == hdr->sid) {
 		stream_sid_quiet(c, c->rx_sids, hdr->sid);
 		stream_chan_moved(c, hdr->sid);
+		stream_ctl_moving(s);
 		s->flags &= ~SF_RX_ATTACHED;
 		s->rx_chan = NULL;
 	}

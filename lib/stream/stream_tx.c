@@ -376,7 +376,7 @@ ctl_due_only_on(const struct sst_stream *s, const struct sst_stream_chan *c)
 	bool attach = (s->flags & SF_ATTACH_DUE) && s->tx_chan != NULL;
 	bool window = (s->flags & SF_WINDOW_DUE) && s->rx_chan != NULL;
 
-	if (s->flags & SF_RESET)
+	if (s->flags & (SF_RESET | SF_FINISHED))
 		return false;
 	return (attach || window) && (!attach || s->tx_chan == c) && (!window || s->rx_chan == c);
 }
@@ -422,7 +422,7 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
 		c->ctl_count--;
 		s->flags &= ~SF_CTL_QUEUED;
-		if (!(s->flags & SF_RESET)) {
+		if (!(s->flags & (SF_RESET | SF_FINISHED))) {
 			if ((s->flags & SF_ATTACH_DUE) && s->tx_chan == c)
 				send_attach(c, b, s, now);
 			if ((s->flags & SF_WINDOW_DUE) && s->rx_chan == c)
@@ -742,7 +742,7 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		}
 		break;
 	case SENT_ATTACH:
-		if (s->tx_chan == c && !(s->flags & (SF_TX_ACKED | SF_RESET))) {
+		if (s->tx_chan == c && !(s->flags & (SF_TX_ACKED | SF_RESET | SF_FINISHED))) {
 			s->flags |= SF_ATTACH_DUE;
 			s->flags &= ~SF_VIA_ATTACH;
 			stream_ctl_queue(s);

@@ -220,7 +220,7 @@ static void
 flow_maybe_done(struct world *w, struct flow *f, int side, sst_time_t now)
 {
 	if (f->s[side] != NULL && f->eof[side] && f->written[side] == f->len[side] &&
-		!f->closed[side]) {
+		!f->closed[side] && !w->hold_finished) {
 		f->closed[side] = true;
 		f->done_at[side] = now;
 		sst_stream_close(f->s[side], now);
@@ -231,6 +231,15 @@ flow_maybe_done(struct world *w, struct flow *f, int side, sst_time_t now)
 				w->on_flow_done(w, f);
 		}
 	}
+}
+
+void
+world_close_finished(struct world *w)
+{
+	w->hold_finished = false;
+	for (uint64_t i = 0; i < w->nflows; i++)
+		for (int side = 0; side < 2; side++)
+			flow_maybe_done(w, &w->flows[i], side, sim_now(w->sim));
 }
 
 static void

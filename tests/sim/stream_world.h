@@ -61,6 +61,7 @@ struct world {
 	uint64_t flows_done, bytes_checked, mismatches;
 	uint64_t next_connect; /* flows before this one are connected */
 	bool keep_open;	       /* flows never end their directions (idle streams) */
+	bool hold_finished;    /* finished flows keep their handles: world_close_finished() */
 	uint64_t bytes_goal;   /* world_run_bytes() */
 	uint16_t chunk;	       /* bytes per write */
 	bool server_closes_on_eof;
@@ -104,6 +105,9 @@ void world_link_defaults(struct sst_simlink_params *l);
 /** The scenarios' defaults: both sides extended, replay window 64, 4096
  * streams, 512 send and receive buffers, 2048 SIDs per direction. */
 void world_params_default(struct world_params *wp, uint64_t seed);
+
+/** Close the handles of the flows that finished while w->hold_finished. */
+void world_close_finished(struct world *w);
 
 /** Pump, then run the simulator until virtual time t. */
 void world_run_until(struct world *w, sst_time_t t);
