@@ -345,8 +345,11 @@ int32_t sst_stream_priority(const struct sst_stream *s);
 /**
  * Send a datagram on @p parent (paper 2.2): one unreliable Datagram
  * packet (or fragments) when small, a reliable ephemeral substream when
- * too large for the current loss rate. Ownership of @p m passes.
- * @return 0, -EMSGSIZE (over 64 KiB), -ENOBUFS, -ENOTCONN.
+ * too large for the current loss rate. On success @p m is the stack's
+ * (a datagram packet may still be dropped, as the network may drop it);
+ * on error the caller still owns @p m, unchanged, and may retry or free it.
+ * @return 0, -EMSGSIZE (over 64 KiB), -ENOBUFS (no room in the congestion
+ *   window, or no buffer), -ENOTCONN (reset, or no channel to the peer).
  */
 int sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
 

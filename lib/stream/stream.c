@@ -739,6 +739,17 @@ stream_check_finished(struct sst_stream *s, sst_time_t now)
 	stream_ended(s);
 }
 
+/* A stream we opened that failed before any of it went out (no send
+ * buffer for its first message): gone at once, reported to no one, since
+ * the application never got it or it is ours. */
+void
+stream_abandon(struct sst_stream *s, sst_time_t now)
+{
+	s->flags |= SF_APP_CLOSED;
+	stream_do_reset(s, SST_STREAM_ABORTED, false, now);
+	stream_unref(s, now);
+}
+
 void
 stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_time_t now)
 {

@@ -103,8 +103,7 @@ sst_stream_connect(
 	if (s == NULL)
 		return NULL;
 	if (stream_write_internal(s, req, (size_t)len, SST_FLAG_PUSH | SST_FLAG_MESSAGE) < 0) {
-		stream_do_reset(s, SST_STREAM_ABORTED, false, now);
-		stream_unref(s, now);
+		stream_abandon(s, now);
 		rte_errno = ENOBUFS;
 		return NULL;
 	}
@@ -440,8 +439,7 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 	if (s == NULL)
 		return -ENOBUFS;
 	if (sst_stream_write(s, m, SST_WRITE_MESSAGE, now) < 0) {
-		sst_stream_reset(s, now);
-		sst_stream_close(s, now);
+		stream_abandon(s, now);
 		return -ENOBUFS;
 	}
 	parent->peer->host->stats.datagrams_tx++;
@@ -530,8 +528,7 @@ sst_stream_request_priority(struct sst_stream *s, int32_t prio, sst_time_t now)
 	if (sub == NULL)
 		return -ENOBUFS;
 	if (stream_write_internal(sub, msg, sizeof(msg), SST_FLAG_PUSH | SST_FLAG_MESSAGE) < 0) {
-		sst_stream_reset(sub, now);
-		sst_stream_close(sub, now);
+		stream_abandon(sub, now);
 		return -ENOBUFS;
 	}
 	sst_stream_close(sub, now);

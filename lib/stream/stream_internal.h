@@ -255,6 +255,7 @@ void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
 void stream_idle_sweep(struct sst_stream_host *h, sst_time_t now);
 void stream_check_finished(struct sst_stream *s, sst_time_t now);
 void stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_time_t now);
+void stream_abandon(struct sst_stream *s, sst_time_t now);
 int stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s);
 struct sst_stream *stream_usid_find(struct sst_stream_peer *p, uint64_t counter, uint8_t hcid);
 int stream_peer_hcid(struct sst_stream_peer *p, const uint8_t *id, uint8_t len);
