@@ -14,18 +14,13 @@ skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 command -v ip >/dev/null || skip "needs iproute2"
 
-n=$(($$ % 200 + 20))
-ns=sst-cv-$$
-va=sstCA$$
-vb=sstCB$$
-net=10.198.$n
+. "$(dirname "$0")/veth_ns.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-veth.XXXXXX")
 server=
 fails=0
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-	ip link del "$va" 2>/dev/null
-	ip netns del "$ns" 2>/dev/null
+	veth_ns_down
 	rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -33,17 +28,7 @@ fail() {
 	echo "FAIL: $*" >&2
 	fails=$((fails + 1))
 }
-
-ip netns add "$ns" || skip "cannot create a network namespace here"
-ip link add "$va" type veth peer name "$vb" || skip "cannot create a veth pair"
-ip link set "$vb" netns "$ns"
-sysctl -qw "net.ipv6.conf.$va.disable_ipv6=1" 2>/dev/null
-ip link set "$va" up
-ip netns exec "$ns" ip link set lo up
-ip netns exec "$ns" ip addr add "$net.2/24" dev "$vb"
-ip netns exec "$ns" ip link set "$vb" up
-# veth leaves UDP checksums to an offload af_packet never completes.
-command -v ethtool >/dev/null && ip netns exec "$ns" ethtool -K "$vb" tx off >/dev/null 2>&1
+veth_ns_up C 198
 
 eal=(--no-huge --no-pci -m 1024 --no-telemetry --log-level=lib.eal:error)
 ip netns exec "$ns" "$cat_bin" "${eal[@]}" --file-prefix="sst-cv-srv-$$" -- \

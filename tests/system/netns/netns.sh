@@ -16,32 +16,14 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v ip > /dev/null || skip "needs iproute2"
 command -v ping > /dev/null || skip "needs ping (iputils-ping)"
 
-n=$(( $$ % 200 + 20 ))
-ns=sst-ns-$$
-va=sstA$$
-vb=sstB$$
-net=10.199.$n
+. "$(dirname "$0")/../veth_ns.sh"
 server_pid=
 cleanup() {
 	[ -n "$server_pid" ] && kill "$server_pid" 2> /dev/null && wait "$server_pid" 2> /dev/null
-	ip link del "$va" 2> /dev/null
-	ip netns del "$ns" 2> /dev/null
+	veth_ns_down
 }
 trap cleanup EXIT
-ip netns add "$ns" || skip "cannot create a network namespace here"
-ip link add "$va" type veth peer name "$vb" || skip "cannot create a veth pair"
-ip link set "$vb" netns "$ns"
-# The host end carries only our engine's traffic: no address, no IPv6.
-sysctl -qw "net.ipv6.conf.$va.disable_ipv6=1" 2> /dev/null
-ip link set "$va" up
-ip netns exec "$ns" ip link set lo up
-ip netns exec "$ns" ip addr add "$net.2/24" dev "$vb"
-ip netns exec "$ns" ip link set "$vb" up
-# veth leaves UDP checksums to an offload that af_packet never completes:
-# the namespace's kernel must compute them.
-if command -v ethtool > /dev/null; then
-	ip netns exec "$ns" ethtool -K "$vb" tx off > /dev/null 2>&1
-fi
+veth_ns_up N 199
 mac=$(cat "/sys/class/net/$va/address")
 
 eal=(--no-huge --no-pci -m 1024 --log-level=lib.eal:error)
