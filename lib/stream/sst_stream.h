@@ -78,7 +78,11 @@ struct sst_stream_ops {
 	/** The send buffer has room again after a write was refused. */
 	void (*writable)(void *ctx, struct sst_stream *s);
 	/** The stream ended (enum sst_stream_end). The handle stays valid
-	 * until sst_stream_close(). */
+	 * until sst_stream_close(). It may come from inside our own calls:
+	 * sst_stream_read() that consumes the end of the peer's direction
+	 * after ours was acknowledged reports SST_STREAM_FINISHED before it
+	 * returns. Closing the handle in the callback is allowed: control
+	 * blocks are freed at the next flush, never under a caller. */
 	void (*closed)(void *ctx, struct sst_stream *s, enum sst_stream_end why);
 	/** A channel asks to be replaced (SST_CHANNEL_EV_REPLACE) or failed
 	 * (SST_CHANNEL_EV_FAILED): create a new channel to the peer, then
