@@ -730,7 +730,8 @@ stream_check_finished(struct sst_stream *s, sst_time_t now)
 		return;
 	/* Nothing is owed on any channel any more: an Attach or a window
 	 * update still due (it migrated just before) would bind a SID again
-	 * that nothing releases, keeping that channel in use. */
+	 * that nothing releases, keeping that channel in use. send_controls()
+	 * skips finished streams for what a loss report queues later. */
 	s->flags |= SF_FINISHED;
 	s->flags &= ~(SF_ATTACH_DUE | SF_ATTACH_INIT | SF_VIA_ATTACH | SF_WINDOW_DUE);
 	stream_release_sids(s, now);

@@ -273,6 +273,7 @@ void stream_service_rx(struct sst_stream *s, sst_time_t now);
 int stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_t flags);
 void stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
 struct sst_stream_chan *stream_peer_chan(struct sst_stream_peer *p);
+void stream_reoffer_children(struct sst_stream *parent);
 
 /* Whether a came after b (birth order, sst_stream_chan_prefer() aside). */
 static inline bool
@@ -280,7 +281,6 @@ stream_chan_newer(const struct sst_stream_chan *a, const struct sst_stream_chan 
 {
 	return a->born != b->born && a->born - b->born < (1u << 31);
 }
-void stream_reoffer_children(struct sst_stream *parent);
 
 /* stream_tx.c */
 void stream_tx_wake(struct sst_stream *s);

@@ -99,11 +99,12 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 	 * Attach on: adverts sent elsewhere (on the old channel, or in our own
 	 * Attach, which it cannot order) may never count, and a sender left
 	 * with too little credit would wait for good. Advertise here. */
-	if (s->rx_chan != c)
+	if (s->rx_chan != c) {
 		stream_ctl_moving(s);
-	if (s->rx_chan != c && !(s->flags & (SF_RESET | SF_RX_EOF))) {
-		s->flags |= SF_WINDOW_DUE;
-		moved = true;
+		if (!(s->flags & (SF_RESET | SF_RX_EOF))) {
+			s->flags |= SF_WINDOW_DUE;
+			moved = true;
+		}
 	}
 	s->rx_chan = c;
 	s->rx_sid = sid;

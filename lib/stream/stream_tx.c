@@ -742,7 +742,7 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		}
 		break;
 	case SENT_ATTACH:
-		if (s->tx_chan == c && !(s->flags & (SF_TX_ACKED | SF_RESET | SF_FINISHED))) {
+		if (s->tx_chan == c && !(s->flags & (SF_TX_ACKED | SF_RESET))) {
 			s->flags |= SF_ATTACH_DUE;
 			s->flags &= ~SF_VIA_ATTACH;
 			stream_ctl_queue(s);

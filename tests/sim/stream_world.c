@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_mbuf.h>
@@ -36,6 +37,18 @@ world_eal_init(const char *prefix)
 		return -1;
 	}
 	return 0;
+}
+
+int
+world_test_main(const char *suite, const struct sst_test_case *cases, uint64_t *seed)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "%s_%d", suite, (int)getpid());
+	if (world_eal_init(prefix) != 0)
+		return 1;
+	*seed = sim_seed_from_env(0x5eedf00d);
+	return sst_test_run(suite, cases);
 }
 
 struct rte_mempool *

@@ -99,6 +99,11 @@ struct world_params {
 
 /** EAL and pools; call once. */
 int world_eal_init(const char *prefix);
+
+struct sst_test_case;
+/** A scenario program's main(): the EAL (file prefix @p suite and our
+ * pid), *seed from SST_SIM_SEED (default 0x5eedf00d), then the cases. */
+int world_test_main(const char *suite, const struct sst_test_case *cases, uint64_t *seed);
 struct rte_mempool *world_pool(void);
 void world_link_defaults(struct sst_simlink_params *l);
 

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_errno.h>
 
@@ -554,11 +553,5 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	char prefix[64];
-
-	snprintf(prefix, sizeof(prefix), "sim_replace_%d", (int)getpid());
-	if (world_eal_init(prefix) != 0)
-		return 1;
-	seed = sim_seed_from_env(0x5eedf00d);
-	return sst_test_run("sim_replace", cases);
+	return world_test_main("sim_replace", cases, &seed);
 }

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sst_test.h"
 #include "stream_world.h"
@@ -613,11 +612,5 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	char prefix[64];
-
-	snprintf(prefix, sizeof(prefix), "sim_stream_%d", (int)getpid());
-	if (world_eal_init(prefix) != 0)
-		return 1;
-	seed = sim_seed_from_env(0x5eedf00d);
-	return sst_test_run("sim_stream", cases);
+	return world_test_main("sim_stream", cases, &seed);
 }
