@@ -57,7 +57,7 @@ struct sst_engine_params {
 	bool ring_mode;
 	const struct sst_ring_agent_params *ring; /**< NULL: the agent's defaults */
 	const char *cc;				  /**< congestion controller; NULL: newreno */
-	uint32_t max_peers;			  /**< per worker; 0: 64 */
+	uint32_t max_peers;			  /**< per worker; 0: no limit but memory */
 	sst_time_t idle_timeout;		  /**< 0: 60 s */
 	/** Packets per channel before it is replaced; 0: the armor suite's
 	 * limit (see sst_worker_params). */

@@ -29,6 +29,11 @@ struct sst_worker_ops {
 	/** A channel to a peer is up (ours or theirs): streams may be opened. */
 	void (*peer_ready)(
 		void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep);
+	/** The worker is about to destroy this peer (it has neither a channel
+	 * nor a stream left): forget the pointer peer_ready() gave. A later
+	 * channel to the same endpoint makes a new peer. May be NULL. */
+	void (*peer_gone)(
+		void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep);
 	/** An attempt from sst_worker_connect() failed (negative errno). */
 	void (*connect_failed)(void *ctx, const struct sst_net_endpoint *ep, int err);
 	/** Once per sst_worker_poll(), on the worker's thread, after received
@@ -64,8 +69,10 @@ struct sst_worker_params {
 	struct sst_nego_host_params nego;
 	/** The stream host's parameters (pools filled in: pool, clone_pool). */
 	struct sst_stream_host_params stream;
-	const char *cc;	    /**< congestion controller; NULL: newreno */
-	uint32_t max_peers; /**< 0: 64 */
+	const char *cc; /**< congestion controller; NULL: newreno */
+	/** Peers at once (a channel from one more is refused, peers_full);
+	 * 0: no limit but memory. */
+	uint32_t max_peers;
 	/** A channel no stream has used for this long is closed (FINISH, no
 	 * TIME_WAIT); 0: 60 s; SST_TIME_NEVER: never. */
 	sst_time_t idle_timeout;
@@ -80,15 +87,19 @@ struct sst_worker_params {
 /** Counters. */
 struct sst_worker_stats {
 	uint64_t rx_packets;
-	uint64_t rx_control;	/**< to negotiation */
-	uint64_t rx_channel;	/**< to a channel */
-	uint64_t rx_no_channel; /**< byte 0 names no channel of that peer: dropped */
-	uint64_t channels_open; /**< now */
+	uint64_t rx_control;	    /**< to negotiation */
+	uint64_t rx_channel;	    /**< to a channel */
+	uint64_t rx_no_channel;	    /**< byte 0 names no channel of that peer: dropped */
+	uint64_t channels_open;	    /**< now */
+	uint64_t peers_open;	    /**< now */
+	uint64_t peers_freed;	    /**< no channel and no stream left: destroyed */
+	uint64_t endpoints;	    /**< endpoint records now (numbers given out, or quiet) */
+	uint64_t numbers_exhausted; /**< a channel refused: all 255 numbers of an endpoint in use */
 	uint64_t channels_made;
 	uint64_t channels_closed;
 	uint64_t channels_idle;	    /**< closing offered after idle_timeout */
-	uint64_t path_changes;	    /**< a peer's packets came from a new endpoint */
-	uint64_t peers_full;	    /**< a channel refused: the peer table is full */
+	uint64_t path_changes;	    /**< a peer came back from a new endpoint (it moved) */
+	uint64_t peers_full;	    /**< a channel refused: max_peers reached */
 	uint64_t rx_wrong_port;	    /**< frame links: UDP to a port not ours, dropped */
 	uint64_t handoff_in;	    /**< packets other workers handed us */
 	uint64_t handoff_out;	    /**< packets handed to the worker that owns them */
@@ -97,6 +108,7 @@ struct sst_worker_stats {
 	uint64_t restarts;	    /**< peers found restarted: their stale channels dropped */
 	uint64_t channels_replaced; /**< replacements negotiated before a limit ran out */
 	uint64_t channels_crossed;  /**< the peer's replacement crossing ours: retired unused */
+	uint64_t silences;	    /**< our data went unacknowledged: a new channel negotiated */
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
 	 * on other threads never touch a channel). */

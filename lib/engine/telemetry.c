@@ -69,9 +69,14 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "channels_idle", ws->channels_idle);
 	ADD(d, "path_changes", ws->path_changes);
 	ADD(d, "peers_full", ws->peers_full);
+	ADD(d, "peers_open", ws->peers_open);
+	ADD(d, "peers_freed", ws->peers_freed);
+	ADD(d, "endpoints", ws->endpoints);
+	ADD(d, "numbers_exhausted", ws->numbers_exhausted);
 	ADD(d, "restarts", ws->restarts);
 	ADD(d, "channels_replaced", ws->channels_replaced);
 	ADD(d, "channels_crossed", ws->channels_crossed);
+	ADD(d, "silences", ws->silences);
 	ADD(d, "rx_wrong_port", ws->rx_wrong_port);
 	ADD(d, "tx_refused", ws->tx_refused);
 	ADD(d, "handoff_in", ws->handoff_in);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The worker (sst_worker.h): the layers wired together over one datagram
- * link. Channel numbers are this worker's, 1..255, handed out round robin,
- * so that byte 0 of a packet finds its channel in one array lookup (and a
- * multi-worker engine can later steer on it); a packet whose byte 0 names a
- * channel of another peer is dropped.
+ * The worker (sst_worker.h): the layers wired together over one link.
+ * Byte 0 of a channel packet is the number we gave the channel, which
+ * means something only with the endpoint the packet came from: a packet
+ * finds its channel by (endpoint, number) in the channel table
+ * (worker_peers.c keeps the endpoints, peers and channels); one that finds
+ * none is dropped and counted.
  */
 #include <assert.h>
 #include <errno.h>
@@ -17,19 +18,6 @@
 #include "sst_burst.h"
 #include "sst_worker.h"
 #include "worker_internal.h"
-
-/* Channel replacement (replace_check()). */
-static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
-static const sst_time_t RESPONDER_GRACE = 200 * SST_NSEC_PER_MSEC;
-static const sst_time_t RETIRE_GRACE = 10 * SST_NSEC_PER_SEC;
-/* An exhausted retiring channel stays two RTTs plus this, for what is in
- * flight either way to be acknowledged (its last numbers are kept for
- * that), so that neither side resends it on the successor needlessly. */
-static const sst_time_t EXHAUSTED_LINGER = SST_NSEC_PER_MSEC;
-/* A prototype peer's channel closed by sst_worker_close_idle() stays this
- * long, longer than the minimum RTO, to acknowledge a last lost packet the
- * peer resends (it has no FINISH to tell us it is done). */
-static const sst_time_t PROTOTYPE_LINGER = 300 * SST_NSEC_PER_MSEC;
 
 /* Negotiation keys its tables by these bytes: field by field, so that the
  * padding of struct sst_net_endpoint never makes two equal endpoints
@@ -92,53 +80,23 @@ static int
 nego_chan_alloc(void *ctx, const struct sst_nego_addr *peer)
 {
 	struct sst_worker *w = ctx;
+	struct sst_net_endpoint ep;
 
-	RTE_SET_USED(peer);
-	/* Round robin, not the lowest free: a number comes back as late as
-	 * possible, because the peer may still hold the channel that last had
-	 * it (one that ran out of numbers here ends before the peer's side
-	 * does) and refuses its reuse as a stray for a while (20 s). Sharded:
-	 * numbers by residue, so byte 0 names the owner too. */
-	for (int i = 1; i < 256; i++) {
-		int c = (w->chan_cursor + i) % 256;
-
-		if (c != 0 && !w->chans[c].taken &&
-			(w->p.shard_count <= 1 || c % w->p.shard_count == w->p.shard_index)) {
-			w->chans[c].taken = true;
-			w->chan_cursor = (uint8_t)c;
-			return c;
-		}
-	}
-	return -ENOSPC;
+	addr_to_ep(peer, &ep);
+	return worker_ep_take_number(w, &ep);
 }
 
 static void
 nego_chan_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
 {
 	struct sst_worker *w = ctx;
+	struct sst_net_endpoint ep;
+	struct worker_ep *e;
 
-	RTE_SET_USED(peer);
-	w->chans[chan].taken = false;
-}
-
-static struct worker_peer *
-peer_find(struct sst_worker *w, const struct sst_net_endpoint *ep, bool create, uint32_t caps)
-{
-	struct worker_peer *free_slot = NULL;
-
-	for (uint32_t i = 0; i < w->p.max_peers; i++) {
-		if (w->peers[i].sp != NULL && worker_ep_equal(&w->peers[i].ep, ep))
-			return &w->peers[i];
-		if (w->peers[i].sp == NULL && free_slot == NULL)
-			free_slot = &w->peers[i];
-	}
-	if (!create || free_slot == NULL)
-		return NULL;
-	free_slot->sp = sst_stream_peer_create(w->sh, caps);
-	if (free_slot->sp == NULL)
-		return NULL;
-	free_slot->ep = *ep;
-	return free_slot;
+	addr_to_ep(peer, &ep);
+	e = worker_ep_find(w, &ep, worker_hash_ep(w, &ep));
+	if (e != NULL)
+		worker_ep_give_number(w, e, chan, w->now);
 }
 
 /*
@@ -154,13 +112,12 @@ send_early(struct worker_chan *wc, struct rte_mbuf **pkts, uint16_t n, sst_time_
 	uint8_t buf[2048];
 	uint16_t done = 0;
 
-	ep_to_addr(&wc->peer->ep, &a);
+	ep_to_addr(&wc->at->ep, &a);
 	for (; done < n; done++) {
 		uint32_t len = rte_pktmbuf_pkt_len(pkts[done]);
 		const void *p =
 			len <= sizeof(buf) ? rte_pktmbuf_read(pkts[done], 0, len, buf) : NULL;
-		int rc = p != NULL ? sst_nego_send_early(
-					     w->nego, &a, (uint8_t)(wc - w->chans), p, len, now)
+		int rc = p != NULL ? sst_nego_send_early(w->nego, &a, wc->number, p, len, now)
 				   : -EMSGSIZE;
 
 		if (rc == -ENOENT)
@@ -188,7 +145,7 @@ chan_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 		uint16_t k = RTE_MIN((uint16_t)(n - done), (uint16_t)SST_MAX_BURST);
 
 		for (uint16_t i = 0; i < k; i++)
-			to[i] = wc->peer->ep;
+			to[i] = wc->at->ep;
 		worker_send(wc->w, pkts + done, to, k, now);
 		done += k;
 	}
@@ -205,101 +162,90 @@ static const struct sst_channel_lower chan_lower = {.transmit = chan_transmit};
 static void
 peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now)
 {
+	struct worker_chan *wc;
+
 	w->stats.restarts++;
-	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc != NULL && w->chans[c].peer == p)
-			w->chans[c].closing = true;
+	TAILQ_FOREACH(wc, &p->chans, peer_link)
+		wc->closing = true;
 	sst_stream_peer_abort(p->sp, now);
 }
 
 /* The channel to wc's peer its streams are on: the one not retiring. */
 static struct worker_chan *
-live_chan(struct sst_worker *w, const struct worker_chan *wc)
+live_chan(const struct worker_chan *wc)
 {
-	for (int c = 1; c < 256; c++) {
-		struct worker_chan *o = &w->chans[c];
+	struct worker_chan *o;
 
-		if (o != wc && o->sc != NULL && o->peer == wc->peer && !o->closing && !o->retiring)
+	TAILQ_FOREACH(o, &wc->peer->chans, peer_link)
+		if (o != wc && !o->closing && !o->retiring)
 			return o;
-	}
 	return NULL;
 }
 
 /*
- * Crossing replacements: both sides replaced one channel P at once (the
- * initiator's attempt took longer than the responder's grace), so two
- * successors come up, in either order on either side. Each side must keep
- * the same one, or each would move its streams to the channel the other
- * retires. The winner is the one negotiated by P's initiator: on each side
- * it is the successor whose role matches the role we had on P, which
- * successors remember (pred_initiator). wc, just established, loses to the
- * live channel when that one is such a winner and still fresh: a live
- * channel past half its numbers either way may be due for replacement
- * itself, and wc is then that replacement.
+ * The peer of a channel just negotiated with the endpoint e: the one there
+ * already; or, the SST way of mobility, a peer we know from another
+ * endpoint whose negotiation names the same host instance (and identity),
+ * which moves here with its streams (*moved); or a new one.
  */
-static bool
-crossing_loser(const struct worker_chan *wc, const struct worker_chan *live)
+static struct worker_peer *
+peer_for(struct sst_worker *w, struct worker_ep *e, const struct sst_nego_result *r, bool *moved,
+	sst_time_t now)
 {
-	struct sst_channel_info ci;
+	struct worker_peer *p = e->peer;
 
-	if (!live->successor || live->replace_wanted || live->replacing ||
-		live->initiator != live->pred_initiator || wc->initiator == live->pred_initiator)
-		return false;
-	sst_channel_info(sst_stream_chan_channel(live->sc), &ci);
-	return ci.next_seq < ci.seq_limit / 2 && ci.rx_highest < ci.seq_limit / 2;
+	*moved = false;
+	if (p != NULL)
+		return p;
+	p = worker_peer_find_moved(w, r);
+	if (p != NULL) {
+		worker_peer_move(w, p, e, now);
+		w->stats.path_changes++;
+		*moved = true;
+		return p;
+	}
+	p = worker_peer_create(w, e, r);
+	if (p == NULL)
+		w->stats.peers_full++;
+	return p;
 }
 
-static int
-nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
+/* A successor on the same path starts from its predecessor's RTT, so that
+ * a loss among its first packets costs an RTO, not a second. */
+static sst_time_t
+path_rtt(const struct worker_peer *p, const struct worker_ep *e)
 {
-	struct sst_worker *w = ctx;
-	struct worker_chan *wc = &w->chans[r->local_channel];
+	const struct worker_chan *o;
+
+	TAILQ_FOREACH(o, &p->chans, peer_link) {
+		struct sst_channel_info ci;
+
+		if (o->closing || o->at != e)
+			continue;
+		sst_channel_info(sst_stream_chan_channel(o->sc), &ci);
+		return ci.srtt;
+	}
+	return 0;
+}
+
+static struct worker_chan *
+chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
+	const struct sst_nego_result *r, sst_time_t now)
+{
 	struct sst_channel_params chp;
 	struct sst_stream_chan_params cp = {.channel = &chp};
-	struct sst_net_endpoint ep;
-	const struct sst_worker_ops *ops = w->p.ops;
-	struct worker_chan *live;
-	bool moved = false;
+	struct worker_chan *wc;
 
-	addr_to_ep(&r->peer, &ep);
-	wc->peer = NULL;
-	/* A channel to where a peer moved belongs to that peer. */
-	for (uint32_t i = 0; i < w->p.max_peers; i++)
-		if (w->peers[i].sp != NULL && w->peers[i].moving &&
-			worker_ep_equal(&w->peers[i].moving_to, &ep)) {
-			wc->peer = &w->peers[i];
-			wc->peer->ep = ep;
-			wc->peer->moving = false;
-			moved = true;
-		}
-	if (wc->peer == NULL)
-		wc->peer = peer_find(w, &ep, true, r->common_caps);
-	if (wc->peer == NULL) {
-		w->stats.peers_full++;
-		return -ENOSPC;
-	}
-	/* A straggler of an instance that has since restarted. */
-	if (r->peer_stale)
-		return -ESTALE;
-	if (r->peer_restarted)
-		peer_restarted(w, wc->peer, now);
 	if (sst_nego_channel_params(r, &chp) < 0)
-		return -EINVAL;
+		return NULL;
+	wc = rte_zmalloc("sst_worker_chan", sizeof(*wc), 0);
+	if (wc == NULL)
+		return NULL;
 	chp.pool = w->p.pool;
 	chp.cc = w->p.cc;
 	chp.mtu = w->p.mtu;
 	chp.packet_limit = w->p.channel_packet_limit;
-	/* A successor on the same path starts from its predecessor's RTT, so
-	 * that a loss among its first packets costs an RTO, not a second. */
-	for (int c = 1; c < 256 && !moved; c++) {
-		struct sst_channel_info ci;
-
-		if (w->chans[c].sc == NULL || w->chans[c].peer != wc->peer || w->chans[c].closing)
-			continue;
-		sst_channel_info(sst_stream_chan_channel(w->chans[c].sc), &ci);
-		chp.initial_rtt = ci.srtt;
-		break;
-	}
+	chp.initial_rtt = path_rtt(p, e);
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;
 	cp.local_hcid = r->tx_hcid;
@@ -307,28 +253,70 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	cp.peer_hcid = r->rx_hcid;
 	cp.peer_hcid_len = r->hcid_len;
 	cp.initiator = r->role == SST_NEGO_INITIATOR;
+	cp.user = wc;
 	wc->w = w;
-	wc->sc = sst_stream_chan_create(wc->peer->sp, &cp, now);
-	if (wc->sc == NULL)
-		return -ENOMEM;
+	wc->at = e;
+	wc->peer = p;
+	wc->number = r->local_channel;
 	wc->peer_channel = r->peer_channel;
 	wc->initiator = r->role == SST_NEGO_INITIATOR;
 	wc->mode = r->mode;
 	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE && r->role == SST_NEGO_INITIATOR;
-	wc->taken = true;
 	wc->idle_since = SST_TIME_NEVER;
-	wc->idle_offered = false;
+	wc->acked_since = now;
+	wc->sc = sst_stream_chan_create(p->sp, &cp, now);
+	if (wc->sc == NULL) {
+		rte_free(wc);
+		return NULL;
+	}
+	if (worker_chan_add(w, wc) < 0) {
+		sst_stream_chan_destroy(wc->sc, now);
+		rte_free(wc);
+		return NULL;
+	}
+	return wc;
+}
+
+static int
+nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+	const struct sst_worker_ops *ops = w->p.ops;
+	struct sst_net_endpoint ep;
+	struct worker_chan *wc, *live, *old;
+	struct worker_peer *p;
+	struct worker_ep *e;
+	bool moved;
+
+	addr_to_ep(&r->peer, &ep);
+	/* The record exists: our number for the channel came from it. */
+	e = worker_ep_find(w, &ep, worker_hash_ep(w, &ep));
+	if (e == NULL)
+		return -EINVAL;
+	/* A straggler of an instance that has since restarted. */
+	if (r->peer_stale)
+		return -ESTALE;
+	p = peer_for(w, e, r, &moved, now);
+	if (p == NULL)
+		return -ENOSPC;
+	if (r->peer_restarted) {
+		peer_restarted(w, p, now);
+		worker_peer_set_instance(w, p, r);
+	}
+	wc = chan_create(w, e, p, r, now);
+	if (wc == NULL)
+		return -ENOMEM;
 	w->stats.channels_made++;
 	w->stats.channels_open++;
-	live = live_chan(w, wc);
-	if (live != NULL && !moved && crossing_loser(wc, live)) {
+	live = live_chan(wc);
+	if (live != NULL && !moved && worker_crossing_loser(wc, live)) {
 		sst_stream_chan_migrate_all(wc->sc, live->sc, now);
 		sst_stream_chan_prefer(live->sc);
 		wc->retiring = true;
 		wc->retire_by = now + RETIRE_GRACE;
 		w->stats.channels_crossed++;
 		if (ops != NULL && ops->peer_ready != NULL)
-			ops->peer_ready(w->p.ctx, wc->peer->sp, &ep);
+			ops->peer_ready(w->p.ctx, p->sp, &ep);
 		return 0;
 	}
 	if (live != NULL) {
@@ -340,12 +328,11 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 					     : live->initiator;
 	}
 	/* A new channel to a peer that has others (it moved, or one side
-	 * replaces a channel running out of sequence space or key use): the
-	 * streams move here, and the old channels retire. */
-	for (int c = 1; c < 256; c++) {
-		struct worker_chan *old = &w->chans[c];
-
-		if (old->sc == NULL || old->peer != wc->peer || old == wc || old->closing)
+	 * replaces a channel running out of sequence space or key use, or
+	 * that fell silent): the streams move here, and the old channels
+	 * retire. */
+	TAILQ_FOREACH(old, &p->chans, peer_link) {
+		if (old == wc || old->closing)
 			continue;
 		sst_stream_chan_migrate_all(old->sc, wc->sc, now);
 		old->replace_wanted = old->replacing = false;
@@ -353,9 +340,17 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 			old->retiring = true;
 			old->retire_by = now + RETIRE_GRACE;
 		}
+		/* The peer left the old endpoint, or the old channel fell
+		 * silent (we may have moved): nothing sent on it arrives any
+		 * more, so no FINISH will be answered. It ends after a short
+		 * grace (its streams' queued work moves over at its next
+		 * flushes) rather than the long one; what it had in flight is
+		 * resent on the new channel. */
+		if ((moved && old->at != e) || old->silent)
+			old->retire_by = RTE_MIN(old->retire_by, now + UNREACHABLE_GRACE);
 	}
 	if (ops != NULL && ops->peer_ready != NULL)
-		ops->peer_ready(w->p.ctx, wc->peer->sp, &ep);
+		ops->peer_ready(w->p.ctx, p->sp, &ep);
 	return 0;
 }
 
@@ -365,33 +360,38 @@ nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 {
 	struct sst_worker *w = ctx;
 	struct sst_net_endpoint ep;
+	struct worker_ep *e;
+	struct worker_chan *wc;
 
 	RTE_SET_USED(local_channel);
 	addr_to_ep(peer, &ep);
+	e = worker_ep_find(w, &ep, worker_hash_ep(w, &ep));
 	/* A replacement that failed is tried again, while the old channel
 	 * still has numbers left. */
-	for (int c = 1; c < 256; c++) {
-		struct worker_chan *wc = &w->chans[c];
-
-		if (wc->sc != NULL && wc->replacing && worker_ep_equal(&wc->peer->ep, &ep)) {
-			wc->replacing = false;
-			wc->replace_wanted = true;
-			wc->replace_not_before = now + REPLACE_RETRY;
-		}
-	}
+	if (e != NULL && e->peer != NULL)
+		TAILQ_FOREACH(wc, &e->peer->chans, peer_link)
+			if (wc->replacing) {
+				wc->replacing = false;
+				wc->replace_wanted = true;
+				wc->replace_not_before = now + REPLACE_RETRY;
+			}
 	if (w->p.ops != NULL && w->p.ops->connect_failed != NULL)
 		w->p.ops->connect_failed(w->p.ctx, &ep, error);
 }
 
 /* Responder: a channel packet that rode in the initiator's SecI2. */
 static void
-nego_packet(void *ctx, uint8_t local_channel, const void *pkt, size_t len, sst_time_t now)
+nego_packet(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, const void *pkt,
+	size_t len, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
-	struct worker_chan *wc = &w->chans[local_channel];
+	struct sst_net_endpoint ep;
+	struct worker_chan *wc;
 	struct rte_mbuf *m;
 
-	if (wc->sc == NULL || len > UINT16_MAX)
+	addr_to_ep(peer, &ep);
+	wc = worker_chan_find(w, &ep, worker_hash_ep(w, &ep), local_channel);
+	if (wc == NULL || len > UINT16_MAX)
 		return;
 	m = rte_pktmbuf_alloc(w->p.pool);
 	if (m == NULL)
@@ -417,12 +417,9 @@ static const struct sst_nego_ops worker_nego_ops = {
 /* ---- The stream layer's callbacks: ours first, then the application's ---- */
 
 static struct worker_chan *
-chan_of(struct sst_worker *w, const struct sst_stream_chan *sc)
+chan_of(const struct sst_stream_chan *sc)
 {
-	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc == sc)
-			return &w->chans[c];
-	return NULL;
+	return sst_stream_chan_user(sc);
 }
 
 static void
@@ -477,7 +474,7 @@ static void
 on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev)
 {
 	struct sst_worker *w = ctx;
-	struct worker_chan *wc = chan_of(w, c);
+	struct worker_chan *wc = chan_of(c);
 
 	if (ev == SST_CHANNEL_EV_FAILED && wc != NULL)
 		wc->closing = true;
@@ -494,7 +491,7 @@ static void
 on_channel_closed(void *ctx, struct sst_stream_chan *c)
 {
 	struct sst_worker *w = ctx;
-	struct worker_chan *wc = chan_of(w, c);
+	struct worker_chan *wc = chan_of(c);
 
 	if (wc != NULL)
 		wc->closing = true;
@@ -512,6 +509,7 @@ sst_worker_create(const struct sst_worker_params *p)
 	struct sst_nego_host_params np;
 	struct sst_stream_host_params sp;
 	struct sst_worker *w;
+	int rc;
 
 	if (p == NULL || p->link == NULL || p->pool == NULL) {
 		rte_errno = EINVAL;
@@ -523,8 +521,6 @@ sst_worker_create(const struct sst_worker_params *p)
 		return NULL;
 	}
 	w->p = *p;
-	if (w->p.max_peers == 0)
-		w->p.max_peers = 64;
 	if (w->p.idle_timeout == 0)
 		w->p.idle_timeout = 60 * SST_NSEC_PER_SEC;
 	w->app_ops = p->stream.ops != NULL ? p->stream.ops : &no_ops;
@@ -538,7 +534,6 @@ sst_worker_create(const struct sst_worker_params *p)
 		.channel_event = on_channel_event,
 		.channel_closed = on_channel_closed,
 	};
-	w->peers = rte_zmalloc("sst_worker_peers", w->p.max_peers * sizeof(*w->peers), 0);
 	np = p->nego;
 	np.size = sizeof(np);
 	np.ops = &worker_nego_ops;
@@ -550,31 +545,41 @@ sst_worker_create(const struct sst_worker_params *p)
 		np.steer_tag = (uint8_t)p->shard_index;
 		np.steer_bits = w->steer_bits;
 	}
-	if (w->peers != NULL && worker_io_init(w) < 0) {
-		rte_free(w->peers);
-		w->peers = NULL;
-	}
 	sp = p->stream;
 	sp.size = sizeof(sp);
 	sp.ops = &w->stream_ops;
 	sp.ctx = w;
 	if (sp.pool == NULL)
 		sp.pool = p->pool;
-	w->nego = w->peers != NULL ? sst_nego_host_create(&np) : NULL;
-	w->sh = w->nego != NULL ? sst_stream_host_create(&sp) : NULL;
-	if (w->sh != NULL)
-		w->id = worker_telemetry_add(w);
-	if (w->sh == NULL) {
-		int err = rte_errno != 0 ? rte_errno : ENOMEM;
-
-		sst_nego_host_destroy(w->nego);
-		worker_io_fini(w);
-		rte_free(w->peers);
-		rte_free(w);
-		rte_errno = err;
-		return NULL;
-	}
+	rc = worker_peers_init(w);
+	if (rc < 0)
+		goto fail;
+	rc = worker_io_init(w);
+	if (rc < 0)
+		goto fail_peers;
+	w->nego = sst_nego_host_create(&np);
+	if (w->nego == NULL)
+		goto fail_io;
+	w->sh = sst_stream_host_create(&sp);
+	if (w->sh == NULL)
+		goto fail_nego;
+	w->id = worker_telemetry_add(w);
 	return w;
+
+fail_nego:
+	rc = -(rte_errno != 0 ? rte_errno : ENOMEM);
+	sst_nego_host_destroy(w->nego);
+	goto fail_io_rc;
+fail_io:
+	rc = -(rte_errno != 0 ? rte_errno : ENOMEM);
+fail_io_rc:
+	worker_io_fini(w);
+fail_peers:
+	worker_peers_fini(w);
+fail:
+	rte_free(w);
+	rte_errno = -rc;
+	return NULL;
 }
 
 /* Field by field: struct sst_channel_stats is all uint64_t counters. */
@@ -594,24 +599,22 @@ chan_stats_refresh(struct sst_worker *w)
 {
 	struct sst_channel_stats sum = w->ended;
 
-	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc != NULL)
-			chan_stats_add(
-				&sum, sst_channel_stats(sst_stream_chan_channel(w->chans[c].sc)));
+	for (uint32_t i = 0; i < w->nchans; i++)
+		chan_stats_add(&sum, sst_channel_stats(sst_stream_chan_channel(w->chans[i]->sc)));
 	w->stats.channels = sum;
 }
 
 static void
-chan_end(struct sst_worker *w, int c, sst_time_t now)
+chan_end(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
-	struct worker_chan *wc = &w->chans[c];
 	struct sst_nego_addr a;
 
 	chan_stats_add(&w->ended, sst_channel_stats(sst_stream_chan_channel(wc->sc)));
-	ep_to_addr(&wc->peer->ep, &a);
+	ep_to_addr(&wc->at->ep, &a);
 	sst_stream_chan_destroy(wc->sc, now);
-	sst_nego_release(w->nego, &a, (uint8_t)c, wc->peer_channel);
-	memset(wc, 0, sizeof(*wc));
+	sst_nego_release(w->nego, &a, wc->number, wc->peer_channel);
+	worker_chan_remove(w, wc, now);
+	rte_free(wc);
 	w->stats.channels_open--;
 	w->stats.channels_closed++;
 }
@@ -622,20 +625,19 @@ sst_worker_destroy(struct sst_worker *w)
 	if (w == NULL)
 		return;
 	worker_telemetry_remove(w);
-	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc != NULL)
-			chan_end(w, c, 0);
-	for (uint32_t i = 0; i < w->p.max_peers; i++)
-		sst_stream_peer_destroy(w->peers[i].sp);
+	while (w->nchans > 0)
+		chan_end(w, w->chans[w->nchans - 1], 0);
+	worker_peers_destroy_all(w);
 	sst_stream_host_destroy(w->sh);
+	/* It gives the numbers of unfinished attempts back: tables first. */
 	sst_nego_host_destroy(w->nego);
 	worker_io_fini(w);
-	rte_free(w->peers);
+	worker_peers_fini(w);
 	rte_free(w);
 }
 
-static int
-connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep, enum sst_nego_mode mode,
+int
+worker_connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep, enum sst_nego_mode mode,
 	sst_time_t now)
 {
 	struct sst_nego_addr a;
@@ -656,127 +658,17 @@ sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum
 {
 	if (w->p.shard_count > 1 && sst_worker_shard_of(ep, w->p.shard_count) != w->p.shard_index)
 		return -EXDEV;
-	return connect_to(w, ep, mode, now);
-}
-
-/* Idle timeout (issue 5): a channel no stream used for idle_timeout is
- * offered for closing; the peer agrees by FINISH when it has no stream on
- * it either, and the channel then ends without TIME_WAIT. */
-static void
-idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
-{
-	if (w->p.idle_timeout == SST_TIME_NEVER)
-		return;
-	if (!sst_stream_chan_unused(wc->sc)) {
-		wc->idle_since = SST_TIME_NEVER;
-		wc->idle_offered = false;
-		wc->linger_until = 0;
-		return;
-	}
-	if (wc->idle_since == SST_TIME_NEVER)
-		wc->idle_since = now;
-	if (!wc->idle_offered && now - wc->idle_since >= w->p.idle_timeout) {
-		wc->idle_offered = true;
-		w->stats.channels_idle++;
-		/* A prototype peer has no FINISH: after that long idle, it goes. */
-		if (sst_stream_chan_close(wc->sc, now) < 0)
-			wc->closing = true;
-	}
-}
-
-/*
- * Channel replacement (issue 5): a channel near the end of its sequence
- * space or of what its key may protect gets a successor negotiated to the
- * same endpoint, in the same mode, on this worker (so in a sharded engine
- * the answers come back here by our steering tag, and the peer's engine
- * takes our first message on the worker that holds its side already). When
- * the successor is up the streams move to it (nego_established()) and the
- * old channel retires: FINISH as soon as no stream uses it, so both sides
- * drop it without TIME_WAIT. A retiring channel that can no longer number
- * packets, or that has outlived RETIRE_GRACE (the peer never answered our
- * FINISH), ends here: what it still had in flight is resent on the new one.
- *
- * Both sides replacing one channel at once would cross: each would move
- * the streams to the channel it made last and retire the other's. So the
- * channel's initiator replaces it, for both directions: it sees the peer's
- * numbers too, and asks when either side's reach 7/8 of its limit. The
- * responder asks itself only if nothing came RESPONDER_GRACE plus a few
- * round trips after its own 7/8 (the peer allows more packets than we do,
- * or is a prototype that never replaces).
- */
-static void
-replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
-{
-	struct sst_channel_info ci;
-
-	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
-	if (wc->initiator && !wc->retiring && !wc->replacing && !wc->replace_wanted &&
-		ci.rx_highest >= ci.seq_limit - ci.seq_limit / 8) {
-		wc->replace_wanted = true;
-		wc->replace_not_before = 0;
-	}
-	if (wc->replace_wanted && wc->replace_not_before == SST_TIME_NEVER)
-		wc->replace_not_before = now + RESPONDER_GRACE + 4 * ci.srtt;
-	if (wc->replace_wanted && now >= wc->replace_not_before) {
-		wc->replace_wanted = false;
-		if (connect_to(w, &wc->peer->ep, wc->mode, now) == 0) {
-			wc->replacing = true;
-			w->stats.channels_replaced++;
-		} else {
-			wc->replace_wanted = true;
-			wc->replace_not_before = now + REPLACE_RETRY;
-		}
-	}
-	if (!wc->retiring)
-		return;
-	if (wc->exhausted_until == 0 && sst_stream_chan_exhausted(wc->sc))
-		wc->exhausted_until = now + 2 * ci.srtt + EXHAUSTED_LINGER;
-	if (ci.next_seq >= ci.seq_limit || now >= wc->retire_by ||
-		(wc->exhausted_until != 0 && now >= wc->exhausted_until)) {
-		wc->closing = true;
-	} else if (!wc->idle_offered && sst_stream_chan_unused(wc->sc)) {
-		if (sst_stream_chan_close(wc->sc, now) == 0)
-			wc->idle_offered = true;
-		else
-			wc->closing = true; /* a prototype peer: no FINISH to wait for */
-	}
-}
-
-/*
- * Mobility: a packet for one of our channels from another endpoint. If the
- * channel's armor takes it (only the peer has the keys; the replay window
- * rules out a copy), the peer's address changed (NAT rebinding, a new
- * interface): a new channel is negotiated to the new endpoint, and the
- * peer's streams move to it when it is up (nego_established()).
- */
-static void
-path_change(struct sst_worker *w, struct worker_chan *wc, struct rte_mbuf **m,
-	const struct sst_net_endpoint *from, sst_time_t now)
-{
-	struct worker_peer *p = wc->peer;
-
-	if (sst_channel_receive(sst_stream_chan_channel(wc->sc), m, 1, now) != 1) {
-		w->stats.rx_no_channel++;
-		return;
-	}
-	w->stats.rx_channel++;
-	if (p->moving && worker_ep_equal(&p->moving_to, from))
-		return; /* already on its way */
-	p->moving = true;
-	p->moving_to = *from;
-	w->stats.path_changes++;
-	/* The channel stays on this worker, wherever the new endpoint hashes:
-	 * the answers find us by our steering tag. */
-	connect_to(w, from, wc->mode, now);
+	w->now = now;
+	return worker_connect_to(w, ep, mode, now);
 }
 
 int
 sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 {
-	for (int c = 1; c < 256; c++) {
-		struct worker_chan *wc = &w->chans[c];
+	for (uint32_t i = 0; i < w->nchans; i++) {
+		struct worker_chan *wc = w->chans[i];
 
-		if (wc->sc == NULL || wc->idle_offered || !sst_stream_chan_unused(wc->sc))
+		if (wc->idle_offered || !sst_stream_chan_unused(wc->sc))
 			continue;
 		wc->idle_offered = true;
 		if (sst_stream_chan_close(wc->sc, now) < 0) {
@@ -788,6 +680,60 @@ sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 	return (int)w->stats.channels_open;
 }
 
+/*
+ * Channel packets, n of them (at most SST_MAX_BURST), each from its
+ * endpoint: byte 0 and the endpoint name the channel. Looked up together
+ * (worker_chans_find()), then received in order.
+ */
+static void
+channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *from,
+	uint16_t n, sst_time_t now)
+{
+	struct worker_chan *wcs[SST_MAX_BURST];
+	uint8_t numbers[SST_MAX_BURST] = {0}; /* gcc cannot tell that n <= SST_MAX_BURST */
+
+	for (uint16_t i = 0; i < n; i++)
+		numbers[i] = *rte_pktmbuf_mtod(pkts[i], uint8_t *);
+	worker_chans_find(w, from, numbers, n, wcs);
+	for (uint16_t i = 0; i < n; i++) {
+		struct worker_chan *wc = wcs[i];
+
+		if (wc == NULL) {
+			w->stats.rx_no_channel++;
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		}
+		w->stats.rx_channel++;
+		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) == 1 &&
+			wc->unconfirmed) {
+			/* Authenticated: the responder has our SecI2. */
+			struct sst_nego_addr a;
+
+			ep_to_addr(&from[i], &a);
+			sst_nego_confirm(w->nego, &a, numbers[i]);
+			wc->unconfirmed = false;
+		}
+	}
+}
+
+/* Empty datagrams are dropped; byte 0 is 0 for negotiation. */
+static void
+control_packet(struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from,
+	sst_time_t now)
+{
+	struct sst_nego_addr a;
+
+	if (rte_pktmbuf_data_len(m) == 0) {
+		w->stats.rx_no_channel++;
+	} else {
+		ep_to_addr(from, &a);
+		w->stats.rx_control++;
+		sst_nego_receive(
+			w->nego, &a, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), now);
+	}
+	rte_pktmbuf_free(m);
+}
+
 void
 sst_worker_poll(struct sst_worker *w, sst_time_t now)
 {
@@ -797,39 +743,24 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	struct sst_worker *outer = RTE_PER_LCORE(running_worker);
 
 	RTE_PER_LCORE(running_worker) = w;
+	w->now = now;
 	w->stats.rx_packets += n;
-	for (uint16_t i = 0; i < n; i++) {
-		uint8_t b0 = *rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		struct worker_chan *wc = &w->chans[b0];
+	/* Runs of channel packets go to their channels together; a control
+	 * packet between them is handled in its place, since it may make the
+	 * channel that the packets after it are for. */
+	for (uint16_t i = 0; i < n;) {
+		uint16_t run = 0;
 
-		if (rte_pktmbuf_data_len(pkts[i]) == 0) {
-			w->stats.rx_no_channel++;
-			rte_pktmbuf_free(pkts[i]);
-		} else if (b0 == 0) {
-			struct sst_nego_addr a;
-
-			ep_to_addr(&from[i], &a);
-			w->stats.rx_control++;
-			sst_nego_receive(w->nego, &a, rte_pktmbuf_mtod(pkts[i], void *),
-				rte_pktmbuf_data_len(pkts[i]), now);
-			rte_pktmbuf_free(pkts[i]);
-		} else if (wc->sc != NULL && worker_ep_equal(&wc->peer->ep, &from[i])) {
-			w->stats.rx_channel++;
-			if (sst_channel_receive(
-				    sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) == 1 &&
-				wc->unconfirmed) {
-				/* Authenticated: the responder has our SecI2. */
-				struct sst_nego_addr a;
-
-				ep_to_addr(&from[i], &a);
-				sst_nego_confirm(w->nego, &a, b0);
-				wc->unconfirmed = false;
-			}
-		} else if (wc->sc != NULL) {
-			path_change(w, wc, &pkts[i], &from[i], now);
+		while (i + run < n && run < SST_MAX_BURST &&
+			rte_pktmbuf_data_len(pkts[i + run]) > 0 &&
+			*rte_pktmbuf_mtod(pkts[i + run], uint8_t *) != 0)
+			run++;
+		if (run > 0) {
+			channel_packets(w, &pkts[i], &from[i], run, now);
+			i += run;
 		} else {
-			w->stats.rx_no_channel++;
-			rte_pktmbuf_free(pkts[i]);
+			control_packet(w, pkts[i], &from[i], now);
+			i++;
 		}
 	}
 	if (sst_nego_next_expiry(w->nego) <= now)
@@ -837,25 +768,23 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	worker_io_expiry(w, now);
 	if (w->p.ops != NULL && w->p.ops->app_poll != NULL)
 		w->p.ops->app_poll(w->p.ctx, w, now);
-	for (int c = 1; c < 256; c++) {
-		struct worker_chan *wc = &w->chans[c];
-		struct sst_channel *ch;
+	/* By index: a callback may add channels (they are appended). */
+	for (uint32_t i = 0; i < w->nchans; i++) {
+		struct worker_chan *wc = w->chans[i];
+		struct sst_channel *ch = sst_stream_chan_channel(wc->sc);
 
-		if (wc->sc == NULL)
-			continue;
-		ch = sst_stream_chan_channel(wc->sc);
 		if (sst_channel_next_expiry(ch) <= now)
 			sst_channel_handle_expiry(ch, now);
 		sst_stream_chan_flush(wc->sc, now);
-		idle_check(w, wc, now);
-		replace_check(w, wc, now);
-		if (wc->linger_until != 0 && now >= wc->linger_until)
-			wc->closing = true;
+		worker_chan_upkeep(w, wc, now);
 	}
-	/* Channels end here, outside every callback that may still use them. */
-	for (int c = 1; c < 256; c++)
-		if (w->chans[c].sc != NULL && w->chans[c].closing)
-			chan_end(w, c, now);
+	/* Channels end here, outside every callback that may still use them;
+	 * from the back, because the last channel fills an ended one's slot. */
+	for (uint32_t i = w->nchans; i-- > 0;)
+		if (w->chans[i]->closing)
+			chan_end(w, w->chans[i], now);
+	worker_peers_reap(w, now);
+	worker_eps_expire(w, now);
 	worker_io_flush(w, now);
 	if (now >= w->next_sum) {
 		chan_stats_refresh(w);
@@ -868,25 +797,16 @@ sst_time_t
 sst_worker_next_expiry(const struct sst_worker *w)
 {
 	sst_time_t t = sst_time_min(sst_nego_next_expiry(w->nego), worker_io_next_expiry(w));
+	const struct worker_ep *lingering = TAILQ_FIRST(&w->lingering);
 
-	for (int c = 1; c < 256; c++) {
-		const struct worker_chan *wc = &w->chans[c];
+	if (lingering != NULL)
+		t = sst_time_min(t, lingering->linger_until);
+	for (uint32_t i = 0; i < w->nchans; i++) {
+		const struct worker_chan *wc = w->chans[i];
 
-		if (wc->sc == NULL)
-			continue;
 		t = sst_time_min(t, sst_channel_next_expiry(sst_stream_chan_channel(wc->sc)));
 		t = sst_time_min(t, sst_stream_chan_next_expiry(wc->sc));
-		if (wc->idle_since != SST_TIME_NEVER && !wc->idle_offered &&
-			w->p.idle_timeout != SST_TIME_NEVER)
-			t = sst_time_min(t, wc->idle_since + w->p.idle_timeout);
-		if (wc->replace_wanted)
-			t = sst_time_min(t, wc->replace_not_before);
-		if (wc->retiring)
-			t = sst_time_min(t, wc->retire_by);
-		if (wc->exhausted_until != 0)
-			t = sst_time_min(t, wc->exhausted_until);
-		if (wc->linger_until != 0)
-			t = sst_time_min(t, wc->linger_until);
+		t = sst_time_min(t, worker_chan_upkeep_expiry(w, wc));
 	}
 	return t;
 }
@@ -900,9 +820,9 @@ sst_worker_stream_host(struct sst_worker *w)
 struct sst_stream_peer *
 sst_worker_peer(struct sst_worker *w, const struct sst_net_endpoint *ep)
 {
-	struct worker_peer *p = peer_find(w, ep, false, 0);
+	struct worker_ep *e = worker_ep_find(w, ep, worker_hash_ep(w, ep));
 
-	return p != NULL ? p->sp : NULL;
+	return e != NULL && e->peer != NULL ? e->peer->sp : NULL;
 }
 
 const struct sst_worker_stats *

@@ -5,31 +5,77 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "sst_burst.h"
 #include "sst_net.h"
 
 #include "sst_worker.h"
+#include "worker_table.h"
 
-struct worker_peer {
+/*
+ * An endpoint (peer address and port) we gave channel numbers to. Byte 0
+ * of a channel packet means something only together with the endpoint it
+ * came from (wire-format.md section 1): numbers are handed out per
+ * endpoint, 1..255, so a server holds any number of peers. The record
+ * outlives its last number by the quiet period (worker_peers.c), so that
+ * a number is not handed out again while the peer may still hold it.
+ */
+struct worker_ep {
+	uint64_t hash; /**< worker_hash_ep() */
 	struct sst_net_endpoint ep;
-	struct sst_stream_peer *sp; /**< NULL: the slot is free */
-	bool moving;		    /**< a channel to moving_to is being negotiated */
-	struct sst_net_endpoint moving_to;
+	struct worker_peer *peer; /**< the peer there now, or NULL */
+	uint64_t taken[4];	  /**< numbers given out (bit 0 never) */
+	uint16_t ntaken;
+	uint8_t cursor;		 /**< the number handed out last */
+	bool lingering;		 /**< on the worker's linger list */
+	sst_time_t linger_until; /**< freed then, unless a number was taken again */
+	TAILQ_ENTRY(worker_ep) linger_link;
+};
+
+/*
+ * A remote host: its streams (the stream layer's peer) and its channels.
+ * It is at one endpoint at a time; when it shows up at another (a NAT
+ * rebinding, a new interface) with the same host instance (and, in secure
+ * mode, the same identity), it moves there and keeps its streams
+ * (worker_peer_find_moved()).
+ */
+struct worker_peer {
+	struct worker_ep *at;
+	struct sst_stream_peer *sp;
+	enum sst_nego_mode mode;
+	/** We opened the first channel to it (it is our server): we are the
+	 * side that can reach it, so we renegotiate when it falls silent. */
+	bool we_initiated;
+	bool instance_known;
+	uint64_t instance;
+	uint64_t instance_hash;
+	uint8_t id[SST_SECURE_KEY_LEN]; /**< secure mode: its identity; else zero */
+	uint32_t nchans;
+	TAILQ_HEAD(, worker_chan) chans;
+	bool orphan; /**< no channel: on the worker's orphan list */
+	TAILQ_ENTRY(worker_peer) orphan_link;
 };
 
 struct worker_chan {
+	/* The key first, in the line a lookup touches (worker_chans_find()):
+	 * a copy of the endpoint, so that no second record is read. */
+	uint64_t hash;		    /**< worker_hash_chan(at->hash, number) */
+	struct sst_net_endpoint ep; /**< at->ep */
+	uint8_t number;		    /**< ours: byte 0 of what the peer sends us */
+	struct sst_stream_chan *sc;
 	struct sst_worker *w;
+	struct worker_ep *at; /**< where it sends; its key with number */
 	struct worker_peer *peer;
-	struct sst_stream_chan *sc; /**< NULL: the number is free or negotiating */
+	uint32_t index; /**< in w->chans */
 	uint8_t peer_channel;
 	enum sst_nego_mode mode; /**< how it was negotiated */
-	bool taken;		 /**< the number is in use (negotiating or open) */
 	bool closing;		 /**< to destroy at the end of this poll */
 	bool idle_offered;	 /**< FINISH offered for this idle period */
 	bool initiator;		 /**< we negotiated it (we replace it: replace_check()) */
 	/* Replacement before the sequence space or the key's usage limit runs
-	 * out (SST_CHANNEL_EV_REPLACE): asked for, and being negotiated. */
+	 * out (SST_CHANNEL_EV_REPLACE), or when the peer fell silent: asked
+	 * for, and being negotiated. */
 	bool replace_wanted;
 	bool replacing;
 	/** It took the streams of older channels to the peer, of which we were
@@ -52,6 +98,12 @@ struct worker_chan {
 	 * packets ride in copies of SecI2 (sst_nego_send_early()). */
 	bool unconfirmed;
 	sst_time_t idle_since; /**< unused since; SST_TIME_NEVER while in use */
+	/** Silence (silence_check()): the highest of our numbers the peer
+	 * acknowledged, and since when it has not moved with data in flight. */
+	uint64_t acked_seen;
+	sst_time_t acked_since;
+	bool silent; /**< replaced for its silence: unreachable, ends at once */
+	TAILQ_ENTRY(worker_chan) peer_link;
 };
 
 struct sst_worker {
@@ -61,10 +113,20 @@ struct sst_worker {
 	const struct sst_stream_ops *app_ops; /**< the application's stream callbacks */
 	void *app_ctx;
 	struct sst_stream_ops stream_ops; /**< ours, forwarding to the application's */
-	struct worker_peer *peers;
-	struct worker_chan chans[256]; /**< by our channel number */
-	uint8_t chan_cursor;	       /**< the number handed out last (nego_chan_alloc()) */
+	/* Peers and channels (worker_peers.c). */
+	uint8_t hash_key[16];		/**< of worker_hash_ep() */
+	struct worker_table eps;	/**< worker_ep by endpoint */
+	struct worker_table chan_table; /**< worker_chan by (endpoint, number) */
+	struct worker_table instances;	/**< worker_peer by host instance */
+	struct worker_chan **chans;	/**< every channel, densely, for the poll */
+	uint32_t nchans, chans_cap;
+	uint32_t npeers;
+	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
+	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
 	struct sst_worker_stats stats;
+	/** The time of the pass (or sst_worker_connect()) in progress, for
+	 * negotiation's callbacks that carry none (chan_free). */
+	sst_time_t now;
 	int id;				/**< index in the telemetry table, or a negative errno */
 	struct sst_net *net;		/**< frame links: the network layer; else NULL */
 	struct sst_net_endpoint local;	/**< our address family and UDP port */
@@ -83,6 +145,112 @@ worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint 
 	return a->port == b->port && a->addr.family == b->addr.family &&
 	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
 }
+
+/* worker_peers.c: endpoints, peers and channels, and their tables. */
+int worker_peers_init(struct sst_worker *w);
+/** Free every table and record (the channels and stream peers are gone). */
+void worker_peers_fini(struct sst_worker *w);
+uint64_t worker_hash_ep(const struct sst_worker *w, const struct sst_net_endpoint *ep);
+
+/** A channel's key in chan_table: the endpoint's hash moved by the number
+ * (distinct numbers of one endpoint never share a home slot). */
+static inline uint64_t
+worker_hash_chan(uint64_t ep_hash, uint8_t number)
+{
+	return ep_hash + number * UINT64_C(0x9e3779b97f4a7c15);
+}
+
+struct worker_ep *worker_ep_find(
+	const struct sst_worker *w, const struct sst_net_endpoint *ep, uint64_t hash);
+/** Take the next free number for a channel with ep (creating its record).
+ * @return 1..255, -ENOSPC (all 255 in use), or -ENOMEM. */
+int worker_ep_take_number(struct sst_worker *w, const struct sst_net_endpoint *ep);
+/** Give a number back (its negotiation failed or its channel ended). */
+void worker_ep_give_number(
+	struct sst_worker *w, struct worker_ep *e, uint8_t number, sst_time_t now);
+/** Free the endpoint records whose quiet period is over. */
+void worker_eps_expire(struct sst_worker *w, sst_time_t now);
+
+/** The channel the peer at ep (hash: worker_hash_ep()) gave number, or NULL. */
+static inline struct worker_chan *
+worker_chan_find(const struct sst_worker *w, const struct sst_net_endpoint *ep, uint64_t ep_hash,
+	uint8_t number)
+{
+	uint64_t hash = worker_hash_chan(ep_hash, number);
+	uint32_t pos = 0;
+	struct worker_chan *wc;
+
+	while ((wc = worker_table_next(&w->chan_table, hash, &pos)) != NULL)
+		if (wc->number == number && worker_ep_equal(&wc->ep, ep))
+			return wc;
+	return NULL;
+}
+
+/**
+ * worker_chan_find() for a burst of n packets (at most SST_MAX_BURST):
+ * out[i] is the channel of (eps[i], numbers[i]), or NULL. The steps run
+ * over the whole burst in turn (hash, then the slots, then the channels),
+ * with prefetches between them, so that the cache misses of a large table
+ * overlap instead of adding up.
+ */
+void worker_chans_find(const struct sst_worker *w, const struct sst_net_endpoint *eps,
+	const uint8_t *numbers, uint16_t n, struct worker_chan **out);
+
+/** Make wc (at, number, peer set) findable and polled. @return 0 or -ENOMEM. */
+int worker_chan_add(struct sst_worker *w, struct worker_chan *wc);
+/** Undo worker_chan_add() (the caller then frees wc). */
+void worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t now);
+
+/** A new peer at e for the channel r describes. @return NULL: no room. */
+struct worker_peer *worker_peer_create(
+	struct sst_worker *w, struct worker_ep *e, const struct sst_nego_result *r);
+/** A peer elsewhere that r shows to be the same host, now at another
+ * endpoint (same mode, instance and, in secure mode, identity), or NULL. */
+struct worker_peer *worker_peer_find_moved(struct sst_worker *w, const struct sst_nego_result *r);
+/** Move p to e (its channels elsewhere stay where they are, to retire). */
+void worker_peer_move(
+	struct sst_worker *w, struct worker_peer *p, struct worker_ep *e, sst_time_t now);
+/** p restarted as the instance r names: reindex it. */
+void worker_peer_set_instance(
+	struct sst_worker *w, struct worker_peer *p, const struct sst_nego_result *r);
+/** Free the peers that have neither a channel nor a stream (peer_gone first). */
+void worker_peers_reap(struct sst_worker *w, sst_time_t now);
+/** Free every peer (worker destruction; no peer_gone()). */
+void worker_peers_destroy_all(struct sst_worker *w);
+
+/* worker_upkeep.c: a channel over time (idle, silence, replacement). */
+
+/* Channel replacement (replace_check()); silence (silence_check()). */
+static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
+static const sst_time_t RESPONDER_GRACE = 200 * SST_NSEC_PER_MSEC;
+static const sst_time_t RETIRE_GRACE = 10 * SST_NSEC_PER_SEC;
+/* ... and one that nothing can reach any more (its peer moved, or it fell
+ * silent). */
+static const sst_time_t UNREACHABLE_GRACE = 500 * SST_NSEC_PER_MSEC;
+/* An exhausted retiring channel stays two RTTs plus this, for what is in
+ * flight either way to be acknowledged (its last numbers are kept for
+ * that), so that neither side resends it on the successor needlessly. */
+static const sst_time_t EXHAUSTED_LINGER = SST_NSEC_PER_MSEC;
+/* A prototype peer's channel closed by sst_worker_close_idle() stays this
+ * long, longer than the minimum RTO, to acknowledge a last lost packet the
+ * peer resends (it has no FINISH to tell us it is done). */
+static const sst_time_t PROTOTYPE_LINGER = 300 * SST_NSEC_PER_MSEC;
+/* Our acknowledged numbers stood still this long (or four round trips,
+ * when longer) with data in flight: the path to the peer is gone (our
+ * address changed under a NAT, or the peer's side lost our channel). */
+static const sst_time_t SILENCE_MIN = SST_NSEC_PER_SEC;
+
+/** One pass's checks of wc: idle timeout, silence, replacement, the end
+ * of a retiring or lingering channel (it may set wc->closing). */
+void worker_chan_upkeep(struct sst_worker *w, struct worker_chan *wc, sst_time_t now);
+/** When worker_chan_upkeep() has something to do for wc at the latest. */
+sst_time_t worker_chan_upkeep_expiry(const struct sst_worker *w, const struct worker_chan *wc);
+/** wc, just established, loses a crossing of replacements to live (the
+ * peer's channel its streams are on): see worker_upkeep.c. */
+bool worker_crossing_loser(const struct worker_chan *wc, const struct worker_chan *live);
+/** Start negotiating a channel to ep (worker.c). @return 0 or a negative errno. */
+int worker_connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep,
+	enum sst_nego_mode mode, sst_time_t now);
 
 /* worker_io.c */
 int worker_io_init(struct sst_worker *w);

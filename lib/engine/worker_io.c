@@ -5,13 +5,12 @@
  * a sharded engine: a packet that reached the wrong worker is handed to its
  * owner through the owner's inbox ring, once.
  *
- * Ownership (docs/engine.md, "Sharding"): a channel packet belongs to the
- * worker that gave out the channel number in its byte 0 (numbers are dealt
- * out by residue, c % shard_count); a control packet answering one of our
- * initiations carries the initiating worker's steering tag
- * (sst_nego_steer_tag()); any other control packet belongs to the worker
- * chosen by a Toeplitz hash of the peer's endpoint, which is also where
- * sst_worker_connect() to that peer runs.
+ * Ownership (docs/engine.md, "Sharding"): every channel of a peer
+ * endpoint lives on the worker chosen by a Toeplitz hash of that endpoint,
+ * which is also where sst_worker_connect() to it runs, so a channel packet
+ * belongs there; a control packet answering one of our initiations carries
+ * the initiating worker's steering tag (sst_nego_steer_tag()), and any
+ * other control packet goes by the hash too.
  */
 #include <errno.h>
 #include <string.h>
@@ -104,11 +103,12 @@ net_pmtu(void *ctx, const struct sst_net_endpoint *local, const struct sst_net_e
 
 	RTE_SET_USED(local);
 	RTE_SET_USED(now);
-	for (int c = 1; c < 256; c++) {
-		struct worker_chan *wc = &w->chans[c];
+	/* Rare (an ICMP message): a walk over the channels is fine. */
+	for (uint32_t i = 0; i < w->nchans; i++) {
+		struct worker_chan *wc = w->chans[i];
 		struct sst_channel *ch;
 
-		if (wc->sc == NULL || !worker_ep_equal(&wc->peer->ep, remote))
+		if (!worker_ep_equal(&wc->at->ep, remote))
 			continue;
 		ch = sst_stream_chan_channel(wc->sc);
 		if (payload < sst_channel_mtu(ch))
@@ -229,7 +229,7 @@ owner_of(const struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_en
 	if (len == 0)
 		return w->p.shard_index; /* dropped and counted where it is */
 	if (b[0] != 0)
-		return b[0] % w->p.shard_count;
+		return sst_worker_shard_of(from, w->p.shard_count);
 	tag = sst_nego_steer_tag(b, len, w->steer_bits);
 	if (tag >= 0 && tag < w->p.shard_count)
 		return (uint16_t)tag;

@@ -573,7 +573,6 @@ nego_sec_on_packet(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	struct sst_xdr_reader rd;
 	struct sst_bytes pkt;
 
-	(void)peer;
 	sst_xdr_reader_init(&rd, body->ptr, body->len);
 	if (sst_xdr_get_opaque(&rd, PACKET_MAX, &pkt) < 0 || sst_xdr_expect_end(&rd) < 0) {
 		h->stats.rx_bad_chunk++;
@@ -588,7 +587,7 @@ nego_sec_on_packet(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		return;
 	}
 	h->stats.rx_packet++;
-	h->ops.packet(h->ctx, h->pkt_chan, pkt.ptr, pkt.len, now);
+	h->ops.packet(h->ctx, peer, h->pkt_chan, pkt.ptr, pkt.len, now);
 }
 
 void

@@ -211,13 +211,14 @@ struct sst_nego_ops {
 	 * Optional, secure mode: a channel packet that arrived in a Packet
 	 * chunk after the SecI2 that established local_channel, in the same
 	 * message (docs/secure-mode.md 3.4). Hand it to the channel's receive
-	 * path; the bytes are valid during the call only. Also called for
+	 * path (the channel the peer at @p peer has as local_channel); the
+	 * bytes are valid during the call only. Also called for
 	 * the Packet chunks after a byte-identical repetition of that SecI2
 	 * (the initiator's sst_nego_send_early()). NULL: such packets are
 	 * dropped and counted (the stream layer resends the data).
 	 */
-	void (*packet)(
-		void *ctx, uint8_t local_channel, const void *pkt, size_t len, sst_time_t now);
+	void (*packet)(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel,
+		const void *pkt, size_t len, sst_time_t now);
 };
 
 /** How to set up a host. Fields left zero take the defaults shown. */

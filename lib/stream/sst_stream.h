@@ -180,6 +180,11 @@ uint32_t sst_stream_peer_caps(const struct sst_stream_peer *p);
 /** The peer a stream belongs to. */
 struct sst_stream_peer *sst_stream_peer_of(const struct sst_stream *s);
 
+/** Streams of the peer whose control blocks are still held (open, or
+ * ended and not yet freed by a flush; the peer's root not counted): a peer
+ * with none and no channel can be destroyed without loss. */
+uint32_t sst_stream_peer_streams(const struct sst_stream_peer *p);
+
 /** Abort every stream of the peer (closed() with SST_STREAM_ABORTED): it
  * could not be reached, or it restarted and lost them. The peer stays. */
 void sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now);
@@ -198,6 +203,7 @@ struct sst_stream_chan_params {
 	const uint8_t *peer_hcid;
 	uint8_t peer_hcid_len;
 	bool initiator; /**< we started the channel: the root USID is ours */
+	void *user;	/**< the caller's, returned by sst_stream_chan_user() */
 };
 
 /** The channel's upper-layer callbacks (set by sst_stream_chan_create()). */
@@ -216,6 +222,9 @@ struct sst_stream_chan *sst_stream_chan_create(
  * streams wait for another channel of the peer, and the data in flight on
  * it counts as lost. */
 void sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now);
+
+/** The user pointer given at creation (sst_stream_chan_params.user). */
+void *sst_stream_chan_user(const struct sst_stream_chan *c);
 
 /** Send what streams have to send, as far as congestion control allows. */
 void sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now);

@@ -244,6 +244,12 @@ sst_stream_peer_caps(const struct sst_stream_peer *p)
 	return p->caps;
 }
 
+uint32_t
+sst_stream_peer_streams(const struct sst_stream_peer *p)
+{
+	return p->nstreams;
+}
+
 struct sst_stream_peer *
 sst_stream_peer_of(const struct sst_stream *s)
 {

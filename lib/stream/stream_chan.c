@@ -100,6 +100,7 @@ sst_stream_chan_create(
 	stream_peer_hcid_hold(p, c->local_hcid);
 	stream_peer_hcid_hold(p, c->peer_hcid);
 	c->initiator = cp->initiator;
+	c->user = cp->user;
 	c->root_tx_window = sst_window_encode(h->p.rx_window_min);
 	chp = *cp->channel;
 	chp.upper = &sst_stream_chan_upper;
@@ -218,6 +219,12 @@ struct sst_channel *
 sst_stream_chan_channel(const struct sst_stream_chan *c)
 {
 	return c->ch;
+}
+
+void *
+sst_stream_chan_user(const struct sst_stream_chan *c)
+{
+	return c->user;
 }
 
 sst_time_t

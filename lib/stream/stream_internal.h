@@ -161,6 +161,7 @@ struct stream_sent {
 
 struct sst_stream_chan {
 	struct sst_stream_peer *peer;
+	void *user; /**< sst_stream_chan_params.user */
 	struct sst_channel *ch;
 	struct sst_sid_space *tx_sids;
 	struct sst_sid_space *rx_sids;

@@ -394,8 +394,14 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		parent = pusid.counter == 0 ? &p->root
 			 : pidx < 0	    ? NULL
 					    : stream_usid_find(p, pusid.counter, (uint8_t)pidx);
-		if (parent == NULL)
+		if (parent == NULL && pidx < 0)
 			return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+		/* A parent not seen yet may have its own Attach on the way: a
+		 * stream and its children move to a new channel together and
+		 * their Attaches can arrive in any order (as rx_init() does for
+		 * an Init). Refused, it comes again. */
+		if (parent == NULL)
+			return refuse(c, m);
 		s = new_stream(c, parent, hdr->sid, hdr->window, now);
 		if (s == NULL) {
 			sst_channel_refuse(c->ch);

@@ -228,11 +228,13 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 
 /* B: a packet from a Packet chunk after A's SecI2 goes to its channel. */
 static void
-nego_packet(void *ctx, uint8_t chan, const void *pkt, size_t len, sst_time_t now)
+nego_packet(void *ctx, const struct sst_nego_addr *peer, uint8_t chan, const void *pkt, size_t len,
+	sst_time_t now)
 {
 	struct app *a = ctx;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 
+	(void)peer;
 	CU_ASSERT_FATAL(m != NULL && a->chans[chan].ch != NULL);
 	memcpy(rte_pktmbuf_append(m, (uint16_t)len), pkt, len);
 	sst_channel_receive(a->chans[chan].ch, &m, 1, now);

@@ -216,7 +216,10 @@ engine_on(struct app *a, const char *name, bool server, uint16_t workers, struct
 		ep.local.addr = f->addr;
 		ep.local.port = 4433;
 	}
+	/* One secret per host: in checksum mode the host instance, by which
+	 * a server knows a client that moved, derives from it. */
 	memset(ep.nego.secret, server ? 0x5e : 0xc1, sizeof(ep.nego.secret));
+	memcpy(ep.nego.secret, name, RTE_MIN(strlen(name), sizeof(ep.nego.secret)));
 	ep.nego.ulp_caps = SST_NEGO_CAP_ALL;
 	ep.stream.name = name;
 	ep.stream.clone_pool = clones;

@@ -243,8 +243,12 @@ struct event {
 	void (*fn)(void *arg, struct node *client, struct node *server, sst_time_t now);
 	void *arg;
 	bool done;
-	bool moves_client; /**< the server must see a path change */
-	bool one_channel;  /**< both sides settle on one channel before the streams close */
+	/** the server must see a path change; the move comes right after the
+	 * client's first write, so that nearly all the data is sent after it
+	 * (after some time, it may come when the client has nothing left to
+	 * send, and only receives, which needs no move) */
+	bool moves_client;
+	bool one_channel; /**< both sides settle on one channel before the streams close */
 };
 
 /* The client writes, the server echoes, the client checks every byte.
@@ -265,7 +269,8 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	while (now_ns() < deadline) {
 		sst_time_t now = now_ns();
 
-		if (ev != NULL && !ev->done && now - start >= ev->after) {
+		if (ev != NULL && !ev->done && now - start >= ev->after &&
+			(!ev->moves_client || written > 0)) {
 			ev->fn(ev->arg, &client, &server, now);
 			ev->done = true;
 		}
@@ -392,8 +397,11 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_closed,
 		sst_worker_stats(server.w)->channels_made);
 	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 0);
-	if (ev != NULL && ev->moves_client)
-		CU_ASSERT(sst_worker_stats(server.w)->path_changes >= 1);
+	if (ev != NULL && ev->moves_client) {
+		CU_ASSERT(sst_worker_stats(client.w)->silences >= 1);
+		CU_ASSERT_EQUAL(sst_worker_stats(server.w)->path_changes, 1);
+		CU_ASSERT_EQUAL(sst_worker_stats(server.w)->restarts, 0);
+	}
 	RTE_SET_USED(replaced);
 	CU_ASSERT(sst_worker_stats(client.w)->channels_idle +
 			  sst_worker_stats(server.w)->channels_idle >=
@@ -476,7 +484,7 @@ rebind(void *arg, struct node *client, struct node *server, sst_time_t now)
 }
 
 /* An exchange over a clean simpair (50 Mbit/s, 1 ms each way) during which
- * ev happens 20 ms in, given the pair. */
+ * ev happens 20 ms in (a move: at the first write), given the pair. */
 static void
 simpair_echo_with_event(struct event *ev, const char *over, uint64_t channels)
 {
@@ -487,18 +495,21 @@ simpair_echo_with_event(struct event *ev, const char *over, uint64_t channels)
 
 	sst_test_link_model(&lp, 50 * 1000 * 1000, SST_NSEC_PER_MSEC, 300, NULL, pool);
 	pair = simpair_links(&lp, sc, l);
-	ev->after = 20 * SST_NSEC_PER_MSEC;
+	ev->after = ev->moves_client ? 0 : 20 * SST_NSEC_PER_MSEC;
 	ev->arg = pair;
 	run_echo(l[0], l[1], over, ev, channels);
 	CU_ASSERT_TRUE(ev->done);
 	sst_simpair_destroy(pair);
 }
 
-/* Mobility: 20 ms into the exchange the client's address and port change
- * (a NAT rebinding). The server sees authenticated packets of the channel
- * from the new endpoint, negotiates a channel to it, both sides move the
- * streams there, and the exchange completes byte-exact; both channels
- * close when idle. */
+/* Mobility, the SST way: right after the client's first write the client's
+ * address and port change without its knowledge (a NAT rebinding). The server drops
+ * what now comes from an endpoint it has no channel with, so the client's
+ * data goes unacknowledged; the client notices the silence and negotiates
+ * a new channel from where it is now, which the server knows by the
+ * client's host instance: the peer moves there with its streams on both
+ * sides, and the exchange completes byte-exact; both channels close when
+ * idle. */
 static void
 test_echo_with_address_change(void)
 {

@@ -101,10 +101,12 @@ tp_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 }
 
 static void
-tp_packet(void *ctx, uint8_t chan, const void *pkt, size_t len, sst_time_t now)
+tp_packet(void *ctx, const struct sst_nego_addr *peer, uint8_t chan, const void *pkt, size_t len,
+	sst_time_t now)
 {
 	struct tp_side *s = ctx;
 
+	(void)peer;
 	s->npackets++;
 	if (s->on_packet != NULL)
 		s->on_packet(s, chan, pkt, len, now);

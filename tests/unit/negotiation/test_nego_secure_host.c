@@ -112,8 +112,10 @@ on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 }
 
 static void
-on_packet(void *ctx, uint8_t chan, const void *pkt, size_t len, sst_time_t now)
+on_packet(void *ctx, const struct sst_nego_addr *peer, uint8_t chan, const void *pkt, size_t len,
+	sst_time_t now)
 {
+	(void)peer;
 	struct side *s = ctx;
 
 	(void)chan;

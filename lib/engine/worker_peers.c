@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker's endpoints, peers and channels (docs/engine.md, "Peers and
+ * channels"): the records, their tables (worker_table.h) and their
+ * lifecycle.
+ *
+ * - An endpoint record exists while channel numbers are given out to the
+ *   endpoint, and for the quiet period after the last one came back
+ *   (SST_NEGO_FAIL_AFTER, 20 s): the peer's negotiation refuses, as a
+ *   stray, a number it still holds from us that is less than 20 s old
+ *   (nego_checksum.c), so a record forgotten at once would hand number 1
+ *   out again too soon. Numbers go round robin within the endpoint, so a
+ *   number comes back as late as possible (a channel replaced every few
+ *   milliseconds must not reuse the number of the one it replaced).
+ * - A peer exists while it has a channel or a stream; then the application
+ *   hears peer_gone() and the stream layer's peer is destroyed.
+ * - A channel is in the channel table under (its endpoint, its number),
+ *   on its peer's list, and in the worker's dense array that the poll
+ *   walks.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+#include <sodium.h>
+
+#include "worker_internal.h"
+
+enum {
+	EPS_INITIAL = 64,
+	CHANS_INITIAL = 64,
+	INSTANCES_INITIAL = 64,
+};
+
+/* Endpoints are hashed field by field: the padding of struct
+ * sst_net_endpoint must never make two equal endpoints differ. */
+uint64_t
+worker_hash_ep(const struct sst_worker *w, const struct sst_net_endpoint *ep)
+{
+	uint8_t key[1 + sizeof(ep->addr.bytes) + 2];
+	uint8_t out[crypto_shorthash_BYTES];
+	uint64_t h;
+
+	key[0] = ep->addr.family;
+	memcpy(&key[1], ep->addr.bytes, sizeof(ep->addr.bytes));
+	key[sizeof(key) - 2] = (uint8_t)(ep->port >> 8);
+	key[sizeof(key) - 1] = (uint8_t)ep->port;
+	crypto_shorthash(out, key, sizeof(key), w->hash_key);
+	memcpy(&h, out, sizeof(h));
+	return h;
+}
+
+static uint64_t
+hash_instance(const struct sst_worker *w, uint64_t instance)
+{
+	uint8_t out[crypto_shorthash_BYTES];
+	uint64_t h;
+
+	crypto_shorthash(out, (const uint8_t *)&instance, sizeof(instance), w->hash_key);
+	memcpy(&h, out, sizeof(h));
+	return h;
+}
+
+int
+worker_peers_init(struct sst_worker *w)
+{
+	randombytes_buf(w->hash_key, sizeof(w->hash_key));
+	TAILQ_INIT(&w->lingering);
+	TAILQ_INIT(&w->orphans);
+	if (worker_table_init(&w->eps, "sst_worker_eps", EPS_INITIAL) < 0)
+		goto fail;
+	if (worker_table_init(&w->chan_table, "sst_worker_chans", CHANS_INITIAL) < 0)
+		goto fail_eps;
+	if (worker_table_init(&w->instances, "sst_worker_instances", INSTANCES_INITIAL) < 0)
+		goto fail_chans;
+	w->chans = rte_malloc("sst_worker_chan_list", CHANS_INITIAL * sizeof(*w->chans), 0);
+	if (w->chans == NULL)
+		goto fail_instances;
+	w->chans_cap = CHANS_INITIAL;
+	return 0;
+
+fail_instances:
+	worker_table_fini(&w->instances);
+fail_chans:
+	worker_table_fini(&w->chan_table);
+fail_eps:
+	worker_table_fini(&w->eps);
+fail:
+	return -ENOMEM;
+}
+
+void
+worker_peers_fini(struct sst_worker *w)
+{
+	struct worker_table *t = &w->eps;
+
+	for (uint32_t i = 0; t->slots != NULL && i <= t->mask; i++)
+		rte_free(t->slots[i].obj);
+	worker_table_fini(&w->eps);
+	worker_table_fini(&w->chan_table);
+	worker_table_fini(&w->instances);
+	rte_free(w->chans);
+	w->chans = NULL;
+}
+
+/* ---- Endpoints and their channel numbers ---- */
+
+struct worker_ep *
+worker_ep_find(const struct sst_worker *w, const struct sst_net_endpoint *ep, uint64_t hash)
+{
+	uint32_t pos = 0;
+	struct worker_ep *e;
+
+	while ((e = worker_table_next(&w->eps, hash, &pos)) != NULL)
+		if (worker_ep_equal(&e->ep, ep))
+			return e;
+	return NULL;
+}
+
+static bool
+number_taken(const struct worker_ep *e, unsigned int c)
+{
+	return (e->taken[c / 64] >> (c % 64)) & 1;
+}
+
+static void
+linger_stop(struct sst_worker *w, struct worker_ep *e)
+{
+	if (!e->lingering)
+		return;
+	TAILQ_REMOVE(&w->lingering, e, linger_link);
+	e->lingering = false;
+}
+
+/* Every linger lasts as long, so the list stays in expiry order. */
+static void
+linger_start(struct sst_worker *w, struct worker_ep *e, sst_time_t now)
+{
+	if (e->ntaken > 0 || e->peer != NULL || e->lingering)
+		return;
+	e->lingering = true;
+	e->linger_until = now + SST_NEGO_FAIL_AFTER;
+	TAILQ_INSERT_TAIL(&w->lingering, e, linger_link);
+}
+
+int
+worker_ep_take_number(struct sst_worker *w, const struct sst_net_endpoint *ep)
+{
+	uint64_t hash = worker_hash_ep(w, ep);
+	struct worker_ep *e = worker_ep_find(w, ep, hash);
+
+	if (e == NULL) {
+		e = rte_zmalloc("sst_worker_ep", sizeof(*e), 0);
+		if (e == NULL)
+			return -ENOMEM;
+		e->hash = hash;
+		e->ep = *ep;
+		if (worker_table_add(&w->eps, hash, e) < 0) {
+			rte_free(e);
+			return -ENOMEM;
+		}
+		w->stats.endpoints++;
+	}
+	for (unsigned int i = 1; i < 256; i++) {
+		unsigned int c = (e->cursor + i) % 256;
+
+		if (c == 0 || number_taken(e, c))
+			continue;
+		e->taken[c / 64] |= UINT64_C(1) << (c % 64);
+		e->ntaken++;
+		e->cursor = (uint8_t)c;
+		linger_stop(w, e);
+		return (int)c;
+	}
+	w->stats.numbers_exhausted++;
+	return -ENOSPC;
+}
+
+void
+worker_ep_give_number(struct sst_worker *w, struct worker_ep *e, uint8_t number, sst_time_t now)
+{
+	if (number == 0 || !number_taken(e, number))
+		return;
+	e->taken[number / 64] &= ~(UINT64_C(1) << (number % 64));
+	e->ntaken--;
+	linger_start(w, e, now);
+}
+
+void
+worker_eps_expire(struct sst_worker *w, sst_time_t now)
+{
+	struct worker_ep *e;
+
+	while ((e = TAILQ_FIRST(&w->lingering)) != NULL && e->linger_until <= now) {
+		linger_stop(w, e);
+		worker_table_del(&w->eps, e->hash, e);
+		rte_free(e);
+		w->stats.endpoints--;
+	}
+}
+
+/* ---- Channels ---- */
+
+void
+worker_chans_find(const struct sst_worker *w, const struct sst_net_endpoint *eps,
+	const uint8_t *numbers, uint16_t n, struct worker_chan **out)
+{
+	const struct worker_table *t = &w->chan_table;
+	uint64_t hash[SST_MAX_BURST];
+	uint32_t pos[SST_MAX_BURST];
+
+	for (uint16_t i = 0; i < n; i++) {
+		hash[i] = worker_hash_chan(worker_hash_ep(w, &eps[i]), numbers[i]);
+		rte_prefetch0(&t->slots[(uint32_t)hash[i] & t->mask]);
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		pos[i] = 0;
+		out[i] = worker_table_next(t, hash[i], &pos[i]);
+		if (out[i] != NULL)
+			rte_prefetch0(out[i]);
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct worker_chan *wc = out[i];
+
+		/* Equal hashes of two keys: rare; the slow walk goes on. */
+		while (wc != NULL &&
+			(wc->number != numbers[i] || !worker_ep_equal(&wc->ep, &eps[i])))
+			wc = worker_table_next(t, hash[i], &pos[i]);
+		out[i] = wc;
+	}
+}
+
+int
+worker_chan_add(struct sst_worker *w, struct worker_chan *wc)
+{
+	struct worker_peer *p = wc->peer;
+
+	if (w->nchans == w->chans_cap) {
+		uint32_t cap = w->chans_cap * 2;
+		struct worker_chan **chans = rte_realloc(w->chans, cap * sizeof(*chans), 0);
+
+		if (chans == NULL)
+			return -ENOMEM;
+		w->chans = chans;
+		w->chans_cap = cap;
+	}
+	wc->hash = worker_hash_chan(wc->at->hash, wc->number);
+	wc->ep = wc->at->ep;
+	if (worker_table_add(&w->chan_table, wc->hash, wc) < 0)
+		return -ENOMEM;
+	wc->index = w->nchans;
+	w->chans[w->nchans++] = wc;
+	TAILQ_INSERT_TAIL(&p->chans, wc, peer_link);
+	if (p->nchans++ == 0 && p->orphan) {
+		TAILQ_REMOVE(&w->orphans, p, orphan_link);
+		p->orphan = false;
+	}
+	return 0;
+}
+
+void
+worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
+{
+	struct worker_peer *p = wc->peer;
+	struct worker_chan *last = w->chans[--w->nchans];
+
+	worker_table_del(&w->chan_table, wc->hash, wc);
+	w->chans[wc->index] = last;
+	last->index = wc->index;
+	TAILQ_REMOVE(&p->chans, wc, peer_link);
+	if (--p->nchans == 0) {
+		TAILQ_INSERT_TAIL(&w->orphans, p, orphan_link);
+		p->orphan = true;
+	}
+	worker_ep_give_number(w, wc->at, wc->number, now);
+}
+
+/* ---- Peers ---- */
+
+static void
+instance_index(struct sst_worker *w, struct worker_peer *p)
+{
+	if (!p->instance_known)
+		return;
+	p->instance_hash = hash_instance(w, p->instance);
+	/* Without room in the index the peer is only not found when it
+	 * moves: its streams then end as if it had restarted. */
+	if (worker_table_add(&w->instances, p->instance_hash, p) < 0)
+		p->instance_known = false;
+}
+
+static void
+instance_unindex(struct sst_worker *w, struct worker_peer *p)
+{
+	if (p->instance_known)
+		worker_table_del(&w->instances, p->instance_hash, p);
+	p->instance_known = false;
+}
+
+static void
+peer_learn(struct worker_peer *p, const struct sst_nego_result *r)
+{
+	p->mode = r->mode;
+	p->instance_known = r->peer_instance_known && r->peer_instance != 0;
+	p->instance = r->peer_instance;
+	memcpy(p->id, r->peer_id, sizeof(p->id));
+}
+
+struct worker_peer *
+worker_peer_create(struct sst_worker *w, struct worker_ep *e, const struct sst_nego_result *r)
+{
+	struct worker_peer *p;
+
+	if (w->p.max_peers != 0 && w->npeers >= w->p.max_peers)
+		return NULL;
+	p = rte_zmalloc("sst_worker_peer", sizeof(*p), 0);
+	if (p == NULL)
+		return NULL;
+	p->sp = sst_stream_peer_create(w->sh, r->common_caps);
+	if (p->sp == NULL) {
+		rte_free(p);
+		return NULL;
+	}
+	TAILQ_INIT(&p->chans);
+	p->at = e;
+	e->peer = p;
+	linger_stop(w, e);
+	p->we_initiated = r->role == SST_NEGO_INITIATOR;
+	peer_learn(p, r);
+	instance_index(w, p);
+	/* Orphan until its first channel is added. */
+	TAILQ_INSERT_TAIL(&w->orphans, p, orphan_link);
+	p->orphan = true;
+	w->npeers++;
+	w->stats.peers_open++;
+	return p;
+}
+
+/*
+ * Mobility, the SST way (docs/engine.md, "Mobility"): a host whose
+ * address or port changed opens a new channel from where it is now; its
+ * negotiation names the same host instance (and, in secure mode, proves
+ * the same identity), which is how we know it and hand it its streams.
+ */
+struct worker_peer *
+worker_peer_find_moved(struct sst_worker *w, const struct sst_nego_result *r)
+{
+	uint64_t hash;
+	uint32_t pos = 0;
+	struct worker_peer *p;
+
+	if (!r->peer_instance_known || r->peer_instance == 0)
+		return NULL;
+	hash = hash_instance(w, r->peer_instance);
+	while ((p = worker_table_next(&w->instances, hash, &pos)) != NULL)
+		if (p->instance == r->peer_instance && p->mode == r->mode &&
+			memcmp(p->id, r->peer_id, sizeof(p->id)) == 0)
+			return p;
+	return NULL;
+}
+
+void
+worker_peer_move(struct sst_worker *w, struct worker_peer *p, struct worker_ep *e, sst_time_t now)
+{
+	struct worker_ep *old = p->at;
+
+	/* Its channels there keep their numbers until they end. */
+	old->peer = NULL;
+	linger_start(w, old, now);
+	p->at = e;
+	e->peer = p;
+	linger_stop(w, e);
+}
+
+void
+worker_peer_set_instance(
+	struct sst_worker *w, struct worker_peer *p, const struct sst_nego_result *r)
+{
+	instance_unindex(w, p);
+	peer_learn(p, r);
+	instance_index(w, p);
+}
+
+static void
+peer_free(struct sst_worker *w, struct worker_peer *p, bool tell, sst_time_t now)
+{
+	const struct sst_worker_ops *ops = w->p.ops;
+
+	if (tell && ops != NULL && ops->peer_gone != NULL)
+		ops->peer_gone(w->p.ctx, p->sp, &p->at->ep);
+	sst_stream_peer_destroy(p->sp);
+	instance_unindex(w, p);
+	if (p->orphan)
+		TAILQ_REMOVE(&w->orphans, p, orphan_link);
+	p->at->peer = NULL;
+	linger_start(w, p->at, now);
+	rte_free(p);
+	w->npeers--;
+	w->stats.peers_open--;
+	w->stats.peers_freed++;
+}
+
+void
+worker_peers_reap(struct sst_worker *w, sst_time_t now)
+{
+	struct worker_peer *p, *next;
+
+	for (p = TAILQ_FIRST(&w->orphans); p != NULL; p = next) {
+		next = TAILQ_NEXT(p, orphan_link);
+		if (sst_stream_peer_streams(p->sp) == 0)
+			peer_free(w, p, true, now);
+	}
+}
+
+void
+worker_peers_destroy_all(struct sst_worker *w)
+{
+	struct worker_table *t = &w->eps;
+
+	for (uint32_t i = 0; i <= t->mask; i++) {
+		struct worker_ep *e = t->slots[i].obj;
+
+		if (e != NULL && e->peer != NULL && e->peer->at == e)
+			peer_free(w, e->peer, false, 0);
+	}
+}
