@@ -550,8 +550,21 @@ const struct sst_stream_ops cat_stream_ops = {
 	.closed = op_closed,
 };
 
+/* The peer had neither channel nor stream left: forget it (a new channel
+ * makes a new one). */
+static void
+op_peer_gone(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct cat *cat = ctx;
+
+	(void)ep;
+	if (cat->peer == peer)
+		cat->peer = NULL;
+}
+
 const struct sst_worker_ops cat_worker_ops = {
 	.peer_ready = op_peer_ready,
+	.peer_gone = op_peer_gone,
 	.connect_failed = op_connect_failed,
 	.app_poll = op_app_poll,
 };

@@ -644,6 +644,17 @@ op_peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endp
 	cl->peer = peer;
 }
 
+/* The peer had neither channel nor stream left: forget it. */
+static void
+op_peer_gone(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct perf_client *cl = ctx;
+
+	(void)ep;
+	if (cl->peer == peer)
+		cl->peer = NULL;
+}
+
 static void
 op_connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 {
@@ -664,6 +675,7 @@ const struct sst_stream_ops perf_client_stream_ops = {
 
 const struct sst_worker_ops perf_client_worker_ops = {
 	.peer_ready = op_peer_ready,
+	.peer_gone = op_peer_gone,
 	.connect_failed = op_connect_failed,
 	.app_poll = op_app_poll,
 };

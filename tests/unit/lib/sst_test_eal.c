@@ -15,13 +15,14 @@ int
 sst_test_eal_init(const char *prefix)
 {
 	static bool up;
-	char file_prefix[128];
+	char file_prefix[128], memory[16];
+	const char *mb = getenv("SST_TEST_EAL_MB"); /* a large run by hand */
 	char *argv[] = {
 		(char *)"sst-test",
 		(char *)"--no-huge",
 		(char *)"--no-pci",
 		(char *)"-m",
-		(char *)"512",
+		memory,
 		(char *)"--no-telemetry",
 		(char *)"--log-level=lib.eal:error",
 		file_prefix,
@@ -30,6 +31,7 @@ sst_test_eal_init(const char *prefix)
 
 	if (up)
 		return 0;
+	snprintf(memory, sizeof(memory), "%d", mb != NULL && atoi(mb) > 0 ? atoi(mb) : 512);
 	/* The pid keeps two runs of the same test (e.g. two build
 	 * configurations at once) apart too. */
 	snprintf(

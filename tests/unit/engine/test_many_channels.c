@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Many concurrent channels to one server (issue 14): a client worker and a
+ * server worker in one process, joined by an in-memory link that
+ * translates addresses like a NAT in reverse, so that N channels come from
+ * N peer endpoints. The client connects to N server endpoints S_i; what it
+ * sends to S_i reaches the server from client endpoint C_i, and what the
+ * server sends to C_i reaches the client from S_i. So the server holds N
+ * peers with one channel each, all up at the same time; then every channel
+ * carries one stream with a request and its response, checked byte for
+ * byte. Reports the server's memory per channel (heap bytes and RSS).
+ *
+ * N: SST_MANY_CHANNELS (default 2,000; 100,000 is the issue's figure, run
+ * by hand with more EAL memory: SST_MANY_CHANNELS=100000 SST_TEST_EAL_MB=8192
+ * build/tests/unit/test_many_channels).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include "sst_link.h"
+#include "sst_worker.h"
+#include "sst_engine.h"
+#include "sst_test.h"
+#include "sst_test_eal.h"
+
+enum {
+	WAVE = 1024,	    /**< negotiations and streams under way at once */
+	REQUEST = 200,	    /**< request bytes; the response is the echo */
+	RING = 1 << 20,	    /**< packets a direction of the link holds */
+	BASE_PORT = 20000,
+};
+
+static uint32_t nchannels = 2000;
+static struct rte_mempool *pool, *clones;
+
+/* ---- The link: two sides, addresses translated ---- */
+
+struct natpair {
+	struct rte_ring *to[2]; /**< to[s]: what side s receives */
+};
+
+static struct natpair pair;
+
+struct nat_link {
+	int side;
+	struct sst_link_stats *stats;
+};
+
+/* Endpoint i of side s: 10.(s+1).(i>>8).(i&255), port BASE_PORT + (i>>16). */
+static struct sst_net_endpoint
+nat_ep(int side, uint32_t i)
+{
+	struct sst_net_endpoint ep = {.addr = sst_net_addr4(10, (uint8_t)(side + 1),
+					      (uint8_t)(i >> 8), (uint8_t)i),
+		.port = (uint16_t)(BASE_PORT + (i >> 16))};
+
+	return ep;
+}
+
+static bool
+nat_index(const struct sst_net_endpoint *ep, int side, uint32_t *i)
+{
+	if (ep->addr.family != SST_NET_IPV4 || ep->addr.bytes[0] != 10 ||
+		ep->addr.bytes[1] != side + 1 || ep->port < BASE_PORT)
+		return false;
+	*i = (uint32_t)(ep->port - BASE_PORT) << 16 | (uint32_t)ep->addr.bytes[2] << 8 |
+	     ep->addr.bytes[3];
+	return true;
+}
+
+static int
+nat_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *stats)
+{
+	struct nat_link *l = priv;
+
+	l->side = *(const int *)conf->driver_conf;
+	l->stats = stats;
+	return 0;
+}
+
+/* The index travels in the mbuf: the receiver names its source from it. */
+static uint16_t
+nat_rx(void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n)
+{
+	struct nat_link *l = priv;
+	uint16_t got = (uint16_t)rte_ring_sc_dequeue_burst(pair.to[l->side], (void **)pkts, n, NULL);
+
+	for (uint16_t k = 0; k < got; k++) {
+		/* The client (side 0) hears from S_i, the server from C_i. */
+		from[k] = nat_ep(l->side == 0 ? 1 : 0, pkts[k]->hash.usr);
+		l->stats->rx_packets++;
+		l->stats->rx_bytes += rte_pktmbuf_pkt_len(pkts[k]);
+	}
+	return got;
+}
+
+static uint16_t
+nat_tx(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n)
+{
+	struct nat_link *l = priv;
+	uint16_t sent = 0;
+
+	for (uint16_t k = 0; k < n; k++) {
+		uint32_t i;
+
+		/* The client sends to S_i (side 1's addresses), the server to C_i. */
+		if (!nat_index(&to[k], l->side == 0 ? 1 : 0, &i)) {
+			l->stats->tx_errors++;
+			rte_pktmbuf_free(pkts[k]);
+			continue;
+		}
+		pkts[k]->hash.usr = i;
+		l->stats->tx_bytes += rte_pktmbuf_pkt_len(pkts[k]);
+		if (rte_ring_sp_enqueue(pair.to[!l->side], pkts[k]) != 0) {
+			l->stats->tx_full++;
+			rte_pktmbuf_free(pkts[k]);
+			continue;
+		}
+		l->stats->tx_packets++;
+		sent++;
+	}
+	return sent;
+}
+
+static int
+nat_local(void *priv, struct sst_net_endpoint *ep)
+{
+	struct nat_link *l = priv;
+
+	/* Not an address of the other side's range: never translated. */
+	*ep = (struct sst_net_endpoint){.addr = sst_net_addr4(192, 0, 2, (uint8_t)(1 + l->side)),
+		.port = 4433};
+	return 0;
+}
+
+static void
+nat_close(void *priv)
+{
+	RTE_SET_USED(priv);
+}
+
+static const struct sst_link_ops nat_ops = {
+	.name = "test_natpair",
+	.kind = SST_LINK_DATAGRAMS,
+	.priv_size = sizeof(struct nat_link),
+	.open = nat_open,
+	.rx_burst = nat_rx,
+	.tx_burst = nat_tx,
+	.local = nat_local,
+	.close = nat_close,
+};
+
+/* ---- The two sides ---- */
+
+struct side {
+	struct sst_link *link;
+	struct sst_worker *w;
+	bool server;
+	/* client: one per channel i */
+	struct sst_stream_peer **peers;
+	struct sst_stream **streams;
+	uint32_t *echoed;
+	uint32_t bad, failed, done;
+};
+
+static struct side client, server;
+
+static uint8_t
+pattern(uint32_t i, uint32_t off)
+{
+	return (uint8_t)((i * 2654435761u + off * 40503u) >> 13);
+}
+
+/* The channel index of a client peer: from its endpoint S_i. */
+static void
+peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct side *sd = ctx;
+	uint32_t i;
+
+	if (!sd->server && nat_index(ep, 1, &i) && i < nchannels)
+		sd->peers[i] = peer;
+}
+
+static void
+connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
+{
+	struct side *sd = ctx;
+
+	RTE_SET_USED(ep);
+	RTE_SET_USED(err);
+	sd->failed++;
+}
+
+static const struct sst_worker_ops worker_ops = {
+	.peer_ready = peer_ready, .connect_failed = connect_failed};
+
+static void
+echo(struct sst_stream *s, sst_time_t now)
+{
+	struct sst_stream_data d[32];
+	int k;
+
+	while ((k = sst_stream_read(s, d, 32, now)) > 0)
+		for (int j = 0; j < k; j++)
+			if (sst_stream_write(s, d[j].m, d[j].flags, now) < 0)
+				rte_pktmbuf_free(d[j].m);
+	if (k == -EPIPE) {
+		sst_stream_shutdown(s, now);
+		sst_stream_close(s, now);
+	}
+}
+
+static void
+check(struct sst_stream *s, sst_time_t now)
+{
+	uint32_t i = (uint32_t)(uintptr_t)sst_stream_user(s);
+	struct sst_stream_data d[32];
+	int k;
+
+	while ((k = sst_stream_read(s, d, 32, now)) > 0)
+		for (int j = 0; j < k; j++) {
+			uint32_t len = rte_pktmbuf_pkt_len(d[j].m);
+			uint8_t buf[REQUEST];
+			const uint8_t *p = len <= sizeof(buf) ? rte_pktmbuf_read(d[j].m, 0, len, buf)
+							      : NULL;
+
+			for (uint32_t b = 0; b < len; b++)
+				client.bad += p == NULL || p[b] != pattern(i, client.echoed[i] + b);
+			client.echoed[i] += len;
+			rte_pktmbuf_free(d[j].m);
+		}
+	if (k == -EPIPE) {
+		client.done++;
+		client.bad += client.echoed[i] != REQUEST;
+		sst_stream_close(s, now);
+		client.streams[i] = NULL;
+	}
+}
+
+static void
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(parent);
+	RTE_SET_USED(svc);
+	echo(s, sst_engine_now());
+}
+
+static void
+op_readable(void *ctx, struct sst_stream *s)
+{
+	struct side *sd = ctx;
+
+	if (sd->server)
+		echo(s, sst_engine_now());
+	else
+		check(s, sst_engine_now());
+}
+
+static const struct sst_stream_ops stream_ops = {
+	.accepted = op_accepted, .readable = op_readable};
+
+static void
+side_init(struct side *sd, int index, bool is_server)
+{
+	static int sides[2] = {0, 1};
+	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "test_natpair", .pool = pool,
+		.driver_conf = &sides[index]};
+	struct sst_worker_params wp = {.size = sizeof(wp), .pool = pool};
+
+	sd->server = is_server;
+	sd->link = sst_link_open(&lc);
+	CU_ASSERT_FATAL(sd->link != NULL);
+	wp.link = sd->link;
+	memset(wp.nego.secret, is_server ? 0x5e : 0xc1, sizeof(wp.nego.secret));
+	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
+	wp.nego.max_initiating = WAVE;
+	wp.nego.max_responding = nchannels + WAVE;
+	wp.stream.name = is_server ? "mc_srv" : "mc_cli";
+	wp.stream.clone_pool = clones;
+	wp.stream.max_streams = nchannels + WAVE;
+	wp.stream.max_tx_buffers = 2 * WAVE;
+	wp.stream.max_rx_buffers = 2 * WAVE;
+	wp.stream.peer_usids = 16;
+	wp.stream.ops = &stream_ops;
+	wp.stream.ctx = sd;
+	wp.ops = &worker_ops;
+	wp.ctx = sd;
+	/* Channels stay until the end: no idle timeout while the others run. */
+	wp.idle_timeout = SST_TIME_NEVER;
+	sd->w = sst_worker_create(&wp);
+	if (sd->w == NULL)
+		printf("\n  worker: %s\n", rte_strerror(rte_errno));
+	CU_ASSERT_FATAL(sd->w != NULL);
+	if (is_server)
+		CU_ASSERT_FATAL(
+			sst_stream_listen(sst_worker_stream_host(sd->w), "echo", "test", NULL) == 0);
+}
+
+static void
+poll_both(void)
+{
+	sst_worker_poll(server.w, sst_engine_now());
+	sst_worker_poll(client.w, sst_engine_now());
+}
+
+static long
+rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return kb;
+}
+
+static uint64_t
+heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+
+	rte_malloc_get_socket_stats(0, &st);
+	return st.heap_allocsz_bytes;
+}
+
+static void
+test_many_channels(void)
+{
+	sst_time_t start, deadline;
+	uint32_t asked = 0, up = 0, opened = 0;
+	uint64_t heap0, heap1;
+	long rss0, rss1;
+
+	client.peers = calloc(nchannels, sizeof(*client.peers));
+	client.streams = calloc(nchannels, sizeof(*client.streams));
+	client.echoed = calloc(nchannels, sizeof(*client.echoed));
+	CU_ASSERT_FATAL(client.peers != NULL && client.streams != NULL && client.echoed != NULL);
+	side_init(&server, 1, true);
+	side_init(&client, 0, false);
+	heap0 = heap_bytes();
+	rss0 = rss_kb();
+	start = sst_engine_now();
+	deadline = start + 600 * SST_NSEC_PER_SEC;
+	/* Every channel up, WAVE negotiations at a time. */
+	while (up < nchannels && sst_engine_now() < deadline && client.failed == 0) {
+		while (asked < nchannels && asked - up < WAVE) {
+			struct sst_net_endpoint s_i = nat_ep(1, asked);
+
+			CU_ASSERT_FATAL(sst_worker_connect(client.w, &s_i, SST_NEGO_MODE_CHECKSUM,
+						sst_engine_now()) == 0);
+			asked++;
+		}
+		poll_both();
+		up = (uint32_t)sst_worker_stats(server.w)->channels_open;
+	}
+	heap1 = heap_bytes();
+	rss1 = rss_kb();
+	printf("\n  %u channels from %u peer endpoints up at once in %.1f s; server: %llu "
+	       "peers, %llu endpoints\n",
+		up, up, (double)(sst_engine_now() - start) / 1e9,
+		(unsigned long long)sst_worker_stats(server.w)->peers_open,
+		(unsigned long long)sst_worker_stats(server.w)->endpoints);
+	printf("  both sides: %.0f heap bytes and %.0f bytes of RSS per channel pair\n",
+		(double)(heap1 - heap0) / nchannels, (double)(rss1 - rss0) * 1024 / nchannels);
+	CU_ASSERT_EQUAL(up, nchannels);
+	CU_ASSERT_EQUAL(client.failed, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, nchannels);
+	/* Then a stream on every channel: a request and its echo, WAVE at a
+	 * time, with every channel still up. */
+	start = sst_engine_now();
+	while (client.done < nchannels && sst_engine_now() < deadline) {
+		while (opened < nchannels && opened - client.done < WAVE) {
+			struct sst_stream *s;
+			struct rte_mbuf *m;
+			uint8_t *p;
+
+			CU_ASSERT_FATAL(client.peers[opened] != NULL);
+			s = sst_stream_connect(client.peers[opened], "echo", "test", sst_engine_now());
+			CU_ASSERT_FATAL(s != NULL);
+			sst_stream_set_user(s, (void *)(uintptr_t)opened);
+			m = rte_pktmbuf_alloc(pool);
+			CU_ASSERT_FATAL(m != NULL);
+			p = (uint8_t *)rte_pktmbuf_append(m, REQUEST);
+			for (uint32_t b = 0; b < REQUEST; b++)
+				p[b] = pattern(opened, b);
+			CU_ASSERT_FATAL(sst_stream_write(s, m, 0, sst_engine_now()) == 0);
+			sst_stream_shutdown(s, sst_engine_now());
+			client.streams[opened++] = s;
+		}
+		poll_both();
+	}
+	printf("  %u of %u requests answered byte-exact in %.1f s, %u bad bytes; %llu channels "
+	       "open on the server\n",
+		client.done, nchannels, (double)(sst_engine_now() - start) / 1e9, client.bad,
+		(unsigned long long)sst_worker_stats(server.w)->channels_open);
+	CU_ASSERT_EQUAL(client.done, nchannels);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, nchannels);
+	sst_worker_destroy(client.w);
+	sst_worker_destroy(server.w);
+	sst_link_close(client.link);
+	sst_link_close(server.link);
+	free(client.peers);
+	free(client.streams);
+	free(client.echoed);
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_many_channels),
+	SST_TEST_END,
+};
+
+int
+main(void)
+{
+	const char *n = getenv("SST_MANY_CHANNELS");
+
+	if (n != NULL && atoi(n) > 0)
+		nchannels = (uint32_t)atoi(n);
+	if (sst_test_eal_init("test_many_channels") < 0)
+		return 1;
+	pool = sst_test_pool("mc_pool", 65535, 2048 + RTE_PKTMBUF_HEADROOM);
+	clones = sst_test_pool("mc_clones", 65535, 0);
+	pair.to[0] = rte_ring_create("mc_to0", RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	pair.to[1] = rte_ring_create("mc_to1", RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (pool == NULL || clones == NULL || pair.to[0] == NULL || pair.to[1] == NULL ||
+		sst_link_register(&nat_ops) < 0)
+		return 1;
+	return sst_test_run("many_channels", cases);
+}
