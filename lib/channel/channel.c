@@ -14,6 +14,7 @@
 #include "channel_internal.h"
 #include "channel_wire.h"
 #include "sst_cc.h"
+#include "sst_mem.h"
 
 /* The channel layer's log type (control events only: the data path counts). */
 RTE_LOG_REGISTER(sst_logtype_channel, sst.channel, NOTICE);
@@ -63,8 +64,9 @@ resolve_params(const struct sst_channel_params *p, struct resolved_params *r)
 	return 0;
 }
 
-/* The channel, then the armor session, the replay window and the tx log,
- * each cache-line aligned, in one block. */
+/* The channel, then the armor session, the replay window and the tx log's
+ * header, each cache-line aligned, in one block. The tx log's entries grow
+ * on the DPDK heap with the packets in flight (channel_txlog.h). */
 static size_t
 layout(const struct resolved_params *r, size_t *session_off, size_t *replay_off, size_t *txlog_off)
 {
@@ -75,7 +77,7 @@ layout(const struct resolved_params *r, size_t *session_off, size_t *replay_off,
 	*replay_off = off;
 	off += RTE_ALIGN_CEIL(sst_replay_size(r->replay_window), RTE_CACHE_LINE_SIZE);
 	*txlog_off = off;
-	off += RTE_ALIGN_CEIL(sst_txlog_size(r->tx_log), RTE_CACHE_LINE_SIZE);
+	off += RTE_ALIGN_CEIL(sizeof(struct sst_txlog), RTE_CACHE_LINE_SIZE);
 	return off;
 }
 
@@ -149,7 +151,7 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	ch->rto_start = SST_TIME_NEVER;
 
 	sst_replay_init(ch->replay, r.replay_window);
-	sst_txlog_init(ch->txlog, r.tx_log);
+	sst_txlog_init_grow(ch->txlog, r.tx_log, &sst_mem_rte);
 	sst_ack_default_policy(&ack);
 	if (p->ack_delay != 0)
 		ack.max_delay = p->ack_delay;
@@ -173,6 +175,7 @@ sst_channel_fini(struct sst_channel *ch)
 	if (ch == NULL || ch->crypto == NULL)
 		return;
 	ch->crypto->session_fini(ch->crypto_session);
+	sst_txlog_fini(ch->txlog);
 	ch->crypto = NULL;
 	ch->skip_state = 0;
 }

@@ -86,18 +86,24 @@ refuse_unnumbered(
 }
 
 /* Make the next number usable: skip it first if the skip schedule says so.
- * False when the log is full or the key's usage limit is reached. */
+ * False when the log is full (at its limit, or it could not grow) or the
+ * key's usage limit is reached. */
 static bool
 number_available(struct sst_channel *ch)
 {
+	bool ok = true;
+
 	if (ch->txlog->next_seq == ch->next_skip) {
-		if (sst_txlog_room(ch->txlog) < 2)
-			return false;
-		sst_txlog_skip(ch->txlog);
-		ch->stats.tx_skipped++;
-		channel_schedule_skip(ch);
+		ok = sst_txlog_reserve(ch->txlog, 2) == 0;
+		if (ok) {
+			sst_txlog_skip(ch->txlog);
+			ch->stats.tx_skipped++;
+			channel_schedule_skip(ch);
+		}
 	}
-	return sst_txlog_room(ch->txlog) > 0 && ch->txlog->next_seq < ch->seq_limit;
+	ok = ok && ch->txlog->next_seq < ch->seq_limit && sst_txlog_reserve(ch->txlog, 1) == 0;
+	ch->stats.tx_log_grow_failures = ch->txlog->grow_failures;
+	return ok;
 }
 
 static uint16_t
@@ -202,9 +208,12 @@ uint16_t
 sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,
 	const uintptr_t *cookies, uint16_t n, sst_time_t now, uint64_t *seqs)
 {
-	const struct sst_txlog *log = ch->txlog;
+	struct sst_txlog *log = ch->txlog;
 
-	if (ch->failed || n == 0 || n > SST_MAX_BURST || sst_txlog_room(log) < (uint32_t)n + 1 ||
+	/* The log grows for the whole run (and a skip) first, so that a failed
+	 * growth refuses the datagram rather than cutting it short. */
+	if (ch->failed || n == 0 || n > SST_MAX_BURST ||
+		sst_txlog_reserve(log, (uint32_t)n + 1) < 0 ||
 		log->next_seq + n > channel_data_limit(ch)) {
 		ch->now = now;
 		refuse_unnumbered(ch, pkts, cookies, n);

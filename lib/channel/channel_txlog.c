@@ -22,9 +22,73 @@ sst_txlog_init(struct sst_txlog *log, uint32_t capacity)
 		return -EINVAL;
 	memset(log, 0, size);
 	log->capacity = capacity;
+	log->limit = capacity;
+	log->e = (struct sst_txlog_entry *)(log + 1);
 	log->next_seq = 1;
 	log->oldest = 1;
 	return 0;
+}
+
+int
+sst_txlog_init_grow(struct sst_txlog *log, uint32_t limit, const struct sst_mem_ops *mem)
+{
+	if (sst_txlog_size(limit) == 0 || mem == NULL || mem->zalloc == NULL ||
+		mem->release == NULL)
+		return -EINVAL;
+	memset(log, 0, sizeof(*log));
+	log->limit = limit;
+	log->mem = mem;
+	log->next_seq = 1;
+	log->oldest = 1;
+	return 0;
+}
+
+void
+sst_txlog_fini(struct sst_txlog *log)
+{
+	if (log == NULL || log->mem == NULL)
+		return;
+	log->mem->release(log->mem->ctx, log->e);
+	log->e = NULL;
+	log->capacity = 0;
+}
+
+/*
+ * Move the outstanding numbers (oldest .. next_seq) into a table of cap
+ * entries, where each lands at seq % cap; what lies outside that range is
+ * UNUSED and stays zero. Returns 0 or -ENOBUFS (no memory: unchanged).
+ */
+static int
+grow(struct sst_txlog *log, uint32_t cap)
+{
+	struct sst_txlog_entry *e = log->mem->zalloc(log->mem->ctx, (size_t)cap * sizeof(*e));
+
+	if (e == NULL) {
+		log->grow_failures++;
+		return -ENOBUFS;
+	}
+	for (uint64_t s = log->oldest; s < log->next_seq; s++)
+		e[s & (cap - 1)] = log->e[s & (log->capacity - 1)];
+	log->mem->release(log->mem->ctx, log->e);
+	log->e = e;
+	log->capacity = cap;
+	log->grows++;
+	return 0;
+}
+
+int
+sst_txlog_reserve(struct sst_txlog *log, uint32_t n)
+{
+	uint64_t need = log->next_seq - log->oldest + n;
+	uint32_t cap = log->capacity != 0 ? log->capacity : SST_TXLOG_INIT;
+
+	if (need <= log->capacity)
+		return 0;
+	if (log->mem == NULL || need > log->limit)
+		return -ENOBUFS;
+	while (cap < need)
+		cap *= 2;
+	return grow(log, cap < log->limit ? cap : log->limit);
 }
 
 static inline struct sst_txlog_entry *

@@ -13,6 +13,15 @@
  * A number the sender skipped on purpose (the optimistic-ack defence) is
  * recorded too: an ack that covers it proves the peer acknowledges packets
  * it never received.
+ *
+ * Memory. A fixed log (sst_txlog_init()) has its entries after the struct,
+ * in the caller's memory. A growable log (sst_txlog_init_grow(), what
+ * channels use) holds no entry until its first packet, then
+ * SST_TXLOG_INIT, and doubles (up to its limit) whenever the numbers
+ * outstanding (oldest .. next_seq) would not fit: a channel pays for the
+ * packets it has in flight, not for the most it may have. The log never
+ * shrinks. A growth that fails leaves the log as it was and is reported as
+ * the log being full.
  */
 #ifndef CHANNEL_TXLOG_H
 #define CHANNEL_TXLOG_H
@@ -21,10 +30,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sst_mem.h"
 #include "sst_time.h"
 
 enum {
-	SST_TXLOG_MIN = 64,
+	SST_TXLOG_MIN = 64, /**< the smallest limit a log may be given */
+	/** Entries a growable log takes for its first packet. */
+	SST_TXLOG_INIT = 32,
 	SST_TXLOG_MAX = 1 << 22, /**< the 24-bit field's safe reach (2^22) */
 	SST_LOSS_PACKET_THRESHOLD = 3,
 };
@@ -52,37 +64,67 @@ struct sst_txlog_events {
 };
 
 struct sst_txlog {
-	uint64_t next_seq;	     /**< the number the next packet gets */
-	uint64_t oldest;	     /**< every number below it is resolved */
-	uint64_t largest_acked;	     /**< 0 before any ack */
-	uint64_t bytes_in_flight;    /**< of ack-eliciting packets only (RFC 9002) */
-	uint32_t packets_in_flight;  /**< ack-eliciting ones */
-	uint32_t ack_only_in_flight; /**< the others */
-	uint32_t capacity;	     /**< entries, a power of two */
-	struct sst_txlog_entry e[];
+	uint64_t next_seq;	       /**< the number the next packet gets */
+	uint64_t oldest;	       /**< every number below it is resolved */
+	uint64_t largest_acked;	       /**< 0 before any ack */
+	uint64_t bytes_in_flight;      /**< of ack-eliciting packets only (RFC 9002) */
+	uint32_t packets_in_flight;    /**< ack-eliciting ones */
+	uint32_t ack_only_in_flight;   /**< the others */
+	uint32_t capacity;	       /**< entries now, a power of two (growable: 0 at first) */
+	uint32_t limit;		       /**< entries at most, a power of two */
+	uint32_t grows;		       /**< growable: times the entries were doubled */
+	uint32_t grow_failures;	       /**< growable: no memory for a growth */
+	const struct sst_mem_ops *mem; /**< growable: where entries come from; NULL: fixed */
+	struct sst_txlog_entry *e;     /**< capacity entries, indexed by seq % capacity */
 };
 
-/** Bytes of a log of @p capacity entries; 0 when not a power of two in range. */
+/**
+ * Bytes of a fixed log of @p capacity entries (the struct, then the
+ * entries); 0 when not a power of two in range.
+ */
 size_t sst_txlog_size(uint32_t capacity);
 
-/** @return 0 or -EINVAL. Numbering starts at 1 (0 is the fictitious packet). */
+/**
+ * Initialise a fixed log in memory of sst_txlog_size(capacity) bytes.
+ * @return 0 or -EINVAL. Numbering starts at 1 (0 is the fictitious packet).
+ */
 int sst_txlog_init(struct sst_txlog *log, uint32_t capacity);
 
-/** Numbers that may still be assigned before the log is full. */
+/**
+ * Initialise a growable log in memory of sizeof(struct sst_txlog) bytes: no
+ * entry until the first packet, then SST_TXLOG_INIT, doubling up to
+ * @p limit through @p mem. Nothing is allocated here.
+ * @return 0 or -EINVAL (limit not a power of two in range, NULL mem).
+ */
+int sst_txlog_init_grow(struct sst_txlog *log, uint32_t limit, const struct sst_mem_ops *mem);
+
+/** Give a growable log's entries back (nothing for a fixed one). */
+void sst_txlog_fini(struct sst_txlog *log);
+
+/** Numbers that may still be assigned before the log reaches its limit. */
 static inline uint32_t
 sst_txlog_room(const struct sst_txlog *log)
 {
-	return log->capacity - (uint32_t)(log->next_seq - log->oldest);
+	return log->limit - (uint32_t)(log->next_seq - log->oldest);
 }
 
 /**
- * Record a packet under the next number (sst_txlog_room() must be > 0).
+ * Make sure the next @p n numbers can be recorded: a growable log grows as
+ * needed (amortized O(1) per packet: each growth doubles it).
+ * @return 0, or -ENOBUFS (the limit is reached, or no memory for the
+ *   growth: the log is unchanged, and full as far as the caller goes).
+ */
+int sst_txlog_reserve(struct sst_txlog *log, uint32_t n);
+
+/**
+ * Record a packet under the next number (sst_txlog_reserve(log, 1) must
+ * have returned 0).
  * @return its sequence number.
  */
 uint64_t sst_txlog_push(struct sst_txlog *log, sst_time_t now, uint32_t bytes, uintptr_t cookie,
 	bool ack_eliciting);
 
-/** Skip the next number (room must be > 0). @return the skipped number. */
+/** Skip the next number (reserved as for sst_txlog_push()). @return the skipped number. */
 uint64_t sst_txlog_skip(struct sst_txlog *log);
 
 /**

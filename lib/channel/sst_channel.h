@@ -82,7 +82,8 @@ struct sst_channel_params {
 	struct sst_crypto_keys keys;
 	const char *cc;		/**< congestion controller name; NULL: "newreno" */
 	uint32_t replay_window; /**< packets, power of two; 0: 32 (the prototype's) */
-	uint32_t tx_log;	/**< packets that may be outstanding, power of two; 0: 4096 */
+	uint32_t tx_log;	/**< packets that may be outstanding, power of two; 0: 4096
+				     (the log's limit: it grows up to it with use) */
 	uint32_t mtu;		/**< largest channel packet (UDP payload); 0: 1232 */
 	uint64_t skip_seed;	/**< secret for the unpredictable skipped numbers; 0: never skip */
 	sst_time_t ack_delay;	/**< delayed-ack timer; 0: 10 ms */
@@ -114,16 +115,19 @@ struct sst_channel_stats {
 	uint64_t rx_bad_trailer; /**< failed the armor */
 	uint64_t rx_ack_beyond;	 /**< acked a number we have not sent yet */
 	uint64_t rx_malformed;
-	uint64_t rx_refused;	   /**< refused by the upper layer: not acknowledged */
-	uint64_t rx_after_failure; /**< arrived after the channel failed */
-	uint64_t acked;		   /**< our packets reported delivered */
-	uint64_t lost;		   /**< our packets reported lost */
-	uint64_t rto;		   /**< retransmission timeouts */
-	uint64_t optimistic_acks;  /**< acks of skipped numbers (fatal) */
+	uint64_t rx_refused;	       /**< refused by the upper layer: not acknowledged */
+	uint64_t rx_after_failure;     /**< arrived after the channel failed */
+	uint64_t acked;		       /**< our packets reported delivered */
+	uint64_t lost;		       /**< our packets reported lost */
+	uint64_t rto;		       /**< retransmission timeouts */
+	uint64_t optimistic_acks;      /**< acks of skipped numbers (fatal) */
+	uint64_t tx_log_grow_failures; /**< the tx log could not grow: packets left unnumbered */
 };
 
 /**
- * Bytes of memory a channel with these parameters needs.
+ * Bytes of memory a channel with these parameters needs at setup. The log
+ * of packets in flight grows beyond it on the DPDK heap (up to tx_log
+ * entries, as packets in flight increase) and goes with sst_channel_fini().
  * @return the size, or 0 for invalid parameters (rte_errno says why).
  */
 size_t sst_channel_size(const struct sst_channel_params *p);

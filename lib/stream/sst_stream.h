@@ -287,6 +287,12 @@ struct sst_stream_chan_stats {
 	uint64_t sids_quiet; /**< SIDs currently in their quiet period (both spaces) */
 	uint64_t sids_attached;
 	uint64_t idle_detaches; /**< idle streams detached to free a SID */
+	/** Per-channel tables (SID spaces, records of packets in flight, codes
+	 * owed, datagram reassembly) that could not grow: each such refusal
+	 * was handled as the table being full. */
+	uint64_t table_grow_failures;
+	/** Bytes of those tables now: they grow with use, from small sizes. */
+	uint64_t table_bytes;
 };
 void sst_stream_chan_stats(const struct sst_stream_chan *c, struct sst_stream_chan_stats *st);
 

@@ -114,15 +114,24 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 		h->slab[i].link = h->slab_free;
 		h->slab_free = &h->slab[i];
 	}
+	/* One link per control block for each kind of channel queue
+	 * (stream_fifo.h): 8 bytes per stream here instead of 16 bytes per
+	 * stream in every channel. */
+	h->ctl_next =
+		rte_zmalloc_socket("sst_links", (size_t)2 * h->p.max_streams * sizeof(*h->ctl_next),
+			RTE_CACHE_LINE_SIZE, h->p.socket_id);
+	if (h->ctl_next != NULL)
+		h->sidw_next = h->ctl_next + h->p.max_streams;
 	snprintf(name, sizeof(name), "%s_stx", h->p.name);
 	h->txios = rte_mempool_create(name, h->p.max_tx_buffers, txio, 0, 0, NULL, NULL, NULL, NULL,
 		h->p.socket_id, RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	snprintf(name, sizeof(name), "%s_srx", h->p.name);
 	h->rxios = rte_mempool_create(name, h->p.max_rx_buffers, rxio, 0, 0, NULL, NULL, NULL, NULL,
 		h->p.socket_id, RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
-	if (h->slab == NULL || h->txios == NULL || h->rxios == NULL) {
-		int err = rte_errno;
+	if (h->slab == NULL || h->ctl_next == NULL || h->txios == NULL || h->rxios == NULL) {
+		int err = h->slab == NULL || h->ctl_next == NULL ? ENOMEM : rte_errno;
 
+		rte_free(h->ctl_next);
 		rte_free(h->slab);
 		rte_mempool_free(h->txios);
 		rte_mempool_free(h->rxios);
@@ -140,6 +149,7 @@ sst_stream_host_destroy(struct sst_stream_host *h)
 {
 	if (h == NULL)
 		return;
+	rte_free(h->ctl_next);
 	rte_free(h->slab);
 	rte_mempool_free(h->txios);
 	rte_mempool_free(h->rxios);
@@ -777,7 +787,8 @@ stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_ti
 	}
 	s->flags |= SF_RESET;
 	s->flags &= ~(SF_ATTACH_DUE | SF_WINDOW_DUE);
-	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead)
+	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead &&
+		s->rx_chan->dgram != NULL)
 		sst_dgram_rx_reset_sid(s->rx_chan->dgram, s->rx_sid);
 	stream_release_sids(s, now);
 	if (s->tx != NULL)

@@ -22,9 +22,7 @@ stream_attach_new(struct sst_stream *s, struct sst_stream *parent, struct sst_st
 	uint64_t counter;
 	int rc;
 
-	rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, &counter);
-	if (rc == -ENOSPC && stream_chan_detach_idle(c, s))
-		rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, &counter);
+	rc = stream_chan_sid_take(c, s, &counter);
 	if (rc < 0)
 		return rc;
 	s->tx_chan = c;

@@ -11,6 +11,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "sst_mem.h"
 #include "stream_internal.h"
 
 /* ---- Channel attachments ---- */
@@ -29,22 +30,49 @@ stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
 static void
 chan_free(struct sst_stream_chan *c)
 {
-	/* The SID spaces hold nothing to release (and may never have been
-	 * initialised, when a later allocation failed): their memory goes. */
+	/* The SID spaces give their tables back (a space never initialised,
+	 * when a later step failed, is all zero: nothing to give). */
 	if (c->ch != NULL)
 		sst_channel_destroy(c->ch);
 	stream_peer_hcid_drop(c->peer, c->local_hcid);
 	stream_peer_hcid_drop(c->peer, c->peer_hcid);
-	rte_free(c->tx_sids);
-	rte_free(c->rx_sids);
+	sst_sid_space_fini(c->tx_sids);
+	sst_sid_space_fini(c->rx_sids);
 	rte_free(c->sent);
-	rte_free(c->ctl);
-	rte_free(c->sid_waiters);
 	rte_free(c->codes);
 	if (c->dgram != NULL)
 		sst_dgram_rx_fini(c->dgram);
 	rte_free(c->dgram);
 	rte_free(c);
+}
+
+/*
+ * The reassembly of multi-fragment datagrams, set up at the first fragment
+ * (most channels never see one): bounded in fragments, bytes and time.
+ * Returns 0 or -ENOMEM (the caller refuses the fragment, as when full).
+ */
+int
+stream_chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now)
+{
+	struct sst_dgram_rx_conf dc = {
+		.capacity = STREAM_DGRAM_RX_FRAGS,
+		.max_bytes = 512 * 1024,
+		.max_frags = 64,
+		.max_dgram_bytes = UINT16_MAX,
+		.timeout = 2 * SST_NSEC_PER_SEC,
+		.seed = (uint64_t)(uintptr_t)c ^ ((uint64_t)now << 17) ^ 0x9e3779b97f4a7c15ULL,
+	};
+
+	if (c->dgram != NULL)
+		return 0;
+	c->dgram = rte_zmalloc("sst_dgram", sst_dgram_rx_size(dc.capacity), RTE_CACHE_LINE_SIZE);
+	if (c->dgram == NULL || sst_dgram_rx_init(c->dgram, &dc) < 0) {
+		rte_free(c->dgram);
+		c->dgram = NULL;
+		c->stats.table_grow_failures++;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Streams left without a channel continue on this one: each sends an Attach
@@ -73,7 +101,6 @@ sst_stream_chan_create(
 	struct sst_stream_host *h = p->host;
 	struct sst_channel_params chp;
 	struct sst_stream_chan *c;
-	size_t sids = sst_sid_space_size(h->p.max_sids);
 	int slot = -1, li, pi;
 
 	if (cp == NULL || cp->channel == NULL) {
@@ -106,50 +133,22 @@ sst_stream_chan_create(
 	chp.upper = &sst_stream_chan_upper;
 	chp.upper_ctx = c;
 	c->replay_window = chp.replay_window != 0 ? chp.replay_window : 32;
-	c->sent_cap = chp.tx_log != 0 ? chp.tx_log : 4096;
-	c->ctl_cap = h->p.max_streams + 1;
-	c->tx_sids = rte_zmalloc("sst_sids", sids, RTE_CACHE_LINE_SIZE);
-	c->rx_sids = rte_zmalloc("sst_sids", sids, RTE_CACHE_LINE_SIZE);
-	c->sent = rte_zmalloc("sst_sent", c->sent_cap * sizeof(*c->sent), RTE_CACHE_LINE_SIZE);
-	c->ctl = rte_zmalloc("sst_ctl", c->ctl_cap * sizeof(*c->ctl), RTE_CACHE_LINE_SIZE);
-	c->sid_waiters =
-		rte_zmalloc("sst_sidw", c->ctl_cap * sizeof(*c->sid_waiters), RTE_CACHE_LINE_SIZE);
-	c->code_reserve = h->p.max_sids;
-	c->code_cap = h->p.max_sids + STREAM_CODES_STATELESS;
-	c->codes = rte_zmalloc("sst_codes", c->code_cap * sizeof(*c->codes), RTE_CACHE_LINE_SIZE);
-	if (c->tx_sids == NULL || c->rx_sids == NULL || c->sent == NULL || c->ctl == NULL ||
-		c->sid_waiters == NULL || c->codes == NULL ||
-		sst_sid_space_init(c->tx_sids, h->p.max_sids, SST_SID_TX, &p->root) < 0 ||
-		sst_sid_space_init(c->rx_sids, h->p.max_sids, SST_SID_RX, &p->root) < 0) {
+	/* Every table below starts empty or small and grows with use up to
+	 * these limits (issue 14): the records of packets in flight with the
+	 * packets, the codes owed with the SIDs taken, the SID spaces with
+	 * the streams attached. */
+	c->sent_max = chp.tx_log != 0 ? chp.tx_log : 4096;
+	c->code_max = h->p.max_sids + STREAM_CODES_STATELESS;
+	c->tx_sids = &c->tx_space;
+	c->rx_sids = &c->rx_space;
+	if (sst_sid_space_init_grow(c->tx_sids, h->p.max_sids, SST_SID_TX, &p->root, &sst_mem_rte) <
+			0 ||
+		sst_sid_space_init_grow(
+			c->rx_sids, h->p.max_sids, SST_SID_RX, &p->root, &sst_mem_rte) < 0) {
 		chan_free(c);
-		rte_errno = ENOMEM;
+		rte_errno = EINVAL;
 		return NULL;
 	}
-	{
-		/* Partial datagrams are bounded in fragments, bytes and time. */
-		struct sst_dgram_rx_conf dc = {
-			.capacity = STREAM_DGRAM_RX_FRAGS,
-			.max_bytes = 512 * 1024,
-			.max_frags = 64,
-			.max_dgram_bytes = UINT16_MAX,
-			.timeout = 2 * SST_NSEC_PER_SEC,
-			.seed = (uint64_t)(uintptr_t)c ^ ((uint64_t)now << 17) ^
-				0x9e3779b97f4a7c15ULL,
-		};
-
-		c->dgram = rte_zmalloc(
-			"sst_dgram", sst_dgram_rx_size(dc.capacity), RTE_CACHE_LINE_SIZE);
-		if (c->dgram == NULL || sst_dgram_rx_init(c->dgram, &dc) < 0) {
-			rte_free(c->dgram);
-			c->dgram = NULL;
-			chan_free(c);
-			rte_errno = ENOMEM;
-			return NULL;
-		}
-	}
-	for (uint32_t i = 0; i < c->sent_cap; i++)
-		c->sent[i].len = i + 2 <= c->sent_cap ? i + 2 : 0;
-	c->sent_free = 1;
 	c->ch = sst_channel_create(&chp, now);
 	if (c->ch == NULL) {
 		int err = rte_errno;
@@ -191,18 +190,17 @@ sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now)
 			s->flags &= ~(SF_RX_ATTACHED | SF_WINDOW_DUE);
 		}
 	}
-	while (c->ctl_count > 0) {
-		c->ctl[c->ctl_head]->flags &= ~SF_CTL_QUEUED;
-		stream_ctl_requeue(c->ctl[c->ctl_head], c);
-		stream_unref(c->ctl[c->ctl_head], now);
-		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
-		c->ctl_count--;
-	}
-	while (c->sid_waiting > 0) {
-		struct sst_stream *s = c->sid_waiters[c->sid_waiters_head];
+	while (c->ctl.count > 0) {
+		struct sst_stream *s = stream_queue_pop(&c->ctl, p->host->ctl_next, p->host);
 
-		c->sid_waiters_head = (c->sid_waiters_head + 1) % c->ctl_cap;
-		c->sid_waiting--;
+		s->flags &= ~SF_CTL_QUEUED;
+		stream_ctl_requeue(s, c);
+		stream_unref(s, now);
+	}
+	while (c->sid_waiters.count > 0) {
+		struct sst_stream *s =
+			stream_queue_pop(&c->sid_waiters, p->host->sidw_next, p->host);
+
 		s->flags &= ~SF_SID_WAITING;
 		stream_unref(s, now);
 	}
@@ -231,7 +229,9 @@ sst_time_t
 sst_stream_chan_next_expiry(const struct sst_stream_chan *c)
 {
 	const struct sst_stream_host *h = c->peer->host;
-	sst_time_t t = sst_time_min(c->next_flush, sst_dgram_rx_next_expiry(c->dgram));
+	sst_time_t t = c->dgram != NULL
+			       ? sst_time_min(c->next_flush, sst_dgram_rx_next_expiry(c->dgram))
+			       : c->next_flush;
 
 	/* The idle sweep gives receive buffers back on its own timer. */
 	return h->rxios_used > 0 ? sst_time_min(t, h->sweep_next) : t;
@@ -246,6 +246,11 @@ sst_stream_chan_stats(const struct sst_stream_chan *c, struct sst_stream_chan_st
 	*st = c->stats;
 	st->sids_quiet = t->quiet + r->quiet;
 	st->sids_attached = t->attached + r->attached;
+	st->table_grow_failures += t->grow_failures + r->grow_failures;
+	st->table_bytes = t->table_bytes + r->table_bytes +
+			  (uint64_t)c->sent_cap * sizeof(*c->sent) +
+			  (uint64_t)c->code_cap * sizeof(*c->codes) +
+			  (c->dgram != NULL ? sst_dgram_rx_size(STREAM_DGRAM_RX_FRAGS) : 0);
 }
 
 /*
@@ -305,23 +310,22 @@ stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep
 static void
 sid_wait(struct sst_stream_chan *c, struct sst_stream *s)
 {
-	if ((s->flags & SF_SID_WAITING) || c->sid_waiting == c->ctl_cap)
+	if (s->flags & (SF_SID_WAITING | SF_ROOT))
 		return;
 	s->flags |= SF_SID_WAITING;
 	stream_ref(s);
-	c->sid_waiters[(c->sid_waiters_head + c->sid_waiting) % c->ctl_cap] = s;
-	c->sid_waiting++;
+	stream_queue_push(&c->sid_waiters, c->peer->host->sidw_next, s);
 }
 
 /* A few waiting streams try again at each flush. */
 void
 stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now)
 {
-	for (uint32_t n = RTE_MIN(c->sid_waiting, 8u); n > 0; n--) {
-		struct sst_stream *s = c->sid_waiters[c->sid_waiters_head];
+	struct sst_stream_host *h = c->peer->host;
 
-		c->sid_waiters_head = (c->sid_waiters_head + 1) % c->ctl_cap;
-		c->sid_waiting--;
+	for (uint32_t n = RTE_MIN(c->sid_waiters.count, 8u); n > 0; n--) {
+		struct sst_stream *s = stream_queue_pop(&c->sid_waiters, h->sidw_next, h);
+
 		s->flags &= ~SF_SID_WAITING;
 		if (s->flags & SF_ATTACH_DUE)
 			stream_ctl_queue(s);
@@ -330,13 +334,32 @@ stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now)
 	}
 }
 
+/*
+ * Take a transmit SID for s: when the space is full (at max_sids, or it
+ * could not grow), an idle stream gives its SID up first. Room for the
+ * Detach or Reset that will one day give the new SID up is reserved in the
+ * ring of codes owed before (so that a code holding a SID always fits);
+ * without it the SID is refused as when the space is full.
+ * Returns 0 or sst_sid_alloc()'s error.
+ */
 int
-stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter)
+stream_chan_sid_take(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter)
 {
-	int rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
+	uint32_t held = sst_sid_space_stats(c->tx_sids)->attached + 1;
+	int rc = stream_chan_codes_reserve(c, held + STREAM_CODES_STATELESS) < 0
+			 ? -ENOSPC
+			 : sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
 
 	if (rc == -ENOSPC && stream_chan_detach_idle(c, s))
 		rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
+	return rc;
+}
+
+int
+stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter)
+{
+	int rc = stream_chan_sid_take(c, s, counter);
+
 	if (rc < 0)
 		sid_wait(c, s);
 	else
@@ -350,8 +373,8 @@ bool
 sst_stream_chan_unused(const struct sst_stream_chan *c)
 {
 	return sst_sid_space_stats(c->tx_sids)->attached == 0 &&
-	       sst_sid_space_stats(c->rx_sids)->attached == 0 && c->ctl_count == 0 &&
-	       c->sid_waiting == 0;
+	       sst_sid_space_stats(c->rx_sids)->attached == 0 && c->ctl.count == 0 &&
+	       c->sid_waiters.count == 0;
 }
 
 void

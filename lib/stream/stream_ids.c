@@ -5,13 +5,17 @@
  *  - every entry that is not free is in the hash table exactly once, under
  *    its SID, and no two such entries share a SID;
  *  - the quiet FIFO links exactly the quiet entries, in release order;
- *  - attached + quiet <= entries and attached <= max, so at most half the
- *    hash slots are used and every probe sequence ends at an empty slot.
+ *  - attached + quiet <= entries = 2 * cap and attached <= cap <= max, so
+ *    at most half the hash slots are used and every probe sequence ends at
+ *    an empty slot (a space with no table yet has nothing in it);
+ *  - entries keep their index when a growable space grows, so the quiet
+ *    FIFO and the free list survive a growth as they are.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "sst_error.h"
+#include "sst_mem.h"
 #include "sst_seq.h"
 #include "stream_ids.h"
 
@@ -32,13 +36,20 @@ slot_count(uint32_t max)
 	return n;
 }
 
+/* Bytes of the tables for cap attached SIDs: the entries, then the slots. */
+static size_t
+table_size(uint32_t cap)
+{
+	return (size_t)2 * cap * sizeof(struct sid_entry) +
+	       (size_t)slot_count(cap) * sizeof(struct sid_slot);
+}
+
 size_t
 sst_sid_space_size(uint32_t max)
 {
 	if (max < SST_SID_SPACE_MIN || max > SST_SID_SPACE_MAX)
 		return 0;
-	return sizeof(struct sst_sid_space) + (size_t)2 * max * sizeof(struct sid_entry) +
-	       (size_t)slot_count(max) * sizeof(struct sid_slot);
+	return sizeof(struct sst_sid_space) + table_size(max);
 }
 
 /*
@@ -65,6 +76,8 @@ find_slot(const struct sst_sid_space *s, uint16_t sid)
 {
 	uint32_t i = home(s, sid);
 
+	if (s->slot == NULL)
+		return UINT32_MAX; /* a growable space before its first attachment */
 	while (s->slot[i].ent != 0) {
 		if (s->slot[i].sid == sid)
 			return i;
@@ -82,6 +95,16 @@ find(const struct sst_sid_space *s, uint16_t sid)
 	return i == UINT32_MAX ? NULL : &s->ent[s->slot[i].ent - 1];
 }
 
+/* Put entries [from, entries) on the free list, lowest index first out. */
+static void
+free_entries(struct sst_sid_space *s, uint32_t from)
+{
+	for (uint32_t i = s->entries; i-- > from;) {
+		s->ent[i] = (struct sid_entry){.next = s->free_head};
+		s->free_head = i + 1;
+	}
+}
+
 void
 sst_sid_space_fini(struct sst_sid_space *s)
 {
@@ -89,49 +112,137 @@ sst_sid_space_fini(struct sst_sid_space *s)
 
 	if (s == NULL)
 		return;
-	for (i = 0; i <= s->mask; i++)
+	if (s->mem != NULL) {
+		/* Growable: the tables go, the next attachment starts small again. */
+		s->mem->release(s->mem->ctx, s->ent);
+		s->ent = NULL;
+		s->slot = NULL;
+		s->cap = 0;
+		s->entries = 0;
+		s->mask = 0;
+		s->stats.table_bytes = 0;
+	}
+	for (i = 0; s->slot != NULL && i <= s->mask; i++)
 		s->slot[i] = (struct sid_slot){0};
 	s->free_head = 0;
-	for (i = s->entries; i-- > 0;) {
-		s->ent[i] = (struct sid_entry){.next = s->free_head};
-		s->free_head = i + 1;
-	}
+	free_entries(s, 0);
 	s->quiet_head = 0;
 	s->quiet_tail = 0;
 	s->stats.attached = 0;
 	s->stats.quiet = 0;
 }
 
-int
-sst_sid_space_init(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root)
+/* What both kinds of space start with: no SID but the root. */
+static int
+init_common(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root)
 {
 	if (s == NULL || sst_sid_space_size(max) == 0 || (dir != SST_SID_TX && dir != SST_SID_RX))
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->max = max;
-	s->entries = 2 * max;
-	s->mask = slot_count(max) - 1;
 	s->dir = dir;
 	s->root = root;
 	/* Transmit counters start at 1 (0 is the root); receive: highest seen. */
 	s->counter = dir == SST_SID_TX ? 1 : 0;
 	/* Any value the peer cannot read off the wire will do; 0 is fine too. */
 	s->salt = (uint32_t)(uintptr_t)s ^ (uint32_t)((uint64_t)(uintptr_t)s >> 32) ^ 0x9e3779b9u;
+	return 0;
+}
+
+int
+sst_sid_space_init(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root)
+{
+	int rc = init_common(s, max, dir, root);
+
+	if (rc < 0)
+		return rc;
+	s->cap = max;
+	s->entries = 2 * max;
+	s->mask = slot_count(max) - 1;
 	s->ent = (struct sid_entry *)(s + 1);
 	s->slot = (struct sid_slot *)(s->ent + s->entries);
+	s->stats.table_bytes = table_size(max);
 	sst_sid_space_fini(s);
 	return 0;
 }
 
+int
+sst_sid_space_init_grow(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root,
+	const struct sst_mem_ops *mem)
+{
+	int rc;
+
+	if (mem == NULL || mem->zalloc == NULL || mem->release == NULL)
+		return -EINVAL;
+	rc = init_common(s, max, dir, root);
+	if (rc < 0)
+		return rc;
+	s->mem = mem;
+	return 0;
+}
+
 /*
- * Capacity check before adding an attached SID.
- * Returns 0, -ENOSPC (max attached) or -EBUSY (attached and quiet fill
- * every entry: only the passing of quiet periods frees one).
+ * Double a growable space's capacity (SST_SID_SPACE_INIT at first), up to
+ * max. Entries keep their index, so the quiet FIFO and the free list stay
+ * valid; the new entries join the free list and every entry in use is
+ * hashed again into the larger slot table. Growth happens only when an
+ * attachment finds no room, at most log2(max / SST_SID_SPACE_INIT) + 1
+ * times per space: amortized O(1) per attachment.
+ * Returns 0, or -ENOMEM (at max already, fixed, or no memory: the old
+ * tables stay as they were).
+ */
+static int
+grow(struct sst_sid_space *s)
+{
+	uint32_t cap = s->cap == 0 ? SST_SID_SPACE_INIT : 2 * s->cap;
+	uint32_t old_entries = s->entries;
+	struct sid_entry *ent;
+
+	if (s->mem == NULL || s->cap >= s->max)
+		return -ENOMEM;
+	if (cap > s->max)
+		cap = s->max;
+	ent = s->mem->zalloc(s->mem->ctx, table_size(cap));
+	if (ent == NULL) {
+		s->stats.grow_failures++;
+		return -ENOMEM;
+	}
+	if (old_entries > 0)
+		memcpy(ent, s->ent, (size_t)old_entries * sizeof(*ent));
+	s->mem->release(s->mem->ctx, s->ent);
+	s->ent = ent;
+	s->slot = (struct sid_slot *)(ent + 2 * cap);
+	s->cap = cap;
+	s->entries = 2 * cap;
+	s->mask = slot_count(cap) - 1;
+	free_entries(s, old_entries);
+	for (uint32_t e = 0; e < old_entries; e++) {
+		uint32_t i;
+
+		if (ent[e].state == SID_FREE)
+			continue;
+		for (i = home(s, ent[e].sid); s->slot[i].ent != 0; i = (i + 1) & s->mask)
+			;
+		s->slot[i] = (struct sid_slot){.sid = ent[e].sid, .ent = (uint16_t)(e + 1)};
+	}
+	s->stats.grows++;
+	s->stats.table_bytes = table_size(cap);
+	return 0;
+}
+
+/*
+ * Capacity check before adding an attached SID; a growable space grows
+ * when it finds no room and is not at max yet.
+ * Returns 0, -ENOSPC (cap attached and no growth: max reached or no
+ * memory) or -EBUSY (attached and quiet fill every entry and no growth:
+ * only the passing of quiet periods frees one).
  */
 static int
 check_room(struct sst_sid_space *s)
 {
-	if (s->stats.attached >= s->max) {
+	if ((s->stats.attached >= s->cap || s->free_head == 0) && grow(s) == 0)
+		return 0;
+	if (s->stats.attached >= s->cap) {
 		s->stats.reject_capacity++;
 		return -ENOSPC;
 	}

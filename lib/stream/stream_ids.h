@@ -25,12 +25,19 @@
  * a successor stream. Quiet SIDs wait in a FIFO in release order;
  * sst_sid_tick() frees them from the head.
  *
- * Bounds. The caller's memory holds at most 2 * max entries (attached or
- * quiet) and a hash table of twice as many slots, fixed at init; nothing is
- * allocated afterwards. At most max SIDs besides the root are attached at
- * once (-ENOSPC beyond), and quiet SIDs may use the other max entries
- * (-EBUSY while they fill them), so a hostile peer that attaches and
- * detaches in a loop without letting sequence numbers advance is bounded.
+ * Bounds. A space holds at most 2 * cap entries (attached or quiet) and a
+ * hash table of twice as many slots, where cap is its capacity in attached
+ * SIDs. A fixed space (sst_sid_space_init()) has cap = max, its tables in
+ * the caller's memory, and allocates nothing. A growable space
+ * (sst_sid_space_init_grow(), what channels use) starts with no table,
+ * takes SST_SID_SPACE_INIT at the first attachment and doubles cap, up to
+ * max, whenever an attachment finds no room; growth is the only
+ * allocation, and a growth that fails is reported as the table being full.
+ * Either way at most max SIDs besides the root are attached at once
+ * (-ENOSPC beyond), and quiet SIDs may use the other max entries (-EBUSY
+ * while they fill them), so a hostile peer that attaches and detaches in a
+ * loop without letting sequence numbers advance holds at most 2 * max
+ * entries: what it can make a space grow to is what a fixed space costs.
  *
  * Costs. Lookup, attach, allocation (at most SST_SID_ALLOC_ATTEMPTS probes)
  * and release are O(1) expected: linear probing with at most half the slots
@@ -46,6 +53,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sst_mem.h"
+
 enum {
 	/** The root stream's SID, in both spaces. */
 	SST_SID_ROOT = 0,
@@ -54,6 +63,12 @@ enum {
 	/** Limits on max, the number of attached SIDs besides the root. */
 	SST_SID_SPACE_MIN = 1,
 	SST_SID_SPACE_MAX = 16384,
+	/**
+	 * Capacity (attached SIDs) a growable space takes at its first
+	 * attachment: a channel with a few streams costs a few hundred bytes
+	 * per space.
+	 */
+	SST_SID_SPACE_INIT = 4,
 	/**
 	 * SIDs sst_sid_alloc() tries (counter values with SID 0 not counted)
 	 * before giving up, as in the prototype. Allocation is sequential, so
@@ -81,6 +96,9 @@ struct sst_sid_stats {
 	uint64_t reject_quiet;	  /**< sst_sid_attach() of a quiet SID */
 	uint64_t reject_attached; /**< sst_sid_attach() of an attached SID */
 	uint64_t reject_capacity; /**< -ENOSPC, or -EBUSY from a table full of quiet */
+	uint64_t grows;		  /**< growable space: tables doubled */
+	uint64_t grow_failures;	  /**< growable space: no memory (counted as full too) */
+	uint64_t table_bytes;	  /**< bytes of the tables now (fixed: in the caller's memory) */
 };
 
 /** One attached or quiet SID; free entries are chained by next. */
@@ -108,7 +126,8 @@ struct sst_sid_space {
 	uint64_t counter;
 	void *root;	     /**< SID 0's attachment */
 	uint32_t max;	     /**< attached SIDs at most, the root not counted */
-	uint32_t entries;    /**< 2 * max */
+	uint32_t cap;	     /**< attached SIDs the tables hold now (<= max; 0: none yet) */
+	uint32_t entries;    /**< 2 * cap */
 	uint32_t mask;	     /**< hash slots - 1 */
 	uint32_t salt;	     /**< hash salt */
 	uint32_t free_head;  /**< free entries: index + 1, 0 = none */
@@ -116,7 +135,9 @@ struct sst_sid_space {
 	uint32_t quiet_tail; /**< newest quiet entry */
 	enum sst_sid_dir dir;
 	struct sst_sid_stats stats;
-	struct sid_entry *ent; /**< entries, after the struct */
+	/** Growable: where the tables come from (NULL: fixed, after the struct). */
+	const struct sst_mem_ops *mem;
+	struct sid_entry *ent; /**< entries */
 	struct sid_slot *slot; /**< mask + 1 slots, after the entries */
 };
 
@@ -144,8 +165,20 @@ size_t sst_sid_space_size(uint32_t max);
 int sst_sid_space_init(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root);
 
 /**
+ * Initialise a growable space in caller memory of sizeof(struct
+ * sst_sid_space) bytes: the same rules as sst_sid_space_init(), with tables
+ * allocated through @p mem (SST_SID_SPACE_INIT attached SIDs at the first
+ * attachment, then doubling up to @p max). Nothing is allocated here.
+ *
+ * @return 0, or -EINVAL (NULL memory or mem, bad max or bad dir).
+ */
+int sst_sid_space_init_grow(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, void *root,
+	const struct sst_mem_ops *mem);
+
+/**
  * Forget every SID, attached or quiet. The attachments are the caller's and
- * are not touched; the space may be initialised again.
+ * are not touched; a growable space gives its tables back (and may grow
+ * again). The space may be initialised again.
  */
 void sst_sid_space_fini(struct sst_sid_space *s);
 
@@ -162,7 +195,7 @@ void sst_sid_space_fini(struct sst_sid_space *s);
  * @param counter
  *   The counter value it came from: the stream's USID counter (may be NULL).
  * @return 0, -EINVAL (receive space or NULL ptr/sid), -ENOSPC (max SIDs
- *   attached), -EBUSY (every SID tried was attached or quiet, or quiet SIDs
+ *   attached, or the table could not grow), -EBUSY (every SID tried was attached or quiet, or quiet SIDs
  *   fill the table: retry once sequence numbers have advanced and
  *   sst_sid_tick() freed some).
  */
@@ -180,7 +213,7 @@ int sst_sid_alloc(struct sst_sid_space *s, void *ptr, uint16_t *sid, uint64_t *c
  * @return 0, -EINVAL (transmit space or NULL ptr), -EEXIST (SID attached,
  *   including SID 0), -EBUSY (SID quiet: a late packet of its old stream
  *   must never reach a new one; or quiet SIDs fill the table), -ENOSPC (max
- *   SIDs attached), -SST_ESEQRANGE (the counter would lie below 0).
+ *   SIDs attached, or the table could not grow), -SST_ESEQRANGE (the counter would lie below 0).
  */
 int sst_sid_attach(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t *counter);
 

@@ -16,6 +16,7 @@
 #include "sst_channel.h"
 #include "sst_stream.h"
 #include "stream_dgram.h"
+#include "stream_fifo.h"
 #include "stream_flowctl.h"
 #include "stream_ids.h"
 #include "stream_rob.h"
@@ -44,6 +45,10 @@ enum {
 	STREAM_CODE_ORIENT = 1u << 16, /**< Reset: the SID is in the receiver's space */
 	STREAM_CODE_DETACH = 1u << 17, /**< a Detach rather than a Reset */
 	STREAM_CODE_HELD = 1u << 18,   /**< our SID, parked until the code is acknowledged */
+	/* Per-channel tables start at these sizes and double with use
+	 * (issue 14: an idle channel costs what it uses, not its limits). */
+	STREAM_SENT_INIT = 16, /**< records of packets in flight, up to tx_log */
+	STREAM_CODES_INIT = 8, /**< Resets and Detaches owed, up to max_sids + STATELESS */
 };
 
 /* Stream flags (struct sst_stream.flags). */
@@ -163,18 +168,18 @@ struct sst_stream_chan {
 	struct sst_stream_peer *peer;
 	void *user; /**< sst_stream_chan_params.user */
 	struct sst_channel *ch;
-	struct sst_sid_space *tx_sids;
-	struct sst_sid_space *rx_sids;
+	struct sst_sid_space *tx_sids; /**< &tx_space */
+	struct sst_sid_space *rx_sids; /**< &rx_space */
 	struct sst_sched sched;
-	struct stream_sent *sent;
+	struct stream_sent *sent;     /**< grows from STREAM_SENT_INIT up to sent_max */
 	uint32_t sent_cap, sent_free; /**< free list: index + 1, 0 = none */
+	uint32_t sent_max;	      /**< the channel's tx_log */
 	uint32_t replay_window;
-	uint32_t mss;		 /**< segment payload that fits one channel packet */
-	struct sst_stream **ctl; /**< streams with control packets due (ring) */
-	uint32_t ctl_head, ctl_count, ctl_cap;
-	bool ctl_sweep;	 /**< a queued stream is now due elsewhere (ctl_sweep()) */
-	uint32_t *codes; /**< Resets and Detaches owed (ring) */
-	uint32_t code_head, code_count, code_cap, code_reserve;
+	uint32_t mss;		/**< segment payload that fits one channel packet */
+	struct stream_fifo ctl; /**< streams with control packets due (host->ctl_next) */
+	bool ctl_sweep;		/**< a queued stream is now due elsewhere (ctl_sweep()) */
+	uint32_t *codes;	/**< Resets and Detaches owed (ring; grows up to code_max) */
+	uint32_t code_head, code_count, code_cap, code_max;
 	struct sst_stream held;	       /**< marker for SIDs parked by stream_give_up_tx_sid() */
 	uint8_t local_hcid, peer_hcid; /**< indexes into the peer's table */
 	bool initiator;		       /**< we started the channel */
@@ -184,17 +189,17 @@ struct sst_stream_chan {
 	uint16_t last_rx_sid;	 /**< the peer's SID of the stream that last got data */
 	uint16_t moved_sids[16]; /**< quiet SIDs whose stream moved elsewhere (ring) */
 	uint8_t moved_next;
-	uint16_t burst_n;		 /**< packets built and not yet handed to the channel */
-	struct sst_stream **sid_waiters; /**< FIFO of streams waiting for a tx SID */
-	uint32_t sid_waiters_head, sid_waiting;
-	uint32_t detach_cursor;	    /**< where the search for idle streams resumes */
-	struct sst_dgram_rx *dgram; /**< multi-fragment datagrams being reassembled */
+	uint16_t burst_n;		/**< packets built and not yet handed to the channel */
+	struct stream_fifo sid_waiters; /**< streams waiting for a tx SID (host->sidw_next) */
+	uint32_t detach_cursor;		/**< where the search for idle streams resumes */
+	struct sst_dgram_rx *dgram;	/**< fragments being reassembled; NULL until the first */
 	/* Closing without TIME_WAIT (sst_stream_chan_close()). */
 	bool finish_sent, finish_acked, peer_finished, closed, finish_ack_due;
 	uint8_t finish_losses;
 	uint32_t loss_rate; /**< recent packet loss, in 1/65536 */
 	sst_time_t next_flush;
 	struct sst_stream_chan_stats stats;
+	struct sst_sid_space tx_space, rx_space; /**< tables grow as streams attach */
 };
 
 /* A half-channel ID the peer's USIDs may name. Held by the channels that
@@ -237,6 +242,9 @@ struct sst_stream_host {
 	struct sst_stream *reap;	/**< ended streams to free at the next safe point */
 	struct sst_stream **tx_waiters; /**< FIFO of streams waiting for send buffers */
 	uint32_t tx_waiters_head, tx_waiting, tx_waiters_cap;
+	/* Links of the channels' stream queues (stream_fifo.h), by control block. */
+	uint32_t *ctl_next;  /**< control packets due (sst_stream_chan.ctl) */
+	uint32_t *sidw_next; /**< waiting for a SID (sst_stream_chan.sid_waiters) */
 };
 
 /* stream.c */
@@ -283,6 +291,21 @@ stream_chan_newer(const struct sst_stream_chan *a, const struct sst_stream_chan 
 	return a->born != b->born && a->born - b->born < (1u << 31);
 }
 
+/* A channel's queues of streams (stream_fifo.h), linked through the host's
+ * tables by control block index. Only control blocks of the host's array
+ * are ever queued (never a peer's root). */
+static inline void
+stream_queue_push(struct stream_fifo *q, uint32_t *next, struct sst_stream *s)
+{
+	stream_fifo_push(q, next, (uint32_t)(s - s->peer->host->slab));
+}
+
+static inline struct sst_stream *
+stream_queue_pop(struct stream_fifo *q, uint32_t *next, struct sst_stream_host *h)
+{
+	return &h->slab[stream_fifo_pop(q, next)];
+}
+
 /* stream_tx.c */
 void stream_tx_wake(struct sst_stream *s);
 void stream_ctl_queue(struct sst_stream *s);
@@ -290,12 +313,15 @@ void stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c);
 void stream_ctl_moving(struct sst_stream *s);
 void stream_attach_due(struct sst_stream *s);
 int stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
+int stream_chan_sid_take(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
 bool stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep);
 void stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now);
 void stream_chan_busy(struct sst_stream_chan *c);
 void stream_chan_peer_finish(struct sst_stream_chan *c, sst_time_t now);
 void stream_chan_finish_outcome(struct sst_stream_chan *c, bool acked, sst_time_t now);
 void stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code);
+int stream_chan_codes_reserve(struct sst_stream_chan *c, uint32_t n);
+int stream_chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now);
 void stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind);
 void stream_chan_moved(struct sst_stream_chan *c, uint16_t sid);
 bool stream_chan_was_moved(const struct sst_stream_chan *c, uint16_t sid);

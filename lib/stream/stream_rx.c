@@ -331,7 +331,11 @@ rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct 
 		return true;
 	}
 	/* A fragment: complete datagrams come out whole, bounded in memory
-	 * and time (stream_dgram); whatever cannot complete is dropped. */
+	 * and time (stream_dgram); whatever cannot complete is dropped. The
+	 * reassembly is set up at the first fragment; without memory for it
+	 * the fragment is refused (the sender sees it lost). */
+	if (stream_chan_dgram_rx(c, now) < 0)
+		return refuse(c, m);
 	if (sst_dgram_rx_insert(c->dgram, hdr->sid, seq, hdr->flags, m, now, &d) ==
 		SST_DGRAM_COMPLETE) {
 		parent = sst_sid_lookup(c->rx_sids, d.sid);

@@ -64,12 +64,11 @@ stream_attach_due(struct sst_stream *s)
 static void
 ctl_queue_on(struct sst_stream *s, struct sst_stream_chan *c)
 {
-	if ((s->flags & SF_CTL_QUEUED) || c == NULL || c->dead || c->ctl_count == c->ctl_cap)
+	if ((s->flags & (SF_CTL_QUEUED | SF_ROOT)) || c == NULL || c->dead)
 		return;
 	s->flags |= SF_CTL_QUEUED;
 	stream_ref(s);
-	c->ctl[(c->ctl_head + c->ctl_count) % c->ctl_cap] = s;
-	c->ctl_count++;
+	stream_queue_push(&c->ctl, c->peer->host->ctl_next, s);
 }
 
 void
@@ -112,13 +111,49 @@ stream_ctl_moving(struct sst_stream *s)
 		s->rx_chan->ctl_sweep = true;
 }
 
+/*
+ * Grow the ring of codes owed to hold at least n (doubling, from
+ * STREAM_CODES_INIT, up to code_max); the codes keep their order.
+ * Returns 0 or -ENOMEM (past code_max or no memory: unchanged).
+ */
+int
+stream_chan_codes_reserve(struct sst_stream_chan *c, uint32_t n)
+{
+	uint32_t cap = RTE_MAX(c->code_cap, (uint32_t)STREAM_CODES_INIT / 2);
+	uint32_t *codes;
+
+	if (n <= c->code_cap)
+		return 0;
+	if (n > c->code_max)
+		return -ENOMEM;
+	while (cap < n)
+		cap *= 2;
+	cap = RTE_MIN(cap, c->code_max);
+	codes = rte_zmalloc("sst_codes", (size_t)cap * sizeof(*codes), RTE_CACHE_LINE_SIZE);
+	if (codes == NULL) {
+		c->stats.table_grow_failures++;
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < c->code_count; i++)
+		codes[i] = c->codes[(c->code_head + i) % c->code_cap];
+	rte_free(c->codes);
+	c->codes = codes;
+	c->code_head = 0;
+	c->code_cap = cap;
+	return 0;
+}
+
 void
 stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code)
 {
-	/* Codes that hold a SID always fit (at most one per attached SID);
-	 * stateless Resets, which a hostile peer could make us owe without
-	 * end, are dropped when only that reserve is left. */
-	if (!(code & STREAM_CODE_HELD) && c->code_count + c->code_reserve >= c->code_cap)
+	/* Codes that hold a SID always fit: at most one per attached SID, and
+	 * room for them and for the stateless ones is reserved before a SID
+	 * is taken (stream_chan_sid_take()). Stateless Resets, which a
+	 * hostile peer could make us owe without end, are dropped beyond
+	 * STREAM_CODES_STATELESS queued or when the ring cannot grow. */
+	if (!(code & STREAM_CODE_HELD) &&
+		(c->code_count >= STREAM_CODES_STATELESS ||
+			stream_chan_codes_reserve(c, c->code_count + 1) < 0))
 		return;
 	c->codes[(c->code_head + c->code_count) % c->code_cap] = code;
 	c->code_count++;
@@ -154,13 +189,48 @@ release_held_sid(struct sst_stream_chan *c, uint32_t code)
 
 /* ---- Building packets ---- */
 
+/*
+ * Double the records of packets in flight (STREAM_SENT_INIT at first), up
+ * to the channel's tx_log: records keep their index, which is the packet's
+ * channel cookie, and the new ones join the free list.
+ * Returns 0 or -ENOMEM (at the limit or no memory: unchanged).
+ */
+static int
+sent_grow(struct sst_stream_chan *c)
+{
+	uint32_t cap = c->sent_cap == 0 ? STREAM_SENT_INIT : 2 * c->sent_cap;
+	struct stream_sent *sent;
+
+	if (c->sent_cap >= c->sent_max)
+		return -ENOMEM;
+	cap = RTE_MIN(cap, c->sent_max);
+	sent = rte_zmalloc("sst_sent", (size_t)cap * sizeof(*sent), RTE_CACHE_LINE_SIZE);
+	if (sent == NULL) {
+		c->stats.table_grow_failures++;
+		return -ENOMEM;
+	}
+	if (c->sent_cap > 0)
+		memcpy(sent, c->sent, (size_t)c->sent_cap * sizeof(*sent));
+	for (uint32_t i = cap; i-- > c->sent_cap;) {
+		sent[i].len = c->sent_free;
+		c->sent_free = i + 1;
+	}
+	rte_free(c->sent);
+	c->sent = sent;
+	c->sent_cap = cap;
+	return 0;
+}
+
+/* A record for a packet about to be sent (its cookie), or 0 when every
+ * record is in use and no more can be had: the packet is not sent. */
 static uint32_t
 sent_alloc(struct sst_stream_chan *c)
 {
 	uint32_t idx = c->sent_free;
 
-	if (idx == 0)
+	if (idx == 0 && sent_grow(c) < 0)
 		return 0;
+	idx = c->sent_free;
 	c->sent_free = c->sent[idx - 1].len;
 	return idx;
 }
@@ -388,14 +458,13 @@ static void
 ctl_sweep(struct sst_stream_chan *c, sst_time_t now)
 {
 	c->ctl_sweep = false;
-	for (uint32_t n = c->ctl_count; n > 0; n--) {
-		struct sst_stream *s = c->ctl[c->ctl_head];
+	uint32_t *next = c->peer->host->ctl_next;
 
-		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
-		c->ctl_count--;
+	for (uint32_t n = c->ctl.count; n > 0; n--) {
+		struct sst_stream *s = stream_queue_pop(&c->ctl, next, c->peer->host);
+
 		if (ctl_due_only_on(s, c)) {
-			c->ctl[(c->ctl_head + c->ctl_count) % c->ctl_cap] = s;
-			c->ctl_count++;
+			stream_queue_push(&c->ctl, next, s);
 			continue;
 		}
 		s->flags &= ~SF_CTL_QUEUED;
@@ -416,11 +485,10 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 		c->code_count--;
 		send_code(c, b, code, now);
 	}
-	while (c->ctl_count > 0 && burst_room(c, b)) {
-		struct sst_stream *s = c->ctl[c->ctl_head];
+	while (c->ctl.count > 0 && burst_room(c, b)) {
+		struct sst_stream *s =
+			stream_queue_pop(&c->ctl, c->peer->host->ctl_next, c->peer->host);
 
-		c->ctl_head = (c->ctl_head + 1) % c->ctl_cap;
-		c->ctl_count--;
 		s->flags &= ~SF_CTL_QUEUED;
 		if (!(s->flags & (SF_RESET | SF_FINISHED))) {
 			if ((s->flags & SF_ATTACH_DUE) && s->tx_chan == c)
@@ -579,7 +647,8 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 		stream_tx_ack_due(c, now);
 	}
 	stream_chan_sid_waiters_wake(c, now);
-	sst_dgram_rx_expire(c->dgram, now);
+	if (c->dgram != NULL)
+		sst_dgram_rx_expire(c->dgram, now);
 	send_controls(c, &b, now);
 	for (;;) {
 		struct sst_sched_entry *e = sst_sched_next(&c->sched);

@@ -129,6 +129,9 @@ check_invariants(const struct sst_channel *ch, uint64_t *last_highest)
 	FUZZ_CHECK(log->largest_acked < log->next_seq);
 	FUZZ_CHECK(log->oldest <= log->next_seq);
 	FUZZ_CHECK(log->next_seq - log->oldest <= log->capacity);
+	/* The log grows by doubling, never past its limit (channel_txlog.h). */
+	FUZZ_CHECK(log->capacity <= log->limit && (log->capacity & (log->capacity - 1)) == 0);
+	FUZZ_CHECK(log->capacity == 0 || log->capacity >= SST_TXLOG_INIT);
 	for (uint64_t s = log->oldest; s < log->next_seq; s++) {
 		const struct sst_txlog_entry *e = &log->e[s & (log->capacity - 1)];
 

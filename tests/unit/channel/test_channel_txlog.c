@@ -5,6 +5,9 @@
  * (CUSP: a packet is dead when an ASN 3 packets ahead of it does not ack
  * it), the time threshold and loss_time, lose_all, skipped numbers and
  * withdrawal, and a long randomized run against an honest model receiver.
+ * Growable logs (issue 14): growth with packets in flight, acks and losses
+ * across each growth boundary, a failed growth behaving as a full log, and
+ * the randomized run again on a log that grows and now and then cannot.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 
 #include "channel_txlog.h"
 #include "sst_test.h"
+#include "sst_test_mem.h"
 
 #define BIG SST_NSEC_PER_SEC /* a loss delay that never fires in short tests */
 
@@ -591,10 +595,9 @@ check_thresholds(const struct sst_txlog *log, sst_time_t delay)
  * reorders; an honest receiver whose ack words (10% lost) cover runs of
  * what it really received; loss detection; now and then a timeout. */
 static void
-test_random_exactly_once(void)
+random_run(struct sst_txlog *log)
 {
 	const sst_time_t delay = 80;
-	struct sst_txlog *log = log_new(256);
 	struct sst_txlog_entry e;
 	uint64_t net[512], highest_rx = 0, largest = 0, below = 1, oldest_seen = 1, seq;
 	uint32_t qlen = 0, late = 0, pushes = 0, withdrawn = 0, acks = 0, step, wrong = 0;
@@ -602,7 +605,8 @@ test_random_exactly_once(void)
 	memset(&m, 0, sizeof(m));
 	rng = UINT64_C(0x7e57c0de);
 	for (step = 0; step < 100000 && m.bad == 0; step++) {
-		uint64_t r = rnd() % 1000, room = sst_txlog_room(log) > 0 && log->next_seq < PN;
+		uint64_t r = rnd() % 1000,
+			 room = log->next_seq < PN && sst_txlog_reserve(log, 1) == 0;
 
 		m.now += rnd() % 4;
 		m.call_acked = m.call_lost = 0;
@@ -687,7 +691,182 @@ test_random_exactly_once(void)
 	/* The run really went through every path. */
 	CU_ASSERT(pushes > 30000 && acks > 10000 && m.acked > 15000 && m.lost > 2000);
 	CU_ASSERT(late > 100);
+}
+
+static void
+test_random_exactly_once(void)
+{
+	struct sst_txlog *log = log_new(256);
+
+	random_run(log);
 	free(log);
+}
+
+/* ---- growable logs ---- */
+
+static struct sst_test_mem tmem;
+
+static struct sst_txlog *
+log_grow_new(uint32_t limit)
+{
+	static struct sst_txlog log;
+
+	sst_test_mem_init(&tmem);
+	memset(&log, 0x5a, sizeof(log));
+	CU_ASSERT_EQUAL_FATAL(sst_txlog_init_grow(&log, limit, &tmem.ops), 0);
+	nev = 0;
+	return &log;
+}
+
+/* Push one packet (cookie = its number), growing as needed. */
+static void
+push_grow(struct sst_txlog *log, sst_time_t sent)
+{
+	CU_ASSERT_EQUAL_FATAL(sst_txlog_reserve(log, 1), 0);
+	CU_ASSERT_EQUAL(sst_txlog_push(log, sent, 100, log->next_seq, true), log->next_seq - 1);
+}
+
+static void
+test_grow_validation(void)
+{
+	struct sst_txlog log;
+	struct sst_mem_ops none = {0};
+
+	sst_test_mem_init(&tmem);
+	CU_ASSERT_EQUAL(sst_txlog_init_grow(&log, 100, &tmem.ops), -EINVAL);
+	CU_ASSERT_EQUAL(sst_txlog_init_grow(&log, SST_TXLOG_MAX * 2, &tmem.ops), -EINVAL);
+	CU_ASSERT_EQUAL(sst_txlog_init_grow(&log, 64, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(sst_txlog_init_grow(&log, 64, &none), -EINVAL);
+	/* Nothing until the first packet; the room is the limit's. */
+	CU_ASSERT_EQUAL(sst_txlog_init_grow(&log, 1024, &tmem.ops), 0);
+	CU_ASSERT_EQUAL(log.capacity, 0);
+	CU_ASSERT_EQUAL(tmem.allocs, 0);
+	CU_ASSERT_EQUAL(sst_txlog_room(&log), 1024);
+	CU_ASSERT_EQUAL(sst_txlog_loss_time(&log, BIG), SST_TIME_NEVER);
+	CU_ASSERT_EQUAL(sst_txlog_oldest_sent(&log), SST_TIME_NEVER);
+	CU_ASSERT_EQUAL(sst_txlog_lose_all(&log, &rec_ev), 0);
+	CU_ASSERT_EQUAL(sst_txlog_reserve(&log, 1), 0);
+	CU_ASSERT_EQUAL(log.capacity, SST_TXLOG_INIT);
+	/* More than the limit can never be reserved. */
+	CU_ASSERT_EQUAL(sst_txlog_reserve(&log, 1025), -ENOBUFS);
+	CU_ASSERT_EQUAL(log.grow_failures, 0);
+	sst_txlog_fini(&log);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
+/*
+ * Packets in flight across every growth: 32, then 64, 128 and 256 entries
+ * with holes (acked out of order) and the oldest unacknowledged ones kept
+ * below each boundary; acks and the 3-packet rule across the boundaries;
+ * every number ends exactly once; the limit is a hard stop.
+ */
+static void
+test_grow_in_flight(void)
+{
+	struct sst_txlog *log = log_grow_new(256);
+	unsigned lost;
+
+	for (int i = 0; i < 32; i++)
+		push_grow(log, 10);
+	CU_ASSERT_EQUAL(log->capacity, 32);
+	CU_ASSERT_EQUAL(log->grows, 1);
+	ack(log, 5, 10, 20, BIG); /* 1..4 lost by the 3-packet rule */
+	EXPECT_EVENTS("a5 a6 a7 a8 a9 a10 l1 l2 l3 l4");
+	CU_ASSERT_EQUAL(log->oldest, 11);
+	/* 22 outstanding (11..32): the 11th more (43) needs 64 entries. */
+	for (int i = 0; i < 10; i++)
+		push_grow(log, 30);
+	CU_ASSERT_EQUAL(log->capacity, 32);
+	push_grow(log, 30);
+	CU_ASSERT_EQUAL(log->capacity, 64);
+	CU_ASSERT_EQUAL(log->grows, 2);
+	EXPECT_FLIGHT(log, 100 * 33, 33);
+	/* An ack across the old boundary (32 | 33) finds what was recorded. */
+	ack(log, 31, 34, 40, BIG);
+	EXPECT_EVENTS("a31 a32 a33 a34 l11 l12 l13 l14 l15 l16 l17 l18 l19 l20 l21 l22 l23 l24 "
+		      "l25 l26 l27 l28 l29 l30");
+	CU_ASSERT_EQUAL(res.rtt_sample, 10);
+	EXPECT_FLIGHT(log, 100 * 9, 9); /* 35..43 */
+	/* Grow to 128 and 256 with 35 still outstanding below every boundary. */
+	while (log->next_seq < 35 + 256)
+		push_grow(log, 50);
+	CU_ASSERT_EQUAL(log->capacity, 256);
+	CU_ASSERT_EQUAL(log->grows, 4);
+	CU_ASSERT_EQUAL(sst_txlog_oldest_sent(log), 30);
+	/* At the limit: full, and no growth is tried. */
+	CU_ASSERT_EQUAL(sst_txlog_room(log), 0);
+	CU_ASSERT_EQUAL(sst_txlog_reserve(log, 1), -ENOBUFS);
+	CU_ASSERT_EQUAL(log->grow_failures, 0);
+	/* An ack at the top: everything 3 below it is lost, once, in order,
+	 * with the cookie it was recorded under. */
+	ack(log, 290, 290, 60, BIG);
+	CU_ASSERT_EQUAL(res.acked_packets, 1);
+	lost = nev - 1;
+	CU_ASSERT_EQUAL(lost, 287 - 35 + 1);
+	CU_ASSERT_EQUAL(evs[1].seq, 35);
+	CU_ASSERT_EQUAL(evs[1].cookie, 35);
+	CU_ASSERT_EQUAL(evs[1].sent, 30);
+	CU_ASSERT_EQUAL(evs[lost].seq, 287);
+	nev = 0;
+	CU_ASSERT_EQUAL(sst_txlog_lose_all(log, &rec_ev), 2); /* 288, 289 */
+	nev = 0;
+	EXPECT_FLIGHT(log, 0, 0);
+	CU_ASSERT_EQUAL(log->oldest, log->next_seq);
+	sst_txlog_fini(log);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
+/* A growth that fails leaves the log as it was, full as far as the caller
+ * goes; once acks make room, numbering goes on, and a later growth works. */
+static void
+test_grow_failure_is_full(void)
+{
+	struct sst_txlog *log = log_grow_new(1024);
+
+	tmem.allow = 1; /* the first 32 entries, then nothing */
+	for (int i = 0; i < 32; i++)
+		push_grow(log, 10);
+	CU_ASSERT_EQUAL(sst_txlog_reserve(log, 1), -ENOBUFS);
+	CU_ASSERT_EQUAL(log->grow_failures, 1);
+	CU_ASSERT_EQUAL(log->capacity, 32);
+	CU_ASSERT_EQUAL(log->next_seq, 33);
+	CU_ASSERT_EQUAL(
+		sst_txlog_room(log), 1024 - 32); /* the limit's room: a plan, not a promise */
+	EXPECT_FLIGHT(log, 3200, 32);
+	ack(log, 1, 4, 20, BIG);
+	EXPECT_EVENTS("a1 a2 a3 a4");
+	for (int i = 0; i < 4; i++)
+		push_grow(log, 30);
+	CU_ASSERT_EQUAL(sst_txlog_reserve(log, 1), -ENOBUFS);
+	CU_ASSERT_EQUAL(log->grow_failures, 2);
+	/* Numbers 33..36 sit where 1..4 were: acks and losses find them. */
+	ack(log, 33, 36, 40, BIG);
+	EXPECT_EVENTS("a33 a34 a35 a36 l5 l6 l7 l8 l9 l10 l11 l12 l13 l14 l15 l16 l17 l18 l19 l20 "
+		      "l21 l22 l23 l24 l25 l26 l27 l28 l29 l30 l31 l32");
+	CU_ASSERT_EQUAL(res.rtt_sample, 10);
+	tmem.allow = UINT64_MAX;
+	for (int i = 0; i < 40; i++)
+		push_grow(log, 50);
+	CU_ASSERT_EQUAL(log->capacity, 64);
+	CU_ASSERT_EQUAL(sst_txlog_lose_all(log, &rec_ev), 40);
+	nev = 0;
+	sst_txlog_fini(log);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
+/* The randomized run on a log that starts empty, grows (up to 256 entries)
+ * and finds no memory for every other growth. */
+static void
+test_grow_random_exactly_once(void)
+{
+	struct sst_txlog *log = log_grow_new(256);
+
+	tmem.fail_every = 2;
+	random_run(log);
+	CU_ASSERT(log->capacity >= 64);
+	CU_ASSERT(log->grow_failures > 0);
+	sst_txlog_fini(log);
+	CU_ASSERT_EQUAL(tmem.live, 0);
 }
 
 static const struct sst_test_case cases[] = {
@@ -704,6 +883,10 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_withdraw),
 	SST_TEST(test_withdraw_releases_room),
 	SST_TEST(test_random_exactly_once),
+	SST_TEST(test_grow_validation),
+	SST_TEST(test_grow_in_flight),
+	SST_TEST(test_grow_failure_is_full),
+	SST_TEST(test_grow_random_exactly_once),
 	SST_TEST_END,
 };
 

@@ -8,7 +8,10 @@
  * receive-side counter reconstruction across 2^16 boundaries; lookups of
  * unknown SIDs; the root stream; and 100,000 streams allocated and released
  * against a model, mirrored into a receive space that must reconstruct the
- * same counters.
+ * same counters. Growable spaces (issue 14): an attach storm up to max with
+ * every lookup checked after each growth, quiet SIDs and their FIFO order
+ * kept across growths, a failed growth behaving as a full table (-ENOSPC,
+ * -EBUSY) with nothing changed, and a looping peer bounded as before.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,6 +19,7 @@
 
 #include "sst_error.h"
 #include "sst_test.h"
+#include "sst_test_mem.h"
 #include "stream_ids.h"
 
 static _Alignas(64) uint8_t mem_a[1 << 21];
@@ -649,6 +653,242 @@ test_full_table(void)
 	sst_sid_space_fini(sa);
 }
 
+/* ---- growable spaces ---- */
+
+static struct sst_test_mem tmem;
+static struct sst_sid_space gs, gr; /* growable: the struct only */
+
+static void
+init_grow(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir)
+{
+	memset(s, 0x5a, sizeof(*s));
+	CU_ASSERT_EQUAL_FATAL(sst_sid_space_init_grow(s, max, dir, &root_obj, &tmem.ops), 0);
+}
+
+/* Every SID the model says is attached maps to its pointer and counter. */
+static unsigned int
+check_attached(const struct sst_sid_space *s, const uint64_t *counter, uint32_t n)
+{
+	unsigned int bad = 0;
+
+	for (uint32_t i = 1; i <= n; i++) {
+		uint64_t c = 0;
+
+		bad += sst_sid_lookup(s, (uint16_t)i) != (void *)&counter[i];
+		bad += sst_sid_counter(s, (uint16_t)i, &c) != 0 || c != counter[i];
+	}
+	bad += sst_sid_lookup(s, 0) != &root_obj;
+	bad += sst_sid_lookup(s, (uint16_t)(n + 1)) != NULL;
+	return bad;
+}
+
+static void
+test_grow_init(void)
+{
+	sst_test_mem_init(&tmem);
+	CU_ASSERT_EQUAL(sst_sid_space_init_grow(&gs, 4, SST_SID_TX, NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(sst_sid_space_init_grow(NULL, 4, SST_SID_TX, NULL, &tmem.ops), -EINVAL);
+	CU_ASSERT_EQUAL(sst_sid_space_init_grow(&gs, 0, SST_SID_TX, NULL, &tmem.ops), -EINVAL);
+	CU_ASSERT_EQUAL(
+		sst_sid_space_init_grow(&gs, SST_SID_SPACE_MAX + 1, SST_SID_TX, NULL, &tmem.ops),
+		-EINVAL);
+	/* Nothing allocated before the first attachment; lookups work. */
+	init_grow(&gs, SST_SID_SPACE_MAX, SST_SID_RX);
+	CU_ASSERT_EQUAL(tmem.allocs, 0);
+	CU_ASSERT_EQUAL(gs.cap, 0);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gs)->table_bytes, 0);
+	CU_ASSERT_PTR_NULL(sst_sid_lookup(&gs, 1));
+	CU_ASSERT_PTR_EQUAL(sst_sid_lookup(&gs, 0), &root_obj);
+	CU_ASSERT_FALSE(sst_sid_is_quiet(&gs, 1));
+	CU_ASSERT_EQUAL(sst_sid_release(&gs, 1, 0, 0), -ENOENT);
+	CU_ASSERT_EQUAL(sst_sid_tick(&gs, 0, 0), 0);
+	CU_ASSERT_EQUAL(sst_sid_set_ptr(&gs, 1, &obj[1]), -ENOENT);
+	sst_sid_space_fini(&gs);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
+/*
+ * An attach storm from the peer up to max (1000, not a power of two), and
+ * allocations of ours up to max: the tables double from SST_SID_SPACE_INIT
+ * and end at exactly what a fixed space of max costs; every SID attached so
+ * far is found with its pointer and counter after each growth; max + 1 is
+ * refused as before.
+ */
+static void
+test_grow_attach_storm(void)
+{
+	static uint64_t counter[1002];
+	uint64_t last_grows = 0;
+	unsigned int bad = 0, growths_checked = 0;
+	uint16_t sid;
+
+	sst_test_mem_init(&tmem);
+	init_grow(&gr, 1000, SST_SID_RX);
+	for (uint32_t i = 1; i <= 1000; i++) {
+		CU_ASSERT_EQUAL_FATAL(
+			sst_sid_attach(&gr, (uint16_t)i, &counter[i], &counter[i]), 0);
+		if (sst_sid_space_stats(&gr)->grows != last_grows) {
+			last_grows = sst_sid_space_stats(&gr)->grows;
+			bad += check_attached(&gr, counter, i);
+			growths_checked++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(gr.cap, 1000);
+	CU_ASSERT_EQUAL(growths_checked, 9); /* 4, 8, ..., 512, 1000 */
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->table_bytes,
+		sst_sid_space_size(1000) - sizeof(struct sst_sid_space));
+	CU_ASSERT_EQUAL(sst_sid_attach(&gr, 1001, &counter[1001], NULL), -ENOSPC);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->reject_capacity, 1);
+	CU_ASSERT_EQUAL(check_attached(&gr, counter, 1000), 0);
+	CU_ASSERT_EQUAL(tmem.live, 1); /* the old tables went at each growth */
+	sst_sid_space_fini(&gr);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+
+	/* Our own allocations grow the same way and keep their order. */
+	init_grow(&gs, 1000, SST_SID_TX);
+	for (uint32_t i = 1; i <= 1000; i++) {
+		CU_ASSERT_EQUAL_FATAL(sst_sid_alloc(&gs, &counter[i], &sid, &counter[i]), 0);
+		bad += sid != i || counter[i] != i;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(check_attached(&gs, counter, 1000), 0);
+	CU_ASSERT_EQUAL(sst_sid_alloc(&gs, &obj[1], &sid, NULL), -ENOSPC);
+	sst_sid_space_fini(&gs);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
+/*
+ * Quiet SIDs survive growths: still quiet (a late attach of one is refused
+ * with -EBUSY), still unknown to lookups, and freed by ticks exactly at
+ * their thresholds in release order, however many growths came between.
+ */
+static void
+test_grow_quiet_preserved(void)
+{
+	static uint64_t counter[64];
+
+	sst_test_mem_init(&tmem);
+	init_grow(&gr, 40, SST_SID_RX);
+	for (uint16_t i = 1; i <= 4; i++)
+		CU_ASSERT_EQUAL(sst_sid_attach(&gr, i, &counter[i], &counter[i]), 0);
+	CU_ASSERT_EQUAL(gr.cap, 4);
+	/* 1..3 quiet until 10, 20, 30 on both sides. */
+	for (uint16_t i = 1; i <= 3; i++)
+		CU_ASSERT_EQUAL(sst_sid_release(&gr, i, 10 * i, 10 * i), 0);
+	for (uint16_t i = 5; i <= 40; i++)
+		CU_ASSERT_EQUAL(sst_sid_attach(&gr, i, &counter[i], &counter[i]), 0);
+	CU_ASSERT_EQUAL(gr.cap, 40); /* 4 -> 8 -> 16 -> 32 -> 40 */
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->grows, 5);
+	for (uint16_t i = 1; i <= 3; i++) {
+		CU_ASSERT(sst_sid_is_quiet(&gr, i));
+		CU_ASSERT_PTR_NULL(sst_sid_lookup(&gr, i));
+		CU_ASSERT_EQUAL(sst_sid_attach(&gr, i, &obj[i], NULL), -EBUSY);
+	}
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->quiet, 3);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->attached, 37);
+	CU_ASSERT_PTR_EQUAL(sst_sid_lookup(&gr, 4), &counter[4]);
+	CU_ASSERT_PTR_EQUAL(sst_sid_lookup(&gr, 40), &counter[40]);
+	/* One below on either side: still quiet; then one at a time, in order. */
+	CU_ASSERT_EQUAL(sst_sid_tick(&gr, 9, 100), 0);
+	CU_ASSERT_EQUAL(sst_sid_tick(&gr, 100, 9), 0);
+	CU_ASSERT_EQUAL(sst_sid_tick(&gr, 10, 10), 1);
+	CU_ASSERT_FALSE(sst_sid_is_quiet(&gr, 1));
+	CU_ASSERT(sst_sid_is_quiet(&gr, 2));
+	/* A release after the growths joins the FIFO behind the older ones. */
+	CU_ASSERT_EQUAL(sst_sid_release(&gr, 40, 25, 25), 0);
+	CU_ASSERT_EQUAL(sst_sid_tick(&gr, 25, 25), 1); /* 2 (20); 3 (30) holds 40 back */
+	CU_ASSERT(sst_sid_is_quiet(&gr, 40));
+	CU_ASSERT_EQUAL(sst_sid_tick(&gr, 30, 30), 2);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->quiet, 0);
+	CU_ASSERT_EQUAL(sst_sid_attach(&gr, 1, &obj[1], NULL), 0);
+	sst_sid_space_fini(&gr);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
+/*
+ * A growth that finds no memory is the table being full: -ENOSPC when the
+ * attached SIDs fill the capacity, -EBUSY when quiet ones fill the entries;
+ * counted as capacity rejects and growth failures; nothing changed (no
+ * counter value consumed, every SID still found); a later growth works.
+ */
+static void
+test_grow_failure_is_full(void)
+{
+	static uint64_t counter[64];
+	uint16_t sid;
+
+	sst_test_mem_init(&tmem);
+	tmem.allow = 1; /* the first tables (4 SIDs), then no memory */
+	init_grow(&gs, 64, SST_SID_TX);
+	for (unsigned int i = 1; i <= 4; i++)
+		CU_ASSERT_EQUAL(sst_sid_alloc(&gs, &counter[i], &sid, &counter[i]), 0);
+	CU_ASSERT_EQUAL(sst_sid_alloc(&gs, &obj[5], &sid, NULL), -ENOSPC);
+	CU_ASSERT_EQUAL(sst_sid_space_counter(&gs), 5); /* nothing consumed */
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gs)->grow_failures, 1);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gs)->reject_capacity, 1);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gs)->alloc_failures, 1);
+	CU_ASSERT_EQUAL(gs.cap, 4);
+	CU_ASSERT_EQUAL(check_attached(&gs, counter, 4), 0);
+	/* Quiet SIDs fill the 8 entries: -EBUSY, as a fixed space of 4 says. */
+	for (uint16_t i = 1; i <= 4; i++)
+		CU_ASSERT_EQUAL(sst_sid_release(&gs, i, 10, 10), 0);
+	for (unsigned int i = 5; i <= 8; i++)
+		CU_ASSERT_EQUAL(sst_sid_alloc(&gs, &obj[i], &sid, NULL), 0);
+	CU_ASSERT_EQUAL(sst_sid_release(&gs, 8, 10, 10), 0);
+	CU_ASSERT_EQUAL(sst_sid_alloc(&gs, &obj[9], &sid, NULL), -EBUSY);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gs)->grow_failures, 2);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gs)->quiet, 5);
+	/* Memory again: the same call grows and succeeds; quiet SIDs stay quiet. */
+	tmem.allow = UINT64_MAX;
+	CU_ASSERT_EQUAL(sst_sid_alloc(&gs, &obj[9], &sid, NULL), 0);
+	CU_ASSERT_EQUAL(sid, 9);
+	CU_ASSERT_EQUAL(gs.cap, 8);
+	for (uint16_t i = 1; i <= 4; i++)
+		CU_ASSERT(sst_sid_is_quiet(&gs, i));
+	CU_ASSERT(sst_sid_is_quiet(&gs, 8));
+	CU_ASSERT_EQUAL(sst_sid_tick(&gs, 10, 10), 5);
+	sst_sid_space_fini(&gs);
+
+	/* The receive side refuses the peer's SID the same way. */
+	sst_test_mem_init(&tmem);
+	tmem.allow = 0;
+	init_grow(&gr, 64, SST_SID_RX);
+	CU_ASSERT_EQUAL(sst_sid_attach(&gr, 1, &obj[1], NULL), -ENOSPC);
+	CU_ASSERT_EQUAL(sst_sid_space_counter(&gr), 0);
+	CU_ASSERT_PTR_NULL(sst_sid_lookup(&gr, 1));
+	tmem.allow = UINT64_MAX;
+	CU_ASSERT_EQUAL(sst_sid_attach(&gr, 1, &obj[1], NULL), 0);
+	sst_sid_space_fini(&gr);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
+/* A peer looping attach/detach without sequence progress makes a growable
+ * space grow to max and no further: 2 * max entries, as a fixed space. */
+static void
+test_grow_looping_peer(void)
+{
+	unsigned int ok = 0;
+
+	sst_test_mem_init(&tmem);
+	init_grow(&gr, 16, SST_SID_RX);
+	for (unsigned int i = 1; i <= 1000; i++) {
+		if (sst_sid_attach(&gr, (uint16_t)i, &obj[1], NULL) == 0) {
+			ok++;
+			CU_ASSERT_EQUAL(sst_sid_release(&gr, (uint16_t)i, 1000, 1000), 0);
+		}
+	}
+	CU_ASSERT_EQUAL(ok, 32);
+	CU_ASSERT_EQUAL(gr.cap, 16);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->table_bytes,
+		sst_sid_space_size(16) - sizeof(struct sst_sid_space));
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->reject_capacity, 968);
+	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->grow_failures, 0);
+	CU_ASSERT_EQUAL(sst_sid_tick(&gr, 1000, 1000), 32);
+	sst_sid_space_fini(&gr);
+	CU_ASSERT_EQUAL(tmem.live, 0);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_size_init),
 	SST_TEST(test_alloc_order),
@@ -664,6 +904,11 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_root),
 	SST_TEST(test_model_100k),
 	SST_TEST(test_full_table),
+	SST_TEST(test_grow_init),
+	SST_TEST(test_grow_attach_storm),
+	SST_TEST(test_grow_quiet_preserved),
+	SST_TEST(test_grow_failure_is_full),
+	SST_TEST(test_grow_looping_peer),
 	SST_TEST_END,
 };
 
