@@ -56,6 +56,14 @@ host_defaults(struct sst_stream_host_params *p)
 		p->name = "sst";
 }
 
+/* A buffer pool's per-lcore cache: at most 64, and what the mempool
+ * allows for n objects (n / 1.5). */
+static unsigned int
+buffer_cache(uint32_t n)
+{
+	return RTE_MIN(64u, n * 2 / 3);
+}
+
 struct sst_stream_host *
 sst_stream_host_create(const struct sst_stream_host_params *params)
 {
@@ -122,12 +130,18 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 			RTE_CACHE_LINE_SIZE, h->p.socket_id);
 	if (h->ctl_next != NULL)
 		h->sidw_next = h->ctl_next + h->p.max_streams;
+	/* A per-lcore cache hands the buffer freed last out first: a server
+	 * whose clients come and go reuses the same few buffers instead of
+	 * touching the whole pool in turn (the pool's ring is FIFO), so its
+	 * memory stays flat. */
 	snprintf(name, sizeof(name), "%s_stx", h->p.name);
-	h->txios = rte_mempool_create(name, h->p.max_tx_buffers, txio, 0, 0, NULL, NULL, NULL, NULL,
-		h->p.socket_id, RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	h->txios = rte_mempool_create(name, h->p.max_tx_buffers, txio,
+		buffer_cache(h->p.max_tx_buffers), 0, NULL, NULL, NULL, NULL, h->p.socket_id,
+		RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	snprintf(name, sizeof(name), "%s_srx", h->p.name);
-	h->rxios = rte_mempool_create(name, h->p.max_rx_buffers, rxio, 0, 0, NULL, NULL, NULL, NULL,
-		h->p.socket_id, RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	h->rxios = rte_mempool_create(name, h->p.max_rx_buffers, rxio,
+		buffer_cache(h->p.max_rx_buffers), 0, NULL, NULL, NULL, NULL, h->p.socket_id,
+		RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	if (h->slab == NULL || h->ctl_next == NULL || h->txios == NULL || h->rxios == NULL) {
 		int err = h->slab == NULL || h->ctl_next == NULL ? ENOMEM : rte_errno;
 
@@ -225,7 +239,8 @@ struct sst_stream_peer *
 sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 {
 	struct sst_stream_peer *p;
-	uint32_t slots = RTE_MAX(16u, rte_align32pow2(2 * h->p.peer_usids));
+	uint32_t slots = STREAM_USIDS_INIT;
+
 	p = rte_zmalloc("sst_stream_peer", sizeof(*p), RTE_CACHE_LINE_SIZE);
 	if (p == NULL) {
 		rte_errno = ENOMEM;

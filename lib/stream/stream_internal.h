@@ -27,6 +27,7 @@
 enum {
 	STREAM_SERVICES_MAX = 64,
 	STREAM_PEER_CHANS_MAX = 4,  /**< channels of one peer at once */
+	STREAM_USIDS_INIT = 16,	    /**< slots of a peer's USID index at first (stream_usid.c) */
 	STREAM_PEER_HCIDS_MAX = 16, /**< half-channel IDs a peer's USIDs refer to */
 	STREAM_DGRAM_QUEUE = 32,    /**< datagrams waiting per parent */
 	STREAM_RX_BURST = 32,

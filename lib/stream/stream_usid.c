@@ -4,9 +4,17 @@
  * index that survives the channels, and the table of half-channel IDs the
  * USIDs name, each entry reference-counted by the channels that have it and
  * the streams whose USID names it.
+ *
+ * The index starts small (STREAM_USIDS_INIT slots) and doubles when half
+ * full, up to twice peer_usids: a server meets many peers that open one
+ * stream each, and an index sized for the most streams a peer may have
+ * cost 1 MiB per peer at the defaults. A growth that cannot allocate
+ * refuses the stream as a full index does (-ENOSPC).
  */
 #include <errno.h>
 #include <string.h>
+
+#include <rte_malloc.h>
 
 #include "stream_internal.h"
 
@@ -18,12 +26,43 @@ usid_hash(const struct sst_stream_peer *p, uint64_t counter, uint8_t hcid)
 	return (uint32_t)(x >> 32) & p->usid_mask;
 }
 
+/* Double the index: every stream moves to its slot under the new mask. */
+static int
+usid_grow(struct sst_stream_peer *p)
+{
+	struct sst_stream **old = p->usids;
+	uint32_t old_mask = p->usid_mask, slots = 2 * (old_mask + 1);
+	struct sst_stream **usids =
+		rte_zmalloc("sst_stream_usids", slots * sizeof(*usids), RTE_CACHE_LINE_SIZE);
+
+	if (usids == NULL)
+		return -ENOSPC;
+	p->usids = usids;
+	p->usid_mask = slots - 1;
+	for (uint32_t k = 0; k <= old_mask; k++) {
+		struct sst_stream *t = old[k];
+		uint32_t i;
+
+		if (t == NULL)
+			continue;
+		i = usid_hash(p, t->usid_counter, t->hcid);
+		while (p->usids[i] != NULL)
+			i = (i + 1) & p->usid_mask;
+		p->usids[i] = t;
+	}
+	rte_free(old);
+	return 0;
+}
+
 int
 stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s)
 {
 	uint32_t i;
 
 	if (p->usid_count >= p->usid_max)
+		return -ENOSPC;
+	/* At most half full, so that probes stay short. */
+	if (2 * (p->usid_count + 1) > p->usid_mask + 1 && usid_grow(p) < 0)
 		return -ENOSPC;
 	i = usid_hash(p, s->usid_counter, s->hcid);
 	while (p->usids[i] != NULL)
