@@ -75,11 +75,19 @@ abandoned 1 || fail "refused client: the test was not abandoned"
 sleep 0.5 # the crash came right after the message
 alive "after the refused client's test was abandoned"
 
-# 2. A bulk client killed while its data streams are live.
-"$perf" --udp "$ep" --quiet --streams 4 bulk --time 60 >"$dir/bulk.out" 2>&1 &
+# 2. A bulk client killed while its data streams are live: an odd number,
+# as the old loop ended every second flow twice and the last one at NULL.
+"$perf" --udp "$ep" --streams 3 bulk --time 60 >"$dir/bulk.out" 2>&1 &
 client=$!
-# Two seconds in, its streams are sending (and the server counts them).
-sleep 2
+# Its first progress line says that the test runs and data is acknowledged
+# (a sanitizer build takes seconds to start): then it dies.
+for _ in $(seq 600); do
+	grep -q 'Mbit/s acknowledged' "$dir/bulk.out" && break
+	kill -0 "$client" 2>/dev/null || break
+	sleep 0.1
+done
+grep -q 'Mbit/s acknowledged' "$dir/bulk.out" ||
+	fail "bulk client: no progress before it was killed: $(cat "$dir/bulk.out")"
 kill -9 "$client" 2>/dev/null
 wait "$client" 2>/dev/null
 abandoned 2 || fail "killed client: the test was not abandoned"
