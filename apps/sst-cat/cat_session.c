@@ -473,18 +473,34 @@ op_peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endp
 			cat_peer_kind(cat->conf, peer, kind, sizeof(kind)));
 }
 
+/* No channel came up; @p why says what ended the wait. */
+static void
+fail_no_channel(struct cat *cat, const char *why)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "%s (%s)",
+		cat->conf->known_hosts_file != NULL
+			? "no channel: no answer, or the server's key is not in the known hosts"
+			: "no answer from the peer",
+		why);
+	fail(cat, msg);
+}
+
 static void
 op_connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 {
 	struct cat *cat = ctx;
 
 	(void)ep;
-	(void)err;
-	if (!cat->closing && cat->peer == NULL)
-		fail(cat, cat->conf->known_hosts_file != NULL
-				  ? "no channel: no answer, or the server's key is not in the "
-				    "known hosts"
-				  : "no answer from the peer (negotiation timed out)");
+	if (cat->closing || cat->peer != NULL)
+		return;
+	/* The server answered SecI1 with a refusal (docs/secure-mode.md 3.6). */
+	if (err == -ENOTSUP)
+		fail(cat, "no common cipher suite: the server accepts none of the suites we "
+			  "offer");
+	else
+		fail_no_channel(cat, "negotiation timed out");
 }
 
 static void
@@ -516,12 +532,15 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	(void)w;
 	if (cat->closing || cat->done)
 		return;
-	if (!cat->conf->listen && cat->peer == NULL && now >= cat->give_up) {
-		fail(cat, cat->conf->known_hosts_file != NULL
-				  ? "no channel (--timeout): no answer, or the server's key is not "
-				    "in "
-				    "the known hosts"
-				  : "no answer from the peer (--timeout)");
+	/* --timeout bounds the whole connect, in every mode: a secure channel
+	 * is up at SecR1, before the server has proven it will serve us, and a
+	 * server that goes silent then must not keep us waiting for good. */
+	if (!cat->conf->listen && !cat->connected && now >= cat->give_up) {
+		if (cat->peer != NULL)
+			fail(cat, "the channel is up but the service request got no answer "
+				  "(--timeout)");
+		else
+			fail_no_channel(cat, "--timeout");
 		return;
 	}
 	if (!cat->conf->listen && cat->peer != NULL && cat->s == NULL)

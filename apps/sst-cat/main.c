@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -53,7 +54,7 @@ usage(FILE *out)
 		"                         byte (for an echo service); a mismatch fails the run\n"
 		"  -s, --secure           secure mode (X25519/Ed25519 handshake, AEAD armor);\n"
 		"                         default: checksum mode (the 2007 prototype's)\n"
-		"      --suite NAME       secure mode's suite: aes128gcm or chacha20 (default:\n"
+		"      --suite NAME       with --secure: aes128gcm or chacha20 (default:\n"
 		"                         aes128gcm with AES instructions, else chacha20)\n"
 		"      --identity FILE    our Ed25519 key (64 hex digits; created if missing);\n"
 		"                         default: anonymous client, throwaway listener key\n"
@@ -64,7 +65,8 @@ usage(FILE *out)
 		"                         used); fails (exit 1) if the peer sent anything the\n"
 		"                         prototype cannot take (Reset, Detach, datagram\n"
 		"                         fragments, packets over 1200 payload bytes)\n"
-		"  -t, --timeout SECONDS  client: give up when no channel is up after this long\n"
+		"  -t, --timeout SECONDS  client: give up when the stream is not connected\n"
+		"                         (channel up, service answered) after this long\n"
 		"                         (default 20)\n"
 		"      --port N           use DPDK port N (from the EAL arguments) instead of\n"
 		"                         kernel UDP, with lib/net answering ARP and ping\n"
@@ -210,6 +212,11 @@ parse_args(int argc, char **argv, void *conf)
 			   "--identity or --known-hosts");
 	if ((c->known_hosts_file != NULL || c->identity_file != NULL) && !c->secure && !c->listen)
 		return bad("--identity and --known-hosts need --secure");
+	/* Without --secure the client runs checksum mode and a listener offers
+	 * its default suites: a --suite that changed nothing would let a user
+	 * believe the stream is encrypted. */
+	if (c->suite_set && !c->secure)
+		return bad("--suite chooses secure mode's cipher suite: add --secure");
 	return 0;
 }
 
@@ -242,10 +249,26 @@ load_keys(const struct cat_conf *c, struct sst_secure_identity *id,
 		hc->identity = id;
 	}
 	if (c->known_hosts_file != NULL) {
+		/* The library reads a missing file as an empty table (a TOFU
+		 * endpoint creates it), but here the file pins the servers we
+		 * accept: a typo in its name would refuse every server, silently
+		 * until the timeout. */
+		if (access(c->known_hosts_file, R_OK) != 0) {
+			fprintf(stderr, "sst-cat: known hosts %s: %s\n", c->known_hosts_file,
+				strerror(errno));
+			return -1;
+		}
 		rc = sst_secure_known_hosts_load(kh, c->known_hosts_file);
 		if (rc < 0) {
 			fprintf(stderr, "sst-cat: known hosts %s: %s\n", c->known_hosts_file,
 				rc == -EINVAL ? "malformed line" : strerror(-rc));
+			return -1;
+		}
+		if (kh->n == 0) {
+			fprintf(stderr,
+				"sst-cat: known hosts %s: lists no key, so no server could be "
+				"accepted\n",
+				c->known_hosts_file);
 			return -1;
 		}
 		hc->known_hosts = kh;

@@ -25,6 +25,8 @@ enum {
 	/* Long options without a short form. */
 	OPT_PACKET_LIMIT = 256,
 	OPT_LEGACY,
+	OPT_IDLE_TIMEOUT,
+	DEFAULT_IDLE_S = 60,
 };
 
 static void
@@ -56,6 +58,8 @@ usage(FILE *out)
 		"                         IPv6); with --server, [ADDR:]PORT to listen on\n"
 		"  -s, --server           serve tests (one at a time) until interrupted\n"
 		"      --once             server: exit after one test\n"
+		"      --idle-timeout SECONDS  server: abandon a test that brought no packet for\n"
+		"                         this long (a client that vanished; default 60)\n"
 		"\n"
 		"Test:\n"
 		"  -t, --time SECONDS     run time (default 5 when no --size or --count bounds "
@@ -121,7 +125,7 @@ usage(FILE *out)
 #define bad(...) tool_usage_error("sst-perf", __VA_ARGS__)
 
 struct given {
-	bool time, size, count, streams, request, response, udp, impair, armor;
+	bool time, size, count, streams, request, response, udp, impair, armor, idle;
 	const char *udp_text;
 };
 
@@ -274,6 +278,12 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 	case OPT_LEGACY:
 		c->legacy = true;
 		return 0;
+	case OPT_IDLE_TIMEOUT:
+		if (tool_parse_double(arg, 0.1, 86400, &d) < 0)
+			return bad("--idle-timeout '%s': want seconds, 0.1 to 86400", arg);
+		c->idle_ns = (uint64_t)(d * 1e9);
+		g->idle = true;
+		return 0;
 	case 'j':
 		c->json = true;
 		return 0;
@@ -309,6 +319,8 @@ check_conf(struct perf_conf *c, const struct given *g)
 		return bad("%s", "link impairments (--rate, --delay, --loss, ...) need --loopback");
 	if (c->once && !c->server)
 		return bad("%s", "--once is for --server");
+	if (g->idle && !c->server)
+		return bad("%s", "--idle-timeout is for --server");
 	if (c->legacy && c->armor != SST_CRYPTO_CHK32)
 		return bad("%s",
 			"--legacy: the 2007 prototype has checksum mode only (--armor chk32)");
@@ -397,6 +409,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"mbufs", required_argument, NULL, 'B'},
 		{"packet-limit", required_argument, NULL, OPT_PACKET_LIMIT},
 		{"legacy", no_argument, NULL, OPT_LEGACY},
+		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"rate", required_argument, NULL, 'r'},
 		{"delay", required_argument, NULL, 'd'},
 		{"loss", required_argument, NULL, 'L'},
@@ -419,6 +432,7 @@ parse_args(int argc, char **argv, void *conf)
 	c->armor = SST_CRYPTO_CHK32;
 	c->armor_name = "chk32";
 	c->impair.seed = 1;
+	c->idle_ns = DEFAULT_IDLE_S * SST_NSEC_PER_SEC;
 	while ((opt = getopt_long(argc, argv, "lu:st:n:c:P:a:w:jqh", opts, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

@@ -431,22 +431,29 @@ const struct sst_stream_ops perf_server_stream_ops = {
 };
 
 /* A client that vanished mid-test would keep the server busy for good:
- * a test with no traffic for this long is abandoned. */
-#define IDLE_TEST_NS (60 * SST_NSEC_PER_SEC)
-
+ * a test with no traffic for conf->idle_ns (--idle-timeout) is abandoned. */
 static void
 abandon_test(struct perf_server *sv, sst_time_t now)
 {
 	if (!sv->conf->quiet)
-		fprintf(stderr, "sst-perf server: no traffic for 60 s: test abandoned\n");
+		fprintf(stderr, "sst-perf server: no traffic for %.1f s: test abandoned\n",
+			(double)sv->conf->idle_ns / 1e9);
+	/* A reset reports the stream closed from inside the call (op_closed),
+	 * which would end the flow, or the whole test, a second time and
+	 * clear the pointer used here: each stream is let go of first. */
 	while (sv->flows != NULL) {
-		sst_stream_reset(sv->flows->s, now);
-		flow_end(sv, sv->flows, false, now);
+		struct srv_flow *f = sv->flows;
+
+		sst_stream_set_user(f->s, NULL);
+		sst_stream_reset(f->s, now);
+		flow_end(sv, f, false, now);
 	}
 	if (sv->ctl != NULL) {
-		sst_stream_reset(sv->ctl, now);
-		sst_stream_close(sv->ctl, now);
+		struct sst_stream *ctl = sv->ctl;
+
 		sv->ctl = NULL;
+		sst_stream_reset(ctl, now);
+		sst_stream_close(ctl, now);
 	}
 	test_end(sv, now);
 }
@@ -467,7 +474,7 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 		if (c.link_rx_packets != sv->seen_rx) {
 			sv->seen_rx = c.link_rx_packets;
 			sv->active_at = now;
-		} else if (now - sv->active_at > IDLE_TEST_NS) {
+		} else if (now - sv->active_at > sv->conf->idle_ns) {
 			abandon_test(sv, now);
 			return;
 		}

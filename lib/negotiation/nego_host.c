@@ -750,6 +750,9 @@ sst_nego_receive(struct sst_nego_host *h, const struct sst_nego_addr *from, cons
 		case SST_NEGO_SECCOOKIE:
 			nego_sec_on_cookie(h, from, &chunk.body, now);
 			break;
+		case SST_NEGO_SECREFUSE:
+			nego_sec_on_refuse(h, from, &chunk.body, now);
+			break;
 		case SST_NEGO_PACKET:
 			nego_sec_on_packet(h, from, &chunk.body, now);
 			break;

@@ -364,6 +364,11 @@ int nego_sec_send_early(
 void nego_sec_on_cookie(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	const struct sst_bytes *body, sst_time_t now);
 
+/** Initiator: a SecRefuse chunk; a believed one ends the attempt with
+ * ops.failed(-ENOTSUP). */
+void nego_sec_on_refuse(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now);
+
 /** Responder: expire half-open entries older than SST_NEGO_HALF_OPEN_TTL
  * and rotate the cookie secret when its period has passed. */
 void nego_sec_expire(struct sst_nego_host *h, sst_time_t now);

@@ -465,6 +465,70 @@ pick_suite(const struct sst_secure_config *cfg, const struct seci1 *m)
 	return -ENOTSUP;
 }
 
+/*
+ * Spec 3.6: SecRefuse = ni[32] || unsigned reason || unsigned suites<8>. As
+ * stateless as SecCookie: everything comes from the SecI1 and the
+ * configuration, so an unproven (or spoofed) initiator costs a decode.
+ */
+int
+sst_secure_refusal(const struct sst_secure_config *cfg, const struct sst_bytes *i1,
+	struct sst_nego_builder *out)
+{
+	uint8_t buf[KEY + 8 + 4 * SST_SECURE_SUITES_MAX];
+	struct sst_xdr_writer w;
+	struct seci1 m;
+	int rc;
+
+	if (sst_secure_config_check(cfg, false) < 0)
+		return -EINVAL;
+	if ((rc = seci1_decode(i1, &m)) < 0)
+		return rc;
+	if (pick_suite(cfg, &m) >= 0)
+		return 0;
+	sst_xdr_writer_init(&w, buf, sizeof(buf));
+	sst_xdr_put_fixed(&w, m.ni, KEY);
+	sst_xdr_put_u32(&w, SST_SECURE_REFUSE_NO_SUITE);
+	sst_xdr_put_u32(&w, cfg->nsuites);
+	for (unsigned int i = 0; i < cfg->nsuites; i++)
+		sst_xdr_put_u32(&w, (uint32_t)cfg->suites[i]);
+	rc = sst_nego_build_raw(out, SST_NEGO_SECREFUSE, buf, w.pos);
+	return rc < 0 ? rc : SST_SECURE_REFUSED;
+}
+
+/* Spec 3.6, initiator: believe a refusal only if it is ours and consistent. */
+int
+sst_secure_initiator_on_refuse(const struct sst_secure_initiator *st, const struct sst_bytes *body)
+{
+	struct sst_xdr_reader r;
+	uint32_t reason, n, code;
+	const uint8_t *ni;
+	int rc;
+
+	if (st->phase != PH_WAIT)
+		return -EINVAL;
+	sst_xdr_reader_init(&r, body->ptr, body->len);
+	if ((rc = sst_xdr_get_fixed(&r, KEY, &ni)) < 0 || (rc = sst_xdr_get_u32(&r, &reason)) < 0 ||
+		(rc = sst_xdr_get_u32(&r, &n)) < 0)
+		return rc;
+	if (n > SST_SECURE_OFFER_MAX)
+		return -SST_ETOOLONG;
+	for (uint32_t i = 0; i < n; i++) {
+		if ((rc = sst_xdr_get_u32(&r, &code)) < 0)
+			return rc;
+		/* A responder that has a suite we offered would have chosen it:
+		 * this refusal is forged or confused, and the genuine answer
+		 * may still come. */
+		for (unsigned int j = 0; j < st->nsuites; j++)
+			if (code == st->suites[j])
+				return -SST_EBADVALUE;
+	}
+	if ((rc = sst_xdr_expect_end(&r)) < 0)
+		return rc;
+	if (reason != SST_SECURE_REFUSE_NO_SUITE || n == 0)
+		return -SST_EBADVALUE;
+	return sodium_memcmp(ni, st->ni, KEY) == 0 ? 0 : -SST_EBADAUTH;
+}
+
 /* Secrets of one handshake step, wiped together on every exit. */
 struct step_secrets {
 	uint8_t e_sk[KEY]; /* responder's ephemeral */
@@ -784,7 +848,7 @@ sst_secure_peek_nonce(int32_t type, const struct sst_bytes *body, const uint8_t 
 {
 	size_t off = type == SST_NEGO_SECI1 ? 4 : 0;
 
-	if (type < SST_NEGO_SECI1 || type > SST_NEGO_SECCOOKIE)
+	if (type < SST_NEGO_SECI1 || type > SST_NEGO_SECREFUSE)
 		return -SST_EBADTYPE;
 	if (body->len < off + KEY)
 		return -SST_ETRUNC;

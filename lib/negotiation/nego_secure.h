@@ -43,6 +43,12 @@ enum sst_secure_chunk_type {
 	SST_NEGO_SECR1 = 0x0032,     /**< responder: ephemeral, choice, sealed identity */
 	SST_NEGO_SECI2 = 0x0033,     /**< initiator: sealed identity or anonymous */
 	SST_NEGO_SECCOOKIE = 0x0034, /**< responder under load: retry with this cookie */
+	SST_NEGO_SECREFUSE = 0x0035, /**< responder: no common suite, do not retry */
+};
+
+/** Why a responder refused a SecI1 (SecRefuse's reason field). */
+enum sst_secure_refuse_reason {
+	SST_SECURE_REFUSE_NO_SUITE = 1, /**< none of the offered suites is acceptable */
 };
 
 enum {
@@ -59,6 +65,7 @@ enum {
 	SST_SECURE_SUITES_MAX = 4,   /**< suites in a configuration */
 	SST_SECURE_CHUNK_MAX = 512,  /**< largest chunk body we build */
 	SST_SECURE_CHALLENGED = 1,   /**< sst_secure_responder_on_i1(): sent SecCookie */
+	SST_SECURE_REFUSED = 2,	     /**< sst_secure_refusal(): sent SecRefuse */
 	SST_SECURE_R1_HEAD_LEN = 104 /**< SecR1 bytes before the sealed block */
 };
 
@@ -271,6 +278,30 @@ int sst_secure_responder_on_i1(struct sst_secure_responder *st, const struct sst
 	const void *ulp, size_t ulp_len, struct sst_nego_builder *out);
 
 /**
+ * Spec 3.6: when a SecI1 offers no suite of @p cfg, append a SecRefuse
+ * (the SecI1's nonce, the reason, our acceptable suites) to @p out. Keeps
+ * no state and draws no randomness; the message (at most 88 bytes) is
+ * smaller than any SecI1 message, so it amplifies nothing.
+ * @return 0 (a mutual suite exists: nothing appended), SST_SECURE_REFUSED,
+ *   -EINVAL (config), a SecI1 decode error, -ENOSPC.
+ */
+int sst_secure_refusal(const struct sst_secure_config *cfg, const struct sst_bytes *i1,
+	struct sst_nego_builder *out);
+
+/**
+ * Spec 3.6: check a SecRefuse against our SecI1. A refusal is believed
+ * only when it echoes our nonce (which an off-path sender cannot know) and
+ * is consistent: the responder's suites share none with our offer (else it
+ * would have chosen one). st is left as it was whatever the outcome: the
+ * caller ends the handshake on 0.
+ * @return 0 (refused: no common suite), -EINVAL (not waiting for SecR1), a
+ *   decode error, -SST_EBADVALUE (unknown reason, no suites, or a suite we
+ *   offered), -SST_EBADAUTH (nonce is not ours).
+ */
+int sst_secure_initiator_on_refuse(
+	const struct sst_secure_initiator *st, const struct sst_bytes *body);
+
+/**
  * Process SecI2: check the initiator's key confirmation, identity and
  * signature (or that anonymous initiators are allowed) and output the keys.
  * st keeps no secret afterwards.
@@ -289,7 +320,8 @@ void sst_secure_responder_fini(struct sst_secure_responder *st);
 
 /**
  * The nonce that identifies a handshake in a secure chunk, for the endpoint's
- * lookup: ni in SecI1, SecR1 and SecCookie, nr in SecI2. Not authenticated.
+ * lookup: ni in SecI1, SecR1, SecCookie and SecRefuse, nr in SecI2. Not
+ * authenticated.
  * @return 0, -SST_EBADTYPE (not a secure chunk), -SST_ETRUNC.
  */
 int sst_secure_peek_nonce(int32_t type, const struct sst_bytes *body, const uint8_t **nonce);

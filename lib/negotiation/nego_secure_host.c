@@ -5,7 +5,9 @@
  * nego_secure.c.
  *
  *   initiator                                   responder
- *   connect(): SecI1 ------------------------->  rate limit; duplicate? same SecR1
+ *   connect(): SecI1 ------------------------->  rate limit; no mutual suite?
+ *     failed(-ENOTSUP) <---------------------      SecRefuse, no state
+ *                                                duplicate? same SecR1
  *     (retransmitted on the host's schedule)     needs a cookie (under load, half-open
  *                                                  limit, table full, SecR1 over 3x)?
  *                    <------------------------     no valid cookie: SecCookie, no state
@@ -34,6 +36,9 @@ enum {
 	KEY = SST_SECURE_KEY_LEN,
 	/* SecCookie message: header, chunk length and type, ni, cookie<>. */
 	COOKIE_MSG_LEN = SST_NEGO_HDR_LEN + 8 + KEY + 4 + SST_SECURE_COOKIE_LEN,
+	/* SecRefuse message: header, chunk length and type, ni, reason,
+	 * suites<> (spec 3.6). */
+	REFUSE_MSG_LEN = SST_NEGO_HDR_LEN + 8 + KEY + 8 + 4 * SST_SECURE_SUITES_MAX,
 	PACKET_MAX = UINT16_MAX,
 };
 
@@ -313,6 +318,40 @@ nego_sec_on_cookie(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	nego_rearm(h);
 }
 
+/*
+ * Spec 3.6, initiator: the responder has no suite we offered. The refusal
+ * is not authenticated (the responder keeps no state and signs nothing for
+ * an unproven initiator); it is believed only when it echoes our whole ni,
+ * which an off-path sender cannot guess, and lists no suite we offered. It
+ * never makes us offer anything else: it can end an attempt, never weaken
+ * one. An on-path attacker who reads our SecI1 can forge it, as it could
+ * drop the SecR1.
+ */
+void
+nego_sec_on_refuse(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, sst_time_t now)
+{
+	struct nego_entry *e;
+	uint8_t chan;
+
+	if (h->sec == NULL) {
+		h->stats.rx_unsupported++;
+		return;
+	}
+	e = attempt_of(h, peer, SST_NEGO_SECREFUSE, body);
+	if (e == NULL || sst_secure_initiator_on_refuse(&nego_sec_of(h, e)->st.i, body) < 0) {
+		h->stats.rx_sec_refuse_bad++;
+		return;
+	}
+	chan = e->local_channel;
+	nego_remove(h, e);
+	h->stats.rx_sec_refuse++;
+	h->ops.chan_free(h->ctx, peer, chan);
+	if (h->ops.failed != NULL)
+		h->ops.failed(h->ctx, peer, chan, -ENOTSUP, now);
+	nego_rearm(h);
+}
+
 /* --- responder --- */
 
 /* SecR1 to an entry's address, within 3x what it sent unless validated. */
@@ -359,6 +398,36 @@ send_challenge(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	h->ops.transmit(h->ctx, peer, msg, len, now);
 }
 
+/*
+ * Spec 3.6: a SecI1 that offers none of our suites gets a SecRefuse and no
+ * state, before any table lookup or cookie. It is smaller than any SecI1
+ * message (at most 72 bytes against at least 100), and sent only on the
+ * message's budget, so it amplifies nothing. @return true if refused.
+ */
+static bool
+refuse_no_suite(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_bytes *body, uint32_t budget, sst_time_t now)
+{
+	uint8_t msg[REFUSE_MSG_LEN];
+	struct sst_nego_builder b;
+	size_t len;
+
+	sst_nego_build_begin(&b, msg, sizeof(msg));
+	if (sst_secure_refusal(&h->sec_cfg, body, &b) != SST_SECURE_REFUSED)
+		return false; /* a mutual suite: the handshake goes on */
+	h->stats.rx_sec_i1_refused++;
+	len = sst_nego_build_end(&b);
+	h->stats.amp_rx_bytes += budget;
+	if (len >= budget) {
+		h->stats.amp_limited++;
+		return true;
+	}
+	h->stats.amp_tx_bytes += len;
+	h->stats.tx_sec_refuse++;
+	h->ops.transmit(h->ctx, peer, msg, len, now);
+	return true;
+}
+
 /* Drop a responder entry that never established; its number goes back. */
 static void
 drop_half_open(struct sst_nego_host *h, struct nego_entry *e)
@@ -400,6 +469,8 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	/* A message's bytes are one budget, for its first SecI1 only. */
 	budget = h->rx_budget;
 	h->rx_budget = 0;
+	if (refuse_no_suite(h, peer, body, budget, now))
+		return;
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, info.chani);
 	if (e != NULL) {
 		if (e->mode == SST_NEGO_MODE_SECURE &&

@@ -6,7 +6,7 @@
  * packet came from (the peer's address may have changed, so hashing the
  * address does not do). Each host puts its tag where the responder echoes
  * it: the low bits of cki (ChkR1 echoes cki) and of the last byte of ni
- * (SecCookie and SecR1 echo ni). This file reads the tag back without any
+ * (SecCookie, SecR1 and SecRefuse echo ni). This file reads the tag back without any
  * host state, on the receive path, from untrusted bytes: the framing is
  * checked in full by sst_nego_msg_parse() and every field read lies inside
  * the chunk body. A forged tag only sends a message to a worker whose host
@@ -38,7 +38,9 @@ sst_nego_steer_tag(const void *msg, size_t len, uint8_t steer_bits)
 		return (int)(r1.cki & mask);
 	case SST_NEGO_SECR1:
 	case SST_NEGO_SECCOOKIE:
-		/* Both bodies start with the echoed ni (spec 3.3, 3.5). */
+	case SST_NEGO_SECREFUSE:
+		/* All three bodies start with the echoed ni (spec 3.3, 3.5,
+		 * 3.6). */
 		if (sst_secure_peek_nonce(c.type, &c.body, &ni) < 0)
 			return -1;
 		return (int)(ni[SST_SECURE_KEY_LEN - 1] & mask);

@@ -188,8 +188,10 @@ struct sst_nego_ops {
 	 * may send channel data at once) and the responder when SecI2 does.
 	 */
 	int (*established)(void *ctx, const struct sst_nego_result *r, sst_time_t now);
-	/** An attempt from sst_nego_connect() failed (error -ETIMEDOUT).
-	 * Optional. Its channel number was given back before the call. */
+	/** An attempt from sst_nego_connect() failed: -ETIMEDOUT, or
+	 * -ENOTSUP when a secure responder refused it for want of a common
+	 * suite (SecRefuse, docs/secure-mode.md 3.6). Optional. Its channel
+	 * number was given back before the call. */
 	void (*failed)(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel,
 		int error, sst_time_t now);
 	/**
@@ -318,6 +320,7 @@ struct sst_nego_stats {
 	uint64_t rx_packet_dropped;	/**< Packet chunks without a SecI2 just verified */
 	uint64_t tx_sec_r1;		/**< SecR1 sent, duplicates included */
 	uint64_t tx_sec_cookie;		/**< SecCookie sent */
+	uint64_t tx_sec_refuse;		/**< SecRefuse sent (no mutual suite; spec 3.6) */
 	uint64_t half_open_expired;	/**< half-open entries that never saw SecI2 */
 	uint64_t half_open_evicted;	/**< dropped for a cookie-proven initiator */
 	uint64_t amp_limited;		/**< SecR1 withheld or replaced by SecCookie (3x) */
@@ -335,6 +338,8 @@ struct sst_nego_stats {
 	uint64_t confirmed;	      /**< SecI2 retransmission ended by sst_nego_confirm() */
 	uint64_t unconfirmed;	      /**< ... or by its 20 s */
 	uint64_t tx_packet;	      /**< Packet chunks sent after SecI2 (sst_nego_send_early) */
+	uint64_t rx_sec_refuse;	      /**< SecRefuse believed: attempt failed, -ENOTSUP */
+	uint64_t rx_sec_refuse_bad;   /**< unmatched, malformed or inconsistent: ignored */
 	/* Restart detection (both modes). */
 	uint64_t peer_restarts;	 /**< channels established with peer_restarted */
 	uint64_t peer_untracked; /**< instance known but not recorded (no room, other peer) */

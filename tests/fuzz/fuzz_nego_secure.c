@@ -35,8 +35,11 @@
  *    adds an entry to R (zero state per unproven initiator);
  *  - R never sends an unvalidated address more than 3x what it received
  *    from unvalidated addresses (amp_tx_bytes <= 3 amp_rx_bytes);
- *  - everything R sends is one well-formed SecR1 or SecCookie; everything I
- *    sends is one secure chunk.
+ *  - everything R sends is one well-formed SecR1, SecCookie or SecRefuse;
+ *    everything I sends is one secure chunk;
+ *  - a SecRefuse (either side answers a SecI1 without a mutual suite with
+ *    one) is smaller than the message that caused it, and a refused attempt
+ *    of I gives its channel number back (the count above).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -83,6 +86,7 @@ static int last_chan; /* I's latest channel, for confirm */
 /* What the message being processed holds, parsed independently. */
 static struct {
 	unsigned int src;
+	size_t len; /* 0 outside sst_nego_receive(): timer transmissions */
 	bool seci2, secr1, seci1_cookie;
 } cur;
 
@@ -104,9 +108,13 @@ on_transmit(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t l
 	FUZZ_CHECK(len <= MSG_MAX);
 	c = fuzz_nego_sent_chunk(msg, len);
 	if (s == &R)
-		FUZZ_CHECK(c.type == SST_NEGO_SECR1 || c.type == SST_NEGO_SECCOOKIE);
+		FUZZ_CHECK(c.type == SST_NEGO_SECR1 || c.type == SST_NEGO_SECCOOKIE ||
+			   c.type == SST_NEGO_SECREFUSE);
 	else
-		FUZZ_CHECK(c.type >= SST_NEGO_SECI1 && c.type <= SST_NEGO_SECCOOKIE);
+		FUZZ_CHECK(c.type >= SST_NEGO_SECI1 && c.type <= SST_NEGO_SECREFUSE);
+	/* Spec 3.6: a refusal never amplifies. */
+	if (c.type == SST_NEGO_SECREFUSE)
+		FUZZ_CHECK(cur.len > 0 && len < cur.len);
 	q = &s->q[s->nq++ % QLEN];
 	q->len = len;
 	memcpy(q->b, msg, len);
@@ -233,6 +241,7 @@ expect(const uint8_t *p, size_t len, unsigned int src)
 {
 	memset(&cur, 0, sizeof(cur));
 	cur.src = src;
+	cur.len = len;
 	fuzz_nego_each_chunk(p, len, note_chunk);
 }
 
@@ -329,6 +338,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sst_nego_receive(I.h, &addrs[0], msg, q->len, now);
 			break;
 		case 5:
+			cur.len = 0;
 			now += (sst_time_t)fuzz_take(&in) * 100 * SST_NSEC_PER_MSEC;
 			while (sst_nego_next_expiry(I.h) <= now)
 				sst_nego_handle_expiry(I.h, sst_nego_next_expiry(I.h));

@@ -432,7 +432,8 @@ check_steer(const uint8_t *data, size_t size, bool parsed, const struct sst_nego
 		FUZZ_CHECK(sst_nego_iter_next(&it, &c) == 1);
 		if (c.type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&c.body, &r1) == 0)
 			want = (int)(be32(c.body.ptr) & mask);
-		else if ((c.type == SST_NEGO_SECR1 || c.type == SST_NEGO_SECCOOKIE) &&
+		else if ((c.type == SST_NEGO_SECR1 || c.type == SST_NEGO_SECCOOKIE ||
+				 c.type == SST_NEGO_SECREFUSE) &&
 			 c.body.len >= 32)
 			want = c.body.ptr[31] & mask;
 	}

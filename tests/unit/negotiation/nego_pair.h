@@ -47,6 +47,8 @@ struct tp_side {
 	int refuse;			     /* established() returns it */
 	const char *peer_name;		     /* ops->peer_name; tp_init: "peer" */
 	unsigned int npackets;		     /* Packet chunks handed to us */
+	unsigned int nfailed;		     /* ops->failed calls */
+	int failed_error;		     /* the last one's error */
 	/* Test hooks (optional). */
 	int (*on_established)(struct tp_side *s, const struct sst_nego_result *r, sst_time_t now);
 	void (*on_packet)(
@@ -112,6 +114,19 @@ tp_packet(void *ctx, const struct sst_nego_addr *peer, uint8_t chan, const void 
 		s->on_packet(s, chan, pkt, len, now);
 }
 
+static void
+tp_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t chan, int error, sst_time_t now)
+{
+	struct tp_side *s = ctx;
+
+	(void)peer;
+	(void)now;
+	/* The number went back before the call. */
+	CU_ASSERT_FALSE(s->chans.used[chan]);
+	s->nfailed++;
+	s->failed_error = error;
+}
+
 static const char *
 tp_peer_name(void *ctx, const struct sst_nego_addr *peer)
 {
@@ -126,6 +141,7 @@ static const struct sst_nego_ops tp_ops = {
 	.established = tp_established,
 	.packet = tp_packet,
 	.peer_name = tp_peer_name,
+	.failed = tp_failed,
 };
 
 static inline struct sst_nego_addr
