@@ -197,7 +197,7 @@ peer_for(struct sst_worker *w, struct worker_ep *e, const struct sst_nego_result
 	*moved = false;
 	if (p != NULL)
 		return p;
-	p = worker_peer_find_moved(w, r);
+	p = worker_peer_find_moved(w, r, now);
 	if (p != NULL) {
 		worker_peer_move(w, p, e, now);
 		w->stats.path_changes++;
@@ -704,8 +704,10 @@ channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 			continue;
 		}
 		w->stats.rx_channel++;
-		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) == 1 &&
-			wc->unconfirmed) {
+		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) != 1)
+			continue;
+		wc->peer->last_heard = now;
+		if (wc->unconfirmed) {
 			/* Authenticated: the responder has our SecI2. */
 			struct sst_nego_addr a;
 

@@ -47,6 +47,9 @@ struct worker_peer {
 	/** We opened the first channel to it (it is our server): we are the
 	 * side that can reach it, so we renegotiate when it falls silent. */
 	bool we_initiated;
+	/** When an authenticated packet last came from it (a peer still heard
+	 * at its endpoint has not moved away from it). */
+	sst_time_t last_heard;
 	bool instance_known;
 	uint64_t instance;
 	uint64_t instance_hash;
@@ -205,8 +208,10 @@ void worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t
 struct worker_peer *worker_peer_create(
 	struct sst_worker *w, struct worker_ep *e, const struct sst_nego_result *r);
 /** A peer elsewhere that r shows to be the same host, now at another
- * endpoint (same mode, instance and, in secure mode, identity), or NULL. */
-struct worker_peer *worker_peer_find_moved(struct sst_worker *w, const struct sst_nego_result *r);
+ * endpoint (same mode, instance and, in secure mode, identity), and that
+ * has not been heard from where it was for MOVED_QUIET, or NULL. */
+struct worker_peer *worker_peer_find_moved(
+	struct sst_worker *w, const struct sst_nego_result *r, sst_time_t now);
 /** Move p to e (its channels elsewhere stay where they are, to retire). */
 void worker_peer_move(
 	struct sst_worker *w, struct worker_peer *p, struct worker_ep *e, sst_time_t now);
@@ -239,6 +244,10 @@ static const sst_time_t PROTOTYPE_LINGER = 300 * SST_NSEC_PER_MSEC;
  * when longer) with data in flight: the path to the peer is gone (our
  * address changed under a NAT, or the peer's side lost our channel). */
 static const sst_time_t SILENCE_MIN = SST_NSEC_PER_SEC;
+/* A host heard from at one endpoint within this long is using it: a
+ * channel from another of its endpoints is a second path, not a move (the
+ * host that moved was silent for SILENCE_MIN before it renegotiated). */
+static const sst_time_t MOVED_QUIET = SST_NSEC_PER_SEC / 2;
 
 /** One pass's checks of wc: idle timeout, silence, replacement, the end
  * of a retiring or lingering channel (it may set wc->closing). */

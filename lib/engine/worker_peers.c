@@ -328,6 +328,7 @@ worker_peer_create(struct sst_worker *w, struct worker_ep *e, const struct sst_n
 	e->peer = p;
 	linger_stop(w, e);
 	p->we_initiated = r->role == SST_NEGO_INITIATOR;
+	p->last_heard = w->now;
 	peer_learn(p, r);
 	instance_index(w, p);
 	/* Orphan until its first channel is added. */
@@ -345,7 +346,7 @@ worker_peer_create(struct sst_worker *w, struct worker_ep *e, const struct sst_n
  * the same identity), which is how we know it and hand it its streams.
  */
 struct worker_peer *
-worker_peer_find_moved(struct sst_worker *w, const struct sst_nego_result *r)
+worker_peer_find_moved(struct sst_worker *w, const struct sst_nego_result *r, sst_time_t now)
 {
 	uint64_t hash;
 	uint32_t pos = 0;
@@ -356,7 +357,8 @@ worker_peer_find_moved(struct sst_worker *w, const struct sst_nego_result *r)
 	hash = hash_instance(w, r->peer_instance);
 	while ((p = worker_table_next(&w->instances, hash, &pos)) != NULL)
 		if (p->instance == r->peer_instance && p->mode == r->mode &&
-			memcmp(p->id, r->peer_id, sizeof(p->id)) == 0)
+			memcmp(p->id, r->peer_id, sizeof(p->id)) == 0 &&
+			now - p->last_heard >= MOVED_QUIET)
 			return p;
 	return NULL;
 }

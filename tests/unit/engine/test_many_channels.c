@@ -29,9 +29,9 @@
 #include "sst_test_eal.h"
 
 enum {
-	WAVE = 1024,	    /**< negotiations and streams under way at once */
-	REQUEST = 200,	    /**< request bytes; the response is the echo */
-	RING = 1 << 20,	    /**< packets a direction of the link holds */
+	WAVE = 1024,	/**< negotiations and streams under way at once */
+	REQUEST = 200,	/**< request bytes; the response is the echo */
+	RING = 1 << 20, /**< packets a direction of the link holds */
 	BASE_PORT = 20000,
 };
 
@@ -55,8 +55,8 @@ struct nat_link {
 static struct sst_net_endpoint
 nat_ep(int side, uint32_t i)
 {
-	struct sst_net_endpoint ep = {.addr = sst_net_addr4(10, (uint8_t)(side + 1),
-					      (uint8_t)(i >> 8), (uint8_t)i),
+	struct sst_net_endpoint ep = {
+		.addr = sst_net_addr4(10, (uint8_t)(side + 1), (uint8_t)(i >> 8), (uint8_t)i),
 		.port = (uint16_t)(BASE_PORT + (i >> 16))};
 
 	return ep;
@@ -88,7 +88,8 @@ static uint16_t
 nat_rx(void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n)
 {
 	struct nat_link *l = priv;
-	uint16_t got = (uint16_t)rte_ring_sc_dequeue_burst(pair.to[l->side], (void **)pkts, n, NULL);
+	uint16_t got =
+		(uint16_t)rte_ring_sc_dequeue_burst(pair.to[l->side], (void **)pkts, n, NULL);
 
 	for (uint16_t k = 0; k < got; k++) {
 		/* The client (side 0) hears from S_i, the server from C_i. */
@@ -133,8 +134,8 @@ nat_local(void *priv, struct sst_net_endpoint *ep)
 	struct nat_link *l = priv;
 
 	/* Not an address of the other side's range: never translated. */
-	*ep = (struct sst_net_endpoint){.addr = sst_net_addr4(192, 0, 2, (uint8_t)(1 + l->side)),
-		.port = 4433};
+	*ep = (struct sst_net_endpoint){
+		.addr = sst_net_addr4(192, 0, 2, (uint8_t)(1 + l->side)), .port = 4433};
 	return 0;
 }
 
@@ -227,8 +228,8 @@ check(struct sst_stream *s, sst_time_t now)
 		for (int j = 0; j < k; j++) {
 			uint32_t len = rte_pktmbuf_pkt_len(d[j].m);
 			uint8_t buf[REQUEST];
-			const uint8_t *p = len <= sizeof(buf) ? rte_pktmbuf_read(d[j].m, 0, len, buf)
-							      : NULL;
+			const uint8_t *p =
+				len <= sizeof(buf) ? rte_pktmbuf_read(d[j].m, 0, len, buf) : NULL;
 
 			for (uint32_t b = 0; b < len; b++)
 				client.bad += p == NULL || p[b] != pattern(i, client.echoed[i] + b);
@@ -263,14 +264,15 @@ op_readable(void *ctx, struct sst_stream *s)
 		check(s, sst_engine_now());
 }
 
-static const struct sst_stream_ops stream_ops = {
-	.accepted = op_accepted, .readable = op_readable};
+static const struct sst_stream_ops stream_ops = {.accepted = op_accepted, .readable = op_readable};
 
 static void
 side_init(struct side *sd, int index, bool is_server)
 {
 	static int sides[2] = {0, 1};
-	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "test_natpair", .pool = pool,
+	struct sst_link_conf lc = {.size = sizeof(lc),
+		.driver = "test_natpair",
+		.pool = pool,
 		.driver_conf = &sides[index]};
 	struct sst_worker_params wp = {.size = sizeof(wp), .pool = pool};
 
@@ -280,6 +282,11 @@ side_init(struct side *sd, int index, bool is_server)
 	wp.link = sd->link;
 	memset(wp.nego.secret, is_server ? 0x5e : 0xc1, sizeof(wp.nego.secret));
 	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
+	/* The client is one host behind many endpoints; without its
+	 * instance in the ulp blob (version 1) the server knows each
+	 * endpoint as a peer of its own, as it knows different hosts. */
+	if (!is_server)
+		wp.nego.ulp_version = 1;
 	wp.nego.max_initiating = WAVE;
 	wp.nego.max_responding = nchannels + WAVE;
 	wp.stream.name = is_server ? "mc_srv" : "mc_cli";
@@ -299,8 +306,8 @@ side_init(struct side *sd, int index, bool is_server)
 		printf("\n  worker: %s\n", rte_strerror(rte_errno));
 	CU_ASSERT_FATAL(sd->w != NULL);
 	if (is_server)
-		CU_ASSERT_FATAL(
-			sst_stream_listen(sst_worker_stream_host(sd->w), "echo", "test", NULL) == 0);
+		CU_ASSERT_FATAL(sst_stream_listen(
+					sst_worker_stream_host(sd->w), "echo", "test", NULL) == 0);
 }
 
 static void
@@ -386,7 +393,8 @@ test_many_channels(void)
 			uint8_t *p;
 
 			CU_ASSERT_FATAL(client.peers[opened] != NULL);
-			s = sst_stream_connect(client.peers[opened], "echo", "test", sst_engine_now());
+			s = sst_stream_connect(
+				client.peers[opened], "echo", "test", sst_engine_now());
 			CU_ASSERT_FATAL(s != NULL);
 			sst_stream_set_user(s, (void *)(uintptr_t)opened);
 			m = rte_pktmbuf_alloc(pool);
