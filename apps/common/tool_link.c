@@ -24,6 +24,7 @@
 #include "sst_engine.h"
 #include "sst_ethdev.h"
 #include "sst_link.h"
+#include "sst_pool.h"
 #include "sst_simpair.h"
 #include "tool_args.h"
 #include "tool_link.h"
@@ -254,6 +255,12 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	struct sst_engine_params ep = {.size = sizeof(ep)};
 	uint32_t mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
 	char name[40];
+	struct sst_pool_params pp = {
+		.size = sizeof(pp),
+		.max = mbufs,
+		.cache_size = 256,
+		.socket_id = SOCKET_ID_ANY,
+	};
 
 	if (h == NULL) {
 		fprintf(stderr, "out of memory\n");
@@ -267,11 +274,15 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	snprintf(h->name, sizeof(h->name), "%s", c->name);
 	h->workers = (uint16_t)(c->workers != 0 ? c->workers : 1);
 	h->mode = is_aead(c->armor) ? SST_NEGO_MODE_SECURE : SST_NEGO_MODE_CHECKSUM;
+	/* Both start small and grow as the engine polls (sst_pool.h): an
+	 * idle tool holds a few hundred mbufs, a bulk transfer all of them. */
 	snprintf(name, sizeof(name), "%s_p", h->name);
-	h->pool = rte_pktmbuf_pool_create(
-		name, mbufs, 256, 0, DATA_ROOM + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+	pp.name = name;
+	pp.data_room = DATA_ROOM + RTE_PKTMBUF_HEADROOM;
+	h->pool = sst_pool_create(&pp);
 	snprintf(name, sizeof(name), "%s_c", h->name);
-	h->clones = rte_pktmbuf_pool_create(name, mbufs, 256, 0, 0, SOCKET_ID_ANY);
+	pp.data_room = 0;
+	h->clones = sst_pool_create(&pp);
 	if (h->pool == NULL || h->clones == NULL) {
 		fprintf(stderr, "%s: cannot create a pool of %u mbufs: %s\n", h->name, mbufs,
 			rte_strerror(rte_errno));
@@ -633,10 +644,9 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 	 * link read tool_now() too. */
 	for (int i = 0; i < n->n; i++)
 		for (uint16_t k = 0; k < n->h[i]->workers; k++) {
-			struct sst_worker *w = sst_engine_worker(n->h[i]->e, k);
-
-			sst_worker_poll(w, now);
-			rx += sst_worker_stats(w)->rx_packets;
+			/* With the engine's housekeeping: it grows the pools. */
+			sst_engine_poll_at(n->h[i]->e, k, now);
+			rx += sst_worker_stats(sst_engine_worker(n->h[i]->e, k))->rx_packets;
 		}
 	if (!may_sleep)
 		return;

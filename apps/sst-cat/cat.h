@@ -16,7 +16,11 @@
 #include "sst_stream.h"
 #include "tool_link.h"
 
-enum { CAT_SUBSTREAMS_MAX = 64 };
+enum {
+	CAT_SUBSTREAMS_MAX = 64,
+	CAT_MBUFS = 8191,	  /**< largest size of each packet pool */
+	CAT_STREAM_BUFFERS = 256, /**< stream buffers each way (max_tx/rx_buffers) */
+};
 
 struct cat_conf {
 	bool listen, echo, datagram, secure, verbose, quiet;

@@ -341,10 +341,16 @@ run(const struct cat_conf *c)
 	hc.local = c->listen ? c->local : (struct sst_net_endpoint){0};
 	if (!c->listen)
 		hc.local.addr.family = c->peer.addr.family;
-	hc.mbufs = 8191;
+	/* Largest sizes: the packet pools start with a few hundred mbufs and
+	 * grow to these only under load (sst_pool.h). Stream buffers come
+	 * from fixed pools whose objects are touched as they cycle (70 to 90
+	 * KB each): 256 streams sending and 256 receiving at once are plenty
+	 * for a client (one stream and at most 64 substreams) and for an echo
+	 * service (the others wait for a buffer). */
+	hc.mbufs = CAT_MBUFS;
 	hc.stream.max_streams = 4096;
-	hc.stream.max_tx_buffers = 1024;
-	hc.stream.max_rx_buffers = 1024;
+	hc.stream.max_tx_buffers = CAT_STREAM_BUFFERS;
+	hc.stream.max_rx_buffers = CAT_STREAM_BUFFERS;
 	hc.stream.ops = c->echo ? &cat_echo_stream_ops : &cat_stream_ops;
 	hc.stream.ctx = c->echo ? (void *)echo : (void *)cat;
 	hc.ops = c->echo ? NULL : &cat_worker_ops;
@@ -391,15 +397,26 @@ out:
 	return rc;
 }
 
-/* The pools and stream buffers take about 250 MB and each channel a few
- * more; channels to legacy peers, which cannot end them by FINISH, stay
- * until the idle timeout. Without hugepages only what is touched costs
- * memory, so the echo service gets room for its 64 peers. */
+/*
+ * EAL memory, in megabytes. Without hugepages it is one mapping of which
+ * only what is touched costs memory, but the EAL keeps a 48-byte segment
+ * record per 4 KB page of it, all written at start (12 MB per GB), so it is
+ * sized to what the largest pools and channels need rather than generously:
+ * the two packet pools at their largest (an mbuf takes a whole 4 KB page
+ * without hugepages: objects may not cross pages), their clones and
+ * per-lcore caches, the stream buffers (about 170 KB a sending and
+ * receiving pair), and about 4 MB of channel tables per peer (a client has
+ * one peer, and briefly a second channel while one is replaced; a listener
+ * up to the worker's 64 peers).
+ */
 static unsigned int
 eal_memory_mb(const void *conf)
 {
-	(void)conf;
-	return 1024;
+	const struct cat_conf *c = conf;
+	unsigned int peers = c->listen ? 64 : 2;
+
+	return 2 * CAT_MBUFS / 256 + CAT_MBUFS / 4096 + 3 + CAT_STREAM_BUFFERS * 170 / 1024 +
+	       peers * 4 + 32;
 }
 
 int

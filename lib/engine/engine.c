@@ -20,6 +20,7 @@
 
 #include "sst_capture.h"
 #include "sst_engine.h"
+#include "sst_pool.h"
 #include "sst_ring.h"
 
 RTE_LOG_REGISTER(sst_logtype_engine, sst.engine, NOTICE);
@@ -33,6 +34,7 @@ struct engine_worker {
 	struct sst_ring_agent *agent; /**< ring mode */
 	struct rte_mempool *pool;
 	unsigned int lcore; /**< launched on; RTE_MAX_LCORE: not launched */
+	bool grow_logged;   /**< a pool failed to grow: said once */
 };
 
 struct sst_engine {
@@ -192,15 +194,26 @@ sst_engine_create(const struct sst_engine_params *p)
 	e->n = p->workers != 0 ? p->workers : 1;
 	if (e->p.mbufs == 0)
 		e->p.mbufs = 16383;
+	if (e->p.mbufs_initial == 0)
+		e->p.mbufs_initial = SST_POOL_INITIAL;
 	if (e->p.inbox_size == 0)
 		e->p.inbox_size = 4096;
 	for (uint16_t i = 0; i < e->n && rc == 0; i++) {
 		char name[RTE_MEMPOOL_NAMESIZE];
+		/* Small at first, grown between passes (engine_housekeeping()). */
+		struct sst_pool_params pp = {
+			.size = sizeof(pp),
+			.name = name,
+			.max = e->p.mbufs,
+			.initial = RTE_MIN(e->p.mbufs_initial, e->p.mbufs),
+			.cache_size = 256,
+			.data_room = RTE_MBUF_DEFAULT_BUF_SIZE,
+			.socket_id = p->socket_id,
+		};
 
 		e->workers[i].lcore = RTE_MAX_LCORE;
 		snprintf(name, sizeof(name), "sst_e%p_w%u", (void *)e, i);
-		e->workers[i].pool = rte_pktmbuf_pool_create(
-			name, e->p.mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, p->socket_id);
+		e->workers[i].pool = sst_pool_create(&pp);
 		if (e->workers[i].pool == NULL) {
 			ENGINE_LOG(ERR, "worker %u: no mbuf pool of %u: %s\n", i, e->p.mbufs,
 				rte_strerror(rte_errno));
@@ -284,10 +297,41 @@ sst_engine_owner(const struct sst_engine *e, const struct sst_net_endpoint *ep)
 	return sst_worker_shard_of(ep, e->n);
 }
 
+/* Between two passes of worker i, off the packet path: grow the pools it
+ * allocates from when they run low (sst_pool.h; a pool shared by several
+ * workers is grown by whichever gets there first). */
+static void
+engine_housekeeping(struct sst_engine *e, uint16_t i)
+{
+	struct rte_mempool *pools[] = {
+		e->workers[i].pool, e->p.stream.pool, e->p.stream.clone_pool};
+	struct engine_worker *ew = &e->workers[i];
+
+	for (size_t k = 0; k < RTE_DIM(pools); k++) {
+		int rc = pools[k] != NULL ? sst_pool_grow(pools[k]) : 0;
+
+		if (rc < 0 && !ew->grow_logged) {
+			ENGINE_LOG(WARNING,
+				"worker %u: pool %s cannot grow past %u mbufs: %s "
+				"(too little EAL memory for its %u?)\n",
+				i, pools[k]->name, sst_pool_populated(pools[k]), rte_strerror(-rc),
+				pools[k]->size);
+			ew->grow_logged = true;
+		}
+	}
+}
+
+void
+sst_engine_poll_at(struct sst_engine *e, uint16_t i, sst_time_t now)
+{
+	sst_worker_poll(e->workers[i].w, now);
+	engine_housekeeping(e, i);
+}
+
 void
 sst_engine_poll(struct sst_engine *e, uint16_t i)
 {
-	sst_worker_poll(e->workers[i].w, sst_engine_now());
+	sst_engine_poll_at(e, i, sst_engine_now());
 }
 
 /* Until every channel closed (FINISH) or the drain time passed. */
@@ -298,17 +342,15 @@ drain(struct sst_engine *e, uint16_t i)
 	sst_time_t deadline = sst_engine_now() + e->drain_ns;
 
 	while (sst_worker_close_idle(w, sst_engine_now()) > 0 && sst_engine_now() < deadline)
-		sst_worker_poll(w, sst_engine_now());
+		sst_engine_poll(e, i);
 }
 
 int
 sst_engine_worker_loop(struct sst_engine *e, uint16_t i)
 {
-	struct sst_worker *w = e->workers[i].w;
-
 	atomic_fetch_add(&e->loops, 1);
 	while (!atomic_load_explicit(&e->stop, memory_order_relaxed))
-		sst_worker_poll(w, sst_engine_now());
+		sst_engine_poll(e, i);
 	drain(e, i);
 	atomic_fetch_sub(&e->loops, 1);
 	return 0;

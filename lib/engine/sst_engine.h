@@ -62,8 +62,11 @@ struct sst_engine_params {
 	/** Packets per channel before it is replaced; 0: the armor suite's
 	 * limit (see sst_worker_params). */
 	uint64_t channel_packet_limit;
-	uint32_t mtu;	     /**< largest channel packet; 0: see sst_worker_params */
-	uint32_t mbufs;	     /**< per worker pool; 0: 16383 */
+	uint32_t mtu; /**< largest channel packet; 0: see sst_worker_params */
+	/** Most mbufs of each worker's pool; 0: 16383. The pools are
+	 * growable (sst_pool.h): they start with mbufs_initial and grow
+	 * between passes, so the EAL memory must allow them this size. */
+	uint32_t mbufs;
 	uint32_t inbox_size; /**< handoff ring entries per worker; 0: 4096 */
 	int socket_id;	     /**< NUMA socket of the memory; 0 unless set */
 	/** Capture every worker's traffic to "<capture>-w<i>.pcapng"
@@ -72,6 +75,10 @@ struct sst_engine_params {
 	uint32_t capture_snaplen; /**< bytes kept per packet; 0: all */
 	uint32_t rx_buffer;	  /**< udpsock kernel buffers; 0: the system's */
 	uint32_t tx_buffer;
+	/** mbufs each worker's pool starts with; 0: SST_POOL_INITIAL (at most
+	 * mbufs). Give mbufs for a pool populated at once, as a NIC driver
+	 * that registers the pool's memory when its queue is set up needs. */
+	uint32_t mbufs_initial;
 };
 
 /** Create an engine (at setup: this allocates), its pools, links, inboxes
@@ -105,8 +112,20 @@ uint16_t sst_engine_owner(const struct sst_engine *e, const struct sst_net_endpo
 /** The engine's clock, in nanoseconds (the TSC, scaled). */
 sst_time_t sst_engine_now(void);
 
-/** One pass of worker i at the current time. */
+/**
+ * One pass of worker i at the current time, then the engine's housekeeping
+ * of that worker, off the packet path: its pool, and the stream layer's
+ * pools of params.stream when they are growable (sst_pool.h), grow when
+ * they run low.
+ */
 void sst_engine_poll(struct sst_engine *e, uint16_t i);
+
+/**
+ * sst_engine_poll() at @p now: for an application whose callbacks and links
+ * read a clock of their own (the tools), which must be the one the worker
+ * runs on.
+ */
+void sst_engine_poll_at(struct sst_engine *e, uint16_t i, sst_time_t now);
 
 /**
  * Run worker i on the calling thread until sst_engine_stop(), then drain
