@@ -207,9 +207,10 @@ void worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t
 /** A new peer at e for the channel r describes. @return NULL: no room. */
 struct worker_peer *worker_peer_create(
 	struct sst_worker *w, struct worker_ep *e, const struct sst_nego_result *r);
-/** A peer elsewhere that r shows to be the same host, now at another
- * endpoint (same mode, instance and, in secure mode, identity), and that
- * has not been heard from where it was for MOVED_QUIET, or NULL. */
+/** A peer elsewhere that r, a channel the peer opened, shows to be the
+ * same host, now at another endpoint (same mode, instance and, in secure
+ * mode, identity), and that has not been heard from where it was for
+ * MOVED_QUIET, or NULL. */
 struct worker_peer *worker_peer_find_moved(
 	struct sst_worker *w, const struct sst_nego_result *r, sst_time_t now);
 /** Move p to e (its channels elsewhere stay where they are, to retire). */

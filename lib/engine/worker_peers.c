@@ -352,7 +352,9 @@ worker_peer_find_moved(struct sst_worker *w, const struct sst_nego_result *r, ss
 	uint32_t pos = 0;
 	struct worker_peer *p;
 
-	if (!r->peer_instance_known || r->peer_instance == 0)
+	/* The host that moved opens the new channel: we answer it. A channel
+	 * we open ourselves goes to the endpoint we chose, whoever is there. */
+	if (!r->peer_instance_known || r->peer_instance == 0 || r->role != SST_NEGO_RESPONDER)
 		return NULL;
 	hash = hash_instance(w, r->peer_instance);
 	while ((p = worker_table_next(&w->instances, hash, &pos)) != NULL)

@@ -167,6 +167,7 @@ struct side {
 	struct sst_stream **streams;
 	uint32_t *echoed;
 	uint32_t bad, failed, done;
+	uint64_t no_buffer; /**< connects that found no send buffer free (retried) */
 };
 
 static struct side client, server;
@@ -358,7 +359,8 @@ test_many_channels(void)
 	heap0 = heap_bytes();
 	rss0 = rss_kb();
 	start = sst_engine_now();
-	deadline = start + 600 * SST_NSEC_PER_SEC;
+	/* Ample: 100,000 channels take about a minute in a release build. */
+	deadline = start + 300 * SST_NSEC_PER_SEC;
 	/* Every channel up, WAVE negotiations at a time. */
 	while (up < nchannels && sst_engine_now() < deadline && client.failed == 0) {
 		while (asked < nchannels && asked - up < WAVE) {
@@ -380,22 +382,53 @@ test_many_channels(void)
 		(unsigned long long)sst_worker_stats(server.w)->endpoints);
 	printf("  both sides: %.0f heap bytes and %.0f bytes of RSS per channel pair\n",
 		(double)(heap1 - heap0) / nchannels, (double)(rss1 - rss0) * 1024 / nchannels);
+	if (up != nchannels) {
+		const struct sst_nego_stats *cn = sst_worker_nego_stats(client.w);
+		const struct sst_nego_stats *sn = sst_worker_nego_stats(server.w);
+
+		printf("  client: %llu channels open, %llu attempts failed, %llu ChkI1 + %llu "
+		       "resent, %llu ChkR1 (%llu unmatched, %llu refused); server: %llu ChkI1, "
+		       "%llu "
+		       "duplicates, %llu conflicts, %llu table full, %llu no number, %llu refused, "
+		       "%llu rate limited, %llu rx_no_channel\n",
+			(unsigned long long)sst_worker_stats(client.w)->channels_open,
+			(unsigned long long)cn->failed, (unsigned long long)cn->tx_i1,
+			(unsigned long long)cn->tx_i1_retx, (unsigned long long)cn->rx_r1,
+			(unsigned long long)cn->rx_r1_unmatched,
+			(unsigned long long)cn->rx_r1_refused, (unsigned long long)sn->rx_i1,
+			(unsigned long long)sn->rx_i1_duplicate,
+			(unsigned long long)sn->rx_i1_conflict,
+			(unsigned long long)sn->rx_i1_refused_full,
+			(unsigned long long)sn->rx_i1_no_channel,
+			(unsigned long long)sn->rx_i1_refused,
+			(unsigned long long)sn->rx_rate_limited,
+			(unsigned long long)sst_worker_stats(server.w)->rx_no_channel);
+	}
 	CU_ASSERT_EQUAL(up, nchannels);
 	CU_ASSERT_EQUAL(client.failed, 0);
 	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, nchannels);
 	/* Then a stream on every channel: a request and its echo, WAVE at a
 	 * time, with every channel still up. */
 	start = sst_engine_now();
-	while (client.done < nchannels && sst_engine_now() < deadline) {
+	deadline = start + 300 * SST_NSEC_PER_SEC;
+	while (client.done < up && sst_engine_now() < deadline) {
 		while (opened < nchannels && opened - client.done < WAVE) {
 			struct sst_stream *s;
 			struct rte_mbuf *m;
 			uint8_t *p;
 
-			CU_ASSERT_FATAL(client.peers[opened] != NULL);
+			if (client.peers[opened] == NULL) {
+				opened++; /* counted missing below */
+				continue;
+			}
 			s = sst_stream_connect(
 				client.peers[opened], "echo", "test", sst_engine_now());
-			CU_ASSERT_FATAL(s != NULL);
+			/* No send buffer free yet (those of finished streams come
+			 * back as the layer releases them): again after a poll. */
+			if (s == NULL) {
+				client.no_buffer++;
+				break;
+			}
 			sst_stream_set_user(s, (void *)(uintptr_t)opened);
 			m = rte_pktmbuf_alloc(pool);
 			CU_ASSERT_FATAL(m != NULL);
@@ -408,9 +441,10 @@ test_many_channels(void)
 		}
 		poll_both();
 	}
-	printf("  %u of %u requests answered byte-exact in %.1f s, %u bad bytes; %llu channels "
-	       "open on the server\n",
+	printf("  %u of %u requests answered byte-exact in %.1f s, %u bad bytes, %llu connects "
+	       "retried for a send buffer; %llu channels open on the server\n",
 		client.done, nchannels, (double)(sst_engine_now() - start) / 1e9, client.bad,
+		(unsigned long long)client.no_buffer,
 		(unsigned long long)sst_worker_stats(server.w)->channels_open);
 	CU_ASSERT_EQUAL(client.done, nchannels);
 	CU_ASSERT_EQUAL(client.bad, 0);
