@@ -344,9 +344,10 @@ run(const struct cat_conf *c)
 	/* Largest sizes: the packet pools start with a few hundred mbufs and
 	 * grow to these only under load (sst_pool.h). Stream buffers come
 	 * from fixed pools whose objects are touched as they cycle (70 to 90
-	 * KB each): 256 streams sending and 256 receiving at once are plenty
-	 * for a client (one stream and at most 64 substreams) and for an echo
-	 * service (the others wait for a buffer). */
+	 * KB each; the pools hand out the one freed last, so only as many as
+	 * were in use at once are ever touched): 1024 each way, for an echo
+	 * service with hundreds of clients at once (with 256, some of 300
+	 * concurrent clients were refused). */
 	hc.mbufs = CAT_MBUFS;
 	hc.stream.max_streams = 4096;
 	hc.stream.max_tx_buffers = CAT_STREAM_BUFFERS;

@@ -264,6 +264,7 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE && r->role == SST_NEGO_INITIATOR;
 	wc->idle_since = SST_TIME_NEVER;
 	wc->acked_since = now;
+	wc->touched = true;
 	wc->sc = sst_stream_chan_create(p->sp, &cp, now);
 	if (wc->sc == NULL) {
 		rte_free(wc);
@@ -312,6 +313,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	if (live != NULL && !moved && worker_crossing_loser(wc, live)) {
 		sst_stream_chan_migrate_all(wc->sc, live->sc, now);
 		sst_stream_chan_prefer(live->sc);
+		live->touched = true;
 		wc->retiring = true;
 		wc->retire_by = now + RETIRE_GRACE;
 		w->stats.channels_crossed++;
@@ -336,6 +338,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 			continue;
 		sst_stream_chan_migrate_all(old->sc, wc->sc, now);
 		old->replace_wanted = old->replacing = false;
+		old->touched = true;
 		if (!old->retiring) {
 			old->retiring = true;
 			old->retire_by = now + RETIRE_GRACE;
@@ -371,6 +374,7 @@ nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 	if (e != NULL && e->peer != NULL)
 		TAILQ_FOREACH(wc, &e->peer->chans, peer_link)
 			if (wc->replacing) {
+				wc->touched = true;
 				wc->replacing = false;
 				wc->replace_wanted = true;
 				wc->replace_not_before = now + REPLACE_RETRY;
@@ -402,6 +406,7 @@ nego_packet(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 	}
 	memcpy(rte_pktmbuf_mtod(m, void *), pkt, len);
 	w->stats.rx_channel++;
+	wc->touched = true;
 	sst_channel_receive(sst_stream_chan_channel(wc->sc), &m, 1, now);
 }
 
@@ -476,6 +481,8 @@ on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev
 	struct sst_worker *w = ctx;
 	struct worker_chan *wc = chan_of(c);
 
+	if (wc != NULL)
+		wc->touched = true;
 	if (ev == SST_CHANNEL_EV_FAILED && wc != NULL)
 		wc->closing = true;
 	if (ev == SST_CHANNEL_EV_REPLACE && wc != NULL && !wc->retiring && !wc->replacing &&
@@ -493,8 +500,10 @@ on_channel_closed(void *ctx, struct sst_stream_chan *c)
 	struct sst_worker *w = ctx;
 	struct worker_chan *wc = chan_of(c);
 
-	if (wc != NULL)
+	if (wc != NULL) {
 		wc->closing = true;
+		wc->touched = true;
+	}
 	if (w->app_ops->channel_closed != NULL)
 		w->app_ops->channel_closed(w->app_ctx, c);
 }
@@ -671,6 +680,7 @@ sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 		if (wc->idle_offered || !sst_stream_chan_unused(wc->sc))
 			continue;
 		wc->idle_offered = true;
+		wc->touched = true;
 		if (sst_stream_chan_close(wc->sc, now) < 0) {
 			/* A prototype peer: no FINISH to wait for. */
 			sst_channel_flush_ack(sst_stream_chan_channel(wc->sc), now);
@@ -704,6 +714,7 @@ channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 			continue;
 		}
 		w->stats.rx_channel++;
+		wc->touched = true;
 		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) != 1)
 			continue;
 		wc->peer->last_heard = now;
@@ -716,6 +727,29 @@ channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 			wc->unconfirmed = false;
 		}
 	}
+}
+
+/*
+ * A channel's share of the pass: its timers, its flush, its upkeep; then
+ * when it needs a visit again at the latest. A pass visits only the
+ * channels that were touched (a packet, an event), that have something
+ * queued to send, or whose time came, so that a worker with a million
+ * mostly idle channels does not walk them all in every pass.
+ */
+static void
+chan_visit(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
+{
+	struct sst_channel *ch = sst_stream_chan_channel(wc->sc);
+
+	/* Cleared first: an event during the visit asks for another. */
+	wc->touched = false;
+	if (sst_channel_next_expiry(ch) <= now)
+		sst_channel_handle_expiry(ch, now);
+	sst_stream_chan_flush(wc->sc, now);
+	worker_chan_upkeep(w, wc, now);
+	wc->wake_at = sst_time_min(
+		sst_time_min(sst_channel_next_expiry(ch), sst_stream_chan_next_expiry(wc->sc)),
+		worker_chan_upkeep_expiry(w, wc));
 }
 
 /* Empty datagrams are dropped; byte 0 is 0 for negotiation. */
@@ -773,12 +807,17 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	/* By index: a callback may add channels (they are appended). */
 	for (uint32_t i = 0; i < w->nchans; i++) {
 		struct worker_chan *wc = w->chans[i];
-		struct sst_channel *ch = sst_stream_chan_channel(wc->sc);
 
-		if (sst_channel_next_expiry(ch) <= now)
-			sst_channel_handle_expiry(ch, now);
-		sst_stream_chan_flush(wc->sc, now);
-		worker_chan_upkeep(w, wc, now);
+		if (wc->touched || now >= wc->wake_at || sst_stream_chan_pending(wc->sc))
+			chan_visit(w, wc, now);
+	}
+	/* Besides, a few channels in turn each pass, whatever they say: a
+	 * change no one told the channel of (a stream freed by another
+	 * channel's flush leaves it unused, which starts its idle timeout) is
+	 * seen within nchans / SWEEP_PER_PASS passes. */
+	for (uint32_t k = 0; k < SWEEP_PER_PASS && k < w->nchans; k++) {
+		w->sweep_cursor = w->sweep_cursor + 1 < w->nchans ? w->sweep_cursor + 1 : 0;
+		chan_visit(w, w->chans[w->sweep_cursor], now);
 	}
 	/* Channels end here, outside every callback that may still use them;
 	 * from the back, because the last channel fills an ended one's slot. */

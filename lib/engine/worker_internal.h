@@ -106,6 +106,11 @@ struct worker_chan {
 	uint64_t acked_seen;
 	sst_time_t acked_since;
 	bool silent; /**< replaced for its silence: unreachable, ends at once */
+	/* The pass visits a channel only when something may have changed for
+	 * it (sst_worker_poll()): a packet arrived or an event came (touched),
+	 * its stream layer has something queued, or wake_at came. */
+	bool touched;
+	sst_time_t wake_at;
 	TAILQ_ENTRY(worker_chan) peer_link;
 };
 
@@ -123,6 +128,7 @@ struct sst_worker {
 	struct worker_table instances;	/**< worker_peer by host instance */
 	struct worker_chan **chans;	/**< every channel, densely, for the poll */
 	uint32_t nchans, chans_cap;
+	uint32_t sweep_cursor; /**< the channel the pass visits in turn last */
 	uint32_t npeers;
 	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
 	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
@@ -249,6 +255,8 @@ static const sst_time_t SILENCE_MIN = SST_NSEC_PER_SEC;
  * channel from another of its endpoints is a second path, not a move (the
  * host that moved was silent for SILENCE_MIN before it renegotiated). */
 static const sst_time_t MOVED_QUIET = SST_NSEC_PER_SEC / 2;
+/* Channels a pass visits in turn besides those with work (sst_worker_poll()). */
+enum { SWEEP_PER_PASS = 16 };
 
 /** One pass's checks of wc: idle timeout, silence, replacement, the end
  * of a retiring or lingering channel (it may set wc->closing). */

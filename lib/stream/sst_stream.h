@@ -229,6 +229,16 @@ void *sst_stream_chan_user(const struct sst_stream_chan *c);
 /** Send what streams have to send, as far as congestion control allows. */
 void sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now);
 
+/**
+ * Something is queued to go out on the channel: a stream ready to send,
+ * control packets, Resets or Detaches owed, a FINISH to acknowledge, a
+ * stream waiting for a SID. Without it, and before
+ * sst_stream_chan_next_expiry() and the channel's own next expiry,
+ * sst_stream_chan_flush() has nothing to do, unless a packet arrived on the
+ * channel since: a caller with many channels flushes only those.
+ */
+bool sst_stream_chan_pending(const struct sst_stream_chan *c);
+
 /** When sst_stream_chan_flush() should run again for pacing, or SST_TIME_NEVER. */
 sst_time_t sst_stream_chan_next_expiry(const struct sst_stream_chan *c);
 

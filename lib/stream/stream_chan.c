@@ -219,6 +219,13 @@ sst_stream_chan_channel(const struct sst_stream_chan *c)
 	return c->ch;
 }
 
+bool
+sst_stream_chan_pending(const struct sst_stream_chan *c)
+{
+	return c->sched.root != NULL || c->ctl.count > 0 || c->ctl_sweep || c->code_count > 0 ||
+	       c->finish_ack_due || c->sid_waiters.count > 0 || c->burst_n > 0;
+}
+
 void *
 sst_stream_chan_user(const struct sst_stream_chan *c)
 {

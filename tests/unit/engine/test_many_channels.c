@@ -29,9 +29,9 @@
 #include "sst_test_eal.h"
 
 enum {
-	WAVE = 1024,	/**< negotiations and streams under way at once */
+	WAVE = 256,	/**< negotiations and streams under way at once */
 	REQUEST = 200,	/**< request bytes; the response is the echo */
-	RING = 1 << 20, /**< packets a direction of the link holds */
+	RING = 1 << 16, /**< packets a direction of the link holds */
 	BASE_PORT = 20000,
 };
 
@@ -293,8 +293,8 @@ side_init(struct side *sd, int index, bool is_server)
 	wp.stream.name = is_server ? "mc_srv" : "mc_cli";
 	wp.stream.clone_pool = clones;
 	wp.stream.max_streams = nchannels + WAVE;
-	wp.stream.max_tx_buffers = 2 * WAVE;
-	wp.stream.max_rx_buffers = 2 * WAVE;
+	wp.stream.max_tx_buffers = WAVE + 64;
+	wp.stream.max_rx_buffers = WAVE + 64;
 	wp.stream.peer_usids = 16;
 	wp.stream.ops = &stream_ops;
 	wp.stream.ctx = sd;
@@ -472,8 +472,8 @@ main(void)
 		nchannels = (uint32_t)atoi(n);
 	if (sst_test_eal_init("test_many_channels") < 0)
 		return 1;
-	pool = sst_test_pool("mc_pool", 65535, 2048 + RTE_PKTMBUF_HEADROOM);
-	clones = sst_test_pool("mc_clones", 65535, 0);
+	pool = sst_test_pool("mc_pool", 16383, 2048 + RTE_PKTMBUF_HEADROOM);
+	clones = sst_test_pool("mc_clones", 16383, 0);
 	pair.to[0] = rte_ring_create("mc_to0", RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	pair.to[1] = rte_ring_create("mc_to1", RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (pool == NULL || clones == NULL || pair.to[0] == NULL || pair.to[1] == NULL ||
