@@ -18,7 +18,7 @@
 
 enum {
 	CAT_SUBSTREAMS_MAX = 64,
-	CAT_MBUFS = 8191,	  /**< largest size of each packet pool */
+	CAT_MBUFS = 8191,	   /**< largest size of each packet pool */
 	CAT_STREAM_BUFFERS = 1024, /**< stream buffers each way (max_tx/rx_buffers) */
 };
 
