@@ -165,8 +165,10 @@ peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now)
 	struct worker_chan *wc;
 
 	w->stats.restarts++;
-	TAILQ_FOREACH(wc, &p->chans, peer_link)
+	TAILQ_FOREACH(wc, &p->chans, peer_link) {
 		wc->closing = true;
+		worker_chan_activate(w, wc);
+	}
 	sst_stream_peer_abort(p->sp, now);
 }
 
@@ -264,7 +266,6 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE && r->role == SST_NEGO_INITIATOR;
 	wc->idle_since = SST_TIME_NEVER;
 	wc->acked_since = now;
-	wc->touched = true;
 	wc->sc = sst_stream_chan_create(p->sp, &cp, now);
 	if (wc->sc == NULL) {
 		rte_free(wc);
@@ -275,6 +276,7 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 		rte_free(wc);
 		return NULL;
 	}
+	worker_chan_activate(w, wc);
 	return wc;
 }
 
@@ -313,7 +315,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	if (live != NULL && !moved && worker_crossing_loser(wc, live)) {
 		sst_stream_chan_migrate_all(wc->sc, live->sc, now);
 		sst_stream_chan_prefer(live->sc);
-		live->touched = true;
+		worker_chan_activate(w, live);
 		wc->retiring = true;
 		wc->retire_by = now + RETIRE_GRACE;
 		w->stats.channels_crossed++;
@@ -338,7 +340,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 			continue;
 		sst_stream_chan_migrate_all(old->sc, wc->sc, now);
 		old->replace_wanted = old->replacing = false;
-		old->touched = true;
+		worker_chan_activate(w, old);
 		if (!old->retiring) {
 			old->retiring = true;
 			old->retire_by = now + RETIRE_GRACE;
@@ -374,7 +376,7 @@ nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 	if (e != NULL && e->peer != NULL)
 		TAILQ_FOREACH(wc, &e->peer->chans, peer_link)
 			if (wc->replacing) {
-				wc->touched = true;
+				worker_chan_activate(w, wc);
 				wc->replacing = false;
 				wc->replace_wanted = true;
 				wc->replace_not_before = now + REPLACE_RETRY;
@@ -406,7 +408,7 @@ nego_packet(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 	}
 	memcpy(rte_pktmbuf_mtod(m, void *), pkt, len);
 	w->stats.rx_channel++;
-	wc->touched = true;
+	worker_chan_activate(w, wc);
 	sst_channel_receive(sst_stream_chan_channel(wc->sc), &m, 1, now);
 }
 
@@ -482,7 +484,7 @@ on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev
 	struct worker_chan *wc = chan_of(c);
 
 	if (wc != NULL)
-		wc->touched = true;
+		worker_chan_activate(w, wc);
 	if (ev == SST_CHANNEL_EV_FAILED && wc != NULL)
 		wc->closing = true;
 	if (ev == SST_CHANNEL_EV_REPLACE && wc != NULL && !wc->retiring && !wc->replacing &&
@@ -494,6 +496,17 @@ on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev
 		w->app_ops->channel_event(w->app_ctx, c, ev);
 }
 
+/* The stream layer queued work on c: visit it in this pass. */
+static void
+on_channel_pending(void *ctx, struct sst_stream_chan *c)
+{
+	struct sst_worker *w = ctx;
+	struct worker_chan *wc = chan_of(c);
+
+	if (wc != NULL && wc->sc != NULL)
+		worker_chan_activate(w, wc);
+}
+
 static void
 on_channel_closed(void *ctx, struct sst_stream_chan *c)
 {
@@ -502,7 +515,7 @@ on_channel_closed(void *ctx, struct sst_stream_chan *c)
 
 	if (wc != NULL) {
 		wc->closing = true;
-		wc->touched = true;
+		worker_chan_activate(w, wc);
 	}
 	if (w->app_ops->channel_closed != NULL)
 		w->app_ops->channel_closed(w->app_ctx, c);
@@ -542,6 +555,7 @@ sst_worker_create(const struct sst_worker_params *p)
 		.closed = on_closed,
 		.channel_event = on_channel_event,
 		.channel_closed = on_channel_closed,
+		.channel_pending = on_channel_pending,
 	};
 	np = p->nego;
 	np.size = sizeof(np);
@@ -680,7 +694,7 @@ sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 		if (wc->idle_offered || !sst_stream_chan_unused(wc->sc))
 			continue;
 		wc->idle_offered = true;
-		wc->touched = true;
+		worker_chan_activate(w, wc);
 		if (sst_stream_chan_close(wc->sc, now) < 0) {
 			/* A prototype peer: no FINISH to wait for. */
 			sst_channel_flush_ack(sst_stream_chan_channel(wc->sc), now);
@@ -714,7 +728,7 @@ channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 			continue;
 		}
 		w->stats.rx_channel++;
-		wc->touched = true;
+		worker_chan_activate(w, wc);
 		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) != 1)
 			continue;
 		wc->peer->last_heard = now;
@@ -741,15 +755,14 @@ chan_visit(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
 	struct sst_channel *ch = sst_stream_chan_channel(wc->sc);
 
-	/* Cleared first: an event during the visit asks for another. */
-	wc->touched = false;
 	if (sst_channel_next_expiry(ch) <= now)
 		sst_channel_handle_expiry(ch, now);
 	sst_stream_chan_flush(wc->sc, now);
 	worker_chan_upkeep(w, wc, now);
 	wc->wake_at = sst_time_min(
-		sst_time_min(sst_channel_next_expiry(ch), sst_stream_chan_next_expiry(wc->sc)),
+		sst_time_min(sst_channel_next_expiry(ch), sst_stream_chan_timer(wc->sc)),
 		worker_chan_upkeep_expiry(w, wc));
+	worker_chan_timer(w, wc);
 }
 
 /* Empty datagrams are dropped; byte 0 is 0 for negotiation. */
@@ -805,11 +818,16 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	if (w->p.ops != NULL && w->p.ops->app_poll != NULL)
 		w->p.ops->app_poll(w->p.ctx, w, now);
 	/* By index: a callback may add channels (they are appended). */
-	for (uint32_t i = 0; i < w->nchans; i++) {
-		struct worker_chan *wc = w->chans[i];
+	/* The stream host's timer once, not through every channel's. */
+	if (sst_stream_host_next_expiry(w->sh) <= now)
+		sst_stream_host_handle_expiry(w->sh, now);
+	/* The channels whose time came join those with work. */
+	while (w->nheap > 0 && w->heap[0]->wake_at <= now) {
+		struct worker_chan *wc = w->heap[0];
 
-		if (wc->touched || now >= wc->wake_at || sst_stream_chan_pending(wc->sc))
-			chan_visit(w, wc, now);
+		wc->wake_at = SST_TIME_NEVER;
+		worker_chan_timer(w, wc);
+		worker_chan_activate(w, wc);
 	}
 	/* Besides, a few channels in turn each pass, whatever they say: a
 	 * change no one told the channel of (a stream freed by another
@@ -817,13 +835,38 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	 * seen within nchans / SWEEP_PER_PASS passes. */
 	for (uint32_t k = 0; k < SWEEP_PER_PASS && k < w->nchans; k++) {
 		w->sweep_cursor = w->sweep_cursor + 1 < w->nchans ? w->sweep_cursor + 1 : 0;
-		chan_visit(w, w->chans[w->sweep_cursor], now);
+		worker_chan_activate(w, w->chans[w->sweep_cursor]);
 	}
+	/* By index: a visit may activate others (they are appended). */
+	for (uint32_t i = 0; i < w->nactive; i++)
+		chan_visit(w, w->active[i], now);
 	/* Channels end here, outside every callback that may still use them;
-	 * from the back, because the last channel fills an ended one's slot. */
-	for (uint32_t i = w->nchans; i-- > 0;)
-		if (w->chans[i]->closing)
-			chan_end(w, w->chans[i], now);
+	 * those with work left (a congestion window full) stay active for the
+	 * next pass. */
+	for (uint32_t i = 0; i < w->nactive; i++) {
+		struct worker_chan *wc = w->active[i];
+
+		/* Ending one may hand its streams to another, which is
+		 * appended: the loop reaches it too. */
+		if (wc != NULL && wc->closing) {
+			w->active[i] = NULL;
+			chan_end(w, wc, now);
+		}
+	}
+	{
+		uint32_t keep = 0;
+
+		for (uint32_t i = 0; i < w->nactive; i++) {
+			struct worker_chan *wc = w->active[i];
+
+			if (wc == NULL)
+				continue;
+			wc->active = sst_stream_chan_pending(wc->sc);
+			if (wc->active)
+				w->active[keep++] = wc;
+		}
+		w->nactive = keep;
+	}
 	worker_peers_reap(w, now);
 	worker_eps_expire(w, now);
 	worker_io_flush(w, now);
@@ -842,13 +885,13 @@ sst_worker_next_expiry(const struct sst_worker *w)
 
 	if (lingering != NULL)
 		t = sst_time_min(t, lingering->linger_until);
-	for (uint32_t i = 0; i < w->nchans; i++) {
-		const struct worker_chan *wc = w->chans[i];
-
-		t = sst_time_min(t, sst_channel_next_expiry(sst_stream_chan_channel(wc->sc)));
-		t = sst_time_min(t, sst_stream_chan_next_expiry(wc->sc));
-		t = sst_time_min(t, worker_chan_upkeep_expiry(w, wc));
-	}
+	/* Channels with work left are visited at the next pass; the others
+	 * when their time comes, the earliest first in the heap. */
+	if (w->nactive > 0)
+		return 0;
+	if (w->nheap > 0)
+		t = sst_time_min(t, w->heap[0]->wake_at);
+	t = sst_time_min(t, sst_stream_host_next_expiry(w->sh));
 	return t;
 }
 

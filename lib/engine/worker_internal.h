@@ -107,9 +107,11 @@ struct worker_chan {
 	sst_time_t acked_since;
 	bool silent; /**< replaced for its silence: unreachable, ends at once */
 	/* The pass visits a channel only when something may have changed for
-	 * it (sst_worker_poll()): a packet arrived or an event came (touched),
-	 * its stream layer has something queued, or wake_at came. */
-	bool touched;
+	 * it (sst_worker_poll()): it is on the active list (a packet arrived,
+	 * an event came, its stream layer queued work), or its wake_at came
+	 * (the timer heap). */
+	bool active;
+	uint32_t heap_pos; /**< index + 1 in w->heap; 0: not there (wake_at NEVER) */
 	sst_time_t wake_at;
 	TAILQ_ENTRY(worker_chan) peer_link;
 };
@@ -129,6 +131,12 @@ struct sst_worker {
 	struct worker_chan **chans;	/**< every channel, densely, for the poll */
 	uint32_t nchans, chans_cap;
 	uint32_t sweep_cursor; /**< the channel the pass visits in turn last */
+	/* Both hold at most every channel: sized with chans, so that adding
+	 * to them never allocates (worker_chan_add()). */
+	struct worker_chan **active; /**< channels to visit in this pass */
+	uint32_t nactive;
+	struct worker_chan **heap; /**< by wake_at, earliest first */
+	uint32_t nheap;
 	uint32_t npeers;
 	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
 	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
@@ -207,6 +215,10 @@ void worker_chans_find(const struct sst_worker *w, const struct sst_net_endpoint
 
 /** Make wc (at, number, peer set) findable and polled. @return 0 or -ENOMEM. */
 int worker_chan_add(struct sst_worker *w, struct worker_chan *wc);
+/** Visit wc in this pass (or the next, when this one is past it). */
+void worker_chan_activate(struct sst_worker *w, struct worker_chan *wc);
+/** wc->wake_at changed: its place in the timer heap follows. */
+void worker_chan_timer(struct sst_worker *w, struct worker_chan *wc);
 /** Undo worker_chan_add() (the caller then frees wc). */
 void worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t now);
 

@@ -111,7 +111,7 @@ net_pmtu(void *ctx, const struct sst_net_endpoint *local, const struct sst_net_e
 		if (!worker_ep_equal(&wc->at->ep, remote))
 			continue;
 		ch = sst_stream_chan_channel(wc->sc);
-		wc->touched = true; /* its segments are cut anew */
+		worker_chan_activate(w, wc); /* its segments are cut anew */
 		if (payload < sst_channel_mtu(ch))
 			sst_channel_set_mtu(ch, payload);
 	}

@@ -76,8 +76,14 @@ worker_peers_init(struct sst_worker *w)
 	if (worker_table_init(&w->instances, "sst_worker_instances", INSTANCES_INITIAL) < 0)
 		goto fail_chans;
 	w->chans = rte_malloc("sst_worker_chan_list", CHANS_INITIAL * sizeof(*w->chans), 0);
-	if (w->chans == NULL)
+	w->active = rte_malloc("sst_worker_active", CHANS_INITIAL * sizeof(*w->active), 0);
+	w->heap = rte_malloc("sst_worker_heap", CHANS_INITIAL * sizeof(*w->heap), 0);
+	if (w->chans == NULL || w->active == NULL || w->heap == NULL) {
+		rte_free(w->chans);
+		rte_free(w->active);
+		rte_free(w->heap);
 		goto fail_instances;
+	}
 	w->chans_cap = CHANS_INITIAL;
 	return 0;
 
@@ -102,7 +108,11 @@ worker_peers_fini(struct sst_worker *w)
 	worker_table_fini(&w->chan_table);
 	worker_table_fini(&w->instances);
 	rte_free(w->chans);
+	rte_free(w->active);
+	rte_free(w->heap);
 	w->chans = NULL;
+	w->active = NULL;
+	w->heap = NULL;
 }
 
 /* ---- Endpoints and their channel numbers ---- */
@@ -240,10 +250,19 @@ worker_chan_add(struct sst_worker *w, struct worker_chan *wc)
 	if (w->nchans == w->chans_cap) {
 		uint32_t cap = w->chans_cap * 2;
 		struct worker_chan **chans = rte_realloc(w->chans, cap * sizeof(*chans), 0);
+		struct worker_chan **active, **heap;
 
 		if (chans == NULL)
 			return -ENOMEM;
 		w->chans = chans;
+		active = rte_realloc(w->active, cap * sizeof(*active), 0);
+		if (active == NULL)
+			return -ENOMEM;
+		w->active = active;
+		heap = rte_realloc(w->heap, cap * sizeof(*heap), 0);
+		if (heap == NULL)
+			return -ENOMEM;
+		w->heap = heap;
 		w->chans_cap = cap;
 	}
 	wc->hash = worker_hash_chan(wc->at->hash, wc->number);
@@ -260,12 +279,94 @@ worker_chan_add(struct sst_worker *w, struct worker_chan *wc)
 	return 0;
 }
 
+/* ---- The timer heap (a binary min-heap on wake_at) ---- */
+
+static void
+heap_set(struct sst_worker *w, uint32_t i, struct worker_chan *wc)
+{
+	w->heap[i] = wc;
+	wc->heap_pos = i + 1;
+}
+
+static void
+heap_up(struct sst_worker *w, uint32_t i)
+{
+	struct worker_chan *wc = w->heap[i];
+
+	while (i > 0 && w->heap[(i - 1) / 2]->wake_at > wc->wake_at) {
+		heap_set(w, i, w->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(w, i, wc);
+}
+
+static void
+heap_down(struct sst_worker *w, uint32_t i)
+{
+	struct worker_chan *wc = w->heap[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= w->nheap)
+			break;
+		if (c + 1 < w->nheap && w->heap[c + 1]->wake_at < w->heap[c]->wake_at)
+			c++;
+		if (w->heap[c]->wake_at >= wc->wake_at)
+			break;
+		heap_set(w, i, w->heap[c]);
+		i = c;
+	}
+	heap_set(w, i, wc);
+}
+
+static void
+heap_remove(struct sst_worker *w, struct worker_chan *wc)
+{
+	uint32_t i = wc->heap_pos - 1;
+	struct worker_chan *last = w->heap[--w->nheap];
+
+	wc->heap_pos = 0;
+	if (last == wc)
+		return;
+	heap_set(w, i, last);
+	heap_up(w, i);
+	heap_down(w, last->heap_pos - 1);
+}
+
+void
+worker_chan_timer(struct sst_worker *w, struct worker_chan *wc)
+{
+	if (wc->wake_at == SST_TIME_NEVER) {
+		if (wc->heap_pos != 0)
+			heap_remove(w, wc);
+		return;
+	}
+	if (wc->heap_pos == 0) {
+		w->heap[w->nheap++] = wc; /* room: the heap holds at most every channel */
+		heap_set(w, w->nheap - 1, wc);
+	}
+	heap_up(w, wc->heap_pos - 1);
+	heap_down(w, wc->heap_pos - 1);
+}
+
+void
+worker_chan_activate(struct sst_worker *w, struct worker_chan *wc)
+{
+	if (wc->active)
+		return;
+	wc->active = true;
+	w->active[w->nactive++] = wc; /* room: the list holds at most every channel */
+}
+
 void
 worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
 	struct worker_peer *p = wc->peer;
 	struct worker_chan *last = w->chans[--w->nchans];
 
+	if (wc->heap_pos != 0)
+		heap_remove(w, wc);
 	worker_table_del(&w->chan_table, wc->hash, wc);
 	w->chans[wc->index] = last;
 	last->index = wc->index;

@@ -91,6 +91,11 @@ struct sst_stream_ops {
 	/** Both sides agreed to close the channel (sst_stream_chan_close()):
 	 * destroy it with sst_stream_chan_destroy(); no TIME_WAIT follows. */
 	void (*channel_closed)(void *ctx, struct sst_stream_chan *c);
+	/** Something was queued on the channel (sst_stream_chan_pending()
+	 * became true) outside its own flush: flush it soon. Called once
+	 * until its next sst_stream_chan_flush(); lets a caller with many
+	 * channels flush only those with work. May be NULL. */
+	void (*channel_pending)(void *ctx, struct sst_stream_chan *c);
 };
 
 /** How to create a host. Fields left zero take the defaults shown. */
@@ -239,7 +244,20 @@ void sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now);
  */
 bool sst_stream_chan_pending(const struct sst_stream_chan *c);
 
-/** When sst_stream_chan_flush() should run again for pacing, or SST_TIME_NEVER. */
+/** The channel's own next expiry (pacing, datagram reassembly), without
+ * the host's (sst_stream_host_next_expiry()), or SST_TIME_NEVER: a caller
+ * with many channels runs the host's timer once, not through each. */
+sst_time_t sst_stream_chan_timer(const struct sst_stream_chan *c);
+
+/** When the host's own timer (the idle sweep that takes receive buffers
+ * back from streams that stopped using them) is due, or SST_TIME_NEVER. */
+sst_time_t sst_stream_host_next_expiry(const struct sst_stream_host *h);
+
+/** Run the host's timer if due (any channel's flush does it too). */
+void sst_stream_host_handle_expiry(struct sst_stream_host *h, sst_time_t now);
+
+/** When sst_stream_chan_flush() should run again for pacing, or SST_TIME_NEVER
+ * (the channel's timer and the host's). */
 sst_time_t sst_stream_chan_next_expiry(const struct sst_stream_chan *c);
 
 /**

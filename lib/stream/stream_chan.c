@@ -233,15 +233,29 @@ sst_stream_chan_user(const struct sst_stream_chan *c)
 }
 
 sst_time_t
+sst_stream_chan_timer(const struct sst_stream_chan *c)
+{
+	return c->dgram != NULL ? sst_time_min(c->next_flush, sst_dgram_rx_next_expiry(c->dgram))
+				: c->next_flush;
+}
+
+sst_time_t
 sst_stream_chan_next_expiry(const struct sst_stream_chan *c)
 {
-	const struct sst_stream_host *h = c->peer->host;
-	sst_time_t t = c->dgram != NULL
-			       ? sst_time_min(c->next_flush, sst_dgram_rx_next_expiry(c->dgram))
-			       : c->next_flush;
-
 	/* The idle sweep gives receive buffers back on its own timer. */
-	return h->rxios_used > 0 ? sst_time_min(t, h->sweep_next) : t;
+	return sst_time_min(sst_stream_chan_timer(c), sst_stream_host_next_expiry(c->peer->host));
+}
+
+sst_time_t
+sst_stream_host_next_expiry(const struct sst_stream_host *h)
+{
+	return h->rxios_used > 0 ? h->sweep_next : SST_TIME_NEVER;
+}
+
+void
+sst_stream_host_handle_expiry(struct sst_stream_host *h, sst_time_t now)
+{
+	stream_idle_sweep(h, now);
 }
 
 void
@@ -322,6 +336,7 @@ sid_wait(struct sst_stream_chan *c, struct sst_stream *s)
 	s->flags |= SF_SID_WAITING;
 	stream_ref(s);
 	stream_queue_push(&c->sid_waiters, c->peer->host->sidw_next, s);
+	stream_chan_wants_flush(c);
 }
 
 /* A few waiting streams try again at each flush. */
@@ -430,6 +445,7 @@ check_closed(struct sst_stream_chan *c, sst_time_t now)
 	/* The peer's FINISH is acknowledged by the next flush: there will be
 	 * no later packet (never from here, inside the channel's callbacks). */
 	c->finish_ack_due = true;
+	stream_chan_wants_flush(c);
 	RTE_SET_USED(now);
 	if (ops != NULL && ops->channel_closed != NULL)
 		ops->channel_closed(c->peer->host->p.ctx, c);

@@ -196,6 +196,7 @@ struct sst_stream_chan {
 	struct sst_dgram_rx *dgram;	/**< fragments being reassembled; NULL until the first */
 	/* Closing without TIME_WAIT (sst_stream_chan_close()). */
 	bool finish_sent, finish_acked, peer_finished, closed, finish_ack_due;
+	bool flush_wanted; /**< channel_pending() reported since the last flush */
 	uint8_t finish_losses;
 	uint32_t loss_rate; /**< recent packet loss, in 1/65536 */
 	sst_time_t next_flush;
@@ -290,6 +291,20 @@ static inline bool
 stream_chan_newer(const struct sst_stream_chan *a, const struct sst_stream_chan *b)
 {
 	return a->born != b->born && a->born - b->born < (1u << 31);
+}
+
+/* Work was queued on c: tell the caller once until its next flush
+ * (sst_stream_ops.channel_pending). */
+static inline void
+stream_chan_wants_flush(struct sst_stream_chan *c)
+{
+	const struct sst_stream_ops *ops = c->peer->host->p.ops;
+
+	if (c->flush_wanted)
+		return;
+	c->flush_wanted = true;
+	if (ops != NULL && ops->channel_pending != NULL)
+		ops->channel_pending(c->peer->host->p.ctx, c);
 }
 
 /* A channel's queues of streams (stream_fifo.h), linked through the host's

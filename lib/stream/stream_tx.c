@@ -46,6 +46,7 @@ stream_tx_wake(struct sst_stream *s)
 	if (s->tx->sched.sched != NULL && s->tx->sched.sched != &c->sched)
 		sst_sched_remove(&s->tx->sched);
 	sst_sched_ready(&c->sched, &s->tx->sched);
+	stream_chan_wants_flush(c);
 }
 
 /* Attach s on its tx channel; with the Init flag when the peer never heard
@@ -69,6 +70,7 @@ ctl_queue_on(struct sst_stream *s, struct sst_stream_chan *c)
 	s->flags |= SF_CTL_QUEUED;
 	stream_ref(s);
 	stream_queue_push(&c->ctl, c->peer->host->ctl_next, s);
+	stream_chan_wants_flush(c);
 }
 
 void
@@ -105,10 +107,14 @@ stream_ctl_moving(struct sst_stream *s)
 {
 	if (!(s->flags & SF_CTL_QUEUED))
 		return;
-	if (s->tx_chan != NULL)
+	if (s->tx_chan != NULL) {
 		s->tx_chan->ctl_sweep = true;
-	if (s->rx_chan != NULL)
+		stream_chan_wants_flush(s->tx_chan);
+	}
+	if (s->rx_chan != NULL) {
 		s->rx_chan->ctl_sweep = true;
+		stream_chan_wants_flush(s->rx_chan);
+	}
 }
 
 /*
@@ -157,6 +163,7 @@ stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code)
 		return;
 	c->codes[(c->code_head + c->code_count) % c->code_cap] = code;
 	c->code_count++;
+	stream_chan_wants_flush(c);
 }
 
 /*
@@ -634,6 +641,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	sst_time_t next = SST_TIME_NEVER;
 	struct sst_channel_info ci;
 
+	c->flush_wanted = false;
 	if (c->dead)
 		return;
 	/* The path MTU may have shrunk (or grown): segments are cut, and lost

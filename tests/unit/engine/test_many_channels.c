@@ -448,7 +448,13 @@ test_many_channels(void)
 		(unsigned long long)sst_worker_stats(server.w)->channels_open);
 	CU_ASSERT_EQUAL(client.done, nchannels);
 	CU_ASSERT_EQUAL(client.bad, 0);
-	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, nchannels);
+	/* Every channel is still up; a client channel that waited over a
+	 * second for an acknowledgment in a busy run may have been replaced
+	 * (silence), its successor then open beside it for a while. */
+	printf("  client: %llu channels replaced after a silence\n",
+		(unsigned long long)sst_worker_stats(client.w)->silences);
+	CU_ASSERT(sst_worker_stats(server.w)->channels_open >= nchannels);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, nchannels);
 	sst_worker_destroy(client.w);
 	sst_worker_destroy(server.w);
 	sst_link_close(client.link);
