@@ -745,10 +745,11 @@ channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 
 /*
  * A channel's share of the pass: its timers, its flush, its upkeep; then
- * when it needs a visit again at the latest. A pass visits only the
- * channels that were touched (a packet, an event), that have something
- * queued to send, or whose time came, so that a worker with a million
- * mostly idle channels does not walk them all in every pass.
+ * when it needs a visit again at the latest (its place in the timer heap).
+ * A pass visits only the channels on its active list (a packet, an event,
+ * work the stream layer queued: channel_pending()) and those whose time
+ * came, so that a worker with a million mostly idle channels does not walk
+ * them all in every pass.
  */
 static void
 chan_visit(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)

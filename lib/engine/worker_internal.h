@@ -105,7 +105,7 @@ struct worker_chan {
 	 * acknowledged, and since when it has not moved with data in flight. */
 	uint64_t acked_seen;
 	sst_time_t acked_since;
-	bool silent; /**< replaced for its silence: unreachable, ends at once */
+	bool silent; /**< replaced for its silence: unreachable, ends after UNREACHABLE_GRACE */
 	/* The pass visits a channel only when something may have changed for
 	 * it (sst_worker_poll()): it is on the active list (a packet arrived,
 	 * an event came, its stream layer queued work), or its wake_at came
