@@ -107,6 +107,10 @@ host(const char *name, uint32_t chans)
 		.max_streams = 2 * chans + 64,
 		.max_tx_buffers = chans + 16,
 		.max_rx_buffers = chans + 16,
+		/* What a channel costs, not fairness between its peers. */
+		.peer_max_streams = 2 * chans + 64,
+		.peer_max_tx_buffers = chans + 16,
+		.peer_max_rx_buffers = chans + 16,
 		.send_mbufs = 64,
 		.rx_pieces = 64,
 		.ops = &ops,

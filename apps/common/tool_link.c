@@ -314,6 +314,7 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.stream.clone_pool = h->clones;
 	ep.cc = c->cc;
 	ep.idle_timeout = c->idle_timeout;
+	ep.dead_peer_timeout = c->dead_peer_timeout;
 	ep.channel_packet_limit = c->packet_limit;
 	ep.ops = c->ops;
 	ep.ctx = c->ctx;
@@ -792,6 +793,11 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		c->channels_open += w->channels_open;
 		c->channels_made += w->channels_made;
 		c->channels_replaced += w->channels_replaced;
+		c->peers_open += w->peers_open;
+		c->peers_freed += w->peers_freed;
+		c->dead_peers += w->dead_peers;
+		c->peer_streams_refused += s->peer_streams_refused;
+		c->peer_buffers_refused += s->peer_buffers_refused;
 		c->rx_beyond_prototype += s->rx_beyond_prototype;
 	}
 }

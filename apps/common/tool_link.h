@@ -48,11 +48,12 @@ struct tool_host_conf {
 	/** Pinned peer keys (policy PINNED); NULL: any key is accepted (TOFU
 	 * without remembering), which authenticates nothing. */
 	const struct sst_secure_known_hosts *known_hosts;
-	const char *cc;		 /**< congestion controller; NULL: newreno */
-	uint32_t workers;	 /**< workers of the host's engine; 0: 1 */
-	uint32_t mbufs;		 /**< packet mbufs of the host; 0: 16383 */
-	uint32_t mtu;		 /**< largest channel packet; 0: the worker's default */
-	sst_time_t idle_timeout; /**< 0: the worker's default (60 s) */
+	const char *cc;		      /**< congestion controller; NULL: newreno */
+	uint32_t workers;	      /**< workers of the host's engine; 0: 1 */
+	uint32_t mbufs;		      /**< packet mbufs of the host; 0: 16383 */
+	uint32_t mtu;		      /**< largest channel packet; 0: the worker's default */
+	sst_time_t idle_timeout;      /**< 0: the worker's default (60 s) */
+	sst_time_t dead_peer_timeout; /**< 0: the worker's default (30 s) */
 	/** Packets per channel before it is replaced (new keys, streams moved
 	 * over); 0: what the armor suite allows. At least 256. */
 	uint64_t packet_limit;
@@ -91,6 +92,8 @@ struct tool_counters {
 	uint64_t streams_opened, streams_accepted, streams_closed, streams_live;
 	uint64_t rx_refused, no_buffer, no_stream;
 	uint64_t channels_open, channels_made, channels_replaced;
+	uint64_t peers_open, peers_freed, dead_peers;
+	uint64_t peer_streams_refused, peer_buffers_refused; /**< over a peer's fair share */
 	uint64_t rx_beyond_prototype; /**< sst_stream_host_stats: what a prototype could not take */
 };
 

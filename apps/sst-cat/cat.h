@@ -33,6 +33,8 @@ struct cat_conf {
 	enum sst_crypto_suite suite;
 	const char *identity_file, *known_hosts_file;
 	uint64_t timeout_ns;   /**< client: give up connecting after this long */
+	uint64_t dead_peer_ns; /**< --dead-peer-timeout; 0: the worker's (30 s) */
+	uint64_t stats_ns;     /**< --echo --stats: a line of counters this often; 0: none */
 	struct tool_port port; /**< --port: a DPDK port instead of kernel UDP */
 	uint32_t workers;
 };
@@ -61,6 +63,9 @@ extern const struct sst_worker_ops cat_worker_ops;
 struct cat_echo *cat_echo_new(const struct cat_conf *c);
 int cat_echo_start(struct cat_echo *e, struct tool_host *h);
 void cat_echo_quiesce(struct cat_echo *e);
+/** The echo service's share of the loop: the --stats line when due.
+ * @return false (it runs until interrupted). */
+bool cat_echo_tick(void *e);
 void cat_echo_destroy(struct cat_echo *e);
 extern const struct sst_stream_ops cat_echo_stream_ops;
 

@@ -32,6 +32,7 @@ struct cat_echo {
 	struct sst_stream *in_read;
 	bool close_pending;
 	uint64_t streams, dgrams, dgrams_dropped;
+	sst_time_t next_stats; /**< the next --stats line */
 };
 
 static struct echo_stream *
@@ -211,6 +212,33 @@ cat_echo_start(struct cat_echo *e, struct tool_host *h)
 		return -1;
 	}
 	return 0;
+}
+
+/* --stats: what an operator watches on a long-running echo service. */
+bool
+cat_echo_tick(void *arg)
+{
+	struct cat_echo *e = arg;
+	struct tool_counters k;
+	sst_time_t now;
+
+	if (e->conf->stats_ns == 0)
+		return false;
+	now = tool_now();
+	if (now < e->next_stats)
+		return false;
+	e->next_stats = now + e->conf->stats_ns;
+	tool_host_counters(e->h, &k);
+	fprintf(stderr,
+		"sst-cat: stats: peers %llu, channels %llu, streams %llu; since start: peers "
+		"freed %llu, dead peers %llu, streams echoed %llu, refused over a peer's share "
+		"%llu streams and %llu buffers, no control block %llu\n",
+		(unsigned long long)k.peers_open, (unsigned long long)k.channels_open,
+		(unsigned long long)k.streams_live, (unsigned long long)k.peers_freed,
+		(unsigned long long)k.dead_peers, (unsigned long long)e->streams,
+		(unsigned long long)k.peer_streams_refused,
+		(unsigned long long)k.peer_buffers_refused, (unsigned long long)k.no_stream);
+	return false;
 }
 
 void

@@ -323,8 +323,9 @@ stream_closed(struct cat *cat, struct sst_stream *s, enum sst_stream_end why)
 {
 	if (s == cat->s) {
 		if (why != SST_STREAM_FINISHED)
-			fail(cat, why == SST_STREAM_REFUSED ? "the service was refused"
-							    : "the stream was reset");
+			fail(cat, why == SST_STREAM_REFUSED	? "the service was refused"
+				  : why == SST_STREAM_TIMED_OUT ? "the peer stopped answering"
+								: "the stream was reset");
 		cat->finished = true;
 		return;
 	}

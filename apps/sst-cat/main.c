@@ -65,6 +65,11 @@ usage(FILE *out)
 		"                         used); fails (exit 1) if the peer sent anything the\n"
 		"                         prototype cannot take (Reset, Detach, datagram\n"
 		"                         fragments, packets over 1200 payload bytes)\n"
+		"      --dead-peer-timeout SECONDS  a peer not heard from for this long while\n"
+		"                         our data waits for it is dead: its channels end, its\n"
+		"                         streams fail (default 30)\n"
+		"      --stats SECONDS    with --echo: a line of counters on stderr this often\n"
+		"                         (peers, channels, streams, dead peers, refusals)\n"
 		"  -t, --timeout SECONDS  client: give up when the stream is not connected\n"
 		"                         (channel up, service answered) after this long\n"
 		"                         (default 20)\n"
@@ -98,6 +103,8 @@ parse_args(int argc, char **argv, void *conf)
 		{"known-hosts", required_argument, NULL, 'K'},
 		{"legacy", no_argument, NULL, 'L'},
 		{"timeout", required_argument, NULL, 't'},
+		{"dead-peer-timeout", required_argument, NULL, 'D'},
+		{"stats", required_argument, NULL, 'T'},
 		{"port", required_argument, NULL, 'P'},
 		{"ip", required_argument, NULL, 'A'},
 		{"gateway", required_argument, NULL, 'G'},
@@ -174,6 +181,17 @@ parse_args(int argc, char **argv, void *conf)
 				return bad("--timeout '%s': want seconds", optarg);
 			c->timeout_ns = (uint64_t)(d * 1e9);
 			break;
+		case 'D':
+			if (tool_parse_double(optarg, 0.1, 86400, &d) < 0)
+				return bad("--dead-peer-timeout '%s': want seconds, 0.1 to 86400",
+					optarg);
+			c->dead_peer_ns = (uint64_t)(d * 1e9);
+			break;
+		case 'T':
+			if (tool_parse_double(optarg, 0.1, 86400, &d) < 0)
+				return bad("--stats '%s': want seconds, 0.1 to 86400", optarg);
+			c->stats_ns = (uint64_t)(d * 1e9);
+			break;
 		case 'v':
 			c->verbose = true;
 			break;
@@ -198,6 +216,8 @@ parse_args(int argc, char **argv, void *conf)
 		return bad("empty service or protocol name");
 	if (c->echo && !c->listen)
 		return bad("--echo goes with --listen");
+	if (c->stats_ns != 0 && !c->echo)
+		return bad("--stats goes with --echo");
 	if (c->echo && (c->datagram || c->substreams != 0))
 		return bad("--echo answers whatever comes: no --datagram or --substreams");
 	if (c->substreams != 0 && c->listen)
@@ -289,13 +309,6 @@ cat_finished(void *arg)
 	return cat_done(arg);
 }
 
-static bool
-never(void *arg)
-{
-	(void)arg;
-	return false;
-}
-
 /* --legacy: a real prototype would have aborted on a Reset or Detach, or
  * dropped fragments and oversized packets; the peer should have seen from
  * our empty ulp blob that we are legacy and sent none. */
@@ -359,6 +372,7 @@ run(const struct cat_conf *c)
 	if (load_keys(c, &id, &kh, &hc) < 0)
 		goto out;
 	hc.workers = c->workers;
+	hc.dead_peer_timeout = c->dead_peer_ns;
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL)
 		goto out;
@@ -372,7 +386,7 @@ run(const struct cat_conf *c)
 		fprintf(stderr, "sst-cat: listening on %s\n", ep);
 	}
 	if (c->echo)
-		run_loop(net, never, NULL);
+		run_loop(net, cat_echo_tick, echo);
 	else
 		run_loop(net, cat_finished, cat);
 	if (tool_interrupted && !c->echo) {

@@ -505,6 +505,11 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	}
 	if (c->mode == PERF_BULK && c->streams > 32)
 		hc->stream.send_buffer = RTE_MAX(64u << 10, (32u << 20) / c->streams);
+	/* A benchmark gives the peer under test everything: no fair shares
+	 * (sst_stream_host_params) between its few peers. */
+	hc->stream.peer_max_streams = hc->stream.max_streams;
+	hc->stream.peer_max_tx_buffers = hc->stream.max_tx_buffers;
+	hc->stream.peer_max_rx_buffers = hc->stream.max_rx_buffers;
 }
 
 /* The client's host (@p side a perf_client) or the server's (a perf_server),

@@ -444,7 +444,7 @@ control_readable(struct perf_client *cl, sst_time_t now)
 		}
 	cl->in_read = NULL;
 	if (take_close(cl, &why) && why != SST_STREAM_FINISHED) {
-		fail(cl, "the control stream ended abnormally (%d)", (int)why);
+		fail(cl, "the control stream ended: %s", sst_stream_end_describe(why));
 		return;
 	}
 	if (cl->phase == CP_PARAMS && cl->ctl_len >= PERF_READY_LEN) {
@@ -623,7 +623,7 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 		return;
 	if (s == cl->ctl) {
 		if (why != SST_STREAM_FINISHED)
-			fail(cl, "the control stream ended abnormally (%d)", (int)why);
+			fail(cl, "the control stream ended: %s", sst_stream_end_describe(why));
 		else
 			control_readable(cl, now);
 		return;

@@ -145,6 +145,7 @@ create_workers(struct sst_engine *e)
 			.cc = e->p.cc,
 			.max_peers = e->p.max_peers,
 			.idle_timeout = e->p.idle_timeout,
+			.dead_peer_timeout = e->p.dead_peer_timeout,
 			.channel_packet_limit = e->p.channel_packet_limit,
 			.ops = e->p.ops,
 			.ctx = e->p.ctx,

@@ -28,6 +28,8 @@ end_err(enum sst_stream_end why)
 	case SST_STREAM_RESET_LOCAL:
 	case SST_STREAM_RESET_REMOTE:
 		return -ECONNRESET;
+	case SST_STREAM_TIMED_OUT:
+		return -ETIMEDOUT;
 	default:
 		return -ECONNABORTED;
 	}

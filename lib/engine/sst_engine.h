@@ -59,6 +59,7 @@ struct sst_engine_params {
 	const char *cc;				  /**< congestion controller; NULL: newreno */
 	uint32_t max_peers;			  /**< per worker; 0: no limit but memory */
 	sst_time_t idle_timeout;		  /**< 0: 60 s */
+	sst_time_t dead_peer_timeout;		  /**< 0: 30 s (sst_worker_params) */
 	/** Packets per channel before it is replaced; 0: the armor suite's
 	 * limit (see sst_worker_params). */
 	uint64_t channel_packet_limit;

@@ -76,6 +76,14 @@ struct sst_worker_params {
 	/** A channel no stream has used for this long is closed (FINISH, no
 	 * TIME_WAIT); 0: 60 s; SST_TIME_NEVER: never. */
 	sst_time_t idle_timeout;
+	/** A peer from which no authenticated packet came for this long while
+	 * our data waited for it is dead: its channels end, its streams fail
+	 * with SST_STREAM_TIMED_OUT, its record is freed once the application
+	 * closes them. A channel that carries streams but no traffic probes
+	 * the peer after half of it (an Ack packet it must acknowledge), so a
+	 * peer that vanished then is found within one and a half of it.
+	 * 0: 30 s; SST_TIME_NEVER: never (and no probes). */
+	sst_time_t dead_peer_timeout;
 	/** Packets a channel may send before it is replaced by a new one (new
 	 * keys) with its streams moved over; 0: what the armor suite allows
 	 * (2^24 for AES-128-GCM). At least 256. */
@@ -109,6 +117,8 @@ struct sst_worker_stats {
 	uint64_t channels_replaced; /**< replacements negotiated before a limit ran out */
 	uint64_t channels_crossed;  /**< the peer's replacement crossing ours: retired unused */
 	uint64_t silences;	    /**< our data went unacknowledged: a new channel negotiated */
+	uint64_t dead_peers;	    /**< declared dead after dead_peer_timeout */
+	uint64_t keepalives;	    /**< probes on channels with streams but no traffic */
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
 	 * on other threads never touch a channel). */

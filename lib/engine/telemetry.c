@@ -77,6 +77,8 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "channels_replaced", ws->channels_replaced);
 	ADD(d, "channels_crossed", ws->channels_crossed);
 	ADD(d, "silences", ws->silences);
+	ADD(d, "dead_peers", ws->dead_peers);
+	ADD(d, "keepalives", ws->keepalives);
 	ADD(d, "rx_wrong_port", ws->rx_wrong_port);
 	ADD(d, "tx_refused", ws->tx_refused);
 	ADD(d, "handoff_in", ws->handoff_in);
@@ -111,6 +113,10 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "datagrams_received", ss->datagrams_rx);
 	ADD(d, "rx_refused", ss->rx_refused);
 	ADD(d, "rx_malformed", ss->rx_malformed);
+	ADD(d, "no_stream", ss->no_stream);
+	ADD(d, "no_buffer", ss->no_buffer);
+	ADD(d, "peer_streams_refused", ss->peer_streams_refused);
+	ADD(d, "peer_buffers_refused", ss->peer_buffers_refused);
 	if (w->net != NULL) {
 		const struct sst_net_stats *ns = sst_net_stats(w->net);
 

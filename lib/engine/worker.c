@@ -154,37 +154,6 @@ chan_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 static const struct sst_channel_lower chan_lower = {.transmit = chan_transmit};
 
 /*
- * The peer is a new instance of the host we had channels with (negotiation
- * saw its instance identifier change): its streams died with it. Ours are
- * aborted rather than migrated, and the stale channels end at the end of
- * this poll (not here: negotiation is calling us).
- */
-static void
-peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now)
-{
-	struct worker_chan *wc;
-
-	w->stats.restarts++;
-	TAILQ_FOREACH(wc, &p->chans, peer_link) {
-		wc->closing = true;
-		worker_chan_activate(w, wc);
-	}
-	sst_stream_peer_abort(p->sp, now);
-}
-
-/* The channel to wc's peer its streams are on: the one not retiring. */
-static struct worker_chan *
-live_chan(const struct worker_chan *wc)
-{
-	struct worker_chan *o;
-
-	TAILQ_FOREACH(o, &wc->peer->chans, peer_link)
-		if (o != wc && !o->closing && !o->retiring)
-			return o;
-	return NULL;
-}
-
-/*
  * The peer of a channel just negotiated with the endpoint e: the one there
  * already; or, the SST way of mobility, a peer we know from another
  * endpoint whose negotiation names the same host instance (and identity),
@@ -222,7 +191,7 @@ path_rtt(const struct worker_peer *p, const struct worker_ep *e)
 	TAILQ_FOREACH(o, &p->chans, peer_link) {
 		struct sst_channel_info ci;
 
-		if (o->closing || o->at != e)
+		if (o->state == CHAN_ENDING || o->at != e)
 			continue;
 		sst_channel_info(sst_stream_chan_channel(o->sc), &ci);
 		return ci.srtt;
@@ -266,6 +235,7 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE && r->role == SST_NEGO_INITIATOR;
 	wc->idle_since = SST_TIME_NEVER;
 	wc->acked_since = now;
+	wc->waiting_since = SST_TIME_NEVER;
 	wc->sc = sst_stream_chan_create(p->sp, &cp, now);
 	if (wc->sc == NULL) {
 		rte_free(wc);
@@ -286,7 +256,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	struct sst_worker *w = ctx;
 	const struct sst_worker_ops *ops = w->p.ops;
 	struct sst_net_endpoint ep;
-	struct worker_chan *wc, *live, *old;
+	struct worker_chan *wc;
 	struct worker_peer *p;
 	struct worker_ep *e;
 	bool moved;
@@ -303,7 +273,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	if (p == NULL)
 		return -ENOSPC;
 	if (r->peer_restarted) {
-		peer_restarted(w, p, now);
+		worker_peer_restarted(w, p, now);
 		worker_peer_set_instance(w, p, r);
 	}
 	wc = chan_create(w, e, p, r, now);
@@ -311,49 +281,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		return -ENOMEM;
 	w->stats.channels_made++;
 	w->stats.channels_open++;
-	live = live_chan(wc);
-	if (live != NULL && !moved && worker_crossing_loser(wc, live)) {
-		sst_stream_chan_migrate_all(wc->sc, live->sc, now);
-		sst_stream_chan_prefer(live->sc);
-		worker_chan_activate(w, live);
-		wc->retiring = true;
-		wc->retire_by = now + RETIRE_GRACE;
-		w->stats.channels_crossed++;
-		if (ops != NULL && ops->peer_ready != NULL)
-			ops->peer_ready(w->p.ctx, p->sp, &ep);
-		return 0;
-	}
-	if (live != NULL) {
-		wc->successor = true;
-		/* The winner of a crossing carries on the family's tie-break. */
-		wc->pred_initiator = live->successor && live->initiator != live->pred_initiator &&
-						     wc->initiator == live->pred_initiator
-					     ? live->pred_initiator
-					     : live->initiator;
-	}
-	/* A new channel to a peer that has others (it moved, or one side
-	 * replaces a channel running out of sequence space or key use, or
-	 * that fell silent): the streams move here, and the old channels
-	 * retire. */
-	TAILQ_FOREACH(old, &p->chans, peer_link) {
-		if (old == wc || old->closing)
-			continue;
-		sst_stream_chan_migrate_all(old->sc, wc->sc, now);
-		old->replace_wanted = old->replacing = false;
-		worker_chan_activate(w, old);
-		if (!old->retiring) {
-			old->retiring = true;
-			old->retire_by = now + RETIRE_GRACE;
-		}
-		/* The peer left the old endpoint, or the old channel fell
-		 * silent (we may have moved): nothing sent on it arrives any
-		 * more, so no FINISH will be answered. It ends after a short
-		 * grace (its streams' queued work moves over at its next
-		 * flushes) rather than the long one; what it had in flight is
-		 * resent on the new channel. */
-		if ((moved && old->at != e) || old->silent)
-			old->retire_by = RTE_MIN(old->retire_by, now + UNREACHABLE_GRACE);
-	}
+	worker_chan_established(w, wc, moved, now);
 	if (ops != NULL && ops->peer_ready != NULL)
 		ops->peer_ready(w->p.ctx, p->sp, &ep);
 	return 0;
@@ -366,21 +294,12 @@ nego_failed(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel, 
 	struct sst_worker *w = ctx;
 	struct sst_net_endpoint ep;
 	struct worker_ep *e;
-	struct worker_chan *wc;
 
 	RTE_SET_USED(local_channel);
 	addr_to_ep(peer, &ep);
 	e = worker_ep_find(w, &ep, worker_hash_ep(w, &ep));
-	/* A replacement that failed is tried again, while the old channel
-	 * still has numbers left. */
 	if (e != NULL && e->peer != NULL)
-		TAILQ_FOREACH(wc, &e->peer->chans, peer_link)
-			if (wc->replacing) {
-				worker_chan_activate(w, wc);
-				wc->replacing = false;
-				wc->replace_wanted = true;
-				wc->replace_not_before = now + REPLACE_RETRY;
-			}
+		worker_peer_replace_failed(w, e->peer, now);
 	if (w->p.ops != NULL && w->p.ops->connect_failed != NULL)
 		w->p.ops->connect_failed(w->p.ctx, &ep, error);
 }
@@ -483,14 +402,12 @@ on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev
 	struct sst_worker *w = ctx;
 	struct worker_chan *wc = chan_of(c);
 
-	if (wc != NULL)
+	if (wc != NULL) {
 		worker_chan_activate(w, wc);
-	if (ev == SST_CHANNEL_EV_FAILED && wc != NULL)
-		wc->closing = true;
-	if (ev == SST_CHANNEL_EV_REPLACE && wc != NULL && !wc->retiring && !wc->replacing &&
-		!wc->replace_wanted) {
-		wc->replace_wanted = true;
-		wc->replace_not_before = wc->initiator ? 0 : SST_TIME_NEVER;
+		if (ev == SST_CHANNEL_EV_FAILED)
+			worker_chan_end_soon(w, wc);
+		if (ev == SST_CHANNEL_EV_REPLACE)
+			worker_chan_replace_asked(w, wc);
 	}
 	if (w->app_ops->channel_event != NULL)
 		w->app_ops->channel_event(w->app_ctx, c, ev);
@@ -513,10 +430,8 @@ on_channel_closed(void *ctx, struct sst_stream_chan *c)
 	struct sst_worker *w = ctx;
 	struct worker_chan *wc = chan_of(c);
 
-	if (wc != NULL) {
-		wc->closing = true;
-		worker_chan_activate(w, wc);
-	}
+	if (wc != NULL)
+		worker_chan_end_soon(w, wc);
 	if (w->app_ops->channel_closed != NULL)
 		w->app_ops->channel_closed(w->app_ctx, c);
 }
@@ -545,6 +460,8 @@ sst_worker_create(const struct sst_worker_params *p)
 	w->p = *p;
 	if (w->p.idle_timeout == 0)
 		w->p.idle_timeout = 60 * SST_NSEC_PER_SEC;
+	if (w->p.dead_peer_timeout == 0)
+		w->p.dead_peer_timeout = 30 * SST_NSEC_PER_SEC;
 	w->app_ops = p->stream.ops != NULL ? p->stream.ops : &no_ops;
 	w->app_ctx = p->stream.ctx;
 	w->stream_ops = (struct sst_stream_ops){
@@ -688,19 +605,8 @@ sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum
 int
 sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 {
-	for (uint32_t i = 0; i < w->nchans; i++) {
-		struct worker_chan *wc = w->chans[i];
-
-		if (wc->idle_offered || !sst_stream_chan_unused(wc->sc))
-			continue;
-		wc->idle_offered = true;
-		worker_chan_activate(w, wc);
-		if (sst_stream_chan_close(wc->sc, now) < 0) {
-			/* A prototype peer: no FINISH to wait for. */
-			sst_channel_flush_ack(sst_stream_chan_channel(wc->sc), now);
-			wc->linger_until = now + PROTOTYPE_LINGER;
-		}
-	}
+	for (uint32_t i = 0; i < w->nchans; i++)
+		worker_chan_close_idle(w, w->chans[i], now);
 	return (int)w->stats.channels_open;
 }
 
@@ -849,7 +755,7 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 
 		/* Ending one may hand its streams to another, which is
 		 * appended: the loop reaches it too. */
-		if (wc != NULL && wc->closing) {
+		if (wc != NULL && wc->state == CHAN_ENDING) {
 			w->active[i] = NULL;
 			chan_end(w, wc, now);
 		}
@@ -870,6 +776,7 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	}
 	worker_peers_reap(w, now);
 	worker_eps_expire(w, now);
+	worker_refusals_log(w, now);
 	worker_io_flush(w, now);
 	if (now >= w->next_sum) {
 		chan_stats_refresh(w);

@@ -34,6 +34,23 @@ struct worker_ep {
 };
 
 /*
+ * A peer's life (worker_life.c):
+ *
+ *   ORPHAN ---a channel is added---> CONNECTED ---its last channel ends---> ORPHAN
+ *   CONNECTED ---silent for dead_peer_timeout with our data waiting---> DEAD
+ *   DEAD ---its channels end (that pass)---> ORPHAN
+ *   ORPHAN ---no stream left (the application closed them)---> freed
+ *
+ * A new peer is an orphan until its first channel is added; a dead one
+ * that comes back (a new channel) is connected again.
+ */
+enum worker_peer_state {
+	PEER_ORPHAN,	/**< no channel: on the worker's orphan list */
+	PEER_CONNECTED, /**< one channel or more */
+	PEER_DEAD,	/**< declared dead: its channels end at the end of the pass */
+};
+
+/*
  * A remote host: its streams (the stream layer's peer) and its channels.
  * It is at one endpoint at a time; when it shows up at another (a NAT
  * rebinding, a new interface) with the same host instance (and, in secure
@@ -43,12 +60,14 @@ struct worker_ep {
 struct worker_peer {
 	struct worker_ep *at;
 	struct sst_stream_peer *sp;
+	enum worker_peer_state state;
 	enum sst_nego_mode mode;
 	/** We opened the first channel to it (it is our server): we are the
 	 * side that can reach it, so we renegotiate when it falls silent. */
 	bool we_initiated;
 	/** When an authenticated packet last came from it (a peer still heard
-	 * at its endpoint has not moved away from it). */
+	 * at its endpoint has not moved away from it; one not heard for
+	 * dead_peer_timeout while our data waits is dead). */
 	sst_time_t last_heard;
 	bool instance_known;
 	uint64_t instance;
@@ -56,8 +75,29 @@ struct worker_peer {
 	uint8_t id[SST_SECURE_KEY_LEN]; /**< secure mode: its identity; else zero */
 	uint32_t nchans;
 	TAILQ_HEAD(, worker_chan) chans;
-	bool orphan; /**< no channel: on the worker's orphan list */
 	TAILQ_ENTRY(worker_peer) orphan_link;
+};
+
+/*
+ * A channel's life (worker_life.c). Every channel starts LIVE, carrying
+ * its peer's streams, and leaves through ENDING, which the pass carries
+ * out at its end, outside every callback:
+ *
+ *   LIVE ---near a limit, or silent---> REPLACE_WANTED ---negotiation starts---> REPLACING
+ *   REPLACING ---it failed---> REPLACE_WANTED (again after REPLACE_RETRY)
+ *   LIVE, REPLACE_WANTED, REPLACING ---a newer channel took the streams---> RETIRING
+ *   LIVE ---closed idle toward a prototype (no FINISH)---> LINGERING ---used again---> LIVE
+ *   RETIRING ---unused: FINISH agreed, exhausted, or retire_by---> ENDING
+ *   LINGERING ---linger_until---> ENDING
+ *   any ---failed, FINISH agreed, peer restarted or dead---> ENDING
+ */
+enum worker_chan_state {
+	CHAN_LIVE,
+	CHAN_REPLACE_WANTED, /**< live; a successor is negotiated from replace_not_before */
+	CHAN_REPLACING,	     /**< live; its successor is being negotiated */
+	CHAN_RETIRING,	     /**< a successor has the streams: it ends by retire_by */
+	CHAN_LINGERING,	     /**< a prototype peer's, closed: it ends at linger_until */
+	CHAN_ENDING,	     /**< destroyed at the end of this pass */
 };
 
 struct worker_chan {
@@ -73,39 +113,38 @@ struct worker_chan {
 	uint32_t index; /**< in w->chans */
 	uint8_t peer_channel;
 	enum sst_nego_mode mode; /**< how it was negotiated */
-	bool closing;		 /**< to destroy at the end of this poll */
-	bool idle_offered;	 /**< FINISH offered for this idle period */
-	bool initiator;		 /**< we negotiated it (we replace it: replace_check()) */
-	/* Replacement before the sequence space or the key's usage limit runs
-	 * out (SST_CHANNEL_EV_REPLACE), or when the peer fell silent: asked
-	 * for, and being negotiated. */
-	bool replace_wanted;
-	bool replacing;
+	enum worker_chan_state state;
+	bool initiator; /**< we negotiated it (we replace it: replace_check()) */
+	/** FINISH offered (sst_stream_chan_close()) since it was last used:
+	 * idle, or retiring. */
+	bool finish_offered;
+	/** Replaced for its silence: unreachable, so it ends after
+	 * UNREACHABLE_GRACE once retiring. */
+	bool silent;
 	/** It took the streams of older channels to the peer, of which we were
 	 * the initiator if pred_initiator (crossing_loser()). */
 	bool successor;
 	bool pred_initiator;
-	sst_time_t replace_not_before; /**< after a failed attempt */
-	/** A newer channel to the peer took the streams: closed as soon as
-	 * nothing uses it, and ended by retire_by whatever the peer does. */
-	bool retiring;
-	sst_time_t retire_by;
-	/** Exhausted while retiring (sst_stream_chan_exhausted()): it ends
-	 * then, once what was in flight had time to be acknowledged; 0: not
-	 * yet. */
-	sst_time_t exhausted_until;
-	/** A prototype peer's channel being closed (no FINISH): it ends then,
-	 * after acknowledging what the peer still resends; 0: not closing. */
-	sst_time_t linger_until;
 	/** Secure initiator until the responder shows it has our SecI2: our
 	 * packets ride in copies of SecI2 (sst_nego_send_early()). */
 	bool unconfirmed;
-	sst_time_t idle_since; /**< unused since; SST_TIME_NEVER while in use */
+	sst_time_t replace_not_before; /**< REPLACE_WANTED: from then; NEVER: not yet decided */
+	sst_time_t retire_by;	       /**< RETIRING: ends then whatever the peer does */
+	/** RETIRING and exhausted (sst_stream_chan_exhausted()): it ends
+	 * then, once what was in flight had time to be acknowledged; 0: not
+	 * yet. */
+	sst_time_t exhausted_until;
+	sst_time_t linger_until; /**< LINGERING: ends then */
+	sst_time_t idle_since;	 /**< unused since; SST_TIME_NEVER while in use */
 	/** Silence (silence_check()): the highest of our numbers the peer
 	 * acknowledged, and since when it has not moved with data in flight. */
 	uint64_t acked_seen;
 	sst_time_t acked_since;
-	bool silent; /**< replaced for its silence: unreachable, ends after UNREACHABLE_GRACE */
+	/** Since when our data has waited for the peer (dead_peer_check());
+	 * SST_TIME_NEVER: nothing outstanding. */
+	sst_time_t waiting_since;
+	/** When a keepalive probe last went out (keepalive_at()); 0: never. */
+	sst_time_t probed_at;
 	/* The pass visits a channel only when something may have changed for
 	 * it (sst_worker_poll()): it is on the active list (a packet arrived,
 	 * an event came, its stream layer queued work), or its wake_at came
@@ -150,6 +189,10 @@ struct sst_worker {
 	uint8_t steer_bits;		/**< of negotiation's steering tags (sharded) */
 	struct sst_channel_stats ended; /**< channel counters of the channels that ended */
 	sst_time_t next_sum;		/**< when stats.channels is refreshed next */
+	/* Refusals logged once per REFUSALS_LOG_INTERVAL (worker_refusals_log()):
+	 * their totals at the last line, and when the next may be written. */
+	uint64_t refusals_logged[8];
+	sst_time_t refusals_log_at;
 	/* This poll's datagrams for this worker: handed over, then received. */
 	uint16_t rx_n;
 	struct rte_mbuf *rx_pkts[2 * SST_MAX_BURST];
@@ -242,7 +285,7 @@ void worker_peers_reap(struct sst_worker *w, sst_time_t now);
 /** Free every peer (worker destruction; no peer_gone()). */
 void worker_peers_destroy_all(struct sst_worker *w);
 
-/* worker_upkeep.c: a channel over time (idle, silence, replacement). */
+/* worker_life.c: peers and channels over their lives. */
 
 /* Channel replacement (replace_check()); silence (silence_check()). */
 static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
@@ -270,14 +313,34 @@ static const sst_time_t MOVED_QUIET = SST_NSEC_PER_SEC / 2;
 /* Channels a pass visits in turn besides those with work (sst_worker_poll()). */
 enum { SWEEP_PER_PASS = 16 };
 
-/** One pass's checks of wc: idle timeout, silence, replacement, the end
- * of a retiring or lingering channel (it may set wc->closing). */
+/** wc ends at the end of this pass (it failed, both sides agreed to close
+ * it, or its peer is gone). */
+void worker_chan_end_soon(struct sst_worker *w, struct worker_chan *wc);
+/** The channel layer asks for wc to be replaced (SST_CHANNEL_EV_REPLACE). */
+void worker_chan_replace_asked(struct sst_worker *w, struct worker_chan *wc);
+/** wc was negotiated with its peer's other channels in place: it loses a
+ * crossing of replacements and retires, or takes their streams and they
+ * retire (moved: the peer came from another endpoint). */
+void worker_chan_established(
+	struct sst_worker *w, struct worker_chan *wc, bool moved, sst_time_t now);
+/** A replacement negotiated for one of p's channels failed. */
+void worker_peer_replace_failed(struct sst_worker *w, struct worker_peer *p, sst_time_t now);
+/** p is a new instance of the host (negotiation saw its instance change):
+ * its streams died with it; its channels end. */
+void worker_peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now);
+/** Offer FINISH on wc if no stream uses it (sst_worker_close_idle()). */
+void worker_chan_close_idle(struct sst_worker *w, struct worker_chan *wc, sst_time_t now);
+/** One pass's checks of wc: idle timeout, silence, a dead peer,
+ * replacement, the end of a retiring or lingering channel (it may end). */
 void worker_chan_upkeep(struct sst_worker *w, struct worker_chan *wc, sst_time_t now);
 /** When worker_chan_upkeep() has something to do for wc at the latest. */
 sst_time_t worker_chan_upkeep_expiry(const struct sst_worker *w, const struct worker_chan *wc);
-/** wc, just established, loses a crossing of replacements to live (the
- * peer's channel its streams are on): see worker_upkeep.c. */
-bool worker_crossing_loser(const struct worker_chan *wc, const struct worker_chan *live);
+/* Refusals are counted as they happen and logged at most once per this. */
+static const sst_time_t REFUSALS_LOG_INTERVAL = 10 * SST_NSEC_PER_SEC;
+/** Log what was refused since the last line (peers, channel numbers, dead
+ * peers, streams and buffers over a peer's share, negotiation under load),
+ * if anything was, and at most once per REFUSALS_LOG_INTERVAL. */
+void worker_refusals_log(struct sst_worker *w, sst_time_t now);
 /** Start negotiating a channel to ep (worker.c). @return 0 or a negative errno. */
 int worker_connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep,
 	enum sst_nego_mode mode, sst_time_t now);

@@ -272,10 +272,11 @@ worker_chan_add(struct sst_worker *w, struct worker_chan *wc)
 	wc->index = w->nchans;
 	w->chans[w->nchans++] = wc;
 	TAILQ_INSERT_TAIL(&p->chans, wc, peer_link);
-	if (p->nchans++ == 0 && p->orphan) {
+	p->nchans++;
+	/* A dead peer that came back is connected again. */
+	if (p->state == PEER_ORPHAN)
 		TAILQ_REMOVE(&w->orphans, p, orphan_link);
-		p->orphan = false;
-	}
+	p->state = PEER_CONNECTED;
 	return 0;
 }
 
@@ -373,7 +374,7 @@ worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	TAILQ_REMOVE(&p->chans, wc, peer_link);
 	if (--p->nchans == 0) {
 		TAILQ_INSERT_TAIL(&w->orphans, p, orphan_link);
-		p->orphan = true;
+		p->state = PEER_ORPHAN;
 	}
 	worker_ep_give_number(w, wc->at, wc->number, now);
 }
@@ -434,7 +435,7 @@ worker_peer_create(struct sst_worker *w, struct worker_ep *e, const struct sst_n
 	instance_index(w, p);
 	/* Orphan until its first channel is added. */
 	TAILQ_INSERT_TAIL(&w->orphans, p, orphan_link);
-	p->orphan = true;
+	p->state = PEER_ORPHAN;
 	w->npeers++;
 	w->stats.peers_open++;
 	return p;
@@ -497,7 +498,7 @@ peer_free(struct sst_worker *w, struct worker_peer *p, bool tell, sst_time_t now
 		ops->peer_gone(w->p.ctx, p->sp, &p->at->ep);
 	sst_stream_peer_destroy(p->sp);
 	instance_unindex(w, p);
-	if (p->orphan)
+	if (p->state == PEER_ORPHAN)
 		TAILQ_REMOVE(&w->orphans, p, orphan_link);
 	p->at->peer = NULL;
 	linger_start(w, p->at, now);

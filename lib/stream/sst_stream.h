@@ -57,7 +57,13 @@ enum sst_stream_end {
 	SST_STREAM_RESET_REMOTE, /**< the peer reset it */
 	SST_STREAM_REFUSED,	 /**< the service was refused */
 	SST_STREAM_ABORTED,	 /**< its peer or host went away */
+	/** Nothing came from the peer for the worker's dead_peer_timeout
+	 * while our data waited for it: it crashed or became unreachable. */
+	SST_STREAM_TIMED_OUT,
 };
+
+/** What ended a stream, in words for messages ("the peer reset it"). */
+const char *sst_stream_end_describe(enum sst_stream_end why);
 
 /** Application callbacks; each may be NULL. They run inside stream calls
  * (and inside the channel's processing): they may read, write, open and
@@ -115,6 +121,17 @@ struct sst_stream_host_params {
 	uint32_t rx_window_max;		/**< auto-tuning bound; 0: 4 MiB */
 	uint32_t rx_pieces;		/**< reassembly pieces per stream; 0: 1024 */
 	uint32_t peer_usids;		/**< streams per peer findable by USID; 0: max_streams */
+	/* Fair shares (docs/robustness.md): one peer holds at most this many
+	 * control blocks, send buffers and receive buffers, so that a peer
+	 * that opens streams and never reads cannot take what the others
+	 * need. A stream the peer opens beyond its share is reset (refused,
+	 * to be sent again, toward a prototype peer, which a Reset aborts);
+	 * a stream beyond its buffer share waits as when the pool is empty.
+	 * 0: a quarter of the host's limit; a host that serves a single peer
+	 * sets them to the host's limits. */
+	uint32_t peer_max_streams;
+	uint32_t peer_max_tx_buffers;
+	uint32_t peer_max_rx_buffers;
 	const struct sst_stream_ops *ops;
 	void *ctx;
 };
@@ -126,9 +143,11 @@ struct sst_stream_host_stats {
 	uint64_t streams_closed;
 	uint64_t streams_reset_tx; /**< Reset packets we sent */
 	uint64_t streams_reset_rx;
-	uint64_t stateless_resets; /**< for SIDs we did not know */
-	uint64_t no_stream;	   /**< control block pool empty */
-	uint64_t no_buffer;	   /**< buffer pool empty (the stream waits) */
+	uint64_t stateless_resets;     /**< for SIDs we did not know */
+	uint64_t no_stream;	       /**< control block pool empty */
+	uint64_t no_buffer;	       /**< buffer pool empty (the stream waits) */
+	uint64_t peer_streams_refused; /**< a peer's new stream beyond peer_max_streams */
+	uint64_t peer_buffers_refused; /**< a buffer beyond the peer's share (the stream waits) */
 	uint64_t rx_malformed;
 	uint64_t rx_unknown_sid;
 	uint64_t rx_refused; /**< packets not acknowledged (no buffer, window) */
@@ -191,8 +210,13 @@ struct sst_stream_peer *sst_stream_peer_of(const struct sst_stream *s);
 uint32_t sst_stream_peer_streams(const struct sst_stream_peer *p);
 
 /** Abort every stream of the peer (closed() with SST_STREAM_ABORTED): it
- * could not be reached, or it restarted and lost them. The peer stays. */
+ * restarted and lost them. The peer stays. */
 void sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now);
+
+/** End every stream of the peer with @p why (closed() reports it), as
+ * sst_stream_peer_abort() does: SST_STREAM_TIMED_OUT when the peer is
+ * declared dead. The peer stays. */
+void sst_stream_peer_fail(struct sst_stream_peer *p, enum sst_stream_end why, sst_time_t now);
 
 /** Destroy a peer: every stream is aborted, every channel detached. */
 void sst_stream_peer_destroy(struct sst_stream_peer *p);
@@ -228,6 +252,16 @@ struct sst_stream_chan *sst_stream_chan_create(
  * it counts as lost. */
 void sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now);
 
+/**
+ * Make the peer answer on c: a window update (an Ack packet, which the
+ * prototype takes too) for one of the streams it sends to us on c, queued
+ * to go at the next flush. Ack-eliciting, it is in flight until the peer
+ * acknowledges it: a keepalive probe for a channel that carries streams
+ * but no traffic (the worker's dead-peer detection).
+ * @return 0, or -ENOENT (no stream receives on c), -ENOTCONN (c is dead).
+ */
+int sst_stream_chan_probe(struct sst_stream_chan *c);
+
 /** The user pointer given at creation (sst_stream_chan_params.user). */
 void *sst_stream_chan_user(const struct sst_stream_chan *c);
 
@@ -250,7 +284,8 @@ bool sst_stream_chan_pending(const struct sst_stream_chan *c);
 sst_time_t sst_stream_chan_timer(const struct sst_stream_chan *c);
 
 /** When the host's own timer (the idle sweep that takes receive buffers
- * back from streams that stopped using them) is due, or SST_TIME_NEVER. */
+ * back from streams that stopped using them, and freeing the streams that
+ * ended where no channel's work would free them) is due, or SST_TIME_NEVER. */
 sst_time_t sst_stream_host_next_expiry(const struct sst_stream_host *h);
 
 /** Run the host's timer if due (any channel's flush does it too). */

@@ -52,6 +52,12 @@ host_defaults(struct sst_stream_host_params *p)
 		p->rx_pieces = 1024;
 	if (p->peer_usids == 0)
 		p->peer_usids = p->max_streams;
+	if (p->peer_max_streams == 0)
+		p->peer_max_streams = RTE_MAX(p->max_streams / 4, 1u);
+	if (p->peer_max_tx_buffers == 0)
+		p->peer_max_tx_buffers = RTE_MAX(p->max_tx_buffers / 4, 1u);
+	if (p->peer_max_rx_buffers == 0)
+		p->peer_max_rx_buffers = RTE_MAX(p->max_rx_buffers / 4, 1u);
 	if (p->name == NULL)
 		p->name = "sst";
 }
@@ -269,6 +275,26 @@ sst_stream_peer_caps(const struct sst_stream_peer *p)
 	return p->caps;
 }
 
+const char *
+sst_stream_end_describe(enum sst_stream_end why)
+{
+	switch (why) {
+	case SST_STREAM_FINISHED:
+		return "it finished";
+	case SST_STREAM_RESET_LOCAL:
+		return "we reset it";
+	case SST_STREAM_RESET_REMOTE:
+		return "the peer reset it";
+	case SST_STREAM_REFUSED:
+		return "the service was refused";
+	case SST_STREAM_ABORTED:
+		return "the peer or its host went away";
+	case SST_STREAM_TIMED_OUT:
+		return "the peer stopped answering (dead-peer timeout)";
+	}
+	return "unknown";
+}
+
 uint32_t
 sst_stream_peer_streams(const struct sst_stream_peer *p)
 {
@@ -279,12 +305,6 @@ struct sst_stream_peer *
 sst_stream_peer_of(const struct sst_stream *s)
 {
 	return s->peer;
-}
-
-static void
-stream_abort(struct sst_stream *s, sst_time_t now)
-{
-	stream_do_reset(s, SST_STREAM_ABORTED, false, now);
 }
 
 void
@@ -321,14 +341,20 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 }
 
 void
-sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now)
+sst_stream_peer_fail(struct sst_stream_peer *p, enum sst_stream_end why, sst_time_t now)
 {
 	for (uint32_t i = 0; i <= p->usid_mask; i++) {
 		struct sst_stream *s = p->usids[i];
 
 		if (s != NULL && !(s->flags & SF_RESET))
-			stream_abort(s, now);
+			stream_do_reset(s, why, false, now);
 	}
+}
+
+void
+sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now)
+{
+	sst_stream_peer_fail(p, SST_STREAM_ABORTED, now);
 }
 
 struct sst_stream_chan *
@@ -367,6 +393,7 @@ stream_alloc(struct sst_stream_peer *p, uint32_t flags)
 	s->refs = 1; /* the application's handle, or the accept queue's */
 	s->tx_window = sst_window_encode(p->host->p.rx_window_min);
 	p->nstreams++;
+	p->nours += (flags & SF_INITIATOR) != 0;
 	return s;
 }
 
@@ -387,6 +414,7 @@ stream_free(struct sst_stream *s, sst_time_t now)
 		stream_maybe_release_buffers(s, now);
 	stream_usid_remove(p, s);
 	p->nstreams--;
+	p->nours -= (s->flags & SF_INITIATOR) != 0;
 	p->host->stats.streams_closed++;
 	stream_slab_put(p->host, s);
 }
@@ -475,14 +503,31 @@ stream_tx_buffer_wait(struct sst_stream *s)
 	stream_tx_buffer_queue(s);
 }
 
+/* The peer of s holds its share of send buffers: its streams wait for
+ * one of its own to come back, while others' streams are served. */
+static bool
+tx_share_used(const struct sst_stream *s)
+{
+	return !(s->flags & SF_INITIATOR) && s->peer->ntx >= s->peer->host->p.peer_max_tx_buffers;
+}
+
 void
 stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 {
-	while (h->tx_waiting > 0 && rte_mempool_avail_count(h->txios) > 0) {
+	/* Each waiter is looked at once per call: those over their peer's
+	 * share go back to the tail, still waiting. */
+	uint32_t budget = h->tx_waiting;
+
+	while (budget-- > 0 && h->tx_waiting > 0 && rte_mempool_avail_count(h->txios) > 0) {
 		struct sst_stream *s = h->tx_waiters[h->tx_waiters_head];
 		bool wake;
 
 		h->tx_waiters_head = (h->tx_waiters_head + 1) % h->tx_waiters_cap;
+		if (!(s->flags & SF_RESET) && tx_share_used(s)) {
+			h->tx_waiters[(h->tx_waiters_head + h->tx_waiting - 1) %
+				      h->tx_waiters_cap] = s;
+			continue;
+		}
 		h->tx_waiting--;
 		s->flags &= ~SF_TX_WAITING;
 		if ((s->flags & (SF_CLOSE_OWED | SF_RESET)) == SF_CLOSE_OWED &&
@@ -515,6 +560,10 @@ stream_tx_buffers(struct sst_stream *s)
 
 	if (s->tx != NULL)
 		return 0;
+	if (tx_share_used(s)) {
+		h->stats.peer_buffers_refused++;
+		return -ENOBUFS;
+	}
 	if (rte_mempool_get(h->txios, &obj) < 0) {
 		h->stats.no_buffer++;
 		return -ENOBUFS;
@@ -532,6 +581,7 @@ stream_tx_buffers(struct sst_stream *s)
 	}
 	s->tx = tx;
 	h->txios_used++;
+	s->peer->ntx += (s->flags & SF_INITIATOR) == 0;
 	return 0;
 }
 
@@ -545,6 +595,10 @@ stream_rx_buffers(struct sst_stream *s)
 
 	if (s->rx != NULL)
 		return 0;
+	if (!(s->flags & SF_INITIATOR) && s->peer->nrx >= h->p.peer_max_rx_buffers) {
+		h->stats.peer_buffers_refused++;
+		return -ENOBUFS;
+	}
 	if (rte_mempool_get(h->rxios, &obj) < 0) {
 		h->stats.no_buffer++;
 		return -ENOBUFS;
@@ -567,6 +621,7 @@ stream_rx_buffers(struct sst_stream *s)
 		return -EINVAL;
 	}
 	s->rx = rx;
+	s->peer->nrx += (s->flags & SF_INITIATOR) == 0;
 	rx->owner = h->rxios_used;
 	h->rx_owners[h->rxios_used++] = s;
 	return 0;
@@ -617,6 +672,7 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 		rte_mempool_put(h->txios, s->tx);
 		s->tx = NULL;
 		h->txios_used--;
+		s->peer->ntx -= (s->flags & SF_INITIATOR) == 0;
 		stream_tx_buffer_freed(h, now);
 	}
 	/* Receive buffers stay while data keeps coming (their window tuning
@@ -658,6 +714,7 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 		h->rx_owners[rx->owner]->rx->owner = rx->owner;
 		rte_mempool_put(h->rxios, rx);
 		s->rx = NULL;
+		s->peer->nrx -= (s->flags & SF_INITIATOR) == 0;
 	}
 }
 

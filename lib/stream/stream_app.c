@@ -69,6 +69,7 @@ stream_open(struct sst_stream_peer *p, struct sst_stream *parent, uint32_t flags
 		if (s->tx != NULL)
 			stream_maybe_release_buffers(s, now);
 		p->nstreams--;
+		p->nours--;
 		stream_slab_put(p->host, s);
 		rte_errno = ENOBUFS;
 		return NULL;

@@ -226,6 +226,28 @@ sst_stream_chan_pending(const struct sst_stream_chan *c)
 	       c->finish_ack_due || c->sid_waiters.count > 0 || c->burst_n > 0;
 }
 
+int
+sst_stream_chan_probe(struct sst_stream_chan *c)
+{
+	struct sst_stream_peer *p = c->peer;
+
+	if (c->dead)
+		return -ENOTCONN;
+	/* Rare (once per idle period of a channel): a walk of the peer's
+	 * streams rather than an index kept for it. */
+	for (uint32_t i = 0; i <= p->usid_mask; i++) {
+		struct sst_stream *s = p->usids[i];
+
+		if (s == NULL || (s->flags & (SF_RESET | SF_FINISHED)) ||
+			!(s->flags & SF_RX_ATTACHED) || s->rx_chan != c)
+			continue;
+		s->flags |= SF_WINDOW_DUE;
+		stream_ctl_queue(s);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 void *
 sst_stream_chan_user(const struct sst_stream_chan *c)
 {
@@ -249,13 +271,19 @@ sst_stream_chan_next_expiry(const struct sst_stream_chan *c)
 sst_time_t
 sst_stream_host_next_expiry(const struct sst_stream_host *h)
 {
+	/* Streams ended outside any channel's work (their peer's last channel
+	 * went, as when it is declared dead) are freed here. */
+	if (h->reap != NULL)
+		return 0;
 	return h->rxios_used > 0 ? h->sweep_next : SST_TIME_NEVER;
 }
 
 void
 sst_stream_host_handle_expiry(struct sst_stream_host *h, sst_time_t now)
 {
-	stream_idle_sweep(h, now);
+	stream_reap(h, now);
+	if (h->rxios_used > 0 && h->sweep_next <= now)
+		stream_idle_sweep(h, now);
 }
 
 void

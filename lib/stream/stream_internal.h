@@ -225,6 +225,10 @@ struct sst_stream_peer {
 	struct sst_stream **usids;
 	uint32_t usid_mask, usid_count, usid_max;
 	uint32_t nstreams;
+	/* Fair shares (sst_stream_host_params.peer_max_*): what the streams
+	 * the peer opened hold. Ours are our application's business. */
+	uint32_t nours;	   /**< of nstreams, those we opened */
+	uint32_t ntx, nrx; /**< buffers held by the streams it opened */
 };
 
 struct sst_stream_host {

@@ -182,6 +182,19 @@ offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
 		ops->accepted(s->peer->host->p.ctx, parent, s, NULL);
 }
 
+/* The peer may create another stream: it holds less than its share of
+ * control blocks (sst_stream_host_params.peer_max_streams). */
+static bool
+peer_share_left(struct sst_stream_chan *c)
+{
+	struct sst_stream_host *h = c->peer->host;
+
+	if (c->peer->nstreams - c->peer->nours < h->p.peer_max_streams)
+		return true;
+	h->stats.peer_streams_refused++;
+	return false;
+}
+
 /* A stream the peer creates, by Init or by Attach with the Init flag. */
 static struct sst_stream *
 new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, uint8_t window,
@@ -198,7 +211,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 		       (parent->flags & (SF_TOPLEVEL | SF_SERVICE_DONE)) == SF_TOPLEVEL;
 
 	if ((parent->flags & SF_RESET) || (!(parent->flags & SF_LISTEN) && !pending) ||
-		(!top && stream_rx_buffers(parent) < 0))
+		(!top && stream_rx_buffers(parent) < 0) || !peer_share_left(c))
 		return NULL;
 	s = stream_alloc(c->peer, SF_APP_CLOSED | (top ? SF_TOPLEVEL : 0));
 	if (s == NULL)
@@ -251,6 +264,13 @@ rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 			return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 		if (parent == NULL)
 			return refuse(c, m);
+		/* Beyond its share the peer hears so at once, unless a Reset
+		 * would abort it (the prototype): then it sends again later. */
+		if (c->peer->nstreams - c->peer->nours >= c->peer->host->p.peer_max_streams &&
+			stream_peer_can(c->peer, SST_CAP_RESET)) {
+			c->peer->host->stats.peer_streams_refused++;
+			return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+		}
 		s = new_stream(c, parent, hdr->sid, hdr->window, now);
 		if (s == NULL) {
 			if (parent->flags & SF_LISTEN)

@@ -699,6 +699,14 @@ world_create(const struct world_params *wp)
 		hp.clone_pool = clone_pool;
 		hp.ops = &world_ops;
 		hp.ctx = ep;
+		/* One peer per side: it gets all of the host unless a scenario
+		 * tests the fair shares. */
+		if (hp.peer_max_streams == 0)
+			hp.peer_max_streams = hp.max_streams;
+		if (hp.peer_max_tx_buffers == 0)
+			hp.peer_max_tx_buffers = hp.max_tx_buffers;
+		if (hp.peer_max_rx_buffers == 0)
+			hp.peer_max_rx_buffers = hp.max_rx_buffers;
 		ep->sh = sst_stream_host_create(&hp);
 		if (ep->sh == NULL)
 			printf("\nstream host: %s\n", rte_strerror(rte_errno));

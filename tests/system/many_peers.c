@@ -40,10 +40,22 @@ struct client {
 	struct sst_stream *s;
 	uint64_t written, echoed, bad;
 	bool ended, failed;
+	bool doomed; /**< to be killed mid-transfer (--kill-every) */
+	bool killed; /**< gone without a word, as by SIGKILL */
 };
 
 static struct rte_mempool *pool, *clones;
 static uint64_t bytes_each = 2000;
+/* --kill-every K: every K-th sequential client writes this much and dies
+ * once the first echo is back, with the server's answer still in flight. */
+static int kill_every;
+static const uint64_t DOOMED_BYTES = 200000;
+
+static uint64_t
+bytes_of(const struct client *c)
+{
+	return c->doomed ? DOOMED_BYTES : bytes_each;
+}
 
 static uint8_t
 pattern(const struct client *c, uint64_t off)
@@ -121,7 +133,7 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 {
 	struct client *c = ctx;
 
-	if (s == c->s && why != SST_STREAM_FINISHED) {
+	if (s == c->s && why != SST_STREAM_FINISHED && !c->killed) {
 		fprintf(stderr, "many_peers: client %d: stream ended (%d)\n", c->id, (int)why);
 		c->failed = true;
 	}
@@ -132,8 +144,8 @@ static const struct sst_stream_ops stream_ops = {.readable = op_readable, .close
 static void
 write_some(struct client *c, sst_time_t now)
 {
-	while (c->written < bytes_each) {
-		uint32_t len = (uint32_t)RTE_MIN(bytes_each - c->written, 1000u);
+	while (c->written < bytes_of(c)) {
+		uint32_t len = (uint32_t)RTE_MIN(bytes_of(c) - c->written, 1000u);
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 		uint8_t *p = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len) : NULL;
 
@@ -152,15 +164,30 @@ write_some(struct client *c, sst_time_t now)
 	sst_stream_shutdown(c->s, now);
 }
 
+/* SIGKILL, as the server sees it: no FINISH, no Reset, the port closed. */
+static void
+kill_client(struct client *c)
+{
+	c->killed = true; /* its stream's end is no failure */
+	sst_worker_destroy(c->w);
+	sst_link_close(c->link);
+	c->w = NULL;
+	c->link = NULL;
+	c->s = NULL;
+	c->killed = true;
+}
+
 static int
 client_init(struct client *c, int id, const struct sst_net_endpoint *server)
 {
 	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
 	struct sst_worker_params wp = {.size = sizeof(wp), .pool = pool};
 	char name[32];
+	bool doomed = c->doomed;
 
 	memset(c, 0, sizeof(*c));
 	c->id = id;
+	c->doomed = doomed;
 	lc.local.addr = server->addr; /* the same family; port 0: any */
 	c->link = sst_link_open(&lc);
 	if (c->link == NULL)
@@ -215,7 +242,8 @@ poll_all(struct client *cl, int n)
 	sst_time_t now = sst_engine_now();
 
 	for (int i = 0; i < n; i++)
-		sst_worker_poll(cl[i].w, now);
+		if (cl[i].w != NULL)
+			sst_worker_poll(cl[i].w, now);
 }
 
 static bool
@@ -260,14 +288,16 @@ batch(struct client *cl, int k, const struct sst_net_endpoint *server, const cha
 		poll_all(cl, k);
 		done = 0;
 		for (int i = 0; i < k; i++) {
-			if (cl[i].s != NULL && cl[i].written < bytes_each)
+			if (cl[i].s != NULL && cl[i].written < bytes_of(&cl[i]))
 				write_some(&cl[i], sst_engine_now());
+			if (cl[i].doomed && !cl[i].killed && cl[i].echoed > 0)
+				kill_client(&cl[i]);
 			done += cl[i].ended || cl[i].failed || cl[i].s == NULL;
 		}
 	}
 	for (int i = 0; i < k; i++) {
-		ok += served(&cl[i]);
-		if (!served(&cl[i]))
+		ok += served(&cl[i]) || cl[i].killed;
+		if (!served(&cl[i]) && !cl[i].killed)
 			fprintf(stderr,
 				"many_peers: client %d: channel %s, %llu of %llu bytes echoed, "
 				"%llu "
@@ -288,14 +318,17 @@ batch_end(struct client *cl, int k)
 	int open = k;
 
 	for (int i = 0; i < k; i++)
-		sst_worker_close_idle(cl[i].w, sst_engine_now());
+		if (cl[i].w != NULL)
+			sst_worker_close_idle(cl[i].w, sst_engine_now());
 	while (open > 0 && sst_engine_now() < until) {
 		poll_all(cl, k);
 		open = 0;
 		for (int i = 0; i < k; i++)
-			open += sst_worker_stats(cl[i].w)->channels_open > 0;
+			open += cl[i].w != NULL && sst_worker_stats(cl[i].w)->channels_open > 0;
 	}
 	for (int i = 0; i < k; i++) {
+		if (cl[i].w == NULL)
+			continue;
 		sst_worker_destroy(cl[i].w);
 		sst_link_close(cl[i].link);
 		cl[i].w = NULL;
@@ -308,19 +341,23 @@ run(struct client *cl, int n, bool sequential, const struct sst_net_endpoint *se
 	const char *service, const char *protocol, double timeout)
 {
 	sst_time_t start = sst_engine_now(), deadline = start + (sst_time_t)(timeout * 1e9);
-	int k = sequential ? 1 : n, ok = 0, at_once = 0, most_at_once = 0;
+	int k = sequential ? 1 : n, ok = 0, at_once = 0, most_at_once = 0, killed = 0;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		cl[i].id = i;
+		cl[i].doomed = kill_every > 0 && i % kill_every == kill_every - 1;
+	}
 	for (int first = 0; first < n; first += k) {
 		ok += batch(&cl[first], k, server, service, protocol, deadline, &at_once);
 		most_at_once = RTE_MAX(most_at_once, at_once);
 		batch_end(&cl[first], k);
 	}
+	for (int i = 0; i < n; i++)
+		killed += cl[i].killed;
 	printf("many_peers: %d %s clients, %d channels up at once at most, %d echoes of %llu "
-	       "bytes exact, in %.2f s\n",
-		n, sequential ? "sequential" : "concurrent", most_at_once, ok,
-		(unsigned long long)bytes_each, (double)(sst_engine_now() - start) / 1e9);
+	       "bytes exact, %d killed mid-transfer, in %.2f s\n",
+		n, sequential ? "sequential" : "concurrent", most_at_once, ok - killed,
+		(unsigned long long)bytes_each, killed, (double)(sst_engine_now() - start) / 1e9);
 	return ok == n && most_at_once == k ? 0 : 1;
 }
 
@@ -328,10 +365,12 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: many_peers [--peers N] [--sequential] [--bytes B] [--timeout S] "
-		   "HOST:PORT SERVICE PROTOCOL\n"
+		   "[--kill-every K] HOST:PORT SERVICE PROTOCOL\n"
 		   "  N clients, each from its own UDP port, connect to an SST echo service\n"
 		   "  at once (--sequential: one after another, each leaving before the next)\n"
-		   "  and check an echo of B bytes each (defaults: 300, 2000, 60 s)\n");
+		   "  and check an echo of B bytes each (defaults: 300, 2000, 60 s);\n"
+		   "  with --kill-every K (sequential), every K-th client writes 200,000 bytes\n"
+		   "  and vanishes (no FINISH, socket closed) once its first echo is back\n");
 }
 
 int
@@ -340,7 +379,7 @@ main(int argc, char **argv)
 	static const struct option opts[] = {{"peers", required_argument, NULL, 'n'},
 		{"bytes", required_argument, NULL, 'b'}, {"timeout", required_argument, NULL, 't'},
 		{"sequential", no_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+		{"kill-every", required_argument, NULL, 'k'}, {NULL, 0, NULL, 0}};
 	struct sst_eal_opts eo = {.size = sizeof(eo), .memory_mb = 1024};
 	struct sst_net_endpoint server;
 	struct client *cl;
@@ -362,6 +401,9 @@ main(int argc, char **argv)
 		case 's':
 			sequential = true;
 			break;
+		case 'k':
+			kill_every = atoi(optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -370,8 +412,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 3 || n <= 0 || n > 4000 || timeout <= 0 ||
-		parse_ep(argv[optind], &server) < 0) {
+	if (argc - optind != 3 || n <= 0 || n > 4000 || timeout <= 0 || kill_every < 0 ||
+		(kill_every > 0 && !sequential) || parse_ep(argv[optind], &server) < 0) {
 		usage(stderr);
 		return 2;
 	}

@@ -32,6 +32,10 @@ static struct rte_mempool *pool, *clones;
 static uint8_t client_secret = 0xc1;
 /* Lowered to make channels run out of sequence space within a test. */
 static uint64_t client_packet_limit, server_packet_limit;
+/* The server's control blocks (0: 256); a client's buffers (0: 64). */
+static uint32_t server_max_streams, client_buffers;
+/* Lowered to see a dead peer within a test (0: the worker's default). */
+static sst_time_t dead_peer_timeout;
 /* channels_crossed of both sides in the last exchange. */
 static uint64_t crossed;
 
@@ -48,7 +52,10 @@ struct node {
 	uint64_t sub_echoed[SUBSTREAMS];
 	struct sst_stream *subs[SUBSTREAMS];
 	bool connected;
-	uint64_t aborted; /**< streams that ended with SST_STREAM_ABORTED */
+	bool hog;	    /**< opens streams beyond its share: refusals expected */
+	uint64_t aborted;   /**< streams that ended with SST_STREAM_ABORTED */
+	uint64_t timed_out; /**< streams that ended with SST_STREAM_TIMED_OUT */
+	uint64_t gone;	    /**< peer_gone() calls */
 };
 
 static sst_time_t
@@ -69,7 +76,18 @@ peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoin
 	n->peer = peer;
 }
 
-static const struct sst_worker_ops worker_ops = {.peer_ready = peer_ready};
+static void
+peer_gone(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct node *n = ctx;
+
+	(void)ep;
+	if (n->peer == peer)
+		n->peer = NULL;
+	n->gone++;
+}
+
+static const struct sst_worker_ops worker_ops = {.peer_ready = peer_ready, .peer_gone = peer_gone};
 
 static uint8_t
 pattern(uint64_t stream, uint64_t off)
@@ -166,7 +184,8 @@ op_connected(void *ctx, struct sst_stream *s, int err)
 	struct node *n = ctx;
 
 	(void)s;
-	CU_ASSERT_EQUAL(err, 0);
+	if (!n->hog)
+		CU_ASSERT_EQUAL(err, 0);
 	n->connected = err == 0;
 }
 
@@ -175,8 +194,12 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 {
 	struct node *n = ctx;
 
-	(void)s;
 	n->aborted += why == SST_STREAM_ABORTED;
+	n->timed_out += why == SST_STREAM_TIMED_OUT;
+	/* The server lets go of a stream whose peer died, as an application
+	 * should; only then can the peer's record go. */
+	if (n->server && why == SST_STREAM_TIMED_OUT)
+		sst_stream_close(s, now_ns());
 }
 
 static const struct sst_stream_ops stream_ops = {
@@ -202,9 +225,9 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
 	wp.stream.name = name;
 	wp.stream.clone_pool = clones;
-	wp.stream.max_streams = 256;
-	wp.stream.max_tx_buffers = 64;
-	wp.stream.max_rx_buffers = 64;
+	wp.stream.max_streams = server && server_max_streams != 0 ? server_max_streams : 256;
+	wp.stream.max_tx_buffers = !server && client_buffers != 0 ? client_buffers : 64;
+	wp.stream.max_rx_buffers = !server && client_buffers != 0 ? client_buffers : 64;
 	wp.stream.max_sids = 256;
 	wp.stream.ops = &stream_ops;
 	wp.stream.ctx = n;
@@ -212,6 +235,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	wp.ctx = n;
 	wp.idle_timeout = 200 * SST_NSEC_PER_MSEC;
 	wp.channel_packet_limit = server ? server_packet_limit : client_packet_limit;
+	wp.dead_peer_timeout = dead_peer_timeout;
 	n->w = sst_worker_create(&wp);
 	CU_ASSERT_FATAL(n->w != NULL);
 	if (server)
@@ -592,6 +616,21 @@ test_echo_with_crossing_replacements(void)
 		}                                                     \
 	} while (0)
 
+/* A client and a server over kernel UDP, the client's stream to "echo"
+ * open. */
+static void
+connect_udp_pair(struct node *client, struct node *server)
+{
+	node_init(server, "srv", true, udp_link());
+	node_init(client, "cli", false, udp_link());
+	CU_ASSERT_FATAL(sst_worker_connect(
+				client->w, &server->self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL_UNTIL(client, server, client->peer != NULL);
+	CU_ASSERT_FATAL(client->peer != NULL);
+	client->s = sst_stream_connect(client->peer, "echo", "test", now_ns());
+	CU_ASSERT_FATAL(client->s != NULL);
+}
+
 /*
  * Restart detection (issue 5): the client's host goes away without a word
  * (its worker destroyed, no FINISH) and comes back on the same address and
@@ -606,15 +645,8 @@ test_restart_detected(void)
 	struct sst_net_endpoint cep;
 	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
 
-	node_init(&server, "srv", true, udp_link());
-	node_init(&client, "cli", false, udp_link());
+	connect_udp_pair(&client, &server);
 	cep = client.self;
-	CU_ASSERT_FATAL(
-		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
-	POLL_UNTIL(&client, &server, client.peer != NULL);
-	CU_ASSERT_FATAL(client.peer != NULL);
-	client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
-	CU_ASSERT_FATAL(client.s != NULL);
 	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
 	POLL_UNTIL(&client, &server, client.echoed == 1000);
 	CU_ASSERT_EQUAL(client.echoed, 1000);
@@ -648,11 +680,173 @@ test_restart_detected(void)
 	node_fini(&server);
 }
 
+/*
+ * Dead-peer detection (issue 15, finding 1): one side dies without a word
+ * (kill -9: its worker and socket gone) while the other still has data in
+ * flight to it. Nothing more is heard, so after dead_peer_timeout the
+ * survivor declares it dead: its channel ends, its streams fail with
+ * SST_STREAM_TIMED_OUT, and the peer's record is freed (peer_gone()). It
+ * used to retransmit to the dead port every 60 s forever.
+ */
+static void
+run_dead_peer(bool server_dies)
+{
+	static struct node client, server;
+	struct node *dies = server_dies ? &server : &client;
+	struct node *lives = server_dies ? &client : &server;
+	sst_time_t deadline;
+	uint64_t written = 0;
+
+	dead_peer_timeout = SST_NSEC_PER_SEC;
+	connect_udp_pair(&client, &server);
+	/* Far more than the buffers hold: data is in flight both ways when
+	 * the first echo comes back. */
+	while (written < 60000) {
+		struct rte_mbuf *m = chunk(0, written, 1000);
+
+		if (sst_stream_write(client.s, m, 0, now_ns()) < 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		written += 1000;
+	}
+	POLL_UNTIL(&client, &server, client.echoed > 0);
+	CU_ASSERT_FATAL(client.echoed > 0 && client.echoed < written);
+
+	sst_worker_destroy(dies->w);
+	sst_link_close(dies->link);
+	/* A client that only waits to receive has nothing outstanding (as
+	 * TCP without keepalive, its wait is the application's): it writes. */
+	if (server_dies) {
+		struct rte_mbuf *m = chunk(0, written, 1000);
+
+		/* Refused only when the buffers are full of unacknowledged data. */
+		if (sst_stream_write(client.s, m, 0, now_ns()) < 0)
+			rte_pktmbuf_free(m);
+	}
+	deadline = now_ns() + 5 * SST_NSEC_PER_SEC;
+	while (now_ns() < deadline &&
+		(sst_worker_stats(lives->w)->channels_open != 0 || lives->timed_out == 0 ||
+			(!server_dies && sst_worker_stats(lives->w)->peers_open != 0)))
+		sst_worker_poll(lives->w, now_ns());
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->dead_peers, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->channels_open, 0);
+	CU_ASSERT(lives->timed_out >= 1);
+	if (server_dies) {
+		/* The application still holds its stream: the peer stays until
+		 * it lets go. */
+		CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->peers_open, 1);
+		sst_stream_close(client.s, now_ns());
+		sst_worker_poll(lives->w, now_ns());
+	}
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->peers_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->peers_freed, 1);
+	CU_ASSERT_EQUAL(lives->gone, 1);
+	sst_worker_destroy(lives->w);
+	sst_link_close(lives->link);
+	dead_peer_timeout = 0;
+}
+
+static void
+test_dead_client_freed(void)
+{
+	run_dead_peer(false);
+}
+
+static void
+test_dead_server_fails_streams(void)
+{
+	run_dead_peer(true);
+}
+
+/*
+ * Fair shares (issue 15, finding 4): a peer that opens more streams than
+ * the server has control blocks and never reads an answer took every one
+ * of them, and every later client got a channel whose streams were never
+ * served. Now it holds at most its share (a quarter of each limit by
+ * default) and hears a Reset for the rest, while another client is served.
+ */
+/* Streams of its peers the server holds or refused. */
+static uint64_t
+server_streams_seen(struct node *server)
+{
+	const struct sst_stream_host_stats *ss =
+		sst_stream_host_stats(sst_worker_stream_host(server->w));
+
+	return ss->streams_live + ss->peer_streams_refused + ss->no_stream;
+}
+
+static void
+test_stream_hog_next_to_normal_client(void)
+{
+	static struct node hog, client, server;
+	enum { HOG_STREAMS = 200 };
+	const struct sst_stream_host_stats *ss;
+	sst_time_t until;
+
+	server_max_streams = 128;
+	node_init(&server, "srv", true, udp_link());
+	client_secret = 0xc3;
+	client_buffers = 256;
+	node_init(&hog, "hog", false, udp_link());
+	client_secret = 0xc1;
+	client_buffers = 0;
+	hog.hog = true;
+	CU_ASSERT_FATAL(
+		sst_worker_connect(hog.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL_UNTIL(&hog, &server, hog.peer != NULL);
+	CU_ASSERT_FATAL(hog.peer != NULL);
+	for (int i = 0; i < HOG_STREAMS; i++) {
+		struct sst_stream *s = sst_stream_connect(hog.peer, "echo", "test", now_ns());
+		struct rte_mbuf *m = chunk(0, 0, 100);
+
+		CU_ASSERT_FATAL(s != NULL);
+		if (sst_stream_write(s, m, 0, now_ns()) < 0)
+			rte_pktmbuf_free(m);
+	}
+	/* The hog's streams reach the server (their echoes are never read). */
+	POLL_UNTIL(&hog, &server, server_streams_seen(&server) >= HOG_STREAMS);
+
+	node_init(&client, "cli", false, udp_link());
+	CU_ASSERT_FATAL(
+		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	until = now_ns() + 10 * SST_NSEC_PER_SEC;
+	while (now_ns() < until && client.echoed < 1000) {
+		sst_worker_poll(server.w, now_ns());
+		sst_worker_poll(hog.w, now_ns());
+		sst_worker_poll(client.w, now_ns());
+		if (client.peer != NULL && client.s == NULL) {
+			client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
+			CU_ASSERT_FATAL(client.s != NULL);
+			CU_ASSERT_FATAL(
+				sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+		}
+	}
+	ss = sst_stream_host_stats(sst_worker_stream_host(server.w));
+	printf("\n  hog: %d streams opened, %llu refused beyond its share; server: %llu streams "
+	       "live, %llu refused for want of a control block\n",
+		HOG_STREAMS, (unsigned long long)ss->peer_streams_refused,
+		(unsigned long long)ss->streams_live, (unsigned long long)ss->no_stream);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	CU_ASSERT(ss->peer_streams_refused > 0);
+	CU_ASSERT(hog.aborted +
+			  sst_stream_host_stats(sst_worker_stream_host(hog.w))->streams_reset_rx >
+		  0);
+	node_fini(&client);
+	node_fini(&hog);
+	node_fini(&server);
+	server_max_streams = 0;
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_kernel_udp),
 	SST_TEST(test_echo_over_impaired_simpair),
 	SST_TEST(test_echo_with_address_change),
 	SST_TEST(test_restart_detected),
+	SST_TEST(test_dead_client_freed),
+	SST_TEST(test_dead_server_fails_streams),
+	SST_TEST(test_stream_hog_next_to_normal_client),
 	SST_TEST(test_echo_with_channel_replacement),
 	SST_TEST(test_echo_with_crossing_replacements),
 	SST_TEST_END,

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Dead peers against one sst-cat echo service over kernel UDP (issue 15,
+# finding 1): N sequential clients, every K-th of which writes 200,000
+# bytes and vanishes once its first echo is back (no FINISH, its port
+# closed: SIGKILL as the server sees it), mostly with the server's echo
+# still in flight. Every live client is served; within the dead-peer
+# timeout (2 s here, 30 s by default; one and a half of it when nothing was
+# in flight and a keepalive probe found the peer gone) of the last one, the
+# server holds no peer and no channel, declared every killed client dead,
+# and its RSS stayed flat. The server used to retransmit to each dead port
+# every 60 s for good, or hold the peer for good when nothing was in flight.
+# Usage: cat_dead_peers.sh PATH/TO/sst-cat PATH/TO/many_peers [CLIENTS [KILL_EVERY]]
+set -u
+cat_bin=${1:?usage: cat_dead_peers.sh PATH/TO/sst-cat PATH/TO/many_peers [N [K]]}
+many_peers=${2:?usage: cat_dead_peers.sh PATH/TO/sst-cat PATH/TO/many_peers [N [K]]}
+clients=${3:-1000}
+kill_every=${4:-10}
+. "$(dirname "$0")/cat_common.sh"
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$server/status"; }
+# The last --stats line's value of a counter, named by what precedes it
+# ("stats: peers", "channels", "dead peers").
+counter() { grep '^sst-cat: stats:' "$dir/listen.echo.err" | tail -1 | sed -n "s/.*$1 \([0-9]*\).*/\1/p"; }
+
+listen echo /dev/null /dev/null --echo --dead-peer-timeout 2 --stats 0.2 127.0.0.1:0 echo test
+ep=127.0.0.1:$port
+"$many_peers" --sequential --peers 20 --timeout 60 "$ep" echo test ||
+	fail "the first 20 sequential clients were not all served"
+first=$(rss_kb)
+out=$("$many_peers" --sequential --peers "$clients" --kill-every "$kill_every" --timeout 600 \
+	"$ep" echo test) || fail "live clients not all served: $out"
+echo "$out"
+killed=$(echo "$out" | sed -n 's/.*, \([0-9]*\) killed mid-transfer.*/\1/p')
+[ "${killed:-0}" -eq $((clients / kill_every)) ] ||
+	fail "$killed clients killed, expected $((clients / kill_every))"
+# The last killed client's peer goes 2 s after the server last heard from
+# it, or 3 s when nothing of ours was in flight (a keepalive probe goes
+# after 1 s); the stats line comes every 0.2 s. Twice that of margin.
+for _ in $(seq 80); do
+	[ "$(counter "stats: peers")" = 0 ] && [ "$(counter channels)" = 0 ] && break
+	sleep 0.1
+done
+last=$(rss_kb)
+grep '^sst-cat: stats:' "$dir/listen.echo.err" | tail -1
+[ "$(counter "stats: peers")" = 0 ] || fail "the server still holds $(counter "stats: peers") peers"
+[ "$(counter channels)" = 0 ] || fail "the server still holds $(counter channels) channels"
+[ "$(counter 'dead peers')" = "$killed" ] ||
+	fail "$(counter 'dead peers') peers declared dead, $killed killed"
+echo "server RSS after 20 clients: $first kB; after $clients more, $killed of them killed: $last kB"
+[ $((last - first)) -le 8192 ] || fail "server RSS grew by $((last - first)) kB"
+stop echo kill
+[ "$fails" -eq 0 ] && echo "sst-cat: $clients sequential clients, $killed killed mid-transfer and freed"
+exit $((fails != 0))
