@@ -70,8 +70,9 @@ struct sst_worker_params {
 	/** The stream host's parameters (pools filled in: pool, clone_pool). */
 	struct sst_stream_host_params stream;
 	const char *cc; /**< congestion controller; NULL: newreno */
-	/** Peers at once (a channel from one more is refused, peers_full);
-	 * 0: no limit but memory. */
+	/** Peers at once: for one more, an idle peer (no stream, channels
+	 * unused) is evicted (peers_evicted), or else its channel is refused
+	 * (peers_full). 0: no limit but memory. */
 	uint32_t max_peers;
 	/** A channel no stream has used for this long is closed (FINISH, no
 	 * TIME_WAIT); 0: 60 s; SST_TIME_NEVER: never. */
@@ -107,7 +108,8 @@ struct sst_worker_stats {
 	uint64_t channels_closed;
 	uint64_t channels_idle;	    /**< closing offered after idle_timeout */
 	uint64_t path_changes;	    /**< a peer came back from a new endpoint (it moved) */
-	uint64_t peers_full;	    /**< a channel refused: max_peers reached */
+	uint64_t peers_full;	    /**< a channel refused: max_peers reached, no peer idle */
+	uint64_t peers_evicted;	    /**< idle peers that made way for a new one (max_peers) */
 	uint64_t rx_wrong_port;	    /**< frame links: UDP to a port not ours, dropped */
 	uint64_t handoff_in;	    /**< packets other workers handed us */
 	uint64_t handoff_out;	    /**< packets handed to the worker that owns them */

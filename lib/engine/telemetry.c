@@ -69,6 +69,7 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "channels_idle", ws->channels_idle);
 	ADD(d, "path_changes", ws->path_changes);
 	ADD(d, "peers_full", ws->peers_full);
+	ADD(d, "peers_evicted", ws->peers_evicted);
 	ADD(d, "peers_open", ws->peers_open);
 	ADD(d, "peers_freed", ws->peers_freed);
 	ADD(d, "endpoints", ws->endpoints);

@@ -176,6 +176,8 @@ peer_for(struct sst_worker *w, struct worker_ep *e, const struct sst_nego_result
 		return p;
 	}
 	p = worker_peer_create(w, e, r);
+	if (p == NULL && worker_peer_evict_idle(w))
+		p = worker_peer_create(w, e, r);
 	if (p == NULL)
 		w->stats.peers_full++;
 	return p;

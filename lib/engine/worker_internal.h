@@ -39,6 +39,8 @@ struct worker_ep {
  *   ORPHAN ---a channel is added---> CONNECTED ---its last channel ends---> ORPHAN
  *   CONNECTED ---silent for dead_peer_timeout with our data waiting---> DEAD
  *   DEAD ---its channels end (that pass)---> ORPHAN
+ *   CONNECTED, idle and without streams ---max_peers reached---> EVICTED
+ *   EVICTED ---its channels end (that pass)---> ORPHAN, freed at once
  *   ORPHAN ---no stream left (the application closed them)---> freed
  *
  * A new peer is an orphan until its first channel is added; a dead one
@@ -48,6 +50,7 @@ enum worker_peer_state {
 	PEER_ORPHAN,	/**< no channel: on the worker's orphan list */
 	PEER_CONNECTED, /**< one channel or more */
 	PEER_DEAD,	/**< declared dead: its channels end at the end of the pass */
+	PEER_EVICTED,	/**< idle, its place taken (max_peers): its channels end this pass */
 };
 
 /*
@@ -177,6 +180,8 @@ struct sst_worker {
 	struct worker_chan **heap; /**< by wake_at, earliest first */
 	uint32_t nheap;
 	uint32_t npeers;
+	uint32_t npeers_leaving; /**< evicted: gone at the end of this pass */
+	uint32_t evict_cursor;	 /**< the channel worker_peer_evict_idle() looked at last */
 	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
 	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
 	struct sst_worker_stats stats;
@@ -328,6 +333,10 @@ void worker_peer_replace_failed(struct sst_worker *w, struct worker_peer *p, sst
 /** p is a new instance of the host (negotiation saw its instance change):
  * its streams died with it; its channels end. */
 void worker_peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now);
+/** max_peers is reached: make room by evicting the peer idle longest
+ * (no stream, its channels unused) among a few channels looked at in turn.
+ * @return true if one was evicted (its place may be taken at once). */
+bool worker_peer_evict_idle(struct sst_worker *w);
 /** Offer FINISH on wc if no stream uses it (sst_worker_close_idle()). */
 void worker_chan_close_idle(struct sst_worker *w, struct worker_chan *wc, sst_time_t now);
 /** One pass's checks of wc: idle timeout, silence, a dead peer,

@@ -363,6 +363,46 @@ dead_peer_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	sst_stream_peer_fail(p->sp, SST_STREAM_TIMED_OUT, now);
 }
 
+/* Channels worker_peer_evict_idle() looks at for one new peer: a bounded
+ * cost per refused peer, even under a flood of them. */
+enum { EVICT_SCAN = 64 };
+
+/*
+ * max_peers is reached and one more host has negotiated a channel. A peer
+ * that holds no stream and has not used its channels (idle_since) is only
+ * taking room: the one idle longest among the next EVICT_SCAN channels
+ * makes way. Its channels end without FINISH (there is no time to wait for
+ * it); if it comes back it negotiates again, as after an idle timeout.
+ */
+bool
+worker_peer_evict_idle(struct sst_worker *w)
+{
+	struct worker_chan *best = NULL, *o;
+	struct worker_peer *p;
+
+	for (uint32_t k = 0; k < EVICT_SCAN && k < w->nchans; k++) {
+		struct worker_chan *wc;
+
+		w->evict_cursor = w->evict_cursor + 1 < w->nchans ? w->evict_cursor + 1 : 0;
+		wc = w->chans[w->evict_cursor];
+		if (wc->state != CHAN_LIVE || wc->idle_since == SST_TIME_NEVER ||
+			wc->peer->state != PEER_CONNECTED ||
+			sst_stream_peer_streams(wc->peer->sp) != 0)
+			continue;
+		if (best == NULL || wc->idle_since < best->idle_since)
+			best = wc;
+	}
+	if (best == NULL)
+		return false;
+	p = best->peer;
+	p->state = PEER_EVICTED;
+	w->npeers_leaving++;
+	w->stats.peers_evicted++;
+	TAILQ_FOREACH(o, &p->chans, peer_link)
+		worker_chan_end_soon(w, o);
+	return true;
+}
+
 void
 worker_peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t now)
 {

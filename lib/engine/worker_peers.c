@@ -273,9 +273,11 @@ worker_chan_add(struct sst_worker *w, struct worker_chan *wc)
 	w->chans[w->nchans++] = wc;
 	TAILQ_INSERT_TAIL(&p->chans, wc, peer_link);
 	p->nchans++;
-	/* A dead peer that came back is connected again. */
+	/* A dead or evicted peer that came back is connected again. */
 	if (p->state == PEER_ORPHAN)
 		TAILQ_REMOVE(&w->orphans, p, orphan_link);
+	if (p->state == PEER_EVICTED)
+		w->npeers_leaving--;
 	p->state = PEER_CONNECTED;
 	return 0;
 }
@@ -374,6 +376,8 @@ worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	TAILQ_REMOVE(&p->chans, wc, peer_link);
 	if (--p->nchans == 0) {
 		TAILQ_INSERT_TAIL(&w->orphans, p, orphan_link);
+		if (p->state == PEER_EVICTED)
+			w->npeers_leaving--;
 		p->state = PEER_ORPHAN;
 	}
 	worker_ep_give_number(w, wc->at, wc->number, now);
@@ -415,7 +419,9 @@ worker_peer_create(struct sst_worker *w, struct worker_ep *e, const struct sst_n
 {
 	struct worker_peer *p;
 
-	if (w->p.max_peers != 0 && w->npeers >= w->p.max_peers)
+	/* An evicted peer's place is taken at once: it goes at the end of
+	 * this pass (it has no stream to wait for). */
+	if (w->p.max_peers != 0 && w->npeers - w->npeers_leaving >= w->p.max_peers)
 		return NULL;
 	p = rte_zmalloc("sst_worker_peer", sizeof(*p), 0);
 	if (p == NULL)

@@ -32,8 +32,9 @@ static struct rte_mempool *pool, *clones;
 static uint8_t client_secret = 0xc1;
 /* Lowered to make channels run out of sequence space within a test. */
 static uint64_t client_packet_limit, server_packet_limit;
-/* The server's control blocks (0: 256); a client's buffers (0: 64). */
-static uint32_t server_max_streams, client_buffers;
+/* The server's control blocks (0: 256) and peers (0: no limit); a
+ * client's buffers (0: 64). */
+static uint32_t server_max_streams, server_max_peers, client_buffers;
 /* Lowered to see a dead peer within a test (0: the worker's default). */
 static sst_time_t dead_peer_timeout;
 /* channels_crossed of both sides in the last exchange. */
@@ -236,6 +237,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	wp.idle_timeout = 200 * SST_NSEC_PER_MSEC;
 	wp.channel_packet_limit = server ? server_packet_limit : client_packet_limit;
 	wp.dead_peer_timeout = dead_peer_timeout;
+	wp.max_peers = server ? server_max_peers : 0;
 	n->w = sst_worker_create(&wp);
 	CU_ASSERT_FATAL(n->w != NULL);
 	if (server)
@@ -616,19 +618,29 @@ test_echo_with_crossing_replacements(void)
 		}                                                     \
 	} while (0)
 
-/* A client and a server over kernel UDP, the client's stream to "echo"
- * open. */
+/* A client (its own host secret) of a server over kernel UDP, its stream
+ * to "echo" open. */
 static void
-connect_udp_pair(struct node *client, struct node *server)
+connect_udp_pair_to(struct node *client, const char *name, uint8_t secret, struct node *server)
 {
-	node_init(server, "srv", true, udp_link());
-	node_init(client, "cli", false, udp_link());
+	uint8_t secret_was = client_secret;
+
+	client_secret = secret;
+	node_init(client, name, false, udp_link());
+	client_secret = secret_was;
 	CU_ASSERT_FATAL(sst_worker_connect(
 				client->w, &server->self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
 	POLL_UNTIL(client, server, client->peer != NULL);
 	CU_ASSERT_FATAL(client->peer != NULL);
 	client->s = sst_stream_connect(client->peer, "echo", "test", now_ns());
 	CU_ASSERT_FATAL(client->s != NULL);
+}
+
+static void
+connect_udp_pair(struct node *client, struct node *server)
+{
+	node_init(server, "srv", true, udp_link());
+	connect_udp_pair_to(client, "cli", client_secret, server);
 }
 
 /*
@@ -839,6 +851,73 @@ test_stream_hog_next_to_normal_client(void)
 	server_max_streams = 0;
 }
 
+/* Polls the three until cond holds (10 s at most). */
+#define POLL3_UNTIL(a, b, c, cond)                                    \
+	do {                                                          \
+		sst_time_t until_ = now_ns() + 10 * SST_NSEC_PER_SEC; \
+		while (!(cond) && now_ns() < until_) {                \
+			sst_worker_poll((a)->w, now_ns());            \
+			sst_worker_poll((b)->w, now_ns());            \
+			sst_worker_poll((c)->w, now_ns());            \
+		}                                                     \
+	} while (0)
+
+/*
+ * Bounded peers (issue 15): at max_peers, a new host takes the place of an
+ * idle one (no stream, its channel unused) rather than being refused; one
+ * whose streams are open keeps its place, and the newcomer is refused.
+ */
+static void
+test_idle_peer_evicted_at_max_peers(void)
+{
+	static struct node first, second, third, server;
+
+	server_max_peers = 2;
+	node_init(&server, "srv", true, udp_link());
+	server_max_peers = 0;
+	connect_udp_pair_to(&first, "c1", 0xc4, &server);
+	connect_udp_pair_to(&second, "c2", 0xc5, &server);
+	/* The first leaves its stream; the second keeps one open. */
+	CU_ASSERT_FATAL(sst_stream_write(first.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL3_UNTIL(&first, &second, &server, first.echoed == 1000);
+	sst_stream_close(first.s, now_ns());
+	first.s = NULL;
+	POLL3_UNTIL(&first, &second, &server,
+		sst_stream_host_stats(sst_worker_stream_host(server.w))->streams_live == 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, 2);
+
+	node_init(&third, "c3", false, udp_link());
+	CU_ASSERT_FATAL(
+		sst_worker_connect(third.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL3_UNTIL(&third, &second, &server, third.peer != NULL);
+	CU_ASSERT_FATAL(third.peer != NULL);
+	/* The idle first made way; the second, with its stream, stays. */
+	sst_worker_poll(server.w, now_ns());
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_evicted, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_full, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, 2);
+	third.s = sst_stream_connect(third.peer, "echo", "test", now_ns());
+	CU_ASSERT_FATAL(third.s != NULL);
+	CU_ASSERT_FATAL(sst_stream_write(third.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	CU_ASSERT_FATAL(sst_stream_write(second.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL3_UNTIL(&third, &second, &server, third.echoed == 1000 && second.echoed == 1000);
+	CU_ASSERT_EQUAL(third.echoed, 1000);
+	CU_ASSERT_EQUAL(second.echoed, 1000);
+	/* Now both have streams open: a fourth host is refused. */
+	node_fini(&first);
+	node_init(&first, "c4", false, udp_link());
+	CU_ASSERT_FATAL(
+		sst_worker_connect(first.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL3_UNTIL(&first, &second, &server, sst_worker_stats(server.w)->peers_full > 0);
+	sst_worker_poll(third.w, now_ns());
+	CU_ASSERT(sst_worker_stats(server.w)->peers_full > 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_evicted, 1);
+	node_fini(&first);
+	node_fini(&second);
+	node_fini(&third);
+	node_fini(&server);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_kernel_udp),
 	SST_TEST(test_echo_over_impaired_simpair),
@@ -847,6 +926,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_dead_client_freed),
 	SST_TEST(test_dead_server_fails_streams),
 	SST_TEST(test_stream_hog_next_to_normal_client),
+	SST_TEST(test_idle_peer_evicted_at_max_peers),
 	SST_TEST(test_echo_with_channel_replacement),
 	SST_TEST(test_echo_with_crossing_replacements),
 	SST_TEST_END,
