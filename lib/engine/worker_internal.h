@@ -143,6 +143,7 @@ struct worker_chan {
 	 * acknowledged, and since when it has not moved with data in flight. */
 	uint64_t acked_seen;
 	sst_time_t acked_since;
+	uint64_t rtos_seen; /**< the channel's RTO count then */
 	/** Since when our data has waited for the peer (dead_peer_check());
 	 * SST_TIME_NEVER: nothing outstanding. */
 	sst_time_t waiting_since;
@@ -311,6 +312,11 @@ static const sst_time_t PROTOTYPE_LINGER = 300 * SST_NSEC_PER_MSEC;
  * when longer) with data in flight: the path to the peer is gone (our
  * address changed under a NAT, or the peer's side lost our channel). */
 static const sst_time_t SILENCE_MIN = SST_NSEC_PER_SEC;
+/* ... and the retransmission timer fired this many times meanwhile: a peer
+ * (or a host) that is only slow, its round trips inflated by load, keeps
+ * its channel; many channels replaced at once on a busy host made it
+ * busier still (their negotiations refused, their streams stalled). */
+enum { SILENCE_RTOS = 2 };
 /* A host heard from at one endpoint within this long is using it: a
  * channel from another of its endpoints is a second path, not a move (the
  * host that moved was silent for SILENCE_MIN before it renegotiated). */

@@ -260,7 +260,8 @@ worker_chan_close_idle(struct sst_worker *w, struct worker_chan *wc, sst_time_t 
 
 /*
  * Silence: data is in flight and the peer has acknowledged none of it for
- * SILENCE_MIN or four round trips. Our address may have changed under a
+ * SILENCE_MIN or four round trips, and through SILENCE_RTOS retransmission
+ * timeouts. Our address may have changed under a
  * NAT, so that the peer drops what we send as coming from an endpoint it
  * does not know (worker.c has no other way to hear of it): the side that
  * opened the first channel to the peer, the one that can reach it,
@@ -273,16 +274,20 @@ static void
 silence_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
 	struct sst_channel_info ci;
+	uint64_t rtos;
 
 	if (!wc->peer->we_initiated || wc->state != CHAN_LIVE)
 		return;
 	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
+	rtos = sst_channel_stats(sst_stream_chan_channel(wc->sc))->rto;
 	if (ci.bytes_in_flight == 0 || ci.largest_acked != wc->acked_seen) {
 		wc->acked_seen = ci.largest_acked;
 		wc->acked_since = now;
+		wc->rtos_seen = rtos;
 		return;
 	}
-	if (now - wc->acked_since >= RTE_MAX(SILENCE_MIN, 4 * ci.srtt)) {
+	if (now - wc->acked_since >= RTE_MAX(SILENCE_MIN, 4 * ci.srtt) &&
+		rtos - wc->rtos_seen >= SILENCE_RTOS) {
 		chan_want_replacement(w, wc, now);
 		wc->silent = true;
 		w->stats.silences++;
