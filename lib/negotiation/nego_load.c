@@ -35,12 +35,16 @@ nego_load_thresholds(const struct sst_nego_host_params *p, uint32_t max_respondi
 {
 	uint32_t hi = p->load_high;
 
-	/* An eighth of the table: a flood never holds more than that, and
-	 * real handshakes in flight (rate x round trip) stay well below it.
-	 * A small table gets a floor, so that a few concurrent handshakes do
-	 * not put it under load. */
+	/* Half the table: a flood never holds more than that, so the other
+	 * half is always there for clients who prove their address. Real
+	 * handshakes in flight (rate x round trip) stay far below it, and so
+	 * do the quiet channels of a burst of clients behind one address,
+	 * who would be throttled by the per-source limit under load
+	 * (WireGuard's threshold is 512 handshakes, an eighth of its
+	 * queue). A small table gets a floor, so that a few concurrent
+	 * handshakes do not put it under load. */
 	if (hi == 0)
-		hi = RTE_MAX(max_responding / 8,
+		hi = RTE_MAX(max_responding / 2,
 			RTE_MIN((uint32_t)SST_NEGO_LOAD_HIGH_MIN, max_responding));
 	*high = hi;
 	*low = p->load_low != 0 ? p->load_low : hi / 2;

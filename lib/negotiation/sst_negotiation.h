@@ -67,7 +67,7 @@ enum {
 	SST_NEGO_AMP_FACTOR = 3,  /**< bytes to an unvalidated address <= 3x received */
 	SST_NEGO_COOKIES_MAX = 4, /**< cookie requests answered per attempt */
 	SST_NEGO_COOKIE_LEN = 16, /**< the cookies we make (both modes) */
-	/** The default load_high is max_responding / 8, but at least this
+	/** The default load_high is max_responding / 2, but at least this
 	 * (or max_responding, if smaller). */
 	SST_NEGO_LOAD_HIGH_MIN = 16,
 	SST_NEGO_STEER_BITS_MAX = 6, /**< bits of a steering tag */
@@ -287,7 +287,7 @@ struct sst_nego_host_params {
 	 * Load detection (docs/negotiation.md 5.1): the host goes under load
 	 * by itself when it holds load_high half-open entries (both modes,
 	 * sst_nego_half_open()), and leaves it when they are down to
-	 * load_low. 0: max_responding / 8, at least SST_NEGO_LOAD_HIGH_MIN
+	 * load_low. 0: max_responding / 2, at least SST_NEGO_LOAD_HIGH_MIN
 	 * (or max_responding if smaller); UINT32_MAX: never by itself
 	 * (only sst_nego_set_under_load()).
 	 */

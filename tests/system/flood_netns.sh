@@ -9,7 +9,7 @@
 # (checksum mode, then secure mode) get their 100 kB echoed, byte-exact.
 # Before the fix the spoofed ChkI1 took the server's whole table (1024
 # channels within a tenth of a second) and the checksum client was
-# refused; now the server goes under load after 128 half-open entries and
+# refused; now the server goes under load after 512 half-open entries and
 # lets the clients in through the cookie challenge.
 # Needs root; skipped (77) where namespaces cannot be made.
 # Usage: flood_netns.sh PATH/TO/sst-cat PATH/TO/sst-flood

@@ -27,8 +27,8 @@
 enum {
 	PEER_SLOTS = 1 << 13, /* addresses a side's allocator tracks */
 	FLOOD = 3000,	      /* spoofed I1 per flood */
-	/* The default threshold: max_responding / 8. */
-	LOAD_HIGH = SST_NEGO_DEFAULT_MAX_RESPONDING / 8,
+	/* The default threshold: max_responding / 2. */
+	LOAD_HIGH = SST_NEGO_DEFAULT_MAX_RESPONDING / 2,
 };
 
 /* Channel numbers of one peer address. */
@@ -690,9 +690,9 @@ test_hysteresis(void)
 	S.tp.p.load_low = 4;
 	CU_ASSERT_EQUAL(sst_nego_host_size(&S.tp.p), 0);
 	S.tp.p.load_high = 0;
-	S.tp.p.load_low = 16; /* not below the default 128 */
+	S.tp.p.load_low = 16; /* below the default 512 */
 	CU_ASSERT_NOT_EQUAL(sst_nego_host_size(&S.tp.p), 0);
-	S.tp.p.load_low = 128;
+	S.tp.p.load_low = 512;
 	CU_ASSERT_EQUAL(sst_nego_host_size(&S.tp.p), 0);
 	S.tp.p.load_low = 0;
 	S.tp.p.load_high = UINT32_MAX;
