@@ -135,7 +135,7 @@ chan_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 	struct worker_chan *wc = ctx;
 	struct sst_net_endpoint to[SST_MAX_BURST];
 
-	if (wc->unconfirmed) {
+	if (wc->unconfirmed && wc->initiator) {
 		uint16_t early = send_early(wc, pkts, n, now);
 
 		pkts += early;
@@ -234,7 +234,12 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	wc->peer_channel = r->peer_channel;
 	wc->initiator = r->role == SST_NEGO_INITIATOR;
 	wc->mode = r->mode;
-	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE && r->role == SST_NEGO_INITIATOR;
+	/* Until the peer's first authenticated packet (channel_packets()),
+	 * which negotiation hears of: a secure initiator's packets ride in
+	 * copies of SecI2, a checksum responder's channel counts as
+	 * half-open (load detection, docs/negotiation.md 5.1). */
+	wc->unconfirmed = r->mode == SST_NEGO_MODE_SECURE ? r->role == SST_NEGO_INITIATOR
+							  : r->role == SST_NEGO_RESPONDER;
 	wc->idle_since = SST_TIME_NEVER;
 	wc->acked_since = now;
 	wc->waiting_since = SST_TIME_NEVER;
@@ -480,6 +485,10 @@ sst_worker_create(const struct sst_worker_params *p)
 	np.size = sizeof(np);
 	np.ops = &worker_nego_ops;
 	np.ctx = w;
+	/* Under load, setups are limited per source address: the family and
+	 * address bytes of ep_to_addr(), not the port. */
+	if (np.rate_prefix == 0)
+		np.rate_prefix = 17;
 	if (p->shard_count > 1) {
 		/* Answers to our initiations find their way back to us. */
 		while ((1u << w->steer_bits) < p->shard_count)
@@ -641,7 +650,10 @@ channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 			continue;
 		wc->peer->last_heard = now;
 		if (wc->unconfirmed) {
-			/* Authenticated: the responder has our SecI2. */
+			/* Authenticated: the peer has our answer. A secure
+			 * initiator stops repeating SecI2; a checksum
+			 * responder's channel stops counting as half-open
+			 * (load detection, docs/negotiation.md 5.1). */
 			struct sst_nego_addr a;
 
 			ep_to_addr(&from[i], &a);

@@ -13,10 +13,23 @@
  * each side's own channel number (byte 0 of the packets it receives). The
  * responder keeps an entry per (initiator address, chani) so that a
  * retransmitted ChkI1 gets the same ChkR1 and never a second channel.
+ *
+ * Under load (docs/negotiation.md 5.1) the responder keeps nothing for a
+ * ChkI1 whose address no cookie proves. It asks an SST-DPDK initiator (one
+ * that sent our ulp blob) for a cookie in the prototype's own format, a
+ * ChkR1 with chanr 0 and ckr == cki carrying the cookie, and the initiator
+ * sends its ChkI1 again with the cookie in the ChkI1's cookie field. A
+ * legacy initiator cannot do that, so its ChkI1 is dropped until the host
+ * is no longer under load:
+ *
+ *   ChkI1 {cki, chani, ulpi}  --------------> under load, no valid cookie
+ *                             <-------------- ChkR1 {cki, ckr = cki, chanr 0, cookie}
+ *   ChkI1 {cki, chani, cookie, ulpi} -------> cookie valid: as above
  */
 #include <errno.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <sodium.h>
 
 #include "nego_internal.h"
@@ -49,38 +62,49 @@ nego_chk_key(struct sst_nego_host *h, uint8_t local_channel, const struct sst_ne
 	return key + (uint32_t)(now / SST_NSEC_PER_USEC / 4);
 }
 
-/* Build a message holding one chunk in the host's buffer and send it. */
-static void
-send_chunk(struct sst_nego_host *h, const struct sst_nego_addr *to, const struct sst_nego_chki1 *i1,
-	const struct sst_nego_chkr1 *r1, sst_time_t now)
+/* Build a message holding one chunk in the host's buffer. @return its
+ * length, 0 if it does not fit (cannot happen: the fields are ours and fit
+ * NEGO_TX_MAX, static_assert in nego_host.c). */
+static size_t
+build_chunk(
+	struct sst_nego_host *h, const struct sst_nego_chki1 *i1, const struct sst_nego_chkr1 *r1)
 {
 	struct sst_nego_builder b;
-	size_t len;
 	int rc;
 
 	sst_nego_build_begin(&b, h->txbuf, sizeof(h->txbuf));
 	rc = i1 != NULL ? sst_nego_build_chki1(&b, i1) : sst_nego_build_chkr1(&b, r1);
-	/* Fields are ours and fit NEGO_TX_MAX (static_assert in nego_host.c). */
-	if (rc < 0)
-		return;
-	len = sst_nego_build_end(&b);
-	h->ops.transmit(h->ctx, to, h->txbuf, len, now);
+	return rc < 0 ? 0 : sst_nego_build_end(&b);
 }
 
+/* Our ChkI1, with the cookie a responder under load gave us (if any). */
 void
 nego_chk_send_i1(struct sst_nego_host *h, struct nego_entry *e, sst_time_t now)
 {
 	struct sst_nego_chki1 i1 = {
 		.cki = e->cki,
 		.chani = e->local_channel,
+		.cookie = {.ptr = e->cookie, .len = e->cookie_len},
 		.ulpi = {.ptr = h->ulp, .len = h->ulp_len},
 	};
+	size_t len = build_chunk(h, &i1, NULL);
 
-	send_chunk(h, &e->peer, &i1, NULL, now);
+	if (len != 0)
+		h->ops.transmit(h->ctx, &e->peer, h->txbuf, len, now);
 }
 
+/* Bytes of our ChkR1 message: header 8, chunk length and type 8, cki, ckr
+ * and chanr 12, empty cookie<> and cpkt<> 8, ulpr<> 4 + our blob. */
+static uint32_t
+r1_msg_len(const struct sst_nego_host *h)
+{
+	return 40 + RTE_ALIGN_CEIL((uint32_t)h->ulp_len, 4u);
+}
+
+/* ChkR1 to an entry's address; for an address no cookie proved, within the
+ * amplification budget of the message it answers (5.2). */
 static void
-send_r1(struct sst_nego_host *h, const struct nego_entry *e, sst_time_t now)
+send_r1(struct sst_nego_host *h, const struct nego_entry *e, uint32_t budget, sst_time_t now)
 {
 	struct sst_nego_chkr1 r1 = {
 		.cki = e->cki,
@@ -88,9 +112,89 @@ send_r1(struct sst_nego_host *h, const struct nego_entry *e, sst_time_t now)
 		.chanr = e->local_channel,
 		.ulpr = {.ptr = h->ulp, .len = h->ulp_len},
 	};
+	size_t len = build_chunk(h, NULL, &r1);
 
-	send_chunk(h, &e->peer, NULL, &r1, now);
+	if (len == 0 || (!e->validated && !nego_amp_allow(h, budget, len)))
+		return;
+	h->ops.transmit(h->ctx, &e->peer, h->txbuf, len, now);
 	h->stats.tx_r1++;
+}
+
+/*
+ * Section 5.1: the cookie of a ChkI1, BLAKE2b-128 keyed with the cookie
+ * secret over a label, the address (be32 length, bytes) and the ChkI1 body
+ * up to its cookie field (cki, chani), as secure mode's cookie covers its
+ * SecI1 up to the cookie field (secure-mode.md 7). Its own label keeps a
+ * SecI1's cookie from passing for a ChkI1. Only we ever check it.
+ */
+static void
+chk_cookie(const uint8_t secret[SST_SECURE_KEY_LEN], const struct sst_nego_addr *peer,
+	const struct sst_nego_chki1 *i1, uint8_t out[SST_NEGO_COOKIE_LEN])
+{
+	static const char label[] = "SST-DPDK chk cookie v1";
+	crypto_generichash_state st;
+	uint8_t alen[4], prefix[8];
+
+	sst_put_be32(alen, peer->len);
+	sst_put_be32(prefix, i1->cki);
+	sst_put_be32(prefix + 4, i1->chani);
+	crypto_generichash_init(&st, secret, SST_SECURE_KEY_LEN, SST_NEGO_COOKIE_LEN);
+	crypto_generichash_update(&st, (const uint8_t *)label, sizeof(label) - 1);
+	crypto_generichash_update(&st, alen, sizeof(alen));
+	crypto_generichash_update(&st, peer->bytes, peer->len);
+	crypto_generichash_update(&st, prefix, sizeof(prefix));
+	crypto_generichash_final(&st, out, SST_NEGO_COOKIE_LEN);
+	sodium_memzero(&st, sizeof(st));
+}
+
+/* Whether a ChkI1 carries a valid cookie for its address, under the
+ * current or the previous secret (a cookie lives one to two periods). */
+static bool
+chk_cookie_valid(
+	struct sst_nego_host *h, const struct sst_nego_addr *peer, const struct sst_nego_chki1 *i1)
+{
+	uint8_t want[SST_NEGO_COOKIE_LEN];
+	int ok = 0;
+
+	if (i1->cookie.len != SST_NEGO_COOKIE_LEN)
+		return false;
+	chk_cookie(h->cookie.cur, peer, i1, want);
+	ok |= sodium_memcmp(want, i1->cookie.ptr, sizeof(want)) == 0;
+	if (h->cookie.has_prev) {
+		chk_cookie(h->cookie.prev, peer, i1, want);
+		ok |= sodium_memcmp(want, i1->cookie.ptr, sizeof(want)) == 0;
+	}
+	sodium_memzero(want, sizeof(want));
+	return ok != 0;
+}
+
+/*
+ * Section 5.1: the stateless answer to an SST-DPDK initiator, a cookie
+ * request in the prototype's format (wire-format.md 6.3: chanr 0 and
+ * ckr == cki ask for a cookie), which echoes cki (and with it the
+ * initiator's steering tag) and carries nothing else: 56 bytes, never more
+ * than the ChkI1 it answers (at least 36 bytes; one with our blob 56).
+ */
+static void
+send_challenge(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_nego_chki1 *i1, uint32_t budget, sst_time_t now)
+{
+	uint8_t cookie[SST_NEGO_COOKIE_LEN];
+	struct sst_nego_chkr1 r1 = {
+		.cki = i1->cki,
+		.ckr = i1->cki,
+		.chanr = 0,
+		.cookie = {.ptr = cookie, .len = sizeof(cookie)},
+	};
+	size_t len;
+
+	h->stats.rx_i1_challenged++;
+	chk_cookie(h->cookie.cur, peer, i1, cookie);
+	len = build_chunk(h, NULL, &r1);
+	if (len == 0 || !nego_amp_allow(h, budget, len))
+		return;
+	h->ops.transmit(h->ctx, peer, h->txbuf, len, now);
+	h->stats.tx_r1_cookie++;
 }
 
 /*
@@ -133,6 +237,50 @@ chk_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_rol
 	r->peer_status = SST_SECURE_PEER_UNKNOWN;
 }
 
+/*
+ * Responder, under load or over the amplification budget (5.1, 5.2): let a
+ * ChkI1 through only with a valid cookie, and then within its source's
+ * rate when under load. Keeps nothing otherwise. @return true to go on.
+ */
+static bool
+chk_admit(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct sst_nego_chki1 *i1, const struct sst_nego_ulp *ulp, uint32_t budget,
+	bool *proven, sst_time_t now)
+{
+	bool amp = r1_msg_len(h) > (uint64_t)h->amp_factor * budget;
+
+	if (!nego_under_load(h) && !amp)
+		return true;
+	nego_cookie_rotate(h, now);
+	if (chk_cookie_valid(h, peer, i1)) {
+		h->stats.rx_i1_cookie_ok++;
+		*proven = true;
+	} else if (!ulp->extended) {
+		/* The prototype never answers a cookie request: a legacy
+		 * initiator is served only while we are not under load, and
+		 * not at all when our ChkR1 would amplify its ChkI1. */
+		if (nego_under_load(h))
+			h->stats.rx_i1_legacy++;
+		else
+			nego_amp_allow(h, budget, r1_msg_len(h)); /* counts the refusal */
+		return false;
+	} else {
+		if (i1->cookie.len != 0)
+			h->stats.rx_i1_cookie_bad++;
+		if (amp)
+			h->stats.amp_limited++;
+		send_challenge(h, peer, i1, budget, now);
+		return false;
+	}
+	/* A proven address, so the limit is the sender's own; not when we are
+	 * not under load, since clients behind one NAT share an address. */
+	if (nego_under_load(h) && !nego_rate_allow(h, peer, now)) {
+		h->stats.rx_rate_limited++;
+		return false;
+	}
+	return true;
+}
+
 /* Responder, on ChkI1 (wire-format.md 6.3): accept, create the channel at
  * once and answer ChkR1; a retransmission gets the same ChkR1 again. */
 void
@@ -141,44 +289,50 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 {
 	struct sst_nego_result r;
 	struct sst_nego_chki1 i1;
+	struct sst_nego_ulp ulp;
 	struct nego_entry *e;
-	uint32_t ckr;
+	bool proven = false;
+	uint32_t budget, ckr;
 	int chan, rc;
 
 	if (sst_nego_chki1_decode(body, &i1) < 0) {
 		h->stats.rx_bad_chunk++;
 		return;
 	}
-	if (!nego_rate_allow(h, peer, now)) {
-		h->stats.rx_rate_limited++;
-		return;
-	}
 	h->stats.rx_i1++;
+	/* A message's bytes are one budget, for its first I1 only (5.2). */
+	budget = h->rx_budget;
+	h->rx_budget = 0;
+	sst_nego_ulp_decode(i1.ulpi.ptr, i1.ulpi.len, &ulp);
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, i1.chani);
 	if (e != NULL) {
 		if (e->mode == SST_NEGO_MODE_CHECKSUM && e->cki == i1.cki) {
 			h->stats.rx_i1_duplicate++;
-			send_r1(h, e, now);
+			send_r1(h, e, budget, now);
 			return;
 		}
 		/* Another key on a number we still hold: the initiator reuses
 		 * its number only after the earlier attempt gave up (20 s) or
 		 * its channel ended, so anything sooner is a stray or forged
 		 * message. Later, it is a restart: the entry is replaced (the
-		 * earlier channel stays the caller's). */
-		struct sst_nego_ulp ulp;
-
-		sst_nego_ulp_decode(i1.ulpi.ptr, i1.ulpi.len, &ulp);
-		/* A new instance of a peer we hold channels with says so in
-		 * its blob: a restart at once (as weak as all of checksum
-		 * mode: anyone who can send from the peer's address can claim
-		 * it). The instance a restart replaced claims nothing: its
-		 * late ChkI1 must not take the new process's entry. */
+		 * earlier channel stays the caller's). A new instance of a
+		 * peer we hold channels with says so in its blob: a restart
+		 * at once (as weak as all of checksum mode: anyone who can
+		 * send from the peer's address can claim it). The instance a
+		 * restart replaced claims nothing: its late ChkI1 must not take
+		 * the new process's entry. */
 		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER) &&
 			!nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp)) {
 			h->stats.rx_i1_conflict++;
 			return;
 		}
+	}
+	/* Nothing changes for an I1 that is not let through, not even the
+	 * entry it would replace. The initiator's ChkI1 may also carry a
+	 * piggybacked packet, which we do not take yet. */
+	if (!chk_admit(h, peer, &i1, &ulp, budget, &proven, now))
+		return;
+	if (e != NULL) {
 		if (e->phase == NEGO_PH_HALF) {
 			/* A secure handshake that never finished. */
 			uint8_t old = e->local_channel;
@@ -189,9 +343,7 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 			nego_remove(h, e);
 		}
 	}
-	/* The initiator's ChkI1 may carry a cookie or a piggybacked packet;
-	 * we never ask for the former and do not take the latter yet. */
-	if (!nego_admit(h, peer)) {
+	if (h->n_resp >= h->max_responding) {
 		h->stats.rx_i1_refused_full++;
 		return;
 	}
@@ -205,7 +357,7 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	if (ckr == i1.cki)
 		ckr++;
 	e = nego_insert(h, NEGO_KIND_RESP, peer, i1.chani);
-	if (e == NULL) { /* cannot happen: admitted above */
+	if (e == NULL) { /* cannot happen: room checked above */
 		h->ops.chan_free(h->ctx, peer, (uint8_t)chan);
 		h->stats.rx_i1_refused_full++;
 		return;
@@ -216,6 +368,7 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->cki = i1.cki;
 	e->ckr = ckr;
 	e->created = now;
+	e->validated = proven;
 	chk_result(h, &r, SST_NEGO_RESPONDER, e, i1.cki, ckr, (uint8_t)i1.chani, &i1.ulpi);
 	/* The instance in ulpi is as unauthenticated as the rest of ChkI1:
 	 * anyone who can send from the peer's address can claim a restart
@@ -237,7 +390,10 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		return;
 	}
 	h->stats.established_responder++;
-	send_r1(h, e, now);
+	/* Half-open until the caller hears from the initiator on the channel
+	 * (sst_nego_confirm()): what load detection counts. */
+	nego_unheard_link(h, e);
+	send_r1(h, e, budget, now);
 }
 
 /* Initiator, on ChkR1 (wire-format.md 6.3): the answer to one of our
@@ -263,9 +419,24 @@ nego_chk_on_r1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		return;
 	}
 	if (sst_nego_chkr1_wants_cookie(&r1)) {
-		/* Cookie hook: retry with r1.cookie once cookies exist; for
-		 * now the attempt keeps retransmitting and may time out. */
+		/* Section 5.1: the responder is under load and keeps nothing
+		 * until we prove our address: our ChkI1 again at once, with its
+		 * cookie, and so are its retransmissions. A bound on answers,
+		 * since anyone who saw our ChkI1 can send this. */
+		if (r1.cookie.len == 0 || r1.cookie.len > SST_NEGO_COOKIE_LEN ||
+			e->cookies >= SST_NEGO_COOKIES_MAX) {
+			h->stats.rx_r1_cookie_bad++;
+			return;
+		}
+		memcpy(e->cookie, r1.cookie.ptr, r1.cookie.len);
+		e->cookie_len = (uint8_t)r1.cookie.len;
+		e->cookies++;
 		h->stats.rx_r1_cookie++;
+		nego_chk_send_i1(h, e, now);
+		h->stats.tx_i1_retx++;
+		e->last_tx = now;
+		e->next_tx = sst_time_add(now, e->interval);
+		nego_rearm(h);
 		return;
 	}
 	chan = e->local_channel;

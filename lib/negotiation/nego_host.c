@@ -14,11 +14,13 @@
  * secret cannot aim at one chain. Deletion shifts the following entries
  * back, so no tombstones accumulate. Nothing is allocated after setup.
  *
- * A secure responder entry has a second key, (peer, first word of nr), so
- * that SecI2 (which carries only nr) finds it; its index slot is flagged
- * NEGO_SLOT_ALT, and the index is sized for two keys per responder entry.
- * Secure half-open entries are also on a list in creation order, so that
- * the oldest expires (or is evicted for a cookie-proven initiator) in O(1).
+ * A responder entry may have a second key: a secure one (peer, first word
+ * of nr), so that SecI2 (which carries only nr) finds it; a half-open
+ * checksum one (peer, local channel), so that sst_nego_confirm() finds it.
+ * Its index slot is flagged NEGO_SLOT_ALT, and the index is sized for two
+ * keys per responder entry. Secure half-open entries are also on a list in
+ * creation order, so that the oldest expires (or is evicted for a
+ * cookie-proven initiator) in O(1).
  */
 #include <errno.h>
 #include <string.h>
@@ -65,6 +67,7 @@ struct nego_layout {
 static int
 nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 {
+	uint32_t load_high, load_low;
 	uint64_t n;
 
 	if (p == NULL || p->size == 0 || p->size > sizeof(*p) || p->ops == NULL ||
@@ -77,7 +80,8 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 	if (n > SST_NEGO_MAX_ENTRIES || p->rate_slots > SST_NEGO_RATE_SLOTS_MAX ||
 		p->max_peer_records > SST_NEGO_MAX_ENTRIES ||
 		p->steer_bits > SST_NEGO_STEER_BITS_MAX || (p->steer_tag >> p->steer_bits) != 0 ||
-		(p->secure != NULL && sst_secure_config_check(p->secure, false) < 0))
+		(p->secure != NULL && sst_secure_config_check(p->secure, false) < 0) ||
+		nego_load_thresholds(p, l->max_responding, &load_high, &load_low) < 0)
 		return -EINVAL;
 	l->max_peers = p->max_peer_records ? p->max_peer_records : (uint32_t)n;
 	/* The smallest useful message: a SecI2 (172 bytes) and a Packet chunk. */
@@ -85,9 +89,8 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 	if (l->early_max < 256)
 		return -EINVAL;
 	l->nentries = (uint32_t)n;
-	/* Secure responder entries may hold a second key. */
-	l->index_slots = (uint32_t)rte_align64pow2(
-		2 * (n + (p->secure != NULL ? (uint64_t)l->max_responding : 0)));
+	/* Responder entries may hold a second key. */
+	l->index_slots = (uint32_t)rte_align64pow2(2 * (n + (uint64_t)l->max_responding));
 	l->rate_slots = (uint32_t)rte_align32pow2(
 		RTE_MAX(p->rate_slots ? p->rate_slots : SST_NEGO_DEFAULT_RATE_SLOTS,
 			(uint32_t)NEGO_RATE_WAYS));
@@ -108,11 +111,23 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 }
 
 size_t
-sst_nego_host_size(const struct sst_nego_host_params *p)
+sst_nego_host_size(const struct sst_nego_host_params *user)
 {
+	struct sst_nego_host_params p;
 	struct nego_layout l;
+	int rc;
 
-	if (nego_layout(p, &l) < 0) {
+	/* Fields past the caller's size (an older caller) read as zero:
+	 * their defaults, as in sst_nego_host_init(). */
+	if (user == NULL || user->size == 0 || user->size > sizeof(p)) {
+		rte_errno = EINVAL;
+		return 0;
+	}
+	memset(&p, 0, sizeof(p));
+	memcpy(&p, user, user->size);
+	rc = nego_layout(&p, &l);
+	sodium_memzero(&p, sizeof(p)); /* the copy holds the secret */
+	if (rc < 0) {
 		rte_errno = EINVAL;
 		return 0;
 	}
@@ -206,10 +221,8 @@ sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *u
 		h->sec_responder = p.secure->identity != NULL;
 		h->max_half_open = p.max_half_open ? RTE_MIN(p.max_half_open, h->max_responding)
 						   : h->max_responding;
-		h->cookie_period = p.cookie_period ? p.cookie_period : SST_NEGO_COOKIE_PERIOD;
-		sst_secure_cookie_secret_init(
-			&h->cookie, h->sec_cfg.random, h->sec_cfg.random_ctx, 0);
 	}
+	nego_load_init(h, &p);
 	sodium_memzero(&p, sizeof(p));
 	return 0;
 }
@@ -332,7 +345,7 @@ nego_lookup(
 			return NULL;
 		e = &h->entries[(v & ~NEGO_SLOT_ALT) - 1];
 		if ((v & NEGO_SLOT_ALT) != 0) {
-			if (kind == NEGO_KIND_NONCE && e->hash2 == hash && e->id2 == id &&
+			if (kind == e->alt_kind && e->hash2 == hash && e->id2 == id &&
 				sst_nego_addr_equal(&e->peer, peer))
 				return e;
 		} else if (nego_match(e, hash, kind, peer, id)) {
@@ -383,14 +396,37 @@ index_del(struct sst_nego_host *h, uint64_t hash, uint32_t v)
 }
 
 void
-nego_index_alt(struct sst_nego_host *h, struct nego_entry *e, uint32_t id2)
+nego_index_alt(struct sst_nego_host *h, struct nego_entry *e, enum nego_kind kind, uint32_t id2)
 {
 	uint32_t i = (uint32_t)(e - h->entries);
 
-	e->hash2 = nego_hash(h, NEGO_KIND_NONCE, &e->peer, id2);
+	e->hash2 = nego_hash(h, kind, &e->peer, id2);
 	e->id2 = id2;
-	e->has_alt = 1;
+	e->alt_kind = (uint8_t)kind;
 	index_put(h, e->hash2, (i + 1) | NEGO_SLOT_ALT);
+}
+
+void
+nego_unheard_link(struct sst_nego_host *h, struct nego_entry *e)
+{
+	e->phase = NEGO_PH_UNHEARD;
+	nego_index_alt(h, e, NEGO_KIND_CHAN, e->local_channel);
+	h->n_unheard++;
+	nego_load_update(h);
+}
+
+void
+nego_unheard_unlink(struct sst_nego_host *h, struct nego_entry *e)
+{
+	uint32_t i = (uint32_t)(e - h->entries);
+
+	if (e->kind != NEGO_KIND_RESP || e->phase != NEGO_PH_UNHEARD)
+		return;
+	index_del(h, e->hash2, (i + 1) | NEGO_SLOT_ALT);
+	e->alt_kind = 0;
+	e->phase = NEGO_PH_NONE;
+	h->n_unheard--;
+	nego_load_update(h);
 }
 
 void
@@ -407,6 +443,7 @@ nego_half_link(struct sst_nego_host *h, struct nego_entry *e)
 		h->half_head = i;
 	h->half_tail = i;
 	h->n_half++;
+	nego_load_update(h);
 }
 
 void
@@ -425,6 +462,7 @@ nego_half_unlink(struct sst_nego_host *h, struct nego_entry *e)
 	e->hprev = e->hnext = NEGO_NONE;
 	e->phase = NEGO_PH_NONE;
 	h->n_half--;
+	nego_load_update(h);
 }
 
 struct nego_entry *
@@ -461,7 +499,8 @@ nego_remove(struct sst_nego_host *h, struct nego_entry *e)
 	uint32_t i = (uint32_t)(e - h->entries);
 
 	index_del(h, e->hash, i + 1);
-	if (e->has_alt)
+	nego_unheard_unlink(h, e);
+	if (e->alt_kind != 0)
 		index_del(h, e->hash2, (i + 1) | NEGO_SLOT_ALT);
 	nego_half_unlink(h, e);
 	if (e->kind == NEGO_KIND_INIT && e->phase == NEGO_PH_I2)
@@ -495,15 +534,6 @@ nego_rearm(struct sst_nego_host *h)
 	for (uint32_t k = 0; k < h->n_init; k++)
 		t = sst_time_min(t, attempt_expiry(&h->entries[h->attempts[k]]));
 	h->next_expiry = sst_time_min(t, nego_sec_next_expiry(h));
-}
-
-bool
-nego_admit(struct sst_nego_host *h, const struct sst_nego_addr *peer)
-{
-	(void)peer;
-	/* Checksum mode has no cookie of ours: a full table refuses new
-	 * peer-initiated negotiations (secure mode challenges instead). */
-	return h->n_resp < h->max_responding;
 }
 
 /* --- the modes --- */
@@ -623,12 +653,21 @@ sst_nego_confirm(struct sst_nego_host *h, const struct sst_nego_addr *peer, uint
 	if (h == NULL || !addr_valid(peer))
 		return -EINVAL;
 	e = attempt_find(h, peer, local_channel);
-	if (e == NULL || e->phase != NEGO_PH_I2)
+	if (e != NULL && e->phase == NEGO_PH_I2) {
+		/* The number is the caller's channel's since established(). */
+		nego_remove(h, e);
+		nego_rearm(h);
+		h->stats.confirmed++;
+		return 0;
+	}
+	/* A checksum responder's channel: the initiator uses it, so it got
+	 * our ChkR1; the entry stays (it answers retransmitted ChkI1) but is
+	 * no longer half-open. */
+	e = nego_lookup(h, NEGO_KIND_CHAN, peer, local_channel);
+	if (e == NULL || e->phase != NEGO_PH_UNHEARD)
 		return -ENOENT;
-	/* The number is the caller's channel's since established(). */
-	nego_remove(h, e);
-	nego_rearm(h);
-	h->stats.confirmed++;
+	nego_unheard_unlink(h, e);
+	h->stats.chk_heard++;
 	return 0;
 }
 
@@ -653,12 +692,6 @@ uint64_t
 sst_nego_instance(const struct sst_nego_host *h)
 {
 	return h->instance;
-}
-
-void
-sst_nego_set_under_load(struct sst_nego_host *h, bool under_load)
-{
-	h->under_load = under_load;
 }
 
 int
@@ -817,6 +850,7 @@ sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now)
 		k++;
 	}
 	nego_sec_expire(h, now);
+	nego_cookie_rotate(h, now);
 	nego_rearm(h);
 }
 
@@ -829,7 +863,7 @@ sst_nego_initiating(const struct sst_nego_host *h)
 uint32_t
 sst_nego_half_open(const struct sst_nego_host *h)
 {
-	return h->n_half;
+	return h->n_half + h->n_unheard;
 }
 
 uint32_t

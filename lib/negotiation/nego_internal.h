@@ -5,7 +5,8 @@
  * dispatch and the ulp blob. Each mode implements its protocol steps in its
  * own file (nego_checksum.c for ChkI1/ChkR1, nego_secure_host.c for the
  * secure-mode messages) behind the chunk handlers and the entry kinds
- * declared here; nego_ratelimit.c holds the per-source rate limiter,
+ * declared here; nego_load.c holds load detection, the cookie secret and
+ * the amplification budget, nego_ratelimit.c the per-source rate limiter,
  * nego_restart.c the peer instance records of restart detection and
  * nego_steer.c the stateless steering-tag parser.
  */
@@ -41,6 +42,9 @@ enum nego_kind {
 	NEGO_KIND_RESP,
 	/** Second key of a secure RESP entry: (peer, first word of nr). */
 	NEGO_KIND_NONCE,
+	/** Second key of a half-open checksum RESP entry: (peer, local
+	 * channel), for sst_nego_confirm(). */
+	NEGO_KIND_CHAN,
 	/** Not an entry: the hash domain of peer records (nego_restart.c). */
 	NEGO_KIND_PEER,
 };
@@ -52,6 +56,9 @@ enum nego_phase {
 	NEGO_PH_I2,   /**< INIT: established, repeating SecI2 until confirmed */
 	NEGO_PH_HALF, /**< RESP: SecR1 sent, waiting for SecI2 (half-open) */
 	NEGO_PH_DONE, /**< RESP: SecI2 verified, channel established */
+	/** Checksum RESP: ChkR1 sent, channel established, nothing heard
+	 * from the initiator yet (half-open for load detection). */
+	NEGO_PH_UNHEARD,
 };
 
 /** One negotiation, ours or a peer's. */
@@ -71,13 +78,15 @@ struct nego_entry {
 	sst_time_t last_tx;   /**< INIT: latest I1 sent */
 	sst_time_t next_tx;   /**< INIT: next retransmission */
 	uint64_t interval;    /**< INIT: current retransmission interval */
-	uint64_t hash2;	      /**< secure RESP: hash of its NONCE key */
-	uint32_t id2;	      /**< secure RESP: first word of nr */
-	uint8_t has_alt;      /**< indexed under (NONCE, peer, id2) too */
+	uint64_t hash2;	      /**< RESP: hash of its second key */
+	uint32_t id2;	      /**< RESP: secure: first word of nr; checksum: local channel */
+	uint8_t alt_kind;     /**< indexed under (alt_kind, peer, id2) too; 0: not */
 	uint8_t phase;	      /**< enum nego_phase */
 	uint8_t validated;    /**< RESP: address proven (cookie or SecI2) */
-	uint8_t cookies;      /**< INIT: SecCookie messages answered */
-	uint32_t hprev;	      /**< half-open list (creation order), or NEGO_NONE */
+	uint8_t cookies;      /**< INIT: cookie requests answered */
+	uint8_t cookie_len;   /**< checksum INIT: the cookie our ChkI1 carries, or 0 */
+	uint8_t cookie[SST_NEGO_COOKIE_LEN];
+	uint32_t hprev; /**< half-open list (creation order), or NEGO_NONE */
 	uint32_t hnext;
 };
 
@@ -158,10 +167,20 @@ struct sst_nego_host {
 	struct nego_sec *sec; /**< nentries, parallel to entries */
 	struct sst_secure_config sec_cfg;
 	bool sec_responder; /**< we have an identity: we answer SecI1 */
-	bool under_load;
+	/* Load (nego_load.c): told, or detected on the half-open count. */
+	bool load_told;
+	bool load_seen;
+	uint32_t load_high;
+	uint32_t load_low;
+	/* The cookie secret of both modes' challenges; its random source is
+	 * the secure configuration's, or one derived from the secret. */
 	struct sst_secure_cookie_secret cookie;
 	uint64_t cookie_period;
+	sst_secure_random_fn cookie_random;
+	void *cookie_random_ctx;
+	uint64_t cookie_draws; /**< derived source: secrets drawn so far */
 	uint32_t max_half_open;
+	uint32_t n_unheard; /**< RESP entries in NEGO_PH_UNHEARD */
 	uint32_t n_half;    /**< RESP entries in NEGO_PH_HALF */
 	uint32_t n_confirm; /**< INIT entries in NEGO_PH_I2 */
 	uint32_t half_head; /**< oldest half-open entry, or NEGO_NONE */
@@ -226,8 +245,17 @@ struct nego_entry *nego_insert(struct sst_nego_host *h, enum nego_kind kind,
  * list) and free it. Its secure state is wiped. */
 void nego_remove(struct sst_nego_host *h, struct nego_entry *e);
 
-/** Index an entry under its second key (NONCE, peer, id2). */
-void nego_index_alt(struct sst_nego_host *h, struct nego_entry *e, uint32_t id2);
+/** Index a RESP entry under its second key (kind, peer, id2). */
+void nego_index_alt(
+	struct sst_nego_host *h, struct nego_entry *e, enum nego_kind kind, uint32_t id2);
+
+/** A checksum RESP entry whose ChkR1 went out becomes half-open
+ * (NEGO_PH_UNHEARD), findable by (peer, local channel). */
+void nego_unheard_link(struct sst_nego_host *h, struct nego_entry *e);
+
+/** The initiator was heard (or the entry goes): no longer half-open. No-op
+ * for an entry in another phase. */
+void nego_unheard_unlink(struct sst_nego_host *h, struct nego_entry *e);
 
 /** Append a RESP entry to the half-open list (it becomes NEGO_PH_HALF). */
 void nego_half_link(struct sst_nego_host *h, struct nego_entry *e);
@@ -252,11 +280,40 @@ nego_be32(const uint8_t *p)
 /** Recompute the cached next expiry after an attempt's timer changed. */
 void nego_rearm(struct sst_nego_host *h);
 
-/** Whether a peer-initiated checksum negotiation may get state now (the
- * table has room; checksum mode has no cookie challenge). */
-bool nego_admit(struct sst_nego_host *h, const struct sst_nego_addr *peer);
+/* --- nego_load.c: protection under load (docs/negotiation.md 5) --- */
 
-/* --- nego_ratelimit.c: first messages per source --- */
+/** load_high and load_low from the parameters (0: the defaults).
+ * @return 0, or -EINVAL when load_low is not below load_high. */
+int nego_load_thresholds(const struct sst_nego_host_params *p, uint32_t max_responding,
+	uint32_t *high, uint32_t *low);
+
+/** Thresholds and the cookie secret, at init (h->secret and the secure
+ * configuration are set). */
+void nego_load_init(struct sst_nego_host *h, const struct sst_nego_host_params *p);
+
+/** Whether the host is under load (told or detected). */
+static inline bool
+nego_under_load(const struct sst_nego_host *h)
+{
+	return h->load_told || h->load_seen;
+}
+
+/** The half-open count changed: go under load, or leave it, with
+ * hysteresis; count the transitions. */
+void nego_load_update(struct sst_nego_host *h);
+
+/** Rotate the cookie secret when its period has passed. */
+void nego_cookie_rotate(struct sst_nego_host *h, sst_time_t now);
+
+/**
+ * The amplification budget (5.2) of an answer to an unvalidated address:
+ * @p len bytes against the @p budget bytes of the message it answers.
+ * Counts amp_rx_bytes (the budget), and amp_tx_bytes or amp_limited.
+ * @return true if the answer may be sent.
+ */
+bool nego_amp_allow(struct sst_nego_host *h, uint32_t budget, size_t len);
+
+/* --- nego_ratelimit.c: setups per source under load --- */
 
 /** Bytes of the limiter's table for this many slots (a power of two). */
 size_t nego_rate_size(uint32_t slots);
@@ -266,8 +323,9 @@ void nego_rate_init(struct sst_nego_host *h, struct nego_rate *table, uint32_t s
 	uint32_t per_sec, uint32_t burst, uint8_t prefix);
 
 /**
- * Charge one first message (ChkI1/SecI1) to its source. @return true if it
- * is within the source's rate; false: drop it (counted by the caller).
+ * Charge one setup (a cookie-proven ChkI1/SecI1 under load) to its source.
+ * @return true if it is within the source's rate; false: drop it (counted
+ * by the caller).
  */
 bool nego_rate_allow(struct sst_nego_host *h, const struct sst_nego_addr *peer, sst_time_t now);
 
@@ -369,8 +427,7 @@ void nego_sec_on_cookie(struct sst_nego_host *h, const struct sst_nego_addr *pee
 void nego_sec_on_refuse(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	const struct sst_bytes *body, sst_time_t now);
 
-/** Responder: expire half-open entries older than SST_NEGO_HALF_OPEN_TTL
- * and rotate the cookie secret when its period has passed. */
+/** Responder: expire half-open entries older than SST_NEGO_HALF_OPEN_TTL. */
 void nego_sec_expire(struct sst_nego_host *h, sst_time_t now);
 
 /** When nego_sec_expire() must next run, or SST_TIME_NEVER. */

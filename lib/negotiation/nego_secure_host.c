@@ -5,13 +5,14 @@
  * nego_secure.c.
  *
  *   initiator                                   responder
- *   connect(): SecI1 ------------------------->  rate limit; no mutual suite?
+ *   connect(): SecI1 ------------------------->  no mutual suite?
  *     failed(-ENOTSUP) <---------------------      SecRefuse, no state
  *                                                duplicate? same SecR1
  *     (retransmitted on the host's schedule)     needs a cookie (under load, half-open
  *                                                  limit, table full, SecR1 over 3x)?
  *                    <------------------------     no valid cookie: SecCookie, no state
- *   SecI1 + cookie  ------------------------->     else: entry (peer, chani) + (peer, nr),
+ *   SecI1 + cookie  ------------------------->     under load: rate limit per source
+ *                                                  entry (peer, chani) + (peer, nr),
  *                    <------------------------     half-open, SecR1 (within 3x)
  *   SecR1 verifies: established(initiator),
  *   SecI2 ----------------------------------->  SecI2 verifies: established(responder)
@@ -388,12 +389,8 @@ send_challenge(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	if (sst_secure_cookie_challenge(&req, body, &b) != SST_SECURE_CHALLENGED)
 		return; /* cannot happen: the SecI1 decoded */
 	len = sst_nego_build_end(&b);
-	h->stats.amp_rx_bytes += budget;
-	if (len > (size_t)h->amp_factor * budget) {
-		h->stats.amp_limited++;
+	if (!nego_amp_allow(h, budget, len))
 		return;
-	}
-	h->stats.amp_tx_bytes += len;
 	h->stats.tx_sec_cookie++;
 	h->ops.transmit(h->ctx, peer, msg, len, now);
 }
@@ -461,10 +458,6 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		h->stats.rx_bad_chunk++;
 		return;
 	}
-	if (!nego_rate_allow(h, peer, now)) {
-		h->stats.rx_rate_limited++;
-		return;
-	}
 	h->stats.rx_sec_i1++;
 	/* A message's bytes are one budget, for its first SecI1 only. */
 	budget = h->rx_budget;
@@ -498,12 +491,13 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 			nego_remove(h, e); /* the old channel stays the caller's */
 	}
 	amp = r1_msg_len(h) > (uint64_t)h->amp_factor * budget;
-	if (h->under_load || h->n_half >= h->max_half_open || h->n_resp >= h->max_responding ||
+	if (nego_under_load(h) || h->n_half >= h->max_half_open || h->n_resp >= h->max_responding ||
 		amp) {
-		sst_secure_cookie_secret_rotate(&h->cookie, h->sec_cfg.random,
-			h->sec_cfg.random_ctx, now, h->cookie_period);
+		nego_cookie_rotate(h, now);
 		req = cookie_req(h, peer);
 		if (info.cookie_len == 0 || sst_secure_cookie_verify(&req, body) < 0) {
+			if (info.cookie_len != 0)
+				h->stats.rx_sec_i1_cookie_bad++;
 			/* Spec 7: a SecR1 over 3x is replaced by the challenge. */
 			if (amp)
 				h->stats.amp_limited++;
@@ -512,6 +506,14 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		}
 		h->stats.rx_sec_i1_cookie_ok++;
 		validated = true;
+		/* Section 5.3: under load, setups that will hold state are
+		 * limited per source (a proven address, so the limit is the
+		 * sender's own). Not otherwise: clients behind one NAT share
+		 * an address. */
+		if (nego_under_load(h) && !nego_rate_allow(h, peer, now)) {
+			h->stats.rx_rate_limited++;
+			return;
+		}
 		/* A proven initiator takes the place of the oldest unproven
 		 * half-open entry when there is no room. */
 		if ((h->n_half >= h->max_half_open || h->n_resp >= h->max_responding) &&
@@ -557,7 +559,7 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		sec->rx_bytes = budget;
 		h->stats.amp_rx_bytes += budget;
 	}
-	nego_index_alt(h, e, nego_be32(sec->nr));
+	nego_index_alt(h, e, NEGO_KIND_NONCE, nego_be32(sec->nr));
 	nego_half_link(h, e);
 	send_r1(h, e, now);
 	nego_rearm(h);
@@ -674,8 +676,6 @@ nego_sec_expire(struct sst_nego_host *h, sst_time_t now)
 		drop_half_open(h, e);
 		h->stats.half_open_expired++;
 	}
-	sst_secure_cookie_secret_rotate(
-		&h->cookie, h->sec_cfg.random, h->sec_cfg.random_ctx, now, h->cookie_period);
 }
 
 sst_time_t

@@ -17,10 +17,13 @@
  *
  * Modes: checksum mode (ChkI1/ChkR1, prototype-compatible, no
  * authentication) and secure mode (SecI1/SecR1/SecI2, docs/secure-mode.md,
- * through the sans-IO core of nego_secure.h). A responder under load answers
- * SecI1 with a stateless cookie challenge, never sends an unvalidated address
- * more than 3x the bytes it received from it, and rate-limits first messages
- * per source in bounded memory (docs/negotiation.md section 5).
+ * through the sans-IO core of nego_secure.h). A responder goes under load by
+ * itself when its half-open entries pass a threshold (and leaves it with
+ * hysteresis); under load it answers a SecI1, and the ChkI1 of an SST-DPDK
+ * initiator, with a stateless cookie challenge, drops the ChkI1 of a legacy
+ * one, and rate-limits cookie-proven setups per source in bounded memory. It
+ * never sends an unvalidated address more than 3x the bytes it received
+ * from it (docs/negotiation.md section 5).
  *
  * Every host has a random 64-bit instance identifier that it advertises in
  * its ulp blob; a host that sees a peer address come back with another
@@ -57,12 +60,16 @@ enum {
 	SST_NEGO_DEFAULT_MAX_RESPONDING = 1024,
 	SST_NEGO_MAX_ENTRIES = 1 << 20, /**< bound on max_initiating + max_responding */
 	SST_NEGO_HCID_SEC_LEN = SST_SECURE_HCID_LEN, /**< half-channel ID, secure mode */
-	SST_NEGO_DEFAULT_RATE = 50,		     /**< first messages per second per source */
-	SST_NEGO_DEFAULT_BURST = 100,		     /**< ... and in a burst */
-	SST_NEGO_DEFAULT_RATE_SLOTS = 1024,	     /**< sources tracked at once */
+	SST_NEGO_DEFAULT_RATE = 20,	    /**< setups per second per source, under load */
+	SST_NEGO_DEFAULT_BURST = 5,	    /**< ... and in a burst (WireGuard's figures) */
+	SST_NEGO_DEFAULT_RATE_SLOTS = 1024, /**< sources tracked at once */
 	SST_NEGO_RATE_SLOTS_MAX = 1 << 20,
-	SST_NEGO_AMP_FACTOR = 3,     /**< bytes to an unvalidated address <= 3x received */
-	SST_NEGO_COOKIES_MAX = 4,    /**< SecCookie answers per attempt */
+	SST_NEGO_AMP_FACTOR = 3,  /**< bytes to an unvalidated address <= 3x received */
+	SST_NEGO_COOKIES_MAX = 4, /**< cookie requests answered per attempt */
+	SST_NEGO_COOKIE_LEN = 16, /**< the cookies we make (both modes) */
+	/** The default load_high is max_responding / 2, but at least this
+	 * (or max_responding, if smaller). */
+	SST_NEGO_LOAD_HIGH_MIN = 16,
 	SST_NEGO_STEER_BITS_MAX = 6, /**< bits of a steering tag */
 	/** Default bound on a SecI2 message carrying a Packet chunk: the IPv6
 	 * minimum MTU (1280) less the IPv6 and UDP headers. */
@@ -245,8 +252,10 @@ struct sst_nego_host_params {
 	const struct sst_secure_config *secure;
 	/** Secure half-open entries before SecI1 needs a cookie; 0: max_responding. */
 	uint32_t max_half_open;
-	uint32_t rate_per_sec;	/**< ChkI1/SecI1 per second per source; 0: 50 */
-	uint32_t rate_burst;	/**< ... in a burst; 0: 100 */
+	/** Under load (docs/negotiation.md 5.3): cookie-proven setups per
+	 * second per source; 0: 20. Not limited when not under load. */
+	uint32_t rate_per_sec;
+	uint32_t rate_burst;	/**< ... in a burst; 0: 5 */
 	uint32_t rate_slots;	/**< sources tracked (rounded up to a power of 2); 0: 1024 */
 	uint8_t rate_prefix;	/**< leading address bytes naming a source; 0: all */
 	uint8_t amp_factor;	/**< amplification bound; 0: 3 (tests lower it) */
@@ -274,6 +283,16 @@ struct sst_nego_host_params {
 	/** Secure mode, initiator: largest message sst_nego_send_early()
 	 * builds (SecI2 plus a Packet chunk); 0: SST_NEGO_EARLY_MAX_DEFAULT. */
 	uint16_t early_max;
+	/**
+	 * Load detection (docs/negotiation.md 5.1): the host goes under load
+	 * by itself when it holds load_high half-open entries (both modes,
+	 * sst_nego_half_open()), and leaves it when they are down to
+	 * load_low. 0: max_responding / 2, at least SST_NEGO_LOAD_HIGH_MIN
+	 * (or max_responding if smaller); UINT32_MAX: never by itself
+	 * (only sst_nego_set_under_load()).
+	 */
+	uint32_t load_high;
+	uint32_t load_low; /**< below load_high; 0: load_high / 2 */
 };
 
 /** Counters. Every dropped message is counted under exactly one reason. */
@@ -288,27 +307,37 @@ struct sst_nego_stats {
 	uint64_t rx_i1;		     /**< ChkI1 decoded */
 	uint64_t rx_i1_duplicate;    /**< retransmitted ChkI1: same ChkR1 resent */
 	uint64_t rx_i1_conflict;     /**< same (address, chani), other key, too soon */
-	uint64_t rx_i1_refused_full; /**< responder table full (cookie hook) */
+	uint64_t rx_i1_refused_full; /**< responder table full */
 	uint64_t rx_i1_no_channel;   /**< chan_alloc() failed */
 	uint64_t rx_i1_refused;	     /**< established() refused */
+	uint64_t rx_i1_challenged;   /**< SST-DPDK initiator, no valid cookie: cookie request */
+	uint64_t rx_i1_cookie_ok;    /**< carried a valid cookie when one was needed */
+	uint64_t rx_i1_cookie_bad;   /**< carried a cookie that did not verify (challenged again) */
+	uint64_t rx_i1_legacy;	     /**< legacy initiator (cannot answer a cookie): dropped */
 	uint64_t rx_r1;		     /**< ChkR1 decoded */
 	uint64_t rx_r1_unmatched;    /**< no outstanding attempt (late duplicate, forged) */
-	uint64_t rx_r1_cookie;	     /**< asked for a cookie: not supported yet */
+	uint64_t rx_r1_cookie;	     /**< cookie request answered: ChkI1 again with the cookie */
+	uint64_t rx_r1_cookie_bad;   /**< cookie request without a cookie, or over the limit */
 	uint64_t rx_r1_refused;	     /**< established() refused */
 	uint64_t tx_i1;		     /**< ChkI1 sent, first transmissions */
-	uint64_t tx_i1_retx;	     /**< ChkI1 retransmissions (timer or ping) */
+	uint64_t tx_i1_retx;	     /**< ChkI1 retransmissions (timer, ping or cookie) */
 	uint64_t tx_r1;		     /**< ChkR1 sent, duplicates included */
+	uint64_t tx_r1_cookie;	     /**< ChkR1 cookie requests sent */
+	uint64_t chk_heard;	     /**< checksum channels confirmed (sst_nego_confirm()) */
 	uint64_t established_initiator;
 	uint64_t established_responder;
 	uint64_t failed; /**< attempts that timed out */
 	/* Under load (both modes). */
-	uint64_t rx_rate_limited; /**< ChkI1/SecI1 over their source's rate: dropped */
+	uint64_t rx_rate_limited; /**< cookie-proven I1 over their source's rate: dropped */
+	uint64_t load_on;	  /**< the host went under load (by itself or told) */
+	uint64_t load_off;	  /**< ... and left it */
 	/* Secure mode, responder. */
-	uint64_t rx_sec_i1;		/**< SecI1 decoded (and within the rate) */
+	uint64_t rx_sec_i1;		/**< SecI1 decoded */
 	uint64_t rx_sec_i1_duplicate;	/**< same (address, chani, ni): same SecR1 resent */
 	uint64_t rx_sec_i1_conflict;	/**< same (address, chani), other ni, too soon */
 	uint64_t rx_sec_i1_challenged;	/**< answered with SecCookie, no state kept */
 	uint64_t rx_sec_i1_cookie_ok;	/**< carried a valid cookie when one was needed */
+	uint64_t rx_sec_i1_cookie_bad;	/**< carried a cookie that did not verify */
 	uint64_t rx_sec_i1_refused;	/**< no mutual suite, bad key, table full, no number */
 	uint64_t rx_sec_i1_unsupported; /**< secure mode not configured for responding */
 	uint64_t rx_sec_i2;		/**< SecI2 decoded enough to be matched */
@@ -323,9 +352,10 @@ struct sst_nego_stats {
 	uint64_t tx_sec_refuse;		/**< SecRefuse sent (no mutual suite; spec 3.6) */
 	uint64_t half_open_expired;	/**< half-open entries that never saw SecI2 */
 	uint64_t half_open_evicted;	/**< dropped for a cookie-proven initiator */
-	uint64_t amp_limited;		/**< SecR1 withheld or replaced by SecCookie (3x) */
-	uint64_t amp_rx_bytes;		/**< bytes received from unvalidated addresses */
-	uint64_t amp_tx_bytes;		/**< bytes sent to unvalidated addresses */
+	/* Amplification (both modes, docs/negotiation.md 5.2). */
+	uint64_t amp_limited;  /**< an answer withheld, or replaced by a cookie challenge (3x) */
+	uint64_t amp_rx_bytes; /**< bytes received from unvalidated addresses */
+	uint64_t amp_tx_bytes; /**< bytes sent to unvalidated addresses */
 	/* Secure mode, initiator. */
 	uint64_t rx_sec_r1;	      /**< SecR1 matched to an attempt */
 	uint64_t rx_sec_r1_unmatched; /**< no attempt waiting for it */
@@ -424,10 +454,20 @@ int sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	uint8_t local_channel, uint8_t peer_channel);
 
 /**
- * Secure mode, initiator: an authenticated channel packet arrived from the
- * responder, so it has our SecI2; stop repeating it (docs/secure-mode.md
- * 3.4). Without this call SecI2 is repeated on the retransmission schedule
- * for 20 s after SecR1. @return 0, or -ENOENT (nothing being repeated).
+ * The first authenticated channel packet from the peer arrived on a channel
+ * (call it once per channel; the engine does for every channel).
+ *
+ * Secure mode, initiator: the responder has our SecI2; stop repeating it
+ * (docs/secure-mode.md 3.4). Without this call SecI2 is repeated on the
+ * retransmission schedule for 20 s after SecR1.
+ *
+ * Checksum mode, responder: the initiator got our ChkR1 and uses the
+ * channel; it stops counting as half-open (docs/negotiation.md 5.1).
+ * Without this call it counts until sst_nego_release(), and enough such
+ * channels put the host under load.
+ *
+ * @return 0, or -ENOENT (nothing to confirm: another kind of channel, or
+ *   already confirmed).
  */
 int sst_nego_confirm(
 	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
@@ -469,16 +509,28 @@ uint64_t sst_nego_instance(const struct sst_nego_host *h);
 int sst_nego_steer_tag(const void *msg, size_t len, uint8_t steer_bits);
 
 /**
- * Tell the host that it is under attack (or no longer): while set, every
- * SecI1 without a valid cookie gets a SecCookie challenge and no state, as
- * when the half-open limit is reached.
+ * Tell the host that it is under attack, whatever its own load detection
+ * says (true), or leave it to that detection again (false). Under load
+ * every SecI1, and every ChkI1 of an SST-DPDK initiator, without a valid
+ * cookie gets a cookie challenge and no state; a legacy initiator's ChkI1
+ * is dropped; cookie-proven setups are rate-limited per source
+ * (docs/negotiation.md 5).
  */
 void sst_nego_set_under_load(struct sst_nego_host *h, bool under_load);
+
+/** Whether the host is under load: told so, or by its own detection. */
+bool sst_nego_under_load(const struct sst_nego_host *h);
 
 /** Open attempts we initiated (secure attempts repeating SecI2 excluded). */
 uint32_t sst_nego_initiating(const struct sst_nego_host *h);
 
-/** Secure half-open entries: SecR1 sent, SecI2 not yet verified. */
+/**
+ * Half-open entries: peer-initiated negotiations that answered and have not
+ * yet heard from the initiator again. Secure mode: SecR1 sent, SecI2 not yet
+ * verified (they expire after SST_NEGO_HALF_OPEN_TTL); checksum mode: ChkR1
+ * sent (the channel exists), no sst_nego_confirm() yet. What load detection
+ * counts (load_high, load_low).
+ */
 uint32_t sst_nego_half_open(const struct sst_nego_host *h);
 
 /** Peer-initiated entries held (bounded by max_responding). */

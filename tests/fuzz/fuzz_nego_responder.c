@@ -30,7 +30,16 @@
  *    address holding a ChkR1 that decodes, echoes an outstanding key, with
  *    chanr 1..255 and ckr != cki; at most once per attempt (I also answers
  *    ChkI1, as a responder holding at most 1 entry);
- *  - every message R sends is one well-formed ChkR1 echoing a held key;
+ *  - every message R sends is one well-formed ChkR1 echoing a held key, or a
+ *    56-byte cookie request (chanr 0, ckr == cki, a 16-byte cookie, no
+ *    ulpr) to the sender of the message being processed, echoing the key
+ *    of one of its ChkI1 that carries an SST-DPDK ulp blob
+ *    (docs/negotiation.md 5.1);
+ *  - under load (R goes there by itself at 4 half-open entries, and leaves
+ *    at 2: its channels are never confirmed, releases bring it back), a
+ *    message whose ChkI1 carry no cookie adds no entry to R;
+ *  - R never sends an address more than 3x what it received from
+ *    unvalidated addresses (amp_tx_bytes <= 3 amp_rx_bytes);
  *  - channel numbers are never freed twice nor leaked: numbers in use equal
  *    R's channels, and I's attempts plus I's channels.
  */
@@ -73,8 +82,10 @@ static unsigned int nmodel;
 /* What the message being processed holds, parsed independently. */
 static struct {
 	bool valid_i1[SST_NEGO_CHUNKS_MAX];
+	bool extended[SST_NEGO_CHUNKS_MAX]; /* its ulpi is an SST-DPDK blob */
 	struct sst_nego_chki1 i1[SST_NEGO_CHUNKS_MAX];
 	unsigned int ni1;
+	bool cookie; /* a valid ChkI1 carries a cookie */
 	bool has_r1;
 	struct sst_nego_chkr1 r1[SST_NEGO_CHUNKS_MAX];
 	unsigned int nr1;
@@ -87,6 +98,15 @@ static struct {
 	bool live;
 } att[64];
 static unsigned int natt;
+
+/* Whether a ulp blob is an SST-DPDK one, independently (docs/negotiation.md
+ * 3): at least 12 bytes, magic "SSTD", version not 0. */
+static bool
+blob_extended(const struct sst_bytes *b)
+{
+	return b->len >= 12 && b->ptr[0] == 0x53 && b->ptr[1] == 0x53 && b->ptr[2] == 0x54 &&
+	       b->ptr[3] == 0x44 && (b->ptr[4] | b->ptr[5] | b->ptr[6] | b->ptr[7]) != 0;
+}
 
 /* The instance of a ulp blob, independently (docs/negotiation.md 3):
  * magic, version >= 2, 8 bytes after the capabilities; 0: none. */
@@ -118,7 +138,18 @@ on_transmit(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t l
 		unsigned int a = addr_index(to);
 
 		FUZZ_CHECK(c.type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&c.body, &r1) == 0);
-		FUZZ_CHECK(!sst_nego_chkr1_wants_cookie(&r1));
+		if (sst_nego_chkr1_wants_cookie(&r1)) {
+			bool asked = false;
+
+			FUZZ_CHECK(len == 56 && r1.chanr == 0 && r1.ckr == r1.cki &&
+				   r1.cookie.len == SST_NEGO_COOKIE_LEN && r1.ulpr.len == 0);
+			FUZZ_CHECK(a == cur.src);
+			for (unsigned int k = 0; k < cur.ni1; k++)
+				asked |= cur.valid_i1[k] && cur.extended[k] &&
+					 cur.i1[k].cki == r1.cki;
+			FUZZ_CHECK(asked);
+			return;
+		}
 		for (unsigned int k = 0; k < nmodel; k++)
 			held |= model[k].a == a && model[k].cki == r1.cki &&
 				model[k].local == r1.chanr;
@@ -250,6 +281,10 @@ side_init(struct side *s, uint32_t max_init, uint32_t max_resp)
 
 	p.max_initiating = max_init;
 	p.max_responding = max_resp;
+	if (s == &R) {
+		p.load_high = 4;
+		p.load_low = 2;
+	}
 	if (s->h == NULL) {
 		s->h = fuzz_nego_host_alloc(&p);
 	} else {
@@ -265,12 +300,16 @@ side_init(struct side *s, uint32_t max_init, uint32_t max_resp)
 static void
 note_chunk(const struct sst_nego_chunk *c)
 {
-	if (c->type == SST_NEGO_CHKI1)
-		cur.valid_i1[cur.ni1] = sst_nego_chki1_decode(&c->body, &cur.i1[cur.ni1]) == 0,
+	if (c->type == SST_NEGO_CHKI1) {
+		cur.valid_i1[cur.ni1] = sst_nego_chki1_decode(&c->body, &cur.i1[cur.ni1]) == 0;
+		if (cur.valid_i1[cur.ni1]) {
+			cur.extended[cur.ni1] = blob_extended(&cur.i1[cur.ni1].ulpi);
+			cur.cookie |= cur.i1[cur.ni1].cookie.len > 0;
+		}
 		cur.ni1++;
-	else if (c->type == SST_NEGO_CHKR1 &&
-		 sst_nego_chkr1_decode(&c->body, &cur.r1[cur.nr1]) == 0 &&
-		 !sst_nego_chkr1_wants_cookie(&cur.r1[cur.nr1]))
+	} else if (c->type == SST_NEGO_CHKR1 &&
+		   sst_nego_chkr1_decode(&c->body, &cur.r1[cur.nr1]) == 0 &&
+		   !sst_nego_chkr1_wants_cookie(&cur.r1[cur.nr1]))
 		cur.nr1++;
 }
 
@@ -290,6 +329,7 @@ check_invariants(void)
 
 	FUZZ_CHECK(sst_nego_responding(R.h) <= MAX_RESP);
 	FUZZ_CHECK(sst_nego_responding(R.h) == nmodel);
+	FUZZ_CHECK(sst_nego_stats(R.h)->amp_tx_bytes <= 3 * sst_nego_stats(R.h)->amp_rx_bytes);
 	/* R's numbers: one per channel it ever established (released ones
 	 * stay the caller's: the fuzzer never frees them). */
 	FUZZ_CHECK(R.chans.in_use == R.established);
@@ -339,8 +379,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 1:
 			len = fuzz_nego_take_message(&in, msg, sizeof(msg), &src);
 			expect(msg, len, src);
-			sst_nego_receive(op % 6 == 0 ? R.h : I.h, &addrs[src], msg, len,
-				op % 6 == 0 ? R.now : I.now);
+			if (op % 6 == 0) {
+				/* Zero state per unproven ChkI1 under load. */
+				uint32_t before = sst_nego_responding(R.h);
+				bool loaded = sst_nego_under_load(R.h);
+
+				sst_nego_receive(R.h, &addrs[src], msg, len, R.now);
+				if (loaded && !cur.cookie)
+					FUZZ_CHECK(sst_nego_responding(R.h) <= before);
+			} else {
+				sst_nego_receive(I.h, &addrs[src], msg, len, I.now);
+			}
 			break;
 		case 2: {
 			uint8_t dt = fuzz_take(&in);

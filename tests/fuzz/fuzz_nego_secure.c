@@ -31,8 +31,9 @@
  *    names I's key as KNOWN (R pins it; nobody else has I's key);
  *  - I is established as initiator only by a message from address 0 that
  *    holds a SecR1 chunk, with R's key as KNOWN;
- *  - under load, a message without a SecI1 that carries a cookie never
- *    adds an entry to R (zero state per unproven initiator);
+ *  - under load (told by op 6, or by itself at 3 half-open entries, left
+ *    at 1), a message without a SecI1 that carries a cookie never adds an
+ *    entry to R (zero state per unproven initiator);
  *  - R never sends an unvalidated address more than 3x what it received
  *    from unvalidated addresses (amp_tx_bytes <= 3 amp_rx_bytes);
  *  - everything R sends is one well-formed SecR1, SecCookie or SecRefuse;
@@ -213,6 +214,8 @@ side_init(struct side *s)
 	p.max_initiating = MAX_INIT;
 	p.max_responding = s == &R ? MAX_RESP : 2;
 	p.max_half_open = s == &R ? MAX_HALF : 0;
+	p.load_high = 3;
+	p.load_low = 1;
 	p.rate_slots = 4;
 	p.rate_per_sec = 20;
 	p.rate_burst = 8;
@@ -266,10 +269,12 @@ static void
 to_r(const uint8_t *msg, size_t len, unsigned int src)
 {
 	uint32_t before = sst_nego_responding(R.h);
+	bool loaded = sst_nego_under_load(R.h);
 
+	FUZZ_CHECK(loaded || !under_load);
 	expect(msg, len, src);
 	sst_nego_receive(R.h, &addrs[src], msg, len, now);
-	if (under_load && !cur.seci1_cookie)
+	if (loaded && !cur.seci1_cookie)
 		FUZZ_CHECK(sst_nego_responding(R.h) <= before);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Host instances and restart detection (docs/negotiation.md section 3.1):
- * the version 2 ulp blob and its compatibility with version 1 and legacy
- * peers; every result reports the peer's instance; a host that comes back
+ * the version 1 and 2 ulp blobs and their compatibility with each other
+ * and with legacy peers; every result reports the peer's instance; a host that comes back
  * at the same address with another instance while channels of the earlier
  * one are held is reported as restarted, on either side, in both modes,
  * and only then: not for a second channel of the same instance, not after
@@ -19,6 +19,38 @@
 #define SEC (SST_NSEC_PER_SEC)
 
 static struct tp_side C, S;
+
+/* Version 1 (an older SST-DPDK host's blob) and legacy peers. */
+static void
+test_ulp_v1(void)
+{
+	uint8_t buf[32];
+	struct sst_nego_ulp u;
+
+	CU_ASSERT_TRUE(sst_nego_ulp_encode(1, SST_NEGO_CAP_ALL, buf, sizeof(buf)) == 12 &&
+		       sst_nego_ulp_encode(1, 0, buf, 11) == -ENOSPC);
+	sst_nego_ulp_encode(1, SST_NEGO_CAP_RESET | SST_NEGO_CAP_FLOWCTL, buf, sizeof(buf));
+	sst_nego_ulp_decode(buf, 12, &u);
+	CU_ASSERT_TRUE(u.extended && u.version == 1 &&
+		       u.caps == (SST_NEGO_CAP_RESET | SST_NEGO_CAP_FLOWCTL));
+	CU_ASSERT_EQUAL(memcmp(buf, "\x53\x53\x54\x44\0\0\0\x01\0\0\0\x09", 12), 0);
+	/* A later version with more fields: the known prefix counts. */
+	sst_nego_ulp_encode(2, 0x80000001, buf, sizeof(buf));
+	memset(buf + 12, 0xab, 8);
+	sst_nego_ulp_decode(buf, 20, &u);
+	CU_ASSERT_TRUE(u.extended && u.version == 2 && u.caps == 0x80000001);
+	/* Legacy: empty, short, other magic, version 0. */
+	sst_nego_ulp_decode(NULL, 0, &u);
+	CU_ASSERT_FALSE(u.extended);
+	sst_nego_ulp_decode(buf, 11, &u);
+	CU_ASSERT_FALSE(u.extended);
+	buf[0] ^= 1;
+	sst_nego_ulp_decode(buf, 12, &u);
+	CU_ASSERT_FALSE(u.extended || u.caps || u.version);
+	sst_nego_ulp_encode(0, 7, buf, sizeof(buf));
+	sst_nego_ulp_decode(buf, 12, &u);
+	CU_ASSERT_FALSE(u.extended || u.caps);
+}
 
 /* The version 2 blob, byte for byte, and what each reader makes of it. */
 static void
@@ -518,6 +550,7 @@ test_refused(void)
 }
 
 static const struct sst_test_case cases[] = {
+	SST_TEST(test_ulp_v1),
 	SST_TEST(test_ulp_v2),
 	SST_TEST(test_instance_reported),
 	SST_TEST(test_restart),

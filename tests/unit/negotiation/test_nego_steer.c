@@ -266,6 +266,9 @@ test_two_workers(void)
 			W[w].chans.used[c] = (uint8_t)((c - 1) / 128 != w || c == 128);
 	}
 	S.kh.n = 1; /* pinned once is enough: both workers hold that key */
+	/* One address: under load its cookie-proven setups share one rate
+	 * (5 at once by default); this test is about routing, not that. */
+	S.p.rate_burst = 16;
 	for (int w = 0; w < 2; w++)
 		tp_start(&W[w]);
 	tp_start(&S);
