@@ -197,7 +197,7 @@ struct sst_worker {
 	sst_time_t next_sum;		/**< when stats.channels is refreshed next */
 	/* Refusals logged once per REFUSALS_LOG_INTERVAL (worker_refusals_log()):
 	 * their totals at the last line, and when the next may be written. */
-	uint64_t refusals_logged[8];
+	uint64_t refusals_logged[10];
 	sst_time_t refusals_log_at;
 	/* This poll's datagrams for this worker: handed over, then received. */
 	uint16_t rx_n;

@@ -487,6 +487,8 @@ worker_refusals_log(struct sst_worker *w, sst_time_t now)
 		ss->no_stream,
 		ns->rx_rate_limited,
 		ns->rx_i1_refused_full + ns->rx_sec_i1_refused,
+		ns->rx_i1_legacy,
+		ns->rx_i1_challenged + ns->rx_sec_i1_challenged,
 	};
 	uint64_t d[RTE_DIM(w->refusals_logged)];
 	bool any = false;
@@ -504,7 +506,8 @@ worker_refusals_log(struct sst_worker *w, sst_time_t now)
 		" channels (255 numbers of an endpoint), %" PRIu64 " dead peers, %" PRIu64
 		" streams and %" PRIu64 " buffers over a peer's share, %" PRIu64
 		" streams (no control block), %" PRIu64 " setups rate-limited, %" PRIu64
-		" setups refused",
+		" setups refused, %" PRIu64 " legacy setups dropped and %" PRIu64
+		" challenged under load",
 		w->id, (unsigned int)(REFUSALS_LOG_INTERVAL / SST_NSEC_PER_SEC), d[0], d[1], d[2],
-		d[3], d[4], d[5], d[6], d[7]);
+		d[3], d[4], d[5], d[6], d[7], d[8], d[9]);
 }
