@@ -117,6 +117,14 @@ struct sst_stream_host_params {
 	uint32_t peer_usids;		/**< streams per peer findable by USID; 0: max_streams */
 	const struct sst_stream_ops *ops;
 	void *ctx;
+	/**
+	 * Read as the 2007 prototype does, for interop tests that pose as it
+	 * (sst-cat --legacy): a Close on a segment that carries data is not
+	 * seen (its reader stops at the message boundary before it looks at
+	 * the flag), so only a Close of its own ends the peer's direction
+	 * (docs/wire-format.md 9.8). Never for real service.
+	 */
+	bool prototype_reader;
 };
 
 /** Host counters. */

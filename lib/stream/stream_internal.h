@@ -247,6 +247,9 @@ struct sst_stream_host {
 	/* Links of the channels' stream queues (stream_fifo.h), by control block. */
 	uint32_t *ctl_next;  /**< control packets due (sst_stream_chan.ctl) */
 	uint32_t *sidw_next; /**< waiting for a SID (sst_stream_chan.sid_waiters) */
+	/** Flags a segment with data keeps on receipt: all of them, or all
+	 * but Close when posing as the prototype's reader (chosen once). */
+	uint32_t rx_data_flags;
 };
 
 /* stream.c */
@@ -357,6 +360,13 @@ static inline bool
 stream_peer_can(const struct sst_stream_peer *p, uint32_t cap)
 {
 	return (p->caps & cap) == cap;
+}
+
+/** The peer may be the 2007 prototype (it advertised no capability). */
+static inline bool
+stream_peer_legacy(const struct sst_stream_peer *p)
+{
+	return p->caps == SST_CAPS_LEGACY;
 }
 
 static inline uint8_t
