@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_telemetry.h>
 
+#include "nego_wire.h"
 #include "sst_link.h"
 #include "sst_simpair.h"
 #include "sst_stream.h"
@@ -24,6 +25,7 @@
 #include "sst_test_eal.h"
 #include "sst_test_mbuf.h"
 #include "sst_test_simlink.h"
+#include "sst_test_tap.h"
 
 enum { TOTAL = 300000, SUBSTREAMS = 3, SUB_BYTES = 20000 };
 
@@ -34,6 +36,87 @@ static uint8_t client_secret = 0xc1;
 static uint64_t client_packet_limit, server_packet_limit;
 /* channels_crossed of both sides in the last exchange. */
 static uint64_t crossed;
+
+/*
+ * What one side's tap (sst_test_tap.h) saw on the wire. Issue 15, finding
+ * 7(b): a responder must send nothing of a channel before the ChkR1 that
+ * gives the initiator its number and key; the initiator (the 2007
+ * prototype, or us) drops such a packet ("inactive flow"), and only the
+ * resend one timeout later arrives. So the tap records the ChkI1s this side
+ * received and has not answered yet, by the initiator's channel number
+ * (the byte 0 of what we send on that channel), and counts the channel
+ * packets sent under such a number before the ChkR1.
+ */
+struct wire_check {
+	bool pending[256];
+	uint32_t pending_cki[256];
+	bool answered[256];
+	uint32_t answered_cki[256];
+	uint64_t early;	  /**< channel packets sent before their channel's ChkR1 */
+	uint64_t replies; /**< ChkR1 sent */
+};
+
+static struct wire_check checks[2]; /* the server's, the client's */
+
+static void
+check_chunk(struct wire_check *wc, bool tx, const struct sst_nego_chunk *ch)
+{
+	struct sst_nego_chki1 i1;
+	struct sst_nego_chkr1 r1;
+
+	if (!tx && ch->type == SST_NEGO_CHKI1 && sst_nego_chki1_decode(&ch->body, &i1) == 0) {
+		/* A copy of a ChkI1 already answered is answered again at
+		 * once: its channel is up, nothing is early. */
+		if (wc->answered[i1.chani] && wc->answered_cki[i1.chani] == i1.cki)
+			return;
+		wc->pending[i1.chani] = true;
+		wc->pending_cki[i1.chani] = i1.cki;
+	}
+	if (tx && ch->type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&ch->body, &r1) == 0) {
+		wc->replies++;
+		for (int n = 1; n < 256; n++)
+			if (wc->pending[n] && wc->pending_cki[n] == r1.cki) {
+				wc->pending[n] = false;
+				wc->answered[n] = true;
+				wc->answered_cki[n] = r1.cki;
+			}
+	}
+}
+
+static bool
+wire_hook(void *ctx, bool tx, struct rte_mbuf *m, const struct sst_net_endpoint *peer)
+{
+	struct wire_check *wc = ctx;
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct sst_nego_msg msg;
+	struct sst_nego_iter it;
+	struct sst_nego_chunk ch;
+
+	RTE_SET_USED(peer);
+	if (rte_pktmbuf_data_len(m) == 0)
+		return false;
+	if (b[0] != 0) {
+		if (tx && wc->pending[b[0]])
+			wc->early++;
+		return false;
+	}
+	if (sst_nego_msg_parse(b, rte_pktmbuf_data_len(m), &msg) < 0)
+		return false;
+	sst_nego_iter_init(&it, &msg);
+	while (sst_nego_iter_next(&it, &ch) == 1)
+		check_chunk(wc, tx, &ch);
+	return false;
+}
+
+/* Link l seen through side's wire check (0: the server, 1: the client). */
+static struct sst_link *
+tapped(struct sst_link *l, int side)
+{
+	memset(&checks[side], 0, sizeof(checks[side]));
+	l = sst_test_tap_open_link(l, pool, wire_hook, &checks[side]);
+	CU_ASSERT_FATAL(l != NULL);
+	return l;
+}
 
 struct node {
 	const char *name;
@@ -252,7 +335,9 @@ struct event {
 };
 
 /* The client writes, the server echoes, the client checks every byte.
- * channels: how many each side makes (0: at least two, by replacement). */
+ * channels: how many each side makes (0: at least two, by replacement).
+ * Both links are tapped: no side may send anything of a channel before its
+ * ChkR1 (struct wire_check). */
 static void
 run_echo(struct sst_link *client_link, struct sst_link *server_link, const char *over,
 	struct event *ev, uint64_t channels)
@@ -262,8 +347,8 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	sst_time_t start = now_ns(), deadline = start + 60 * SST_NSEC_PER_SEC;
 	bool shut = false, replaced = false;
 
-	node_init(&server, "srv", true, server_link);
-	node_init(&client, "cli", false, client_link);
+	node_init(&server, "srv", true, tapped(server_link, 0));
+	node_init(&client, "cli", false, tapped(client_link, 1));
 	CU_ASSERT_FATAL(
 		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, start) == 0);
 	while (now_ns() < deadline) {
@@ -403,6 +488,13 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 		CU_ASSERT_EQUAL(sst_worker_stats(server.w)->restarts, 0);
 	}
 	RTE_SET_USED(replaced);
+	printf("  ChkR1 sent by server + client: %llu + %llu; channel packets sent before "
+	       "their ChkR1: %llu + %llu\n",
+		(unsigned long long)checks[0].replies, (unsigned long long)checks[1].replies,
+		(unsigned long long)checks[0].early, (unsigned long long)checks[1].early);
+	CU_ASSERT(checks[0].replies >= 1);
+	CU_ASSERT_EQUAL(checks[0].early, 0);
+	CU_ASSERT_EQUAL(checks[1].early, 0);
 	CU_ASSERT(sst_worker_stats(client.w)->channels_idle +
 			  sst_worker_stats(server.w)->channels_idle >=
 		  1);
@@ -661,7 +753,7 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	if (sst_test_eal_init("test_worker_echo") < 0)
+	if (sst_test_eal_init("test_worker_echo") < 0 || sst_test_tap_register() < 0)
 		return 1;
 	pool = sst_test_pool("sst_udp_pool", 16383, 2048 + RTE_PKTMBUF_HEADROOM);
 	clones = sst_test_pool("sst_udp_clones", 16383, 0);
