@@ -246,7 +246,11 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	chp.pool = w->p.pool;
 	chp.cc = w->p.cc;
 	chp.mtu = w->p.mtu;
-	chp.packet_limit = w->p.channel_packet_limit;
+	/* The lower of ours and negotiation's (a legacy peer's acks freeze
+	 * past 65,535 packets: sst_nego_channel_params()). */
+	if (w->p.channel_packet_limit != 0 &&
+		(chp.packet_limit == 0 || w->p.channel_packet_limit < chp.packet_limit))
+		chp.packet_limit = w->p.channel_packet_limit;
 	chp.initial_rtt = path_rtt(p, e);
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;

@@ -118,6 +118,20 @@ replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 }
 
 /*
+ * Whose silence starts a new channel: the side that opened the first
+ * channel to the peer (it can reach the peer), and either side toward a
+ * peer that may be the 2007 prototype. That one renegotiates only when its
+ * own data stalls: when it only receives it never migrates, so a channel
+ * whose acknowledgments stopped advancing (its 16-bit record of our
+ * numbers, wire-format.md 9.4, or anything else) would hang for good.
+ */
+static bool
+silence_replaces(const struct worker_chan *wc)
+{
+	return wc->peer->we_initiated || sst_stream_peer_caps(wc->peer->sp) == SST_CAPS_LEGACY;
+}
+
+/*
  * Silence: data is in flight and the peer has acknowledged none of it for
  * SILENCE_MIN or four round trips. Our address may have changed under a
  * NAT, so that the peer drops what we send as coming from an endpoint it
@@ -126,14 +140,14 @@ replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
  * negotiates a new channel, which the peer recognises by our host instance
  * (peer_for()) and to which the streams move. It also ends the wait on a
  * peer whose acknowledgments froze (the 2007 prototype stops acknowledging
- * after 65,535 packets of one channel).
+ * after 65,535 packets of one channel), on either side (silence_replaces()).
  */
 static void
 silence_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
 	struct sst_channel_info ci;
 
-	if (!wc->peer->we_initiated || wc->retiring || wc->replacing || wc->replace_wanted)
+	if (!silence_replaces(wc) || wc->retiring || wc->replacing || wc->replace_wanted)
 		return;
 	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
 	if (ci.bytes_in_flight == 0 || ci.largest_acked != wc->acked_seen) {
@@ -175,7 +189,7 @@ worker_chan_upkeep_expiry(const struct sst_worker *w, const struct worker_chan *
 		t = sst_time_min(t, wc->exhausted_until);
 	if (wc->linger_until != 0)
 		t = sst_time_min(t, wc->linger_until);
-	if (wc->peer->we_initiated && !wc->retiring && !wc->replacing) {
+	if (silence_replaces(wc) && !wc->retiring && !wc->replacing) {
 		struct sst_channel_info ci;
 
 		sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);

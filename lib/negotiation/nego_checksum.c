@@ -130,6 +130,7 @@ chk_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_rol
 	/* We never use a capability with a peer that did not advertise it,
 	 * nor one we did not advertise ourselves. */
 	r->common_caps = h->ulp_len != 0 ? r->peer_ulp.caps & h->ulp_caps : 0;
+	r->local_legacy = h->ulp_len == 0;
 	r->peer_status = SST_SECURE_PEER_UNKNOWN;
 }
 

@@ -162,6 +162,10 @@ struct sst_nego_result {
 	 * will use it.
 	 */
 	bool peer_stale;
+	/** We posed as the 2007 prototype (sst_nego_host_params.ulp_legacy):
+	 * the channel should acknowledge as the prototype does
+	 * (sst_nego_channel_params()). */
+	bool local_legacy;
 };
 
 /** The caller's side of a negotiation host. */
@@ -490,8 +494,14 @@ const struct sst_nego_stats *sst_nego_stats(const struct sst_nego_host *h);
 /**
  * Fill the negotiated part of channel parameters from a result: size,
  * channel numbers, suite and keys (the chosen suite's: CHK32 uses the
- * checksum keys, the AEAD suites the keys and IVs). The caller adds pool, cc, upper and
- * lower callbacks and whatever else it wants; other fields are zeroed.
+ * checksum keys, the AEAD suites the keys and IVs), and what a legacy peer
+ * implies: toward a peer that sent no SST-DPDK blob (it may be the 2007
+ * prototype, whose acknowledgments freeze past 65,535 packets of a channel,
+ * wire-format.md 9.4) packet_limit is SST_CHANNEL_PROTOTYPE_SEQ_MAX + 1, so
+ * the channel is replaced before; a host posing as the prototype
+ * (result.local_legacy) gets prototype_acks. The caller adds pool, cc,
+ * upper and lower callbacks and whatever else it wants (a packet_limit of
+ * its own should not exceed the one set here); other fields are zeroed.
  * @return 0, or -EINVAL (no suite or channel numbers in the result, or the
  *   null suite).
  */

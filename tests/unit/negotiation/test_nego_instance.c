@@ -336,6 +336,37 @@ test_without_instance(void)
 	pair_fini();
 }
 
+/*
+ * What a legacy peer means for the channel (sst_nego_channel_params()):
+ * toward a peer without an SST-DPDK blob (it may be the 2007 prototype,
+ * whose acknowledgments freeze past 65,535 packets of a channel,
+ * wire-format.md 9.4) the channel stops numbering there, so that it is
+ * replaced before; a host posing as the prototype gets channels that
+ * acknowledge as its do; between SST-DPDK hosts nothing changes.
+ */
+static void
+test_legacy_channel_params(void)
+{
+	struct sst_channel_params cp;
+
+	pair_init(false);
+	C.p.ulp_legacy = true;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	CU_ASSERT_EQUAL_FATAL(sst_nego_channel_params(last(&S), &cp), 0);
+	CU_ASSERT_TRUE(cp.packet_limit == SST_CHANNEL_PROTOTYPE_SEQ_MAX + 1 && !cp.prototype_acks);
+	CU_ASSERT_EQUAL_FATAL(sst_nego_channel_params(last(&C), &cp), 0);
+	CU_ASSERT_TRUE(last(&C)->local_legacy && cp.prototype_acks && cp.packet_limit == 0);
+	tp_stop(&C);
+	C.p.ulp_legacy = false;
+	tp_start(&C);
+	negotiate(SST_NEGO_MODE_CHECKSUM, SEC);
+	CU_ASSERT_EQUAL_FATAL(sst_nego_channel_params(last(&S), &cp), 0);
+	CU_ASSERT_TRUE(cp.packet_limit == 0 && !cp.prototype_acks && !last(&S)->local_legacy);
+	pair_fini();
+}
+
 /* Replace the 8 instance bytes of our blob in a message (they follow the
  * blob's magic, version 2 and capabilities). */
 static bool
@@ -524,6 +555,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_release_and_timing),
 	SST_TEST(test_straggler),
 	SST_TEST(test_without_instance),
+	SST_TEST(test_legacy_channel_params),
 	SST_TEST(test_forged),
 	SST_TEST(test_principals),
 	SST_TEST(test_refused),
