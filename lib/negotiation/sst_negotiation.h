@@ -151,7 +151,10 @@ struct sst_nego_result {
 	 * (and, in secure mode, the same identity) established under another
 	 * instance and not yet released. The caller drops those stale
 	 * channels (docs/negotiation.md section 3.1); the host has stopped
-	 * counting them.
+	 * counting them. From a peer that sends no instance (the 2007
+	 * prototype): its ChkI1 reused a channel number we still hold with a
+	 * key that no instance of the earlier one would have drawn (section
+	 * 3.2); the caller drops that peer's channels the same way.
 	 */
 	bool peer_restarted;
 	/**
@@ -291,7 +294,7 @@ struct sst_nego_stats {
 	uint64_t rx_ping_unmatched;  /**< R0 from an address we are not calling */
 	uint64_t rx_i1;		     /**< ChkI1 decoded */
 	uint64_t rx_i1_duplicate;    /**< retransmitted ChkI1: same ChkR1 resent */
-	uint64_t rx_i1_conflict;     /**< same (address, chani), other key, too soon */
+	uint64_t rx_i1_conflict;     /**< same (address, chani), other key: a straggler */
 	uint64_t rx_i1_refused_full; /**< responder table full (cookie hook) */
 	uint64_t rx_i1_no_channel;   /**< chan_alloc() failed */
 	uint64_t rx_i1_refused;	     /**< established() refused */

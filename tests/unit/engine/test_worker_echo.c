@@ -792,15 +792,19 @@ test_echo_with_legacy_acks_frozen(void)
  * (its worker destroyed, no FINISH) and comes back on the same address and
  * port as a new instance. The server learns it from the new negotiation,
  * drops the stale channel and aborts the streams that lived on it instead
- * of migrating them to the new channel.
+ * of migrating them to the new channel. A client posing as the 2007
+ * prototype (@p legacy) sends no instance: its new key tells (issue 15,
+ * finding 7(d)); its ChkI1 for the number the server still holds used to
+ * be ignored for 20 s.
  */
 static void
-test_restart_detected(void)
+run_restart(bool legacy)
 {
 	static struct node client, server;
 	struct sst_net_endpoint cep;
 	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
 
+	client_legacy = legacy;
 	node_init(&server, "srv", true, udp_link());
 	node_init(&client, "cli", false, udp_link());
 	cep = client.self;
@@ -839,8 +843,21 @@ test_restart_detected(void)
 	CU_ASSERT_EQUAL(client.echoed, 1000);
 	CU_ASSERT_EQUAL(client.bad, 0);
 	client_secret = 0xc1;
+	client_legacy = false;
 	node_fini(&client);
 	node_fini(&server);
+}
+
+static void
+test_restart_detected(void)
+{
+	run_restart(false);
+}
+
+static void
+test_legacy_restart_detected(void)
+{
+	run_restart(true);
 }
 
 static const struct sst_test_case cases[] = {
@@ -848,6 +865,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_impaired_simpair),
 	SST_TEST(test_echo_with_address_change),
 	SST_TEST(test_restart_detected),
+	SST_TEST(test_legacy_restart_detected),
 	SST_TEST(test_echo_with_channel_replacement),
 	SST_TEST(test_echo_with_crossing_replacements),
 	SST_TEST(test_echo_with_legacy_acks_frozen),
