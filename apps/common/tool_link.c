@@ -318,6 +318,7 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.cc = c->cc;
 	ep.idle_timeout = c->idle_timeout;
 	ep.channel_packet_limit = c->packet_limit;
+	ep.capture = c->capture;
 	ep.ops = c->ops;
 	ep.ctx = c->ctx;
 	h->e = sst_engine_create(&ep);
