@@ -312,10 +312,14 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.stream.name = h->name;
 	ep.stream.pool = h->pool;
 	ep.stream.clone_pool = h->clones;
+	/* Posing as the prototype includes its reader, which never sees a
+	 * Close that arrives on a data segment. */
+	ep.stream.prototype_reader = c->legacy;
 	ep.cc = c->cc;
 	ep.idle_timeout = c->idle_timeout;
 	ep.dead_peer_timeout = c->dead_peer_timeout;
 	ep.channel_packet_limit = c->packet_limit;
+	ep.capture = c->capture;
 	ep.ops = c->ops;
 	ep.ctx = c->ctx;
 	h->e = sst_engine_create(&ep);

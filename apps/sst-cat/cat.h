@@ -28,7 +28,8 @@ struct cat_conf {
 	bool suite_set; /**< --suite given */
 	uint32_t substreams;
 	struct sst_net_endpoint peer;  /**< client: where to connect */
-	struct sst_net_endpoint local; /**< listener: where to listen */
+	struct sst_net_endpoint local; /**< listener: where to listen; client: --bind */
+	bool bind_set;		       /**< client: --bind given (local is where it sends from) */
 	const char *service, *protocol;
 	enum sst_crypto_suite suite;
 	const char *identity_file, *known_hosts_file;

@@ -70,6 +70,9 @@ usage(FILE *out)
 		"                         streams fail (default 30)\n"
 		"      --stats SECONDS    with --echo: a line of counters on stderr this often\n"
 		"                         (peers, channels, streams, dead peers, refusals)\n"
+		"      --bind [ADDR:]PORT client: send from this address and port (a peer then\n"
+		"                         sees a restarted client at the same endpoint, as the\n"
+		"                         prototype's, which binds 8661); default: any port\n"
 		"  -t, --timeout SECONDS  client: give up when the stream is not connected\n"
 		"                         (channel up, service answered) after this long\n"
 		"                         (default 20)\n"
@@ -105,6 +108,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"timeout", required_argument, NULL, 't'},
 		{"dead-peer-timeout", required_argument, NULL, 'D'},
 		{"stats", required_argument, NULL, 'T'},
+		{"bind", required_argument, NULL, 'b'},
 		{"port", required_argument, NULL, 'P'},
 		{"ip", required_argument, NULL, 'A'},
 		{"gateway", required_argument, NULL, 'G'},
@@ -176,6 +180,12 @@ parse_args(int argc, char **argv, void *conf)
 		case 'K':
 			c->known_hosts_file = optarg;
 			break;
+		case 'b':
+			if (tool_parse_endpoint(optarg, true, false, &c->local, err, sizeof(err)) <
+				0)
+				return bad("--bind: %s", err);
+			c->bind_set = true;
+			break;
 		case 't':
 			if (tool_parse_double(optarg, 0.1, 86400, &d) < 0)
 				return bad("--timeout '%s': want seconds", optarg);
@@ -207,9 +217,13 @@ parse_args(int argc, char **argv, void *conf)
 	}
 	if (argc - optind != 3)
 		return bad("want %s SERVICE PROTOCOL", c->listen ? "[ADDR:]PORT" : "HOST:PORT");
+	if (c->bind_set && c->listen)
+		return bad("--bind is for the client (a listener binds its [ADDR:]PORT)");
 	if (tool_parse_endpoint(argv[optind], c->listen, c->listen,
 		    c->listen ? &c->local : &c->peer, err, sizeof(err)) < 0)
 		return bad("%s", err);
+	if (c->bind_set && c->local.addr.family != c->peer.addr.family)
+		return bad("--bind: not the address family of HOST");
 	c->service = argv[optind + 1];
 	c->protocol = argv[optind + 2];
 	if (strlen(c->service) == 0 || strlen(c->protocol) == 0)
@@ -351,7 +365,7 @@ run(const struct cat_conf *c)
 	hc.armor = c->secure ? c->suite : SST_CRYPTO_CHK32;
 	hc.responder = c->listen;
 	hc.legacy = c->legacy;
-	hc.local = c->listen ? c->local : (struct sst_net_endpoint){0};
+	hc.local = c->listen || c->bind_set ? c->local : (struct sst_net_endpoint){0};
 	if (!c->listen)
 		hc.local.addr.family = c->peer.addr.family;
 	/* Largest sizes: the packet pools start with a few hundred mbufs and

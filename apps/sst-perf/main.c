@@ -26,6 +26,7 @@ enum {
 	OPT_PACKET_LIMIT = 256,
 	OPT_LEGACY,
 	OPT_IDLE_TIMEOUT,
+	OPT_CAPTURE,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -92,7 +93,12 @@ usage(FILE *out)
 		"                         N packets (at least 256; default: what the armor\n"
 		"                         allows, 2^24 for aes128gcm)\n"
 		"      --legacy           the server (over --udp: this side) poses as the 2007\n"
-		"                         prototype: checksum mode, no SST-DPDK extensions\n"
+		"                         prototype: checksum mode, no SST-DPDK extensions, and\n"
+		"                         its quirks (a Close on data unseen, acks frozen past\n"
+		"                         65,535 packets of a channel)\n"
+		"      --capture PREFIX   record each side's traffic to PREFIX-server-w<i>.pcapng\n"
+		"                         and PREFIX-client-w<i>.pcapng (one file per worker;\n"
+		"                         sst-dump reads them)\n"
 		"\n"
 		"Loopback link impairments (each direction):\n"
 		"      --rate MBIT        link rate in Mbit/s (default unlimited)\n"
@@ -278,6 +284,11 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 	case OPT_LEGACY:
 		c->legacy = true;
 		return 0;
+	case OPT_CAPTURE:
+		if (*arg == '\0')
+			return bad("%s", "--capture: want a file prefix");
+		c->capture = arg;
+		return 0;
 	case OPT_IDLE_TIMEOUT:
 		if (tool_parse_double(arg, 0.1, 86400, &d) < 0)
 			return bad("--idle-timeout '%s': want seconds, 0.1 to 86400", arg);
@@ -409,6 +420,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"mbufs", required_argument, NULL, 'B'},
 		{"packet-limit", required_argument, NULL, OPT_PACKET_LIMIT},
 		{"legacy", no_argument, NULL, OPT_LEGACY},
+		{"capture", required_argument, NULL, OPT_CAPTURE},
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"rate", required_argument, NULL, 'r'},
 		{"delay", required_argument, NULL, 'd'},
@@ -517,7 +529,15 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 static void
 host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, void *side)
 {
+	/* One prefix per side: on the loopback both are in this process. */
+	static char capture[2][4096];
+
 	host_conf_limits(hc, c, server, c->streams);
+	if (c->capture != NULL) {
+		snprintf(capture[server], sizeof(capture[server]), "%s-%s", c->capture,
+			server ? "server" : "client");
+		hc->capture = capture[server];
+	}
 	hc->name = server ? "perfs" : "perfc";
 	hc->stream.ops = server ? &perf_server_stream_ops : &perf_client_stream_ops;
 	hc->stream.ctx = side;

@@ -156,6 +156,9 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	if (p->ack_delay != 0)
 		ack.max_delay = p->ack_delay;
 	sst_ackgen_init(&ch->ackgen, &ack);
+	ch->ack_record =
+		p->prototype_acks ? sst_ackgen_on_receive_prototype : sst_ackgen_on_receive;
+	ch->ack_take = p->prototype_acks ? sst_ackgen_take_prototype : sst_ackgen_take;
 	sst_rtt_default_params(&rtt);
 	sst_rtt_init(&ch->rtt, &rtt);
 	if (p->initial_rtt != 0)

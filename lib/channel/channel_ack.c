@@ -3,6 +3,7 @@
 
 #include "channel_ack.h"
 #include "channel_wire.h"
+#include "sst_channel.h"
 
 void
 sst_ack_default_policy(struct sst_ack_policy *p)
@@ -22,6 +23,8 @@ sst_ackgen_init(struct sst_ackgen *a, const struct sst_ack_policy *p)
 	a->ack_only = 0;
 	a->deadline = SST_TIME_NEVER;
 	a->reordered = 0;
+	a->proto_late = 0;
+	a->proto_late_due = false;
 	return 0;
 }
 
@@ -65,4 +68,44 @@ sst_ackgen_take(
 	a->ack_only = 0;
 	a->reordered = 0;
 	a->deadline = SST_TIME_NEVER;
+}
+
+void
+sst_ackgen_on_receive_prototype(
+	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now)
+{
+	if (seq <= SST_CHANNEL_PROTOTYPE_SEQ_MAX) {
+		sst_ackgen_on_receive(a, seq, highest, ack_eliciting, now);
+		return;
+	}
+	/* Truncated, the number is behind the highest recorded: a late
+	 * packet, acknowledged alone at once. */
+	a->proto_late = (uint16_t)seq;
+	a->proto_late_due = true;
+	a->deadline = now;
+	if (ack_eliciting)
+		a->eliciting++;
+	else
+		a->ack_only++;
+}
+
+void
+sst_ackgen_take_prototype(
+	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count)
+{
+	if (a->proto_late_due) {
+		*ack_seq = a->proto_late;
+		*ack_count = 0;
+		a->proto_late_due = false;
+		a->eliciting = 0;
+		a->ack_only = 0;
+		a->reordered = 0;
+		a->deadline = SST_TIME_NEVER;
+		return;
+	}
+	sst_ackgen_take(a, w, ack_seq, ack_count);
+	if (*ack_seq > SST_CHANNEL_PROTOTYPE_SEQ_MAX) {
+		*ack_seq = SST_CHANNEL_PROTOTYPE_SEQ_MAX;
+		*ack_count = SST_CHAN_ACKCT_MAX;
+	}
 }

@@ -35,6 +35,10 @@ struct sst_ackgen {
 	uint32_t ack_only;   /**< ack-only packets not yet acknowledged */
 	sst_time_t deadline; /**< when the delayed ack is due; SST_TIME_NEVER if none */
 	uint64_t reordered;  /**< a packet to acknowledge on its own, 0 if none */
+	/** Posing as the prototype (sst_ackgen_on_receive_prototype()): the
+	 * 16-bit number of the last packet past its record, owed alone. */
+	uint16_t proto_late;
+	bool proto_late_due;
 };
 
 /** The prototype's policy: 10 ms, 2 packets, every 4th ack-only packet. */
@@ -80,6 +84,28 @@ sst_ackgen_unacked(const struct sst_ackgen *a)
  *   The receive window (after the packets received so far updated it).
  */
 void sst_ackgen_take(
+	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count);
+
+/**
+ * sst_ackgen_on_receive() as the 2007 prototype records packets, to pose as
+ * it in interop tests (sst_channel_params.prototype_acks): its
+ * Flow::acknowledge() takes the number as a quint16 (prototype notes 2.15,
+ * wire-format.md 9.4). Up to SST_CHANNEL_PROTOTYPE_SEQ_MAX nothing differs; every
+ * later packet is recorded as its number modulo 65536, which is below the
+ * highest, so it counts as late: acknowledged at once, on its own, with
+ * AckCt 0 (chk-07: S's Ack packets carry 0/0, 1/0, 2/0, ...).
+ */
+void sst_ackgen_on_receive_prototype(
+	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now);
+
+/**
+ * sst_ackgen_take() as the 2007 prototype words its acks: the late packet
+ * of sst_ackgen_on_receive_prototype() first (its 16-bit number, AckCt 0),
+ * otherwise the highest it recorded, which stays at SST_CHANNEL_PROTOTYPE_SEQ_MAX
+ * with AckCt 15 once the channel went past it (chk-07: S's Data packets
+ * carry 65535/15). The sender never sees a later packet acknowledged.
+ */
+void sst_ackgen_take_prototype(
 	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count);
 
 #endif /* CHANNEL_ACK_H */

@@ -46,6 +46,13 @@ struct sst_channel {
 
 	/* Reliability and congestion state. */
 	struct sst_ackgen ackgen;
+	/* How received packets are recorded for acks and how ack words are
+	 * made: ours, or the 2007 prototype's when posing as it
+	 * (sst_channel_params.prototype_acks); chosen once. */
+	void (*ack_record)(struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting,
+		sst_time_t now);
+	void (*ack_take)(struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq,
+		uint8_t *ack_count);
 	struct sst_rtt rtt;
 	sst_time_t rto_start; /**< when the retransmission timer started; NEVER: off */
 	struct sst_cc cc;

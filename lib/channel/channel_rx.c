@@ -134,7 +134,7 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	}
 	sst_replay_update(ch->replay, seq);
 	ch->stats.rx_packets++;
-	sst_ackgen_on_receive(&ch->ackgen, seq, prev_highest, eliciting, now);
+	ch->ack_record(&ch->ackgen, seq, prev_highest, eliciting, now);
 	/* One ack word covers at most 16 packets; a longer unacknowledged run
 	 * (a burst arriving at once) is acknowledged before it outgrows it. */
 	if (sst_ackgen_unacked(&ch->ackgen) > SST_CHAN_ACKCT_MAX)

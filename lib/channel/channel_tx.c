@@ -134,7 +134,7 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 		 * ack word serves the whole burst, unless a late packet's own
 		 * word went first and the highest is still owed. */
 		if (i == 0 || sst_ackgen_pending(&ch->ackgen))
-			sst_ackgen_take(&ch->ackgen, ch->replay, &ack_seq, &ack_count);
+			ch->ack_take(&ch->ackgen, ch->replay, &ack_seq, &ack_count);
 		bytes = rte_pktmbuf_pkt_len(m) + SST_CHAN_HDR_LEN + ch->crypto->trailer_len;
 		seq = sst_txlog_push(
 			ch->txlog, now, bytes, cookies != NULL ? cookies[i] : 0, ack_eliciting);

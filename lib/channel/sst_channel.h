@@ -30,6 +30,15 @@
 
 struct sst_channel;
 
+/**
+ * The highest of our sequence numbers the 2007 prototype acknowledges on a
+ * channel: it keeps received numbers in 16 bits, so past this packet its
+ * acknowledgments freeze (wire-format.md 9.4). A channel to a peer that
+ * may be the prototype stops numbering there (packet_limit
+ * SST_CHANNEL_PROTOTYPE_SEQ_MAX + 1) and is replaced before.
+ */
+#define SST_CHANNEL_PROTOTYPE_SEQ_MAX UINT64_C(65535)
+
 /** Events a channel reports besides packets. */
 enum sst_channel_event {
 	/** The sequence space, the key's usage limit or its integrity limit
@@ -93,6 +102,13 @@ struct sst_channel_params {
 	/** The path's round-trip time if known (from the channel this one
 	 * replaces); 0: unknown, the first retransmission timeout is 1 s. */
 	sst_time_t initial_rtt;
+	/**
+	 * Acknowledge as the 2007 prototype does, to pose as it in interop
+	 * tests (sst-cat --legacy): it records received numbers in 16 bits,
+	 * so past SST_CHANNEL_PROTOTYPE_SEQ_MAX packets its acknowledgments
+	 * freeze (wire-format.md 9.4). Never for real service.
+	 */
+	bool prototype_acks;
 	struct rte_mempool *pool; /**< for trailers and AEAD output */
 	const struct sst_channel_upper *upper;
 	void *upper_ctx;

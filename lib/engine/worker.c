@@ -217,7 +217,11 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	chp.pool = w->p.pool;
 	chp.cc = w->p.cc;
 	chp.mtu = w->p.mtu;
-	chp.packet_limit = w->p.channel_packet_limit;
+	/* The lower of ours and negotiation's (a legacy peer's acks freeze
+	 * past 65,535 packets: sst_nego_channel_params()). */
+	if (w->p.channel_packet_limit != 0 &&
+		(chp.packet_limit == 0 || w->p.channel_packet_limit < chp.packet_limit))
+		chp.packet_limit = w->p.channel_packet_limit;
 	chp.initial_rtt = path_rtt(p, e);
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;
@@ -226,6 +230,11 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	cp.peer_hcid = r->rx_hcid;
 	cp.peer_hcid_len = r->hcid_len;
 	cp.initiator = r->role == SST_NEGO_INITIATOR;
+	/* Checksum mode: the initiator learns our number and key from the
+	 * ChkR1 that negotiation sends when established() returns; anything
+	 * sent before (an Attach of a stream moving here) is dropped there.
+	 * The channel is released at its first visit (chan_visit()). */
+	cp.hold = r->mode == SST_NEGO_MODE_CHECKSUM && r->role == SST_NEGO_RESPONDER;
 	cp.user = wc;
 	wc->w = w;
 	wc->at = e;
@@ -676,6 +685,9 @@ chan_visit(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
 	struct sst_channel *ch = sst_stream_chan_channel(wc->sc);
 
+	/* Past the packets' processing: a new channel's negotiation reply has
+	 * left (chan_create()). */
+	sst_stream_chan_release(wc->sc);
 	if (sst_channel_next_expiry(ch) <= now)
 		sst_channel_handle_expiry(ch, now);
 	sst_stream_chan_flush(wc->sc, now);

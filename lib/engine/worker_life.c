@@ -259,6 +259,20 @@ worker_chan_close_idle(struct sst_worker *w, struct worker_chan *wc, sst_time_t 
 /* ---- Silence and death ---- */
 
 /*
+ * Whose silence starts a new channel: the side that opened the first
+ * channel to the peer (it can reach the peer), and either side toward a
+ * peer that may be the 2007 prototype. That one renegotiates only when its
+ * own data stalls: when it only receives it never migrates, so a channel
+ * whose acknowledgments stopped advancing (its 16-bit record of our
+ * numbers, wire-format.md 9.4, or anything else) would hang for good.
+ */
+static bool
+silence_replaces(const struct worker_chan *wc)
+{
+	return wc->peer->we_initiated || sst_stream_peer_caps(wc->peer->sp) == SST_CAPS_LEGACY;
+}
+
+/*
  * Silence: data is in flight and the peer has acknowledged none of it for
  * SILENCE_MIN or four round trips, and through SILENCE_RTOS retransmission
  * timeouts. Our address may have changed under a
@@ -268,7 +282,7 @@ worker_chan_close_idle(struct sst_worker *w, struct worker_chan *wc, sst_time_t 
  * negotiates a new channel, which the peer recognises by our host instance
  * (peer_for()) and to which the streams move. It also ends the wait on a
  * peer whose acknowledgments froze (the 2007 prototype stops acknowledging
- * after 65,535 packets of one channel).
+ * after 65,535 packets of one channel), on either side (silence_replaces()).
  */
 static void
 silence_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
@@ -276,7 +290,7 @@ silence_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	struct sst_channel_info ci;
 	uint64_t rtos;
 
-	if (!wc->peer->we_initiated || wc->state != CHAN_LIVE)
+	if (!silence_replaces(wc) || wc->state != CHAN_LIVE)
 		return;
 	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
 	rtos = sst_channel_stats(sst_stream_chan_channel(wc->sc))->rto;
@@ -455,7 +469,7 @@ worker_chan_upkeep_expiry(const struct sst_worker *w, const struct worker_chan *
 	default:
 		break;
 	}
-	if (wc->peer->we_initiated && wc->state == CHAN_LIVE) {
+	if (silence_replaces(wc) && wc->state == CHAN_LIVE) {
 		struct sst_channel_info ci;
 
 		sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);

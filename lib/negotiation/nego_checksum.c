@@ -234,6 +234,7 @@ chk_result(struct sst_nego_host *h, struct sst_nego_result *r, enum sst_nego_rol
 	/* We never use a capability with a peer that did not advertise it,
 	 * nor one we did not advertise ourselves. */
 	r->common_caps = h->ulp_len != 0 ? r->peer_ulp.caps & h->ulp_caps : 0;
+	r->local_legacy = h->ulp_len == 0;
 	r->peer_status = SST_SECURE_PEER_UNKNOWN;
 }
 
@@ -281,6 +282,48 @@ chk_admit(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	return true;
 }
 
+/*
+ * A legacy key's slack: a key is drawn when its attempt starts, and we note
+ * the time its ChkI1 first reaches us, up to SST_NEGO_FAIL_AFTER later when
+ * copies were lost; the two keys compared each carry such a delay, and the
+ * two clocks drift a little. In the keys' unit of 4 microseconds.
+ */
+#define LEGACY_KEY_SLACK ((int64_t)(SST_NEGO_FAIL_AFTER + 5 * SST_NSEC_PER_SEC) / 4000)
+
+/** What a ChkI1 with a new key on a number we hold means (legacy_key()). */
+enum legacy_key {
+	LEGACY_KEY_STRAY,   /**< an earlier attempt of the same instance */
+	LEGACY_KEY_REUSE,   /**< the same instance reused its number */
+	LEGACY_KEY_RESTART, /**< another instance: the peer restarted */
+};
+
+/*
+ * Issue 15, finding 7(d): a peer that sends no instance (the 2007
+ * prototype, a host posing as it, an older SST-DPDK one) still tells its
+ * instance by its keys. The prototype's key for a channel is a keyed hash
+ * of (its channel number, our address) under its host secret, plus its
+ * clock in 4-microsecond units (prototype notes 2.9; nego_chk_key() does
+ * the same), so two keys of one instance for one number differ by the time
+ * between them, and a key that no delay explains comes from another secret:
+ * a new instance, which may reuse its old number at once (the prototype
+ * takes the lowest free one). Within the slack, a newer key is the same
+ * host's next channel with that number (its earlier one ended there), an
+ * older one a straggler. A restart misread as the same instance (its key
+ * falls within the slack by chance: about 50 s of a 4.8-hour cycle, 0.3%)
+ * is taken as that next channel.
+ */
+static enum legacy_key
+legacy_key(const struct nego_entry *e, uint32_t cki, sst_time_t now)
+{
+	int64_t elapsed = (int64_t)((now - e->created) / 4000);
+	int64_t ahead = (int32_t)(cki - e->cki);
+	int64_t skew = (int32_t)(cki - e->cki - (uint32_t)elapsed);
+
+	if (skew > LEGACY_KEY_SLACK || skew < -LEGACY_KEY_SLACK)
+		return LEGACY_KEY_RESTART;
+	return ahead > 0 ? LEGACY_KEY_REUSE : LEGACY_KEY_STRAY;
+}
+
 /* Responder, on ChkI1 (wire-format.md 6.3): accept, create the channel at
  * once and answer ChkR1; a retransmission gets the same ChkR1 again. */
 void
@@ -291,8 +334,8 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	struct sst_nego_chki1 i1;
 	struct sst_nego_ulp ulp;
 	struct nego_entry *e;
-	bool proven = false;
-	uint32_t budget, ckr;
+	bool proven = false, key_restart = false;
+	uint32_t budget, ckr, replaced = 0;
 	int chan, rc;
 
 	if (sst_nego_chki1_decode(body, &i1) < 0) {
@@ -315,14 +358,26 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		 * its number only after the earlier attempt gave up (20 s) or
 		 * its channel ended, so anything sooner is a stray or forged
 		 * message. Later, it is a restart: the entry is replaced (the
-		 * earlier channel stays the caller's). A new instance of a
-		 * peer we hold channels with says so in its blob: a restart
-		 * at once (as weak as all of checksum mode: anyone who can
-		 * send from the peer's address can claim it). The instance a
-		 * restart replaced claims nothing: its late ChkI1 must not take
-		 * the new process's entry. */
-		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER) &&
-			!nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp)) {
+		 * earlier channel stays the caller's). */
+		bool soon = now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER);
+
+		/* A new instance of a peer we hold channels with says so in
+		 * its blob: a restart at once (as weak as all of checksum
+		 * mode: anyone who can send from the peer's address can claim
+		 * it). The instance a restart replaced claims nothing: its
+		 * late ChkI1 must not take the new process's entry. A peer
+		 * without an instance tells by its key (legacy_key()); the key
+		 * this entry replaced is a straggler's, whatever it says. */
+		if (e->mode == SST_NEGO_MODE_CHECKSUM && !ulp.has_instance) {
+			enum legacy_key k = legacy_key(e, i1.cki, now);
+
+			if (i1.cki == e->prev_cki || (soon && k == LEGACY_KEY_STRAY)) {
+				h->stats.rx_i1_conflict++;
+				return;
+			}
+			key_restart = k == LEGACY_KEY_RESTART;
+			replaced = e->cki;
+		} else if (soon && !nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp)) {
 			h->stats.rx_i1_conflict++;
 			return;
 		}
@@ -367,9 +422,12 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->peer_channel = (uint8_t)i1.chani;
 	e->cki = i1.cki;
 	e->ckr = ckr;
+	e->prev_cki = replaced;
 	e->created = now;
 	e->validated = proven;
 	chk_result(h, &r, SST_NEGO_RESPONDER, e, i1.cki, ckr, (uint8_t)i1.chani, &i1.ulpi);
+	/* nego_restart_check() keeps it for a peer without an instance. */
+	r.peer_restarted = key_restart;
 	/* The instance in ulpi is as unauthenticated as the rest of ChkI1:
 	 * anyone who can send from the peer's address can claim a restart
 	 * (docs/negotiation.md 3.1). */

@@ -945,5 +945,13 @@ sst_nego_channel_params(const struct sst_nego_result *r, struct sst_channel_para
 	p->peer_channel = r->peer_channel;
 	p->suite = r->suite;
 	p->keys = r->keys;
+	/* A peer without an SST-DPDK blob may be the 2007 prototype: its
+	 * acknowledgments freeze once it received 65,535 packets of a channel
+	 * (wire-format.md 9.4), so ours stops numbering there, and asks for a
+	 * successor at 7/8 of it (channel replacement), long before. */
+	if (r->mode == SST_NEGO_MODE_CHECKSUM && !r->peer_ulp.extended)
+		p->packet_limit = SST_CHANNEL_PROTOTYPE_SEQ_MAX + 1;
+	/* Posing as the prototype, acknowledge as it does. */
+	p->prototype_acks = r->local_legacy;
 	return 0;
 }

@@ -72,6 +72,7 @@ struct nego_entry {
 	uint32_t id;	      /**< the hashed id: INIT cki (checksum) or ni word, RESP chani */
 	uint32_t cki;	      /**< initiator's key */
 	uint32_t ckr;	      /**< responder's key (RESP only) */
+	uint32_t prev_cki;    /**< checksum RESP: the key of the entry this one replaced, or 0 */
 	uint32_t pos;	      /**< INIT: position in the host's attempt list */
 	uint32_t next_free;   /**< free-list link while FREE */
 	sst_time_t created;   /**< first message sent or accepted */

@@ -23,7 +23,9 @@
  * Channels whose peer sent no instance (a legacy peer, an older SST-DPDK
  * blob), anonymous secure initiators (whose instance binds to nobody) and
  * channels of another principal while a record is held are not recorded:
- * they can neither trigger nor suffer a restart report. The records live
+ * they can neither trigger nor suffer a restart report here. A legacy
+ * peer's restart shows in its checksum key instead (nego_checksum.c,
+ * legacy_key()), which the checksum path reports in peer_restarted. The records live
  * in one preallocated array with an open-addressing index hashed with
  * SipHash under the host's key (linear probing, backward-shift deletion,
  * at most half full), so nothing is allocated and a sender cannot aim at
@@ -145,6 +147,9 @@ same_principal(const struct nego_peer *p, const struct sst_nego_result *r)
 void
 nego_restart_check(struct sst_nego_host *h, struct sst_nego_result *r)
 {
+	/* A peer without an instance may have shown a restart by its
+	 * checksum key (nego_checksum.c, legacy_key()): the mode's check. */
+	bool key_restart = r->peer_restarted;
 	const struct nego_peer *p;
 	bool other;
 
@@ -152,8 +157,10 @@ nego_restart_check(struct sst_nego_host *h, struct sst_nego_result *r)
 	r->peer_instance = r->peer_ulp.instance;
 	r->peer_restarted = false;
 	r->peer_stale = false;
-	if (!trackable(r))
+	if (!trackable(r)) {
+		r->peer_restarted = key_restart && !r->peer_ulp.has_instance;
 		return;
+	}
 	p = peer_find(h, &r->peer, peer_hash(h, &r->peer));
 	other = p != NULL && p->nchan > 0 && same_principal(p, r) &&
 		p->instance != r->peer_instance;

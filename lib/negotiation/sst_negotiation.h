@@ -158,7 +158,10 @@ struct sst_nego_result {
 	 * (and, in secure mode, the same identity) established under another
 	 * instance and not yet released. The caller drops those stale
 	 * channels (docs/negotiation.md section 3.1); the host has stopped
-	 * counting them.
+	 * counting them. From a peer that sends no instance (the 2007
+	 * prototype): its ChkI1 reused a channel number we still hold with a
+	 * key that no instance of the earlier one would have drawn (section
+	 * 3.2); the caller drops that peer's channels the same way.
 	 */
 	bool peer_restarted;
 	/**
@@ -169,6 +172,10 @@ struct sst_nego_result {
 	 * will use it.
 	 */
 	bool peer_stale;
+	/** We posed as the 2007 prototype (sst_nego_host_params.ulp_legacy):
+	 * the channel should acknowledge as the prototype does
+	 * (sst_nego_channel_params()). */
+	bool local_legacy;
 };
 
 /** The caller's side of a negotiation host. */
@@ -306,7 +313,7 @@ struct sst_nego_stats {
 	uint64_t rx_ping_unmatched;  /**< R0 from an address we are not calling */
 	uint64_t rx_i1;		     /**< ChkI1 decoded */
 	uint64_t rx_i1_duplicate;    /**< retransmitted ChkI1: same ChkR1 resent */
-	uint64_t rx_i1_conflict;     /**< same (address, chani), other key, too soon */
+	uint64_t rx_i1_conflict;     /**< same (address, chani), other key: a straggler */
 	uint64_t rx_i1_refused_full; /**< responder table full */
 	uint64_t rx_i1_no_channel;   /**< chan_alloc() failed */
 	uint64_t rx_i1_refused;	     /**< established() refused */
@@ -542,8 +549,14 @@ const struct sst_nego_stats *sst_nego_stats(const struct sst_nego_host *h);
 /**
  * Fill the negotiated part of channel parameters from a result: size,
  * channel numbers, suite and keys (the chosen suite's: CHK32 uses the
- * checksum keys, the AEAD suites the keys and IVs). The caller adds pool, cc, upper and
- * lower callbacks and whatever else it wants; other fields are zeroed.
+ * checksum keys, the AEAD suites the keys and IVs), and what a legacy peer
+ * implies: toward a peer that sent no SST-DPDK blob (it may be the 2007
+ * prototype, whose acknowledgments freeze past 65,535 packets of a channel,
+ * wire-format.md 9.4) packet_limit is SST_CHANNEL_PROTOTYPE_SEQ_MAX + 1, so
+ * the channel is replaced before; a host posing as the prototype
+ * (result.local_legacy) gets prototype_acks. The caller adds pool, cc,
+ * upper and lower callbacks and whatever else it wants (a packet_limit of
+ * its own should not exceed the one set here); other fields are zeroed.
  * @return 0, or -EINVAL (no suite or channel numbers in the result, or the
  *   null suite).
  */

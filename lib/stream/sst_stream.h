@@ -134,6 +134,14 @@ struct sst_stream_host_params {
 	uint32_t peer_max_rx_buffers;
 	const struct sst_stream_ops *ops;
 	void *ctx;
+	/**
+	 * Read as the 2007 prototype does, for interop tests that pose as it
+	 * (sst-cat --legacy): a Close on a segment that carries data is not
+	 * seen (its reader stops at the message boundary before it looks at
+	 * the flag), so only a Close of its own ends the peer's direction
+	 * (docs/wire-format.md 9.8). Never for real service.
+	 */
+	bool prototype_reader;
 };
 
 /** Host counters. */
@@ -233,6 +241,15 @@ struct sst_stream_chan_params {
 	uint8_t peer_hcid_len;
 	bool initiator; /**< we started the channel: the root USID is ours */
 	void *user;	/**< the caller's, returned by sst_stream_chan_user() */
+	/**
+	 * Send nothing on the channel until sst_stream_chan_release(): a
+	 * responder's channel made inside negotiation's established()
+	 * callback, whose peer learns our number and key only from the reply
+	 * sent after that callback returns (checksum mode's ChkR1). Streams
+	 * moved or attached to it meanwhile wait; without this their first
+	 * packets left before the reply and the peer dropped them.
+	 */
+	bool hold;
 };
 
 /** The channel's upper-layer callbacks (set by sst_stream_chan_create()). */
@@ -246,6 +263,13 @@ extern const struct sst_channel_upper sst_stream_chan_upper;
  */
 struct sst_stream_chan *sst_stream_chan_create(
 	struct sst_stream_peer *p, const struct sst_stream_chan_params *cp, sst_time_t now);
+
+/**
+ * Let a channel created with sst_stream_chan_params.hold send: what waited
+ * goes out at its next flush, which ops.channel_pending() asks for. A
+ * channel not held is left alone.
+ */
+void sst_stream_chan_release(struct sst_stream_chan *c);
 
 /** Retire a channel (it failed or is being replaced) and destroy it: its
  * streams wait for another channel of the peer, and the data in flight on
@@ -431,7 +455,8 @@ int32_t sst_stream_priority(const struct sst_stream *s);
  * (a datagram packet may still be dropped, as the network may drop it);
  * on error the caller still owns @p m, unchanged, and may retry or free it.
  * @return 0, -EMSGSIZE (over 64 KiB), -ENOBUFS (no room in the congestion
- *   window, or no buffer), -ENOTCONN (reset, or no channel to the peer).
+ *   window, no buffer, or the channel is held: sst_stream_chan_params.hold),
+ *   -ENOTCONN (reset, or no channel to the peer).
  */
 int sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
 

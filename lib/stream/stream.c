@@ -89,6 +89,7 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	}
 	h->p = *params;
 	host_defaults(&h->p);
+	h->rx_data_flags = h->p.prototype_reader ? ~(uint32_t)SST_FLAG_CLOSE : UINT32_MAX;
 	if (h->p.rx_window_max < h->p.rx_window_min || h->p.rx_window_max > SST_FLOWCTL_BUF_MAX ||
 		h->p.rx_window_min < 2 * SST_SEGMENT_MAX || h->p.max_sids > 16384) {
 		rte_free(h);

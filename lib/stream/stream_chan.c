@@ -128,6 +128,7 @@ sst_stream_chan_create(
 	stream_peer_hcid_hold(p, c->peer_hcid);
 	c->initiator = cp->initiator;
 	c->user = cp->user;
+	c->on_hold = cp->hold;
 	c->root_tx_window = sst_window_encode(h->p.rx_window_min);
 	chp = *cp->channel;
 	chp.upper = &sst_stream_chan_upper;
@@ -163,6 +164,17 @@ sst_stream_chan_create(
 	p->chans[slot] = c;
 	adopt_orphans(c);
 	return c;
+}
+
+void
+sst_stream_chan_release(struct sst_stream_chan *c)
+{
+	if (!c->on_hold)
+		return;
+	c->on_hold = false;
+	/* Whatever was queued meanwhile is due now. */
+	c->flush_wanted = false;
+	stream_chan_wants_flush(c);
 }
 
 void

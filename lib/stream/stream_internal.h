@@ -185,6 +185,7 @@ struct sst_stream_chan {
 	uint8_t local_hcid, peer_hcid; /**< indexes into the peer's table */
 	bool initiator;		       /**< we started the channel */
 	bool dead;
+	bool on_hold;		 /**< sends nothing until sst_stream_chan_release() */
 	uint32_t born;		 /**< the peer's chans_made when it came: newest wins */
 	uint8_t root_tx_window;	 /**< window the peer advertises on the root */
 	uint16_t last_rx_sid;	 /**< the peer's SID of the stream that last got data */
@@ -251,6 +252,9 @@ struct sst_stream_host {
 	/* Links of the channels' stream queues (stream_fifo.h), by control block. */
 	uint32_t *ctl_next;  /**< control packets due (sst_stream_chan.ctl) */
 	uint32_t *sidw_next; /**< waiting for a SID (sst_stream_chan.sid_waiters) */
+	/** Flags a segment with data keeps on receipt: all of them, or all
+	 * but Close when posing as the prototype's reader (chosen once). */
+	uint32_t rx_data_flags;
 };
 
 /* stream.c */
@@ -361,6 +365,13 @@ static inline bool
 stream_peer_can(const struct sst_stream_peer *p, uint32_t cap)
 {
 	return (p->caps & cap) == cap;
+}
+
+/** The peer may be the 2007 prototype (it advertised no capability). */
+static inline bool
+stream_peer_legacy(const struct sst_stream_peer *p)
+{
+	return p->caps == SST_CAPS_LEGACY;
 }
 
 static inline uint8_t

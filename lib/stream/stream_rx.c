@@ -133,7 +133,10 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 	rx = s->rx;
 	if (sst_flowctl_rx_check(&rx->fc, off, len) == SST_FLOWCTL_DROP)
 		return refuse(c, m);
-	rc = sst_rob_insert(&rx->rob, off, m, hdr->flags);
+	/* Posing as the prototype's reader, a Close on data goes unseen
+	 * (rx_data_flags). */
+	rc = sst_rob_insert(
+		&rx->rob, off, m, len > 0 ? hdr->flags & c->peer->host->rx_data_flags : hdr->flags);
 	if (rc == -EPROTO || rc == -EINVAL) {
 		/* Data past its own end, or two different ends. */
 		c->peer->host->stats.rx_malformed++;

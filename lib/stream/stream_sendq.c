@@ -373,6 +373,19 @@ sst_sendq_close(struct sst_sendq *q)
 	return 0;
 }
 
+int
+sst_sendq_close_alone(struct sst_sendq *q)
+{
+	if (q->close != SENDQ_OPEN)
+		return -EALREADY;
+	q->close = SENDQ_CLOSED;
+	/* The zero-length segment is due now, but sst_sendq_next_segment()
+	 * hands out lost and unsent data first, so it still goes last. */
+	q->close_zero = true;
+	q->zero_due = true;
+	return 0;
+}
+
 /*
  * Build the segment that starts at o and ends at lim at the latest, or
  * earlier at the end of a write marked Push or Message end. Precondition:
@@ -459,8 +472,10 @@ sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_s
 		q->snd_nxt += seg->len;
 		return 1;
 	}
-	if (q->zero_due) {
-		/* wire-format.md 4: a zero-length Push|Close ends the direction. */
+	if (q->zero_due && q->snd_nxt == q->tail) {
+		/* wire-format.md 4: a zero-length Push|Close ends the direction,
+		 * after every data byte was sent once (sst_sendq_close_alone()
+		 * makes it due while data is still unsent). */
 		*seg = (struct sst_sendq_seg){.m = NULL,
 			.off = q->tail,
 			.len = 0,

@@ -185,6 +185,16 @@ int sst_sendq_append(struct sst_sendq *q, struct rte_mbuf *m, uint32_t flags);
 int sst_sendq_close(struct sst_sendq *q);
 
 /**
+ * End the direction with a zero-length Push|Close segment of its own, sent
+ * after every data byte, even when data is still unsent: no data segment
+ * carries Close. For a peer whose reader does not see a Close on a data
+ * segment (the 2007 prototype's stops at the message boundary before it
+ * looks at the flag; docs/wire-format.md 9.8).
+ * @return 0, or -EALREADY if the queue was closed already.
+ */
+int sst_sendq_close_alone(struct sst_sendq *q);
+
+/**
  * Make the next segment to send: the lowest lost range first, then new
  * data, then the zero-length Push|Close. The segment covers at most
  * @p max_len bytes and never crosses the end of a write marked with Push

@@ -642,7 +642,8 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	struct sst_channel_info ci;
 
 	c->flush_wanted = false;
-	if (c->dead)
+	/* A held channel's peer does not know it yet (sst_stream_chan_release()). */
+	if (c->dead || c->on_hold)
 		return;
 	/* The path MTU may have shrunk (or grown): segments are cut, and lost
 	 * ranges re-cut, to what fits now (paper 4.3.4). */
@@ -871,6 +872,8 @@ stream_tx_ack_due(void *ctx, sst_time_t now)
 	uintptr_t cookie = 0;
 	struct rte_mbuf *m;
 
+	if (c->on_hold)
+		return;
 	if (c->last_rx_sid != 0)
 		s = sst_sid_lookup(c->rx_sids, c->last_rx_sid);
 	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && (s->flags & SF_RX_ATTACHED)) {
@@ -936,6 +939,8 @@ stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_tim
 
 	if (c == NULL || c->dead)
 		return -ENOTCONN;
+	if (c->on_hold)
+		return -ENOBUFS; /* as when the window is full: in a moment */
 	/* Best effort, but congestion controlled: a datagram goes when the
 	 * window has room for anything at all, all fragments at once (like one
 	 * write; requiring room for all could starve large ones forever at a

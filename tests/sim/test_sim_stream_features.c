@@ -4,7 +4,7 @@
  * datagrams (one packet, fragments, ephemeral substreams, read as
  * substreams), the path MTU shrinking, migration (a channel lost, attach
  * and detach), channel teardown and replacement, service refusal and legacy
- * peers. Part 1 is test_sim_stream.c. Seeds are fixed; SST_SIM_SEED=<n>
+ * peers (among them the Close that goes alone to the prototype). Part 1 is test_sim_stream.c. Seeds are fixed; SST_SIM_SEED=<n>
  * replays another one.
  */
 #include <errno.h>
@@ -15,7 +15,9 @@
 
 #include <rte_errno.h>
 
+#include "channel_wire.h"
 #include "sst_test.h"
+#include "stream_wire.h"
 #include "stream_world.h"
 
 static uint64_t seed;
@@ -527,6 +529,85 @@ test_legacy_peer(void)
 	}
 }
 
+/* Segments of Init, Reply or Data that carry Close, as each side sends
+ * them: with data, and alone (empty). A tx_filter that drops nothing. */
+static uint64_t close_on_data[2], close_alone[2];
+
+static bool
+count_closes(struct world *w, int side, uint16_t port, const struct rte_mbuf *m)
+{
+	uint8_t buf[SST_CHAN_HDR_LEN + SST_STREAM_HDR_LONG];
+	uint32_t len = rte_pktmbuf_pkt_len(m), trailer = 4; /* Chk32 */
+	struct sst_stream_hdr hdr;
+	const uint8_t *p;
+	int hlen;
+
+	RTE_SET_USED(w);
+	RTE_SET_USED(port);
+	if (len < sizeof(buf) + trailer)
+		return false; /* too short for a data segment */
+	p = rte_pktmbuf_read(m, 0, sizeof(buf), buf);
+	hlen = sst_stream_hdr_decode(p + SST_CHAN_HDR_LEN, sizeof(buf) - SST_CHAN_HDR_LEN, &hdr);
+	if (hlen < 0 || (hdr.flags & SST_FLAG_CLOSE) == 0 ||
+		(hdr.type != SST_STREAM_INIT && hdr.type != SST_STREAM_REPLY &&
+			hdr.type != SST_STREAM_DATA))
+		return false;
+	if (len - SST_CHAN_HDR_LEN - (uint32_t)hlen - trailer > 0)
+		close_on_data[side]++;
+	else
+		close_alone[side]++;
+	return false;
+}
+
+/*
+ * Run 8 flows whose writers end their direction right after their last
+ * write, while the data is still queued: the Close could ride on the last
+ * data segment. Both sides read as @p prototype_reader says.
+ */
+static void
+run_closes(uint32_t caps, bool prototype_reader)
+{
+	struct world_params wp;
+	struct world *w;
+
+	world_params_default(&wp, seed);
+	wp.caps = caps;
+	wp.host.prototype_reader = prototype_reader;
+	w = world_create(&wp);
+	w->tx_filter = count_closes;
+	memset(close_on_data, 0, sizeof(close_on_data));
+	memset(close_alone, 0, sizeof(close_alone));
+	for (int i = 0; i < 8; i++)
+		world_flow_start(w, 100000 + 777 * (uint64_t)i, 30000 + 555 * (uint64_t)i, 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	printf("\n  caps 0x%x: Close on data %" PRIu64 " + %" PRIu64 ", alone %" PRIu64
+	       " + %" PRIu64,
+		caps, close_on_data[0], close_on_data[1], close_alone[0], close_alone[1]);
+	world_destroy(w);
+}
+
+/*
+ * Issue 15, finding 7(a): the 2007 prototype's reader stops at the message
+ * boundary before it looks at the Close flag, so a Close on the last data
+ * segment is never seen and its side of the stream never ends (a 1 MiB
+ * echo toward it hung at close). To a peer that advertised no capability
+ * the Close goes alone, in an empty segment after the data, and both
+ * sides, reading as the prototype does, see every end and finish every
+ * flow. The control run shows that the writers do close with data queued:
+ * between SST-DPDK peers the Close rides on the last segment.
+ */
+static void
+test_legacy_close_alone(void)
+{
+	run_closes(SST_CAPS_LEGACY, true);
+	CU_ASSERT_EQUAL(close_on_data[0] + close_on_data[1], 0);
+	CU_ASSERT(close_alone[0] >= 8 && close_alone[1] >= 8);
+	run_closes(SST_CAPS_ALL, false);
+	CU_ASSERT(close_on_data[0] >= 1 && close_on_data[1] >= 1);
+	printf("\n");
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_datagrams),
 	SST_TEST(test_datagram_fragments),
@@ -540,6 +621,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_channel_replacement),
 	SST_TEST(test_service_refused),
 	SST_TEST(test_legacy_peer),
+	SST_TEST(test_legacy_close_alone),
 	SST_TEST_END,
 };
 

@@ -2,8 +2,9 @@
 /*
  * Tests of the ack generator (lib/channel/channel_ack.c) driven through a
  * real receive window: the paper's Figure 4 (section 4.2.4), the chk-01
- * capture's ack words, and every rule of the prototype's ack timing
- * (wire-format.md section 2, prototype notes 2.2).
+ * capture's ack words, every rule of the prototype's ack timing
+ * (wire-format.md section 2, prototype notes 2.2), and its 16-bit record
+ * that freezes acks past 65,535 packets (section 9.4), to pose as it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -361,6 +362,48 @@ test_custom_policy(void)
 	free(rx.w);
 }
 
+/*
+ * Posing as the 2007 prototype (sst_channel_params.prototype_acks): its
+ * record of received numbers is 16 bits wide, so the ack words are the
+ * ones of chk-07 (wire-format.md 9.4): exact up to 65,535; then 65535/15
+ * on every word that pays the normal ack, and each later packet, recorded
+ * as its number modulo 65536, acknowledged alone and at once with AckCt 0.
+ */
+static void
+test_prototype_freeze(void)
+{
+	struct rx rx;
+	uint64_t s;
+	uint8_t c;
+
+	rx_init(&rx, NULL);
+	for (uint64_t seq = 1; seq <= 65535; seq++) {
+		CU_ASSERT_EQUAL(sst_replay_check(rx.w, seq), SST_REPLAY_NEW);
+		sst_ackgen_on_receive_prototype(&rx.a, seq, rx.w->highest, true, 0);
+		sst_replay_update(rx.w, seq);
+		if (seq % 2 == 0) {
+			sst_ackgen_take_prototype(&rx.a, rx.w, &s, &c);
+			CU_ASSERT_EQUAL(s, seq);
+		}
+	}
+	sst_ackgen_take_prototype(&rx.a, rx.w, &s, &c);
+	CU_ASSERT(s == 65535 && c == 15);
+	/* Packet 65,536 is 0 in 16 bits: behind the highest, a late packet. */
+	for (uint64_t seq = 65536; seq < 65536 + 40; seq++) {
+		CU_ASSERT_EQUAL(sst_replay_check(rx.w, seq), SST_REPLAY_NEW);
+		sst_ackgen_on_receive_prototype(&rx.a, seq, rx.w->highest, true, MS);
+		sst_replay_update(rx.w, seq);
+		CU_ASSERT(sst_ackgen_due(&rx.a, MS));
+		sst_ackgen_take_prototype(&rx.a, rx.w, &s, &c);
+		CU_ASSERT(s == (seq & 0xffff) && c == 0);
+		/* A packet going out with nothing owed carries the frozen word. */
+		sst_ackgen_take_prototype(&rx.a, rx.w, &s, &c);
+		CU_ASSERT(s == 65535 && c == 15);
+	}
+	CU_ASSERT_EQUAL(rx.w->highest, 65536 + 39); /* the replay window is not fooled */
+	free(rx.w);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_policy_and_init),
 	SST_TEST(test_paper_figure4),
@@ -373,6 +416,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_take_resets),
 	SST_TEST(test_ackct_capped),
 	SST_TEST(test_custom_policy),
+	SST_TEST(test_prototype_freeze),
 	SST_TEST_END,
 };
 

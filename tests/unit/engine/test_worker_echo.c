@@ -16,6 +16,8 @@
 #include <rte_mbuf.h>
 #include <rte_telemetry.h>
 
+#include "channel_wire.h"
+#include "nego_wire.h"
 #include "sst_link.h"
 #include "sst_simpair.h"
 #include "sst_stream.h"
@@ -24,6 +26,7 @@
 #include "sst_test_eal.h"
 #include "sst_test_mbuf.h"
 #include "sst_test_simlink.h"
+#include "sst_test_tap.h"
 
 enum { TOTAL = 300000, SUBSTREAMS = 3, SUB_BYTES = 20000 };
 
@@ -39,6 +42,150 @@ static uint32_t server_max_streams, server_max_peers, client_buffers;
 static sst_time_t dead_peer_timeout;
 /* channels_crossed of both sides in the last exchange. */
 static uint64_t crossed;
+/* The client poses as the 2007 prototype (no SST-DPDK blob). */
+static bool client_legacy;
+/* silences of the server and the client in the last exchange. */
+static uint64_t silences[2];
+
+/*
+ * What one side's tap (sst_test_tap.h) saw on the wire. Issue 15, finding
+ * 7(b): a responder must send nothing of a channel before the ChkR1 that
+ * gives the initiator its number and key; the initiator (the 2007
+ * prototype, or us) drops such a packet ("inactive flow"), and only the
+ * resend one timeout later arrives. So the tap records the ChkI1s this side
+ * received and has not answered yet, by the initiator's channel number
+ * (the byte 0 of what we send on that channel), and counts the channel
+ * packets sent under such a number before the ChkR1.
+ */
+struct wire_check {
+	bool pending[256];
+	uint32_t pending_cki[256];
+	bool answered[256];
+	uint32_t answered_cki[256];
+	uint64_t early;	  /**< channel packets sent before their channel's ChkR1 */
+	uint64_t replies; /**< ChkR1 sent */
+	/* Once armed, the ack word of everything this side sends on its first
+	 * checksum-mode channel as initiator stays what it was then (the
+	 * trailer sealed again with the key from our ChkI1): a peer whose
+	 * acknowledgments stopped advancing, as the 2007 prototype's do past
+	 * 65,535 packets of a channel, while its own packets still arrive. */
+	bool freeze_armed;
+	uint32_t first_cki;  /**< our key on the first channel we initiated */
+	uint8_t first_chanr; /**< byte 0 of what we send on it (from the ChkR1) */
+	uint64_t tx_highest; /**< our highest number on it, to rebuild the next */
+	bool frozen_set;
+	uint8_t frozen_word1[4];
+	uint64_t frozen; /**< packets whose ack word was frozen */
+};
+
+static struct wire_check checks[2]; /* the server's, the client's */
+
+static void
+check_chunk(struct wire_check *wc, bool tx, const struct sst_nego_chunk *ch)
+{
+	struct sst_nego_chki1 i1;
+	struct sst_nego_chkr1 r1;
+
+	if (tx && ch->type == SST_NEGO_CHKI1 && sst_nego_chki1_decode(&ch->body, &i1) == 0 &&
+		wc->first_cki == 0)
+		wc->first_cki = i1.cki;
+	if (!tx && ch->type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&ch->body, &r1) == 0 &&
+		r1.cki == wc->first_cki && wc->first_chanr == 0)
+		wc->first_chanr = (uint8_t)r1.chanr;
+	if (!tx && ch->type == SST_NEGO_CHKI1 && sst_nego_chki1_decode(&ch->body, &i1) == 0) {
+		/* A copy of a ChkI1 already answered is answered again at
+		 * once: its channel is up, nothing is early. */
+		if (wc->answered[i1.chani] && wc->answered_cki[i1.chani] == i1.cki)
+			return;
+		wc->pending[i1.chani] = true;
+		wc->pending_cki[i1.chani] = i1.cki;
+	}
+	if (tx && ch->type == SST_NEGO_CHKR1 && sst_nego_chkr1_decode(&ch->body, &r1) == 0) {
+		wc->replies++;
+		for (int n = 1; n < 256; n++)
+			if (wc->pending[n] && wc->pending_cki[n] == r1.cki) {
+				wc->pending[n] = false;
+				wc->answered[n] = true;
+				wc->answered_cki[n] = r1.cki;
+			}
+	}
+}
+
+/* The ack word of m (ours, on the first channel) as it was when the freeze
+ * began; the Chk32 trailer sealed again over the changed bytes. */
+static void
+freeze_ack(struct wire_check *wc, struct rte_mbuf *m)
+{
+	uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	struct rte_mbuf *last = rte_pktmbuf_lastseg(m);
+	uint8_t *trailer;
+	uint64_t seq;
+	uint32_t chk;
+
+	if (sst_chan_seq_expand(wc->tx_highest, (uint32_t)b[1] << 16 | b[2] << 8 | b[3], &seq) <
+			0 ||
+		rte_pktmbuf_data_len(m) < SST_CHAN_HDR_LEN || rte_pktmbuf_data_len(last) < 4)
+		return;
+	wc->tx_highest = RTE_MAX(wc->tx_highest, seq);
+	if (!wc->frozen_set) {
+		memcpy(wc->frozen_word1, b + 4, 4);
+		wc->frozen_set = true;
+	}
+	memcpy(b + 4, wc->frozen_word1, 4);
+	chk = sst_chk32_mbuf(seq, m, len - 4) + wc->first_cki;
+	trailer = rte_pktmbuf_mtod_offset(last, uint8_t *, rte_pktmbuf_data_len(last) - 4);
+	trailer[0] = (uint8_t)(chk >> 24);
+	trailer[1] = (uint8_t)(chk >> 16);
+	trailer[2] = (uint8_t)(chk >> 8);
+	trailer[3] = (uint8_t)chk;
+	wc->frozen++;
+}
+
+static bool
+wire_hook(void *ctx, bool tx, struct rte_mbuf *m, const struct sst_net_endpoint *peer)
+{
+	struct wire_check *wc = ctx;
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct sst_nego_msg msg;
+	struct sst_nego_iter it;
+	struct sst_nego_chunk ch;
+	uint64_t seq;
+
+	RTE_SET_USED(peer);
+	if (rte_pktmbuf_data_len(m) == 0)
+		return false;
+	if (b[0] != 0) {
+		if (tx && wc->pending[b[0]])
+			wc->early++;
+		if (tx && b[0] == wc->first_chanr) {
+			/* Every packet: the reference of the numbers' expansion. */
+			if (wc->freeze_armed)
+				freeze_ack(wc, m);
+			else if (rte_pktmbuf_data_len(m) >= 4 &&
+				 sst_chan_seq_expand(wc->tx_highest,
+					 (uint32_t)b[1] << 16 | b[2] << 8 | b[3], &seq) == 0)
+				wc->tx_highest = RTE_MAX(wc->tx_highest, seq);
+		}
+		return false;
+	}
+	if (sst_nego_msg_parse(b, rte_pktmbuf_data_len(m), &msg) < 0)
+		return false;
+	sst_nego_iter_init(&it, &msg);
+	while (sst_nego_iter_next(&it, &ch) == 1)
+		check_chunk(wc, tx, &ch);
+	return false;
+}
+
+/* Link l seen through side's wire check (0: the server, 1: the client). */
+static struct sst_link *
+tapped(struct sst_link *l, int side)
+{
+	memset(&checks[side], 0, sizeof(checks[side]));
+	l = sst_test_tap_open_link(l, pool, wire_hook, &checks[side]);
+	CU_ASSERT_FATAL(l != NULL);
+	return l;
+}
 
 struct node {
 	const char *name;
@@ -223,7 +370,8 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	CU_ASSERT_FATAL(sst_link_local(n->link, &n->self) == 0);
 	wp.link = n->link;
 	memset(wp.nego.secret, server ? 0x5e : client_secret, sizeof(wp.nego.secret));
-	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
+	wp.nego.ulp_legacy = !server && client_legacy;
+	wp.nego.ulp_caps = wp.nego.ulp_legacy ? 0 : SST_NEGO_CAP_ALL;
 	wp.stream.name = name;
 	wp.stream.clone_pool = clones;
 	wp.stream.max_streams = server && server_max_streams != 0 ? server_max_streams : 256;
@@ -278,7 +426,9 @@ struct event {
 };
 
 /* The client writes, the server echoes, the client checks every byte.
- * channels: how many each side makes (0: at least two, by replacement). */
+ * channels: how many each side makes (0: at least two, by replacement).
+ * Both links are tapped: no side may send anything of a channel before its
+ * ChkR1 (struct wire_check). */
 static void
 run_echo(struct sst_link *client_link, struct sst_link *server_link, const char *over,
 	struct event *ev, uint64_t channels)
@@ -288,8 +438,8 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	sst_time_t start = now_ns(), deadline = start + 60 * SST_NSEC_PER_SEC;
 	bool shut = false, replaced = false;
 
-	node_init(&server, "srv", true, server_link);
-	node_init(&client, "cli", false, client_link);
+	node_init(&server, "srv", true, tapped(server_link, 0));
+	node_init(&client, "cli", false, tapped(client_link, 1));
 	CU_ASSERT_FATAL(
 		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, start) == 0);
 	while (now_ns() < deadline) {
@@ -429,11 +579,20 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 		CU_ASSERT_EQUAL(sst_worker_stats(server.w)->restarts, 0);
 	}
 	RTE_SET_USED(replaced);
+	printf("  ChkR1 sent by server + client: %llu + %llu; channel packets sent before "
+	       "their ChkR1: %llu + %llu\n",
+		(unsigned long long)checks[0].replies, (unsigned long long)checks[1].replies,
+		(unsigned long long)checks[0].early, (unsigned long long)checks[1].early);
+	CU_ASSERT(checks[0].replies >= 1);
+	CU_ASSERT_EQUAL(checks[0].early, 0);
+	CU_ASSERT_EQUAL(checks[1].early, 0);
 	CU_ASSERT(sst_worker_stats(client.w)->channels_idle +
 			  sst_worker_stats(server.w)->channels_idle >=
 		  1);
 	crossed = sst_worker_stats(client.w)->channels_crossed +
 		  sst_worker_stats(server.w)->channels_crossed;
+	silences[0] = sst_worker_stats(server.w)->silences;
+	silences[1] = sst_worker_stats(client.w)->silences;
 	node_fini(&client);
 	node_fini(&server);
 }
@@ -608,6 +767,42 @@ test_echo_with_crossing_replacements(void)
 	CU_ASSERT_EQUAL(crossed, 1);
 }
 
+static void
+freeze_client_acks(void *arg, struct node *client, struct node *server, sst_time_t now)
+{
+	RTE_SET_USED(arg);
+	RTE_SET_USED(client);
+	RTE_SET_USED(server);
+	RTE_SET_USED(now);
+	checks[1].freeze_armed = true;
+}
+
+/*
+ * Issue 15, finding 7(c): a peer that may be the 2007 prototype stops
+ * acknowledging our packets on a channel (its 16-bit record of our numbers
+ * freezes past 65,535 of them; here the client, posing as the prototype,
+ * has its tap freeze the ack word of everything it sends on the first
+ * channel from 20 ms in, while its own packets still arrive and are
+ * acknowledged). The prototype renegotiates only when its own data stalls:
+ * when it only receives it never migrates. So our side, the responder
+ * sending the echo, must: its silence makes it negotiate a new channel to
+ * the client, the streams move there and the echo completes byte-exact.
+ */
+static void
+test_echo_with_legacy_acks_frozen(void)
+{
+	struct event ev = {.fn = freeze_client_acks};
+
+	client_legacy = true;
+	simpair_echo_with_event(&ev, "a simpair, a legacy client whose acks freeze", 2);
+	client_legacy = false;
+	printf("  ack words frozen: %llu; silences of server + client: %llu + %llu\n",
+		(unsigned long long)checks[1].frozen, (unsigned long long)silences[0],
+		(unsigned long long)silences[1]);
+	CU_ASSERT(checks[1].frozen >= 1);
+	CU_ASSERT(silences[0] >= 1);
+}
+
 /* Poll both until cond holds or 10 s pass. */
 #define POLL_UNTIL(a, b, cond)                                        \
 	do {                                                          \
@@ -648,15 +843,19 @@ connect_udp_pair(struct node *client, struct node *server)
  * (its worker destroyed, no FINISH) and comes back on the same address and
  * port as a new instance. The server learns it from the new negotiation,
  * drops the stale channel and aborts the streams that lived on it instead
- * of migrating them to the new channel.
+ * of migrating them to the new channel. A client posing as the 2007
+ * prototype (@p legacy) sends no instance: its new key tells (issue 15,
+ * finding 7(d)); its ChkI1 for the number the server still holds used to
+ * be ignored for 20 s.
  */
 static void
-test_restart_detected(void)
+run_restart(bool legacy)
 {
 	static struct node client, server;
 	struct sst_net_endpoint cep;
 	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
 
+	client_legacy = legacy;
 	connect_udp_pair(&client, &server);
 	cep = client.self;
 	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
@@ -688,8 +887,21 @@ test_restart_detected(void)
 	CU_ASSERT_EQUAL(client.echoed, 1000);
 	CU_ASSERT_EQUAL(client.bad, 0);
 	client_secret = 0xc1;
+	client_legacy = false;
 	node_fini(&client);
 	node_fini(&server);
+}
+
+static void
+test_restart_detected(void)
+{
+	run_restart(false);
+}
+
+static void
+test_legacy_restart_detected(void)
+{
+	run_restart(true);
 }
 
 /*
@@ -923,19 +1135,21 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_echo_over_impaired_simpair),
 	SST_TEST(test_echo_with_address_change),
 	SST_TEST(test_restart_detected),
+	SST_TEST(test_legacy_restart_detected),
 	SST_TEST(test_dead_client_freed),
 	SST_TEST(test_dead_server_fails_streams),
 	SST_TEST(test_stream_hog_next_to_normal_client),
 	SST_TEST(test_idle_peer_evicted_at_max_peers),
 	SST_TEST(test_echo_with_channel_replacement),
 	SST_TEST(test_echo_with_crossing_replacements),
+	SST_TEST(test_echo_with_legacy_acks_frozen),
 	SST_TEST_END,
 };
 
 int
 main(void)
 {
-	if (sst_test_eal_init("test_worker_echo") < 0)
+	if (sst_test_eal_init("test_worker_echo") < 0 || sst_test_tap_register() < 0)
 		return 1;
 	pool = sst_test_pool("sst_udp_pool", 16383, 2048 + RTE_PKTMBUF_HEADROOM);
 	clones = sst_test_pool("sst_udp_clones", 16383, 0);

@@ -6,8 +6,9 @@
  * at the same address with another instance while channels of the earlier
  * one are held is reported as restarted, on either side, in both modes,
  * and only then: not for a second channel of the same instance, not after
- * the earlier channels were released, not for a peer without an instance,
- * an anonymous initiator or another identity. A forged instance restarts a
+ * the earlier channels were released, not for a peer without an instance
+ * (unless its checksum key shows another secret), an anonymous initiator
+ * or another identity. A forged instance restarts a
  * checksum-mode peer (checksum mode authenticates nothing) but cannot
  * complete a secure handshake.
  */
@@ -336,8 +337,9 @@ test_straggler(void)
 }
 
 /* Peers without an instance: legacy (no blob), an older SST-DPDK host
- * (version 1 blob): known false, never a restart, and they leave the
- * record of the address alone. */
+ * (version 1 blob): known false, no restart by instance (the same secret
+ * keeps the same keys: test_legacy_key), and they leave the record of the
+ * address alone. */
 static void
 test_without_instance(void)
 {
@@ -365,6 +367,94 @@ test_without_instance(void)
 	restart(&C, 9);
 	negotiate(SST_NEGO_MODE_CHECKSUM, 61 * SEC);
 	CU_ASSERT_TRUE(last(&S)->peer_restarted && last(&S)->peer_instance == 9);
+	pair_fini();
+}
+
+/* A ChkI1 as the 2007 prototype sends it (no ulp blob), from C to S. */
+static void
+legacy_i1(uint32_t cki, uint8_t chani, sst_time_t now)
+{
+	struct sst_nego_chki1 i1 = {.cki = cki, .chani = chani};
+	struct sst_nego_builder b;
+	uint8_t buf[64];
+
+	CU_ASSERT_EQUAL_FATAL(sst_nego_build_begin(&b, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL_FATAL(sst_nego_build_chki1(&b, &i1), 0);
+	CU_ASSERT_EQUAL(sst_nego_receive(S.h, &C.self, buf, sst_nego_build_end(&b), now), 0);
+}
+
+/*
+ * Issue 15, finding 7(d): a peer without an instance (the 2007 prototype)
+ * that comes back with a chani we hold is not made to wait 20 s. Its key
+ * is a hash under its secret plus its clock in 4-us units, so a key that
+ * moved with the clock is the same host's next channel with that number
+ * (taken at once, no restart), a key behind the one held is a straggler,
+ * and any other key comes from another secret: a restart, taken at once
+ * and reported. The keys a restart or a reuse replaced stay stragglers,
+ * whatever they say.
+ */
+static void
+test_legacy_key(void)
+{
+	const uint32_t k1 = 0x10000000;
+	const uint32_t k_reuse = k1 + 2 * 250000; /* 2 s later on the same clock */
+
+	pair_init(false);
+	tp_start(&S);
+	legacy_i1(k1, 1, 1 * SEC);
+	CU_ASSERT_EQUAL_FATAL(S.established, 1);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted || last(&S)->peer_ulp.extended);
+	/* An older key of the same clock: a straggler. */
+	legacy_i1(k1 - 100, 1, 2 * SEC);
+	CU_ASSERT_TRUE(S.established == 1 && sst_nego_stats(S.h)->rx_i1_conflict == 1);
+	/* The same host's next channel numbered 1, 2 s later: at once. */
+	legacy_i1(k_reuse, 1, 3 * SEC);
+	CU_ASSERT_EQUAL_FATAL(S.established, 2);
+	CU_ASSERT_FALSE(last(&S)->peer_restarted);
+	CU_ASSERT_NOT_EQUAL(S.res[1].local_channel, S.res[0].local_channel);
+	/* A late copy of the key it replaced. */
+	legacy_i1(k1, 1, 4 * SEC);
+	CU_ASSERT_TRUE(S.established == 2 && sst_nego_stats(S.h)->rx_i1_conflict == 2);
+	/* A restart: another secret, its first channel numbered 1 again. */
+	legacy_i1(k1 ^ 0x80000000, 1, 5 * SEC);
+	CU_ASSERT_EQUAL_FATAL(S.established, 3);
+	CU_ASSERT_TRUE(last(&S)->peer_restarted);
+	CU_ASSERT_EQUAL(sst_nego_stats(S.h)->peer_restarts, 1);
+	CU_ASSERT_EQUAL(S.nout, 3); /* a ChkR1 for each channel */
+	/* The dead instance's last key, late: not a restart back to it. */
+	legacy_i1(k_reuse, 1, 6 * SEC);
+	CU_ASSERT_TRUE(S.established == 3 && sst_nego_stats(S.h)->rx_i1_conflict == 3);
+	pair_fini();
+}
+
+/*
+ * What a legacy peer means for the channel (sst_nego_channel_params()):
+ * toward a peer without an SST-DPDK blob (it may be the 2007 prototype,
+ * whose acknowledgments freeze past 65,535 packets of a channel,
+ * wire-format.md 9.4) the channel stops numbering there, so that it is
+ * replaced before; a host posing as the prototype gets channels that
+ * acknowledge as its do; between SST-DPDK hosts nothing changes.
+ */
+static void
+test_legacy_channel_params(void)
+{
+	struct sst_channel_params cp;
+
+	pair_init(false);
+	C.p.ulp_legacy = true;
+	tp_start(&C);
+	tp_start(&S);
+	negotiate(SST_NEGO_MODE_CHECKSUM, 0);
+	CU_ASSERT_EQUAL_FATAL(sst_nego_channel_params(last(&S), &cp), 0);
+	CU_ASSERT_TRUE(cp.packet_limit == SST_CHANNEL_PROTOTYPE_SEQ_MAX + 1 && !cp.prototype_acks);
+	CU_ASSERT_EQUAL_FATAL(sst_nego_channel_params(last(&C), &cp), 0);
+	CU_ASSERT_TRUE(last(&C)->local_legacy && cp.prototype_acks && cp.packet_limit == 0);
+	tp_stop(&C);
+	C.p.ulp_legacy = false;
+	tp_start(&C);
+	negotiate(SST_NEGO_MODE_CHECKSUM, SEC);
+	CU_ASSERT_EQUAL_FATAL(sst_nego_channel_params(last(&S), &cp), 0);
+	CU_ASSERT_TRUE(cp.packet_limit == 0 && !cp.prototype_acks && !last(&S)->local_legacy);
 	pair_fini();
 }
 
@@ -557,6 +647,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_release_and_timing),
 	SST_TEST(test_straggler),
 	SST_TEST(test_without_instance),
+	SST_TEST(test_legacy_key),
+	SST_TEST(test_legacy_channel_params),
 	SST_TEST(test_forged),
 	SST_TEST(test_principals),
 	SST_TEST(test_refused),

@@ -301,6 +301,51 @@ test_retransmit_first(void)
 	teardown();
 }
 
+/*
+ * The Close for a peer that may be the 2007 prototype (issue 15, finding
+ * 7(a)): alone, in an empty segment after every data byte, never on the
+ * last data segment, also when data was still unsent at the close and when
+ * data is lost and resent after it; the direction finishes when both the
+ * data and that segment are acknowledged.
+ */
+static void
+test_close_alone(void)
+{
+	struct sst_sendq_seg s;
+
+	setup(1 << 20, 64, 16);
+	CU_ASSERT_EQUAL(app(2000, 2, SST_FLAG_PUSH), 0);
+	EXPECT_SEG(1200, 0, 1200, 0);
+	CU_ASSERT_EQUAL(sst_sendq_close_alone(q), 0);
+	CU_ASSERT_EQUAL(sst_sendq_close_alone(q), -EALREADY);
+	CU_ASSERT_EQUAL(sst_sendq_close(q), -EALREADY);
+	CU_ASSERT_EQUAL(app(10, 1, 0), -EPIPE);
+	/* No credit: the Close may not overtake the unsent data. */
+	CU_ASSERT_EQUAL(sst_sendq_next_segment(q, 0, &s), 0);
+	EXPECT_SEG(1200, 1200, 800, SST_FLAG_PUSH); /* the last data: no Close */
+	CU_ASSERT_EQUAL(sst_sendq_on_lost(q, 1200, 800), 0);
+	EXPECT_SEG(1200, 1200, 800, SST_FLAG_PUSH); /* lost data before the Close */
+	EXPECT_SEG(1200, 2000, 0, SST_FLAG_PUSH | SST_FLAG_CLOSE);
+	CU_ASSERT_FALSE(sst_sendq_pending(q));
+	CU_ASSERT_EQUAL(sst_sendq_on_acked(q, 0, 2000), 0);
+	CU_ASSERT_FALSE(sst_sendq_finished(q)); /* the data alone does not end it */
+	CU_ASSERT_EQUAL(sst_sendq_on_lost(q, 2000, 0), 0);
+	CU_ASSERT_EQUAL(take(1200, &s), 1);
+	CU_ASSERT(s.off == 2000 && s.len == 0 && s.retransmit);
+	CU_ASSERT_EQUAL(s.flags, SST_FLAG_PUSH | SST_FLAG_CLOSE);
+	CU_ASSERT_EQUAL(sst_sendq_on_acked(q, 2000, 0), 0);
+	CU_ASSERT(sst_sendq_finished(q));
+	teardown();
+
+	/* Closing an empty direction: the same as sst_sendq_close(). */
+	setup(1 << 20, 64, 16);
+	CU_ASSERT_EQUAL(sst_sendq_close_alone(q), 0);
+	EXPECT_SEG(1200, 0, 0, SST_FLAG_PUSH | SST_FLAG_CLOSE);
+	CU_ASSERT_EQUAL(sst_sendq_on_acked(q, 0, 0), 0);
+	CU_ASSERT(sst_sendq_finished(q));
+	teardown();
+}
+
 static void
 test_resegment(void)
 {
@@ -701,6 +746,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_size_init),
 	SST_TEST(test_segmentation),
 	SST_TEST(test_zero_close),
+	SST_TEST(test_close_alone),
 	SST_TEST(test_zero_copy),
 	SST_TEST(test_retransmit_first),
 	SST_TEST(test_resegment),
