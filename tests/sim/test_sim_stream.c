@@ -385,6 +385,59 @@ test_transactions_under_late_acks(void)
 	}
 }
 
+/* Once b sent its Replies (its response and end), a's next three packets:
+ * the acknowledgments of those Replies. */
+struct reply_acks {
+	bool replied;
+	unsigned int dropped;
+};
+
+static bool
+drop_acks_of_replies(struct world *w, int side, uint16_t port, const struct rte_mbuf *m)
+{
+	static struct reply_acks st;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	(void)port;
+	if (w->user == NULL) {
+		st = (struct reply_acks){0};
+		w->user = &st;
+	}
+	/* A Reply: type 2 after the 8-byte channel header. */
+	if (side == 1 && rte_pktmbuf_data_len(m) > 10 && (p[10] >> 4) == 2)
+		st.replied = true;
+	if (side == 0 && st.replied && st.dropped < 3) {
+		st.dropped++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One transaction on an otherwise idle channel: a's acknowledgments of b's
+ * Replies (b's response and end) are lost, so b resends them as Replies
+ * after a finished the stream and put its SID in the quiet period, which
+ * nothing else on the channel brings to an end. a must acknowledge them:
+ * refused, they came back for good and b's side never finished.
+ */
+static void
+test_replies_resent_after_finish(void)
+{
+	struct world_params wp;
+	struct world *w;
+
+	world_params_default(&wp, seed);
+	w = world_create(&wp);
+	w->tx_filter = drop_acks_of_replies;
+	world_flow_start(w, 64, 64, 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT(((struct reply_acks *)w->user)->dropped > 0);
+	world_check_done(w);
+	check_ended_by_close(w, "replies resent after finish");
+	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_stale > 0);
+	world_destroy(w);
+}
+
 /* ---- Substreams, and no head-of-line blocking between streams ---- */
 
 static bool
@@ -738,6 +791,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_sequential_streams),
 	SST_TEST(test_streams_end_under_late_acks),
 	SST_TEST(test_transactions_under_late_acks),
+	SST_TEST(test_replies_resent_after_finish),
 	SST_TEST_END,
 };
 
