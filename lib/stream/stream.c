@@ -721,17 +721,19 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 
 /* Paper 4.3.9: a released SID stays quiet until both sequence spaces moved
  * past the point both hosts know of the release, by twice the mis-ordering
- * limit (the replay window) for margin. */
+ * limit (the replay window) for margin. For a finished stream (ended) the
+ * peer knows only once it hears that its last segments arrived, and it
+ * resends them until then: its SIDs are marked (sst_sid_quiet_ended()). */
 void
-stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid)
+stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid, bool ended)
 {
 	struct sst_channel_info ci;
 
 	if (c == NULL || c->dead)
 		return;
 	sst_channel_info(c->ch, &ci);
-	sst_sid_release(space, sid, ci.next_seq + 2 * c->replay_window,
-		ci.rx_highest + 2 * c->replay_window);
+	(ended ? sst_sid_release_ended : sst_sid_release)(space, sid,
+		ci.next_seq + 2 * c->replay_window, ci.rx_highest + 2 * c->replay_window);
 }
 
 /*
@@ -771,8 +773,8 @@ void
 stream_release_tx_sid(struct sst_stream *s)
 {
 	if (s->flags & SF_TX_ATTACHED)
-		stream_sid_quiet(
-			s->tx_chan, s->tx_chan != NULL ? s->tx_chan->tx_sids : NULL, s->tx_sid);
+		stream_sid_quiet(s->tx_chan, s->tx_chan != NULL ? s->tx_chan->tx_sids : NULL,
+			s->tx_sid, (s->flags & SF_FINISHED) != 0);
 	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
 }
 
@@ -782,8 +784,8 @@ stream_release_sids(struct sst_stream *s, sst_time_t now)
 	RTE_SET_USED(now);
 	stream_release_tx_sid(s);
 	if (s->flags & SF_RX_ATTACHED)
-		stream_sid_quiet(
-			s->rx_chan, s->rx_chan != NULL ? s->rx_chan->rx_sids : NULL, s->rx_sid);
+		stream_sid_quiet(s->rx_chan, s->rx_chan != NULL ? s->rx_chan->rx_sids : NULL,
+			s->rx_sid, (s->flags & SF_FINISHED) != 0);
 	s->flags &= ~SF_RX_ATTACHED;
 }
 

@@ -413,6 +413,19 @@ sst_sid_is_quiet(const struct sst_sid_space *s, uint16_t sid)
 	return en != NULL && en->state == SID_QUIET;
 }
 
+bool
+sst_sid_used_before(const struct sst_sid_space *s, uint16_t sid)
+{
+	/* Transmit: the counter is the next value to try; receive: the
+	 * highest the peer announced (0: none). */
+	uint64_t last = s->dir == SST_SID_TX ? s->counter - 1 : s->counter;
+	uint64_t c;
+
+	if (sid == SST_SID_ROOT || find(s, sid) != NULL)
+		return false;
+	return sst_seq_expand(last, sid, SST_SID_BITS, &c) == 0 && c != 0 && c <= last;
+}
+
 int
 sst_sid_set_ptr(struct sst_sid_space *s, uint16_t sid, void *ptr)
 {
@@ -424,9 +437,10 @@ sst_sid_set_ptr(struct sst_sid_space *s, uint16_t sid, void *ptr)
 	return 0;
 }
 
-int
-sst_sid_release(
-	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx)
+/* sst_sid_release(), with the entry marked for sst_sid_quiet_ended(). */
+static int
+release(struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx,
+	bool ended)
 {
 	struct sid_entry *en;
 	uint32_t e;
@@ -444,6 +458,7 @@ sst_sid_release(
 	en->state = SID_QUIET;
 	en->quiet_tx = quiet_until_tx;
 	en->quiet_rx = quiet_until_rx;
+	en->ended = ended;
 	en->next = 0;
 	if (s->quiet_tail != 0)
 		s->ent[s->quiet_tail - 1].next = e;
@@ -454,6 +469,28 @@ sst_sid_release(
 	s->stats.quiet++;
 	s->stats.releases++;
 	return 0;
+}
+
+int
+sst_sid_release(
+	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx)
+{
+	return release(s, sid, quiet_until_tx, quiet_until_rx, false);
+}
+
+int
+sst_sid_release_ended(
+	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx)
+{
+	return release(s, sid, quiet_until_tx, quiet_until_rx, true);
+}
+
+bool
+sst_sid_quiet_ended(const struct sst_sid_space *s, uint16_t sid)
+{
+	const struct sid_entry *en = sid == SST_SID_ROOT ? NULL : find(s, sid);
+
+	return en != NULL && en->state == SID_QUIET && en->ended;
 }
 
 uint32_t

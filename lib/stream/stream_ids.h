@@ -23,7 +23,11 @@
  * plus the mis-ordering limit (the replay window). Later packets of the old
  * use are then dropped by the channel's replay check and can never land on
  * a successor stream. Quiet SIDs wait in a FIFO in release order;
- * sst_sid_tick() frees them from the head.
+ * sst_sid_tick() frees them from the head. A SID whose stream ended
+ * complete is released with sst_sid_release_ended(): its peer resends the
+ * last segments until it hears they arrived, which the quiet period does
+ * not bound, so the stream layer acknowledges those rather than refusing
+ * them as it does packets for a SID whose stream moved on.
  *
  * Bounds. A space holds at most 2 * cap entries (attached or quiet) and a
  * hash table of twice as many slots, where cap is its capacity in attached
@@ -110,6 +114,7 @@ struct sid_entry {
 	uint32_t next;	   /**< quiet FIFO or free list: entry index + 1, 0 = end */
 	uint16_t sid;
 	uint8_t state; /**< SID_FREE, SID_ATTACHED or SID_QUIET */
+	bool ended;    /**< quiet by sst_sid_release_ended() */
 };
 
 /** Hash slot: a SID and its entry (index + 1; 0 = empty slot). */
@@ -233,6 +238,18 @@ int sst_sid_counter(const struct sst_sid_space *s, uint16_t sid, uint64_t *count
 bool sst_sid_is_quiet(const struct sst_sid_space *s, uint16_t sid);
 
 /**
+ * Whether @p sid, neither attached nor quiet, is the SID of a counter value
+ * this space has gone past: its counter, reconstructed as sst_sid_attach()
+ * would (within 2^15 of the last one), is at most the last we allocated
+ * (transmit) or the highest the peer announced (receive). The stream layer
+ * takes packets for such a SID as late ones for a stream it let go, where
+ * the packet type rules out a new stream.
+ * @return true for such a SID; false for the root, an attached or quiet
+ *   SID, and a counter beyond the last.
+ */
+bool sst_sid_used_before(const struct sst_sid_space *s, uint16_t sid);
+
+/**
  * Point an attached SID at something else (the stream layer parks a SID on
  * a marker while a Detach or Reset naming it is unacknowledged).
  * @return 0, or -ENOENT (not attached, the root, or NULL ptr).
@@ -255,6 +272,21 @@ int sst_sid_set_ptr(struct sst_sid_space *s, uint16_t sid, void *ptr);
  */
 int sst_sid_release(
 	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx);
+
+/**
+ * sst_sid_release() for the SID of a stream that ended complete, both
+ * directions delivered: its peer may still resend the stream's last
+ * segments (it has not heard yet that they arrived), during the quiet
+ * period and after, and sst_sid_quiet_ended() tells such a SID from one
+ * whose stream moved on (detached), whose packets may carry data that must
+ * be resent where the stream is now.
+ * @return as sst_sid_release().
+ */
+int sst_sid_release_ended(
+	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx);
+
+/** True if @p sid is in a quiet period started by sst_sid_release_ended(). */
+bool sst_sid_quiet_ended(const struct sst_sid_space *s, uint16_t sid);
 
 /**
  * Free the quiet SIDs whose period is over: our transmit sequence number is

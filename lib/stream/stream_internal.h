@@ -286,7 +286,8 @@ void stream_usid_rekey(
 	struct sst_stream_peer *p, struct sst_stream *s, uint64_t counter, uint8_t hcid);
 void stream_release_sids(struct sst_stream *s, sst_time_t now);
 void stream_release_tx_sid(struct sst_stream *s);
-void stream_sid_quiet(struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid);
+void stream_sid_quiet(
+	struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid, bool ended);
 void stream_rx_deliverable(struct sst_stream *s, sst_time_t now);
 void stream_service_rx(struct sst_stream *s, sst_time_t now);
 int stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_t flags);

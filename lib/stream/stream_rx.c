@@ -85,7 +85,7 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead) {
 		/* Late packets for the old attachment are refused (the sender
 		 * resends them here) until its quiet period ends. */
-		stream_sid_quiet(s->rx_chan, s->rx_chan->rx_sids, s->rx_sid);
+		stream_sid_quiet(s->rx_chan, s->rx_chan->rx_sids, s->rx_sid, false);
 		stream_chan_moved(s->rx_chan, s->rx_sid);
 	}
 	if (s->rx_chan != c && s->rx != NULL) {
@@ -291,9 +291,23 @@ rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	struct sst_stream *s = sst_sid_lookup(c->tx_sids, hdr->ref_sid);
 	int rc;
 
+	/* The peer resends the last segments of a stream that finished here
+	 * until it hears that they arrived, which may be long after the quiet
+	 * period when acknowledgments come late or are lost: acknowledged
+	 * (we have them all), where a refusal has them resent for good and a
+	 * stateless Reset aborts the peer's side of a completed stream. Past
+	 * the quiet period, a Reply for a SID we gave up by Detach is too old
+	 * to pass the replay window (the quiet period starts once the peer
+	 * knows), so one naming a SID of ours that is gone is such a resend;
+	 * a peer without Detach is not told when a stream moves, and keeps
+	 * its stateless Reset. */
+	if (s == NULL && (sst_sid_quiet_ended(c->tx_sids, hdr->ref_sid) ||
+				 (stream_peer_can(c->peer, SST_CAP_DETACH) &&
+					 sst_sid_used_before(c->tx_sids, hdr->ref_sid))))
+		return drop(&c->peer->host->stats.rx_stale, m, true);
 	/* A Reply naming a SID we gave up (or whose quiet period runs) was
 	 * sent before the peer learned of it: refused, so it is resent by
-	 * Attach; for a stream that finished, nothing is resent. */
+	 * Attach. */
 	if (s == &c->held || (s == NULL && sst_sid_is_quiet(c->tx_sids, hdr->ref_sid)))
 		return refuse(c, m);
 	if (s == NULL || (s->flags & SF_ROOT))
@@ -303,6 +317,18 @@ rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	rc = attach_rx(c, s, hdr->sid);
 	if (rc < 0)
 		return refuse(c, m);
+	/* The peer replies only on a SID it took from our Init, so it is
+	 * aware of the SID and Data may follow (paper 4.3.4), whether or not
+	 * the channel's acknowledgment of the Init arrives. Waiting for that
+	 * one instead, a late or lost acknowledgment has the Init resent, and
+	 * a resend that arrives after the peer finished the stream and forgot
+	 * its SID opens a second stream there with this one's bytes. */
+	if ((s->flags & (SF_INITIATOR | SF_TX_ATTACHED | SF_TX_ACKED | SF_VIA_ATTACH |
+				SF_ATTACH_DUE)) == (SF_INITIATOR | SF_TX_ATTACHED) &&
+		s->tx_chan == c) {
+		s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
+		stream_tx_wake(s);
+	}
 	return deliver(c, s, hdr->tsn, hdr, m, seq, now);
 }
 
@@ -314,7 +340,17 @@ rx_data(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 	uint64_t ref, off;
 
 	if (s == NULL || (s->flags & SF_ROOT)) {
-		if (sst_sid_is_quiet(c->rx_sids, hdr->sid))
+		/* The peer sends Data only once we acknowledged the stream's
+		 * attachment, so a SID we no longer know from a counter it
+		 * already announced names a stream we finished (or reset, and
+		 * our Reset is resent until acknowledged). The peer resends the
+		 * last segments of a finished stream until it hears that they
+		 * arrived, and with acknowledgments late or lost that may be
+		 * long after the quiet period: acknowledged like a late packet
+		 * in the quiet period, not answered with a stateless Reset,
+		 * which would abort the peer's side of a stream that completed. */
+		if (sst_sid_is_quiet(c->rx_sids, hdr->sid) ||
+			sst_sid_used_before(c->rx_sids, hdr->sid))
 			return stale(c, hdr->sid, m);
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 	}
@@ -470,7 +506,7 @@ rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 
 	rte_pktmbuf_free(m);
 	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && s->rx_sid == hdr->sid) {
-		stream_sid_quiet(c, c->rx_sids, hdr->sid);
+		stream_sid_quiet(c, c->rx_sids, hdr->sid, false);
 		stream_chan_moved(c, hdr->sid);
 		stream_ctl_moving(s);
 		s->flags &= ~SF_RX_ATTACHED;

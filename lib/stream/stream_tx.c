@@ -191,7 +191,7 @@ static void
 release_held_sid(struct sst_stream_chan *c, uint32_t code)
 {
 	if (code & STREAM_CODE_HELD)
-		stream_sid_quiet(c, c->tx_sids, (uint16_t)code);
+		stream_sid_quiet(c, c->tx_sids, (uint16_t)code, false);
 }
 
 /* ---- Building packets ---- */

@@ -2,8 +2,9 @@
 /*
  * Stream-layer scenarios in the simulator (issue 4 acceptance), part 1:
  * byte-exact delivery on many streams and substreams over impaired links,
- * no head-of-line blocking, flow control, priorities, and 100,000
- * sequential streams with late duplicates. Part 2 (datagrams, migration,
+ * no head-of-line blocking, flow control, priorities, 100,000 sequential
+ * streams with late duplicates, and streams that end while acknowledgments
+ * come late or not at all (issue 15). Part 2 (datagrams, migration,
  * MTU, channel teardown, rendezvous, legacy peers) is
  * test_sim_stream_features.c. Seeds are fixed; SST_SIM_SEED=<n> replays
  * another one.
@@ -252,6 +253,188 @@ test_sequential_streams(void)
 		w->nflows, (double)sim_now(w->sim) / 1e9, w->late_dups_sent, cs->rx_too_old,
 		cs->rx_duplicate, sst_stream_host_stats(w->ep[1].sh)->rx_stale);
 	CU_ASSERT(w->late_dups_sent > sequential_total / 200);
+	world_destroy(w);
+}
+
+/* Every stream of the world ended by its Close, each accepted once: none
+ * was reset, no packet named a SID its receiver did not know (a stateless
+ * Reset), and no late packet made a second stream of one the peer opened. */
+static void
+check_ended_by_close(struct world *w, const char *name)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct sst_stream_host_stats *st = sst_stream_host_stats(w->ep[side].sh);
+
+		if (st->streams_opened + st->streams_accepted != w->nflows ||
+			st->streams_reset_tx + st->streams_reset_rx + st->stateless_resets +
+					st->rx_unknown_sid !=
+				0)
+			printf("\n%s (seed %" PRIu64 "), side %d: %" PRIu64 " opened, %" PRIu64
+			       " accepted, %" PRIu64 " closed; resets %" PRIu64 " sent, %" PRIu64
+			       " received, %" PRIu64 " stateless; %" PRIu64 " for unknown SIDs\n",
+				name, seed, side, st->streams_opened, st->streams_accepted,
+				st->streams_closed, st->streams_reset_tx, st->streams_reset_rx,
+				st->stateless_resets, st->rx_unknown_sid);
+		CU_ASSERT_EQUAL(st->streams_opened + st->streams_accepted, w->nflows);
+		CU_ASSERT_EQUAL(st->streams_closed, w->nflows);
+		CU_ASSERT_EQUAL(st->streams_reset_tx + st->streams_reset_rx, 0);
+		CU_ASSERT_EQUAL(st->rx_unknown_sid + st->stateless_resets, 0);
+	}
+}
+
+/* sst-perf's loopback link (no rate limit, no delay) with --reorder 10 or
+ * --loss 5: a reordered packet arrives 1 ms late, past many others. */
+static const struct {
+	const char *name;
+	double loss, reorder;
+} late_acks[] = {
+	{"reorder 10%", 0, 0.10},
+	{"loss 5%", 0.05, 0},
+};
+
+static void
+late_acks_link(struct world_params *wp, unsigned int i)
+{
+	wp->link.rate_bps = 0;
+	wp->link.delay_ns = 0;
+	wp->link.loss = late_acks[i].loss;
+	wp->link.reorder = late_acks[i].reorder;
+	wp->link.reorder_delay_ns = SST_NSEC_PER_MSEC;
+}
+
+/*
+ * sst-perf's streams mode (issue 15): 2,000 streams open at once with a
+ * small request and response each, kept open until every response arrived,
+ * then all ended, under reordering and under loss. A peer learns that its
+ * last segment (the Close) arrived only from the acknowledgment, so when
+ * that is late or lost it resends the segment after the receiver finished
+ * the stream: the receiver must answer it as the stream it had, not with a
+ * stateless Reset that aborts the peer's side.
+ */
+static void
+test_streams_end_under_late_acks(void)
+{
+	for (unsigned int i = 0; i < RTE_DIM(late_acks); i++) {
+		const uint64_t n = 2000;
+		struct world_params wp;
+		struct world *w;
+
+		world_params_default(&wp, seed);
+		wp.flows_cap = n;
+		wp.host.max_streams = (uint32_t)n + 1024;
+		wp.host.peer_usids = 0;
+		wp.host.max_sids = 0;
+		wp.host.max_tx_buffers = 4096;
+		wp.host.max_rx_buffers = 4096;
+		wp.host.send_mbufs = 8;
+		wp.host.rx_pieces = 32;
+		wp.replay_window = 32;
+		wp.tx_log = 4096;
+		late_acks_link(&wp, i);
+		w = world_create(&wp);
+		w->keep_open = true;
+		for (uint64_t k = 0; k < n; k++)
+			world_flow_start(w, 56, 56, 0);
+		CU_ASSERT_EQUAL(world_run_bytes(w, n * 128, 600 * SST_NSEC_PER_SEC), 0);
+		for (uint64_t k = 0; k < w->nflows; k++)
+			world_flow_end(w, &w->flows[k], 0);
+		CU_ASSERT_EQUAL(world_run(w, 600 * SST_NSEC_PER_SEC), 0);
+		world_check_done(w);
+		check_ended_by_close(w, late_acks[i].name);
+		world_destroy(w);
+	}
+}
+
+/*
+ * Short transactions (sst-perf's rr mode), 64 at a time, under the same
+ * impairments: each stream's request, response and both ends fit a packet
+ * or two, so a late acknowledgment also has the initiator resend an Init
+ * (which would make a second stream of one already finished) and the
+ * responder a Reply after the other side finished.
+ */
+static uint64_t transactions_total;
+
+static void
+next_transaction(struct world *w, struct flow *f)
+{
+	(void)f;
+	if (w->nflows < transactions_total)
+		world_flow_start(w, 64, 64, 0);
+}
+
+static void
+test_transactions_under_late_acks(void)
+{
+	for (unsigned int i = 0; i < RTE_DIM(late_acks); i++) {
+		struct world_params wp;
+		struct world *w;
+
+		transactions_total = 2000;
+		world_params_default(&wp, seed);
+		wp.flows_cap = transactions_total;
+		wp.replay_window = 32;
+		late_acks_link(&wp, i);
+		w = world_create(&wp);
+		w->on_flow_done = next_transaction;
+		for (int k = 0; k < 64; k++)
+			world_flow_start(w, 64, 64, 0);
+		CU_ASSERT_EQUAL(world_run(w, 600 * SST_NSEC_PER_SEC), 0);
+		world_check_done(w);
+		check_ended_by_close(w, late_acks[i].name);
+		world_destroy(w);
+	}
+}
+
+/* Once b sent its Replies (its response and end), a's next three packets:
+ * the acknowledgments of those Replies. */
+struct reply_acks {
+	bool replied;
+	unsigned int dropped;
+};
+
+static bool
+drop_acks_of_replies(struct world *w, int side, uint16_t port, const struct rte_mbuf *m)
+{
+	static struct reply_acks st;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	(void)port;
+	if (w->user == NULL) {
+		st = (struct reply_acks){0};
+		w->user = &st;
+	}
+	/* A Reply: type 2 after the 8-byte channel header. */
+	if (side == 1 && rte_pktmbuf_data_len(m) > 10 && (p[10] >> 4) == 2)
+		st.replied = true;
+	if (side == 0 && st.replied && st.dropped < 3) {
+		st.dropped++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One transaction on an otherwise idle channel: a's acknowledgments of b's
+ * Replies (b's response and end) are lost, so b resends them as Replies
+ * after a finished the stream and put its SID in the quiet period, which
+ * nothing else on the channel brings to an end. a must acknowledge them:
+ * refused, they came back for good and b's side never finished.
+ */
+static void
+test_replies_resent_after_finish(void)
+{
+	struct world_params wp;
+	struct world *w;
+
+	world_params_default(&wp, seed);
+	w = world_create(&wp);
+	w->tx_filter = drop_acks_of_replies;
+	world_flow_start(w, 64, 64, 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT(((struct reply_acks *)w->user)->dropped > 0);
+	world_check_done(w);
+	check_ended_by_close(w, "replies resent after finish");
+	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_stale > 0);
 	world_destroy(w);
 }
 
@@ -606,6 +789,9 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_figure9_priorities),
 	SST_TEST(test_priority_request),
 	SST_TEST(test_sequential_streams),
+	SST_TEST(test_streams_end_under_late_acks),
+	SST_TEST(test_transactions_under_late_acks),
+	SST_TEST(test_replies_resent_after_finish),
 	SST_TEST_END,
 };
 

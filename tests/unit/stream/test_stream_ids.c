@@ -6,12 +6,14 @@
  * at its thresholds on either side; late attaches of quiet SIDs; capacity
  * limits (attached, and quiet ones held by a peer looping attach/detach);
  * receive-side counter reconstruction across 2^16 boundaries; lookups of
- * unknown SIDs; the root stream; and 100,000 streams allocated and released
- * against a model, mirrored into a receive space that must reconstruct the
- * same counters. Growable spaces (issue 14): an attach storm up to max with
- * every lookup checked after each growth, quiet SIDs and their FIFO order
- * kept across growths, a failed growth behaving as a full table (-ENOSPC,
- * -EBUSY) with nothing changed, and a looping peer bounded as before.
+ * unknown SIDs; the root stream; SIDs of counters a space went past, and
+ * quiet SIDs of streams that ended; and 100,000 streams allocated and
+ * released against a model, mirrored into a receive space that must
+ * reconstruct the same counters. Growable spaces (issue 14): an attach
+ * storm up to max with every lookup checked after each growth, quiet SIDs
+ * (and which ended) and their FIFO order kept across growths, a failed
+ * growth behaving as a full table (-ENOSPC, -EBUSY) with nothing changed,
+ * and a looping peer bounded as before.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -475,6 +477,69 @@ test_root(void)
 	sst_sid_space_fini(sa);
 }
 
+/*
+ * SIDs of counters a space went past, as opposed to attached, quiet and
+ * never used ones, on both sides and across the 2^16 wrap; and quiet SIDs
+ * of streams that ended, known as such until the period is over.
+ */
+static void
+test_past_and_ended(void)
+{
+	uint16_t sid;
+	uint64_t c;
+
+	init_tx(sa, 8);
+	CU_ASSERT(!sst_sid_used_before(sa, 1) && !sst_sid_used_before(sa, 0xffff));
+	for (int i = 1; i <= 3; i++)
+		CU_ASSERT_EQUAL(sst_sid_alloc(sa, &obj[i], &sid, NULL), 0);
+	CU_ASSERT(!sst_sid_used_before(sa, 2)); /* attached */
+	CU_ASSERT_EQUAL(sst_sid_release_ended(sa, 2, 10, 10), 0);
+	CU_ASSERT(sst_sid_is_quiet(sa, 2) && sst_sid_quiet_ended(sa, 2));
+	CU_ASSERT(!sst_sid_used_before(sa, 2)); /* quiet */
+	CU_ASSERT_EQUAL(sst_sid_release_ended(sa, 2, 10, 10), -EALREADY);
+	CU_ASSERT_EQUAL(sst_sid_release_ended(sa, 4, 10, 10), -ENOENT);
+	CU_ASSERT_EQUAL(sst_sid_release_ended(sa, 0, 10, 10), -EINVAL);
+	CU_ASSERT_EQUAL(sst_sid_release(sa, 3, 10, 10), 0);
+	CU_ASSERT(sst_sid_is_quiet(sa, 3) && !sst_sid_quiet_ended(sa, 3));
+	CU_ASSERT_EQUAL(sst_sid_tick(sa, 9, 10), 0);
+	CU_ASSERT_EQUAL(sst_sid_tick(sa, 10, 10), 2);
+	CU_ASSERT(!sst_sid_quiet_ended(sa, 2) && sst_sid_used_before(sa, 2));
+	CU_ASSERT(!sst_sid_used_before(sa, 4)); /* the next one to try */
+	CU_ASSERT(!sst_sid_used_before(sa, SST_SID_ROOT) && !sst_sid_quiet_ended(sa, 0));
+	/* Past the wrap: the SIDs behind the last counter, not those ahead. */
+	churn(sa, 0x10011);
+	CU_ASSERT(sst_sid_used_before(sa, 0x0010) && sst_sid_used_before(sa, 0x8010));
+	CU_ASSERT(!sst_sid_used_before(sa, 0x0011) && !sst_sid_used_before(sa, 0x800f));
+	CU_ASSERT(!sst_sid_used_before(sa, 1)); /* still attached */
+	sst_sid_space_fini(sa);
+
+	/* Receive, capacity 1: entries are reused, and start unmarked. */
+	init_rx(sa, 1);
+	CU_ASSERT(!sst_sid_used_before(sa, 1));
+	CU_ASSERT_EQUAL(sst_sid_attach(sa, 5, &obj[1], &c), 0);
+	CU_ASSERT(sst_sid_used_before(sa, 4) && !sst_sid_used_before(sa, 6));
+	CU_ASSERT_EQUAL(sst_sid_release_ended(sa, 5, 1, 1), 0);
+	CU_ASSERT_EQUAL(sst_sid_attach(sa, 5, &obj[1], &c), -EBUSY);
+	CU_ASSERT_EQUAL(sst_sid_tick(sa, 1, 1), 1);
+	CU_ASSERT(sst_sid_used_before(sa, 5));
+	CU_ASSERT_EQUAL(sst_sid_attach(sa, 3, &obj[2], &c), 0); /* late, below the highest */
+	CU_ASSERT_EQUAL(sst_sid_release(sa, 3, 1, 1), 0);
+	CU_ASSERT(sst_sid_is_quiet(sa, 3) && !sst_sid_quiet_ended(sa, 3));
+	CU_ASSERT_EQUAL(sst_sid_tick(sa, 1, 1), 1);
+	/* Past the wrap, within 2^15 behind the highest and not ahead. */
+	for (unsigned int i = 0; i < 3; i++) {
+		static const uint16_t v[] = {0x7fff, 0xfff0, 0x0004};
+
+		CU_ASSERT_EQUAL(sst_sid_attach(sa, v[i], &obj[3], &c), 0);
+		CU_ASSERT_EQUAL(sst_sid_release(sa, v[i], 1, 1), 0);
+		CU_ASSERT_EQUAL(sst_sid_tick(sa, 1, 1), 1);
+	}
+	CU_ASSERT_EQUAL(sst_sid_space_counter(sa), 0x10004);
+	CU_ASSERT(sst_sid_used_before(sa, 0xfff5) && sst_sid_used_before(sa, 0x8004));
+	CU_ASSERT(!sst_sid_used_before(sa, 0x8003) && !sst_sid_used_before(sa, 0x0006));
+	sst_sid_space_fini(sa);
+}
+
 /* Model run: states of every SID of the transmit space. */
 enum { M_FREE, M_ATTACHED, M_QUIET };
 static uint8_t m_state[65536];
@@ -773,9 +838,11 @@ test_grow_quiet_preserved(void)
 	for (uint16_t i = 1; i <= 4; i++)
 		CU_ASSERT_EQUAL(sst_sid_attach(&gr, i, &counter[i], &counter[i]), 0);
 	CU_ASSERT_EQUAL(gr.cap, 4);
-	/* 1..3 quiet until 10, 20, 30 on both sides. */
+	/* 1..3 quiet until 10, 20, 30 on both sides; 2's stream ended. */
 	for (uint16_t i = 1; i <= 3; i++)
-		CU_ASSERT_EQUAL(sst_sid_release(&gr, i, 10 * i, 10 * i), 0);
+		CU_ASSERT_EQUAL(i == 2 ? sst_sid_release_ended(&gr, i, 10 * i, 10 * i)
+				       : sst_sid_release(&gr, i, 10 * i, 10 * i),
+			0);
 	for (uint16_t i = 5; i <= 40; i++)
 		CU_ASSERT_EQUAL(sst_sid_attach(&gr, i, &counter[i], &counter[i]), 0);
 	CU_ASSERT_EQUAL(gr.cap, 40); /* 4 -> 8 -> 16 -> 32 -> 40 */
@@ -784,6 +851,7 @@ test_grow_quiet_preserved(void)
 		CU_ASSERT(sst_sid_is_quiet(&gr, i));
 		CU_ASSERT_PTR_NULL(sst_sid_lookup(&gr, i));
 		CU_ASSERT_EQUAL(sst_sid_attach(&gr, i, &obj[i], NULL), -EBUSY);
+		CU_ASSERT_EQUAL(sst_sid_quiet_ended(&gr, i), i == 2);
 	}
 	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->quiet, 3);
 	CU_ASSERT_EQUAL(sst_sid_space_stats(&gr)->attached, 37);
@@ -902,6 +970,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_rx_counter),
 	SST_TEST(test_lookup_unknown),
 	SST_TEST(test_root),
+	SST_TEST(test_past_and_ended),
 	SST_TEST(test_model_100k),
 	SST_TEST(test_full_table),
 	SST_TEST(test_grow_init),
