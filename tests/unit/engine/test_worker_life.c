@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Peers over their lives (lib/engine/worker_life.c, docs/robustness.md),
+ * between workers over kernel UDP on the loopback interface: a peer that
+ * restarts (with an instance, or as the 2007 prototype by its key), one
+ * that dies without a word (dead-peer detection, both ways), a stream hog
+ * next to a normal client (fair shares), and a full peer table (eviction
+ * of an idle peer). Real time.
+ */
+#include "worker_nodes.h"
+
+/*
+ * Restart detection (issue 5): the client's host goes away without a word
+ * (its worker destroyed, no FINISH) and comes back on the same address and
+ * port as a new instance. The server learns it from the new negotiation,
+ * drops the stale channel and aborts the streams that lived on it instead
+ * of migrating them to the new channel. A client posing as the 2007
+ * prototype (@p legacy) sends no instance: its new key tells (issue 15,
+ * finding 7(d)); its ChkI1 for the number the server still holds used to
+ * be ignored for 20 s.
+ */
+static void
+run_restart(bool legacy)
+{
+	static struct node client, server;
+	struct sst_net_endpoint cep;
+	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
+
+	client_legacy = legacy;
+	connect_udp_pair(&client, &server);
+	cep = client.self;
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.echoed == 1000);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 1);
+
+	/* Gone without a word, back on the same port as a new instance. */
+	node_fini(&client);
+	client_secret = 0xc2;
+	lc.local = cep;
+	node_init(&client, "cli", false, sst_link_open(&lc));
+	CU_ASSERT_FATAL(
+		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL_UNTIL(&client, &server,
+		client.peer != NULL && sst_worker_stats(server.w)->channels_open == 1 &&
+			server.aborted == 1);
+	CU_ASSERT_FATAL(client.peer != NULL);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->restarts, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, 2);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 1);
+	CU_ASSERT_EQUAL(server.aborted, 1);
+	/* The new channel works. */
+	client.echoed = 0;
+	client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
+	CU_ASSERT_FATAL(client.s != NULL);
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.echoed == 1000);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	client_secret = 0xc1;
+	client_legacy = false;
+	node_fini(&client);
+	node_fini(&server);
+}
+
+static void
+test_restart_detected(void)
+{
+	run_restart(false);
+}
+
+static void
+test_legacy_restart_detected(void)
+{
+	run_restart(true);
+}
+
+/*
+ * Dead-peer detection (issue 15, finding 1): one side dies without a word
+ * (kill -9: its worker and socket gone) while the other still has data in
+ * flight to it. Nothing more is heard, so after dead_peer_timeout the
+ * survivor declares it dead: its channel ends, its streams fail with
+ * SST_STREAM_TIMED_OUT, and the peer's record is freed (peer_gone()). It
+ * used to retransmit to the dead port every 60 s forever.
+ */
+static void
+run_dead_peer(bool server_dies)
+{
+	static struct node client, server;
+	struct node *dies = server_dies ? &server : &client;
+	struct node *lives = server_dies ? &client : &server;
+	sst_time_t deadline;
+	uint64_t written = 0;
+
+	dead_peer_timeout = SST_NSEC_PER_SEC;
+	connect_udp_pair(&client, &server);
+	/* Far more than the buffers hold: data is in flight both ways when
+	 * the first echo comes back. */
+	while (written < 60000) {
+		struct rte_mbuf *m = chunk(0, written, 1000);
+
+		if (sst_stream_write(client.s, m, 0, now_ns()) < 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		written += 1000;
+	}
+	POLL_UNTIL(&client, &server, client.echoed > 0);
+	CU_ASSERT_FATAL(client.echoed > 0 && client.echoed < written);
+
+	sst_worker_destroy(dies->w);
+	sst_link_close(dies->link);
+	/* A client that only waits to receive has nothing outstanding (as
+	 * TCP without keepalive, its wait is the application's): it writes. */
+	if (server_dies) {
+		struct rte_mbuf *m = chunk(0, written, 1000);
+
+		/* Refused only when the buffers are full of unacknowledged data. */
+		if (sst_stream_write(client.s, m, 0, now_ns()) < 0)
+			rte_pktmbuf_free(m);
+	}
+	deadline = now_ns() + 5 * SST_NSEC_PER_SEC;
+	while (now_ns() < deadline &&
+		(sst_worker_stats(lives->w)->channels_open != 0 || lives->timed_out == 0 ||
+			(!server_dies && sst_worker_stats(lives->w)->peers_open != 0)))
+		sst_worker_poll(lives->w, now_ns());
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->dead_peers, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->channels_open, 0);
+	CU_ASSERT(lives->timed_out >= 1);
+	if (server_dies) {
+		/* The application still holds its stream: the peer stays until
+		 * it lets go. */
+		CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->peers_open, 1);
+		sst_stream_close(client.s, now_ns());
+		sst_worker_poll(lives->w, now_ns());
+	}
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->peers_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(lives->w)->peers_freed, 1);
+	CU_ASSERT_EQUAL(lives->gone, 1);
+	sst_worker_destroy(lives->w);
+	sst_link_close(lives->link);
+	dead_peer_timeout = 0;
+}
+
+static void
+test_dead_client_freed(void)
+{
+	run_dead_peer(false);
+}
+
+static void
+test_dead_server_fails_streams(void)
+{
+	run_dead_peer(true);
+}
+
+/*
+ * Fair shares (issue 15, finding 4): a peer that opens more streams than
+ * the server has control blocks and never reads an answer took every one
+ * of them, and every later client got a channel whose streams were never
+ * served. Now it holds at most its share (a quarter of each limit by
+ * default) and hears a Reset for the rest, while another client is served.
+ */
+/* Streams of its peers the server holds or refused. */
+static uint64_t
+server_streams_seen(struct node *server)
+{
+	const struct sst_stream_host_stats *ss =
+		sst_stream_host_stats(sst_worker_stream_host(server->w));
+
+	return ss->streams_live + ss->peer_streams_refused + ss->no_stream;
+}
+
+static void
+test_stream_hog_next_to_normal_client(void)
+{
+	static struct node hog, client, server;
+	enum { HOG_STREAMS = 200 };
+	const struct sst_stream_host_stats *ss;
+	sst_time_t until;
+
+	server_max_streams = 128;
+	node_init(&server, "srv", true, udp_link());
+	client_secret = 0xc3;
+	client_buffers = 256;
+	node_init(&hog, "hog", false, udp_link());
+	client_secret = 0xc1;
+	client_buffers = 0;
+	hog.hog = true;
+	CU_ASSERT_FATAL(
+		sst_worker_connect(hog.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL_UNTIL(&hog, &server, hog.peer != NULL);
+	CU_ASSERT_FATAL(hog.peer != NULL);
+	for (int i = 0; i < HOG_STREAMS; i++) {
+		struct sst_stream *s = sst_stream_connect(hog.peer, "echo", "test", now_ns());
+		struct rte_mbuf *m = chunk(0, 0, 100);
+
+		CU_ASSERT_FATAL(s != NULL);
+		if (sst_stream_write(s, m, 0, now_ns()) < 0)
+			rte_pktmbuf_free(m);
+	}
+	/* The hog's streams reach the server (their echoes are never read). */
+	POLL_UNTIL(&hog, &server, server_streams_seen(&server) >= HOG_STREAMS);
+
+	node_init(&client, "cli", false, udp_link());
+	CU_ASSERT_FATAL(
+		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	until = now_ns() + 10 * SST_NSEC_PER_SEC;
+	while (now_ns() < until && client.echoed < 1000) {
+		sst_worker_poll(server.w, now_ns());
+		sst_worker_poll(hog.w, now_ns());
+		sst_worker_poll(client.w, now_ns());
+		if (client.peer != NULL && client.s == NULL) {
+			client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
+			CU_ASSERT_FATAL(client.s != NULL);
+			CU_ASSERT_FATAL(
+				sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+		}
+	}
+	ss = sst_stream_host_stats(sst_worker_stream_host(server.w));
+	printf("\n  hog: %d streams opened, %llu refused beyond its share; server: %llu streams "
+	       "live, %llu refused for want of a control block\n",
+		HOG_STREAMS, (unsigned long long)ss->peer_streams_refused,
+		(unsigned long long)ss->streams_live, (unsigned long long)ss->no_stream);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	CU_ASSERT(ss->peer_streams_refused > 0);
+	CU_ASSERT(hog.aborted +
+			  sst_stream_host_stats(sst_worker_stream_host(hog.w))->streams_reset_rx >
+		  0);
+	node_fini(&client);
+	node_fini(&hog);
+	node_fini(&server);
+	server_max_streams = 0;
+}
+
+/* Polls the three until cond holds (10 s at most). */
+#define POLL3_UNTIL(a, b, c, cond)                                    \
+	do {                                                          \
+		sst_time_t until_ = now_ns() + 10 * SST_NSEC_PER_SEC; \
+		while (!(cond) && now_ns() < until_) {                \
+			sst_worker_poll((a)->w, now_ns());            \
+			sst_worker_poll((b)->w, now_ns());            \
+			sst_worker_poll((c)->w, now_ns());            \
+		}                                                     \
+	} while (0)
+
+/*
+ * Bounded peers (issue 15): at max_peers, a new host takes the place of an
+ * idle one (no stream, its channel unused) rather than being refused; one
+ * whose streams are open keeps its place, and the newcomer is refused.
+ */
+static void
+test_idle_peer_evicted_at_max_peers(void)
+{
+	static struct node first, second, third, server;
+
+	server_max_peers = 2;
+	node_init(&server, "srv", true, udp_link());
+	server_max_peers = 0;
+	connect_udp_pair_to(&first, "c1", 0xc4, &server);
+	connect_udp_pair_to(&second, "c2", 0xc5, &server);
+	/* The first leaves its stream; the second keeps one open. */
+	CU_ASSERT_FATAL(sst_stream_write(first.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL3_UNTIL(&first, &second, &server, first.echoed == 1000);
+	sst_stream_close(first.s, now_ns());
+	first.s = NULL;
+	POLL3_UNTIL(&first, &second, &server,
+		sst_stream_host_stats(sst_worker_stream_host(server.w))->streams_live == 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, 2);
+
+	node_init(&third, "c3", false, udp_link());
+	CU_ASSERT_FATAL(
+		sst_worker_connect(third.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL3_UNTIL(&third, &second, &server, third.peer != NULL);
+	CU_ASSERT_FATAL(third.peer != NULL);
+	/* The idle first made way; the second, with its stream, stays. */
+	sst_worker_poll(server.w, now_ns());
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_evicted, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_full, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, 2);
+	third.s = sst_stream_connect(third.peer, "echo", "test", now_ns());
+	CU_ASSERT_FATAL(third.s != NULL);
+	CU_ASSERT_FATAL(sst_stream_write(third.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	CU_ASSERT_FATAL(sst_stream_write(second.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL3_UNTIL(&third, &second, &server, third.echoed == 1000 && second.echoed == 1000);
+	CU_ASSERT_EQUAL(third.echoed, 1000);
+	CU_ASSERT_EQUAL(second.echoed, 1000);
+	/* Now both have streams open: a fourth host is refused. */
+	node_fini(&first);
+	node_init(&first, "c4", false, udp_link());
+	CU_ASSERT_FATAL(
+		sst_worker_connect(first.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	POLL3_UNTIL(&first, &second, &server, sst_worker_stats(server.w)->peers_full > 0);
+	sst_worker_poll(third.w, now_ns());
+	CU_ASSERT(sst_worker_stats(server.w)->peers_full > 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_evicted, 1);
+	node_fini(&first);
+	node_fini(&second);
+	node_fini(&third);
+	node_fini(&server);
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_restart_detected),
+	SST_TEST(test_legacy_restart_detected),
+	SST_TEST(test_dead_client_freed),
+	SST_TEST(test_dead_server_fails_streams),
+	SST_TEST(test_stream_hog_next_to_normal_client),
+	SST_TEST(test_idle_peer_evicted_at_max_peers),
+	SST_TEST_END,
+};
+
+int
+main(void)
+{
+	if (sst_test_eal_init("test_worker_life") < 0 || sst_test_tap_register() < 0)
+		return 1;
+	pool = sst_test_pool("sst_udp_pool", 16383, 2048 + RTE_PKTMBUF_HEADROOM);
+	clones = sst_test_pool("sst_udp_clones", 16383, 0);
+	if (pool == NULL || clones == NULL)
+		return 1;
+	return sst_test_run("sst_udpsock", cases);
+}
