@@ -800,6 +800,7 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		c->peers_open += w->peers_open;
 		c->peers_freed += w->peers_freed;
 		c->dead_peers += w->dead_peers;
+		c->restarts += w->restarts;
 		c->peer_streams_refused += s->peer_streams_refused;
 		c->peer_buffers_refused += s->peer_buffers_refused;
 		c->rx_beyond_prototype += s->rx_beyond_prototype;

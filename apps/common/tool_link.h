@@ -95,7 +95,7 @@ struct tool_counters {
 	uint64_t streams_opened, streams_accepted, streams_closed, streams_live;
 	uint64_t rx_refused, no_buffer, no_stream;
 	uint64_t channels_open, channels_made, channels_replaced;
-	uint64_t peers_open, peers_freed, dead_peers;
+	uint64_t peers_open, peers_freed, dead_peers, restarts;
 	uint64_t peer_streams_refused, peer_buffers_refused; /**< over a peer's fair share */
 	uint64_t rx_beyond_prototype; /**< sst_stream_host_stats: what a prototype could not take */
 };

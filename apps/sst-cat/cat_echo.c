@@ -231,11 +231,12 @@ cat_echo_tick(void *arg)
 	tool_host_counters(e->h, &k);
 	fprintf(stderr,
 		"sst-cat: stats: peers %llu, channels %llu, streams %llu; since start: peers "
-		"freed %llu, dead peers %llu, streams echoed %llu, refused over a peer's share "
-		"%llu streams and %llu buffers, no control block %llu\n",
+		"freed %llu, dead peers %llu, restarted peers %llu, streams echoed %llu, refused "
+		"over a peer's share %llu streams and %llu buffers, no control block %llu\n",
 		(unsigned long long)k.peers_open, (unsigned long long)k.channels_open,
 		(unsigned long long)k.streams_live, (unsigned long long)k.peers_freed,
-		(unsigned long long)k.dead_peers, (unsigned long long)e->streams,
+		(unsigned long long)k.dead_peers, (unsigned long long)k.restarts,
+		(unsigned long long)e->streams,
 		(unsigned long long)k.peer_streams_refused,
 		(unsigned long long)k.peer_buffers_refused, (unsigned long long)k.no_stream);
 	return false;
