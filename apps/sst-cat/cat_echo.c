@@ -236,8 +236,7 @@ cat_echo_tick(void *arg)
 		(unsigned long long)k.peers_open, (unsigned long long)k.channels_open,
 		(unsigned long long)k.streams_live, (unsigned long long)k.peers_freed,
 		(unsigned long long)k.dead_peers, (unsigned long long)k.restarts,
-		(unsigned long long)e->streams,
-		(unsigned long long)k.peer_streams_refused,
+		(unsigned long long)e->streams, (unsigned long long)k.peer_streams_refused,
 		(unsigned long long)k.peer_buffers_refused, (unsigned long long)k.no_stream);
 	return false;
 }
