@@ -376,11 +376,15 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 				return;
 			}
 			key_restart = k == LEGACY_KEY_RESTART;
-			replaced = e->cki;
 		} else if (soon && !nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp)) {
 			h->stats.rx_i1_conflict++;
 			return;
 		}
+		/* Whatever replaces it (a restart by instance or by key, the
+		 * same host's next channel), this entry's key is a
+		 * straggler's from now on. */
+		if (e->mode == SST_NEGO_MODE_CHECKSUM)
+			replaced = e->cki;
 	}
 	/* Nothing changes for an I1 that is not let through, not even the
 	 * entry it would replace. The initiator's ChkI1 may also carry a

@@ -25,7 +25,12 @@
  *    a ChkI1 whose (address, chani) R did not hold, and never twice for
  *    one, unless that ChkI1's ulp blob (decoded here) carries an instance
  *    other than the held channel's and R reports peer_restarted
- *    (docs/negotiation.md 3.1: a new instance replaces the entry at once);
+ *    (docs/negotiation.md 3.1: a new instance replaces the entry at once),
+ *    or it carries no instance and its key is not the held one's
+ *    straggler (3.2, key_kind() here: a key that moved against R's clock
+ *    by more than 25 s is a restart, reported as peer_restarted; a newer
+ *    one within that the same host's next channel, not a restart; an
+ *    older one, or the key the held entry replaced, never replaces it);
  *  - I establishes as initiator only for a message from the attempt's
  *    address holding a ChkR1 that decodes, echoes an outstanding key, with
  *    chanr 1..255 and ckr != cki; at most once per attempt (I also answers
@@ -76,7 +81,9 @@ static struct {
 	unsigned int a;
 	uint8_t chani, local;
 	uint32_t cki;
-	uint64_t inst; /* instance in its ChkI1's blob, 0: none */
+	uint64_t inst;	   /* instance in its ChkI1's blob, 0: none */
+	sst_time_t at;	   /* R's clock when it accepted it */
+	uint32_t prev_cki; /* the key of the entry it replaced, 0: none */
 } model[MODEL_MAX];
 static unsigned int nmodel;
 /* What the message being processed holds, parsed independently. */
@@ -178,6 +185,26 @@ on_free(void *ctx, const struct sst_nego_addr *peer, uint8_t chan)
 	fuzz_nego_chan_give(&((struct side *)ctx)->chans, peer, chan);
 }
 
+/* How a ChkI1 without an instance that names a held (address, chani)
+ * with another key reads (docs/negotiation.md 3.2): keys are a hash plus
+ * the sender's clock in 4-us units, so the new key's distance from the held
+ * one, against R's clock since it accepted that one, tells another secret
+ * (beyond 25 s either way: a restart) from the same host's next channel
+ * (a newer key) and a straggler (an older one). */
+enum { KEY_STRAY, KEY_NEXT, KEY_RESTART };
+
+static int
+key_kind(uint32_t held, sst_time_t held_at, uint32_t cki, sst_time_t now)
+{
+	const int32_t slack = 25 * 250000; /* 25 s in 4-us units */
+	int32_t moved = (int32_t)(cki - held);
+	int32_t off = (int32_t)(cki - held - (uint32_t)((now - held_at) / 4000));
+
+	if (off > slack || off < -slack)
+		return KEY_RESTART;
+	return moved > 0 ? KEY_NEXT : KEY_STRAY;
+}
+
 static int
 on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 {
@@ -185,7 +212,6 @@ on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	unsigned int a = addr_index(&r->peer);
 	bool ok = false;
 
-	(void)now;
 	s->established++;
 	s->last = *r;
 	FUZZ_CHECK(r->mode == SST_NEGO_MODE_CHECKSUM && r->suite == SST_CRYPTO_CHK32);
@@ -196,6 +222,7 @@ on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	if (r->role == SST_NEGO_RESPONDER) {
 		uint64_t inst = 0;
 		unsigned int slot = nmodel;
+		uint32_t prev = 0;
 
 		for (unsigned int k = 0; k < cur.ni1; k++)
 			if (cur.valid_i1[k] && cur.i1[k].chani == r->peer_channel &&
@@ -210,8 +237,18 @@ on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		for (unsigned int k = 0; k < nmodel; k++) {
 			if (!(model[k].a == a && model[k].chani == r->peer_channel))
 				continue;
-			/* Only a restart replaces a held entry this soon. */
-			FUZZ_CHECK(r->peer_restarted && inst != 0 && inst != model[k].inst);
+			if (inst != 0) {
+				/* Only a restart replaces a held entry this soon. */
+				FUZZ_CHECK(r->peer_restarted && inst != model[k].inst);
+			} else {
+				int kind = key_kind(
+					model[k].cki, model[k].at, r->keys.rx_chk_key, now);
+
+				FUZZ_CHECK(kind != KEY_STRAY &&
+					   r->keys.rx_chk_key != model[k].prev_cki);
+				FUZZ_CHECK(r->peer_restarted == (kind == KEY_RESTART));
+			}
+			prev = model[k].cki;
 			slot = k;
 		}
 		FUZZ_CHECK(slot < MODEL_MAX);
@@ -220,6 +257,8 @@ on_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		model[slot].local = r->local_channel;
 		model[slot].cki = r->keys.rx_chk_key;
 		model[slot].inst = inst;
+		model[slot].at = now;
+		model[slot].prev_cki = prev;
 		if (slot == nmodel)
 			nmodel++;
 	} else {
