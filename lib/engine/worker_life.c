@@ -52,11 +52,11 @@ chan_want_replacement(struct sst_worker *w, struct worker_chan *wc, sst_time_t n
 static void
 chan_retire(struct sst_worker *w, struct worker_chan *wc, sst_time_t by)
 {
-	if (wc->state != CHAN_RETIRING) {
-		chan_set_state(w, wc, CHAN_RETIRING);
-		wc->retire_by = by;
-	}
-	wc->retire_by = RTE_MIN(wc->retire_by, by);
+	/* A channel retiring already keeps the earlier of its two ends. */
+	if (wc->state == CHAN_RETIRING && wc->retire_by < by)
+		return;
+	chan_set_state(w, wc, CHAN_RETIRING);
+	wc->retire_by = by;
 }
 
 /* ---- Replacement ---- */

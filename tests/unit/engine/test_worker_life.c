@@ -314,11 +314,5 @@ static const struct sst_test_case cases[] = {
 int
 main(void)
 {
-	if (sst_test_eal_init("test_worker_life") < 0 || sst_test_tap_register() < 0)
-		return 1;
-	pool = sst_test_pool("sst_udp_pool", 16383, 2048 + RTE_PKTMBUF_HEADROOM);
-	clones = sst_test_pool("sst_udp_clones", 16383, 0);
-	if (pool == NULL || clones == NULL)
-		return 1;
-	return sst_test_run("sst_udpsock", cases);
+	return worker_nodes_main("test_worker_life", cases);
 }

@@ -446,4 +446,17 @@ connect_udp_pair(struct node *client, struct node *server)
 	connect_udp_pair_to(client, "cli", client_secret, server);
 }
 
+/* A test program's main(): the EAL, the tap, the pools, then the cases. */
+static inline int
+worker_nodes_main(const char *name, const struct sst_test_case *cases)
+{
+	if (sst_test_eal_init(name) < 0 || sst_test_tap_register() < 0)
+		return 1;
+	pool = sst_test_pool("sst_udp_pool", 16383, 2048 + RTE_PKTMBUF_HEADROOM);
+	clones = sst_test_pool("sst_udp_clones", 16383, 0);
+	if (pool == NULL || clones == NULL)
+		return 1;
+	return sst_test_run("sst_udpsock", cases);
+}
+
 #endif /* WORKER_NODES_H */
