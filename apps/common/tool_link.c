@@ -777,6 +777,7 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		const struct sst_stream_host_stats *s =
 			sst_stream_host_stats(sst_worker_stream_host(wk));
 		const struct sst_worker_stats *w = sst_worker_stats(wk);
+		const struct sst_nego_stats *n = sst_worker_nego_stats(wk);
 
 		c->link_tx_packets += l->tx_packets;
 		c->link_rx_packets += l->rx_packets;
@@ -804,5 +805,10 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		c->peer_streams_refused += s->peer_streams_refused;
 		c->peer_buffers_refused += s->peer_buffers_refused;
 		c->rx_beyond_prototype += s->rx_beyond_prototype;
+		c->nego_rx_msgs += n->rx_msgs;
+		c->nego_challenged += n->rx_i1_challenged + n->rx_sec_i1_challenged;
+		c->nego_rate_limited += n->rx_rate_limited;
+		c->nego_established += n->established_initiator + n->established_responder;
+		c->nego_load_on += n->load_on;
 	}
 }

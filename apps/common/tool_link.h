@@ -98,6 +98,12 @@ struct tool_counters {
 	uint64_t peers_open, peers_freed, dead_peers, restarts;
 	uint64_t peer_streams_refused, peer_buffers_refused; /**< over a peer's fair share */
 	uint64_t rx_beyond_prototype; /**< sst_stream_host_stats: what a prototype could not take */
+	/* Negotiation (sst_nego_stats), what an operator watches in a flood. */
+	uint64_t nego_rx_msgs;	    /**< messages taken, first messages and all */
+	uint64_t nego_challenged;   /**< first messages answered with a cookie request */
+	uint64_t nego_rate_limited; /**< cookie-proven first messages over their source's rate */
+	uint64_t nego_established;  /**< channels set up, both roles */
+	uint64_t nego_load_on;	    /**< times the host went under load */
 };
 
 /** Set by SIGINT and SIGTERM once tool_eal_start() has caught them: the

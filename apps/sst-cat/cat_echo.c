@@ -232,12 +232,20 @@ cat_echo_tick(void *arg)
 	fprintf(stderr,
 		"sst-cat: stats: peers %llu, channels %llu, streams %llu; since start: peers "
 		"freed %llu, dead peers %llu, restarted peers %llu, streams echoed %llu, refused "
-		"over a peer's share %llu streams and %llu buffers, no control block %llu\n",
+		"over a peer's share %llu streams and %llu buffers, no control block %llu; "
+		"negotiation: %llu messages, %llu challenged, %llu rate-limited, %llu established, "
+		"under load %llu times; link: %llu packets %llu bytes in, %llu packets %llu bytes "
+		"out\n",
 		(unsigned long long)k.peers_open, (unsigned long long)k.channels_open,
 		(unsigned long long)k.streams_live, (unsigned long long)k.peers_freed,
 		(unsigned long long)k.dead_peers, (unsigned long long)k.restarts,
 		(unsigned long long)e->streams, (unsigned long long)k.peer_streams_refused,
-		(unsigned long long)k.peer_buffers_refused, (unsigned long long)k.no_stream);
+		(unsigned long long)k.peer_buffers_refused, (unsigned long long)k.no_stream,
+		(unsigned long long)k.nego_rx_msgs, (unsigned long long)k.nego_challenged,
+		(unsigned long long)k.nego_rate_limited, (unsigned long long)k.nego_established,
+		(unsigned long long)k.nego_load_on, (unsigned long long)k.link_rx_packets,
+		(unsigned long long)k.link_rx_bytes, (unsigned long long)k.link_tx_packets,
+		(unsigned long long)k.link_tx_bytes);
 	return false;
 }
 

@@ -278,13 +278,17 @@ traffic(void)
 static inline sst_time_t
 next_moment(sst_time_t limit, bool quiet)
 {
-	sst_time_t t = limit, due = SST_TIME_NEVER;
+	sst_time_t t = limit, due = SST_TIME_NEVER, d;
 	struct node *nodes[2] = {&mx.server, &mx.client};
 
 	for (int i = 0; i < 2; i++) {
 		if (nodes[i]->w != NULL)
 			due = sst_time_min(due, sst_worker_next_expiry(nodes[i]->w));
-		t = sst_time_min(t, sst_simlink_next_delivery(sst_simpair_link(mx.pair, i)));
+		/* A delivery already due waits for a receiver that is not
+		 * polled (a crashed client): nothing to wake for. */
+		d = sst_simlink_next_delivery(sst_simpair_link(mx.pair, i));
+		if (d > virtual_now)
+			t = sst_time_min(t, d);
 	}
 	/* "Due now" from a worker often means only "soon": it keeps a channel
 	 * whose congestion window is full active, to poll it again on the

@@ -188,7 +188,10 @@ client_init(struct client *c, int id, const struct sst_net_endpoint *server)
 	memset(c, 0, sizeof(*c));
 	c->id = id;
 	c->doomed = doomed;
-	lc.local.addr = server->addr; /* the same family; port 0: any */
+	/* Any address of the server's family (the kernel picks the source
+	 * that routes to it: loopback, or a veth toward a namespace); port 0:
+	 * any. */
+	lc.local.addr.family = server->addr.family;
 	c->link = sst_link_open(&lc);
 	if (c->link == NULL)
 		return -rte_errno;
