@@ -41,6 +41,7 @@ skip() {
 }
 [ "$(id -u)" -eq 0 ] || skip "needs root (namespaces, a raw socket)"
 . tests/system/veth_ns.sh
+. tests/system/spoof_ns.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sst-floodbench.XXXXXX")
 server=
 flood=
@@ -51,25 +52,9 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-veth_ns_up P 196
-ip addr add "$net.1/24" dev "$va"
-ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 "net.ipv4.conf.$vb.rp_filter=0"
-ip netns exec "$ns" ip route add default via "$net.1"
-
+spoof_ns_up P 196
 eal=(--no-huge --no-pci -m 1024 --no-telemetry --log-level=lib.eal:error)
-ip netns exec "$ns" "$cat_bin" "${eal[@]}" --file-prefix="sst-fb-srv-$$" -- \
-	--listen --echo --stats 1 "$net.2:7000" echo test </dev/null >/dev/null \
-	2>"$tmp/server.err" &
-server=$!
-for _ in $(seq 300); do
-	grep -q "listening on" "$tmp/server.err" && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "listening on" "$tmp/server.err" || {
-	cat "$tmp/server.err" >&2
-	exit 1
-}
+echo_service_start "$cat_bin" "sst-fb-srv-$$" "$tmp/server.err" --stats 1
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 last_stats() { grep '^sst-cat: stats:' "$tmp/server.err" | tail -1; }
 # The number in stats line $1 that the sed expression $2 captures.

@@ -21,6 +21,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v ip >/dev/null || skip "needs iproute2"
 
 . "$(dirname "$0")/veth_ns.sh"
+. "$(dirname "$0")/spoof_ns.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-flood.XXXXXX")
 server=
 flood=
@@ -36,25 +37,9 @@ fail() {
 	echo "FAIL: $*" >&2
 	fails=$((fails + 1))
 }
-veth_ns_up F 197
-# Our end gets an address (the clients and the flooder use the kernel's
-# stack here); the namespace takes packets from any source (no reverse
-# path filter) and sends its answers to the spoofed sources back here,
-# where they are dropped (no forwarding).
-ip addr add "$net.1/24" dev "$va"
-ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 "net.ipv4.conf.$vb.rp_filter=0"
-ip netns exec "$ns" ip route add default via "$net.1"
-
+spoof_ns_up F 197
 eal=(--no-huge --no-pci -m 1024 --no-telemetry --log-level=lib.eal:error)
-ip netns exec "$ns" "$cat_bin" "${eal[@]}" --file-prefix="sst-fl-srv-$$" -- \
-	--listen --echo "$net.2:7000" echo test </dev/null >/dev/null 2>"$dir/server.err" &
-server=$!
-for _ in $(seq 300); do
-	grep -q "listening on" "$dir/server.err" && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "listening on" "$dir/server.err" || { cat "$dir/server.err" >&2; exit 1; }
+echo_service_start "$cat_bin" "sst-fl-srv-$$" "$dir/server.err"
 
 "$flood_bin" --seconds 600 --rate 5000 --mode both "$net.2:7000" >"$dir/flood.out" 2>&1 &
 flood=$!
