@@ -121,6 +121,7 @@ struct sst_worker_stats {
 	uint64_t silences;	    /**< our data went unacknowledged: a new channel negotiated */
 	uint64_t dead_peers;	    /**< declared dead after dead_peer_timeout */
 	uint64_t keepalives;	    /**< probes on channels with streams but no traffic */
+	uint64_t channels_unheard;  /**< checksum responder's, never used by the initiator: ended */
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
 	 * on other threads never touch a channel). */

@@ -80,6 +80,7 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ADD(d, "silences", ws->silences);
 	ADD(d, "dead_peers", ws->dead_peers);
 	ADD(d, "keepalives", ws->keepalives);
+	ADD(d, "channels_unheard", ws->channels_unheard);
 	ADD(d, "rx_wrong_port", ws->rx_wrong_port);
 	ADD(d, "tx_refused", ws->tx_refused);
 	ADD(d, "handoff_in", ws->handoff_in);

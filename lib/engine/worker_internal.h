@@ -129,7 +129,8 @@ struct worker_chan {
 	bool successor;
 	bool pred_initiator;
 	/** Secure initiator until the responder shows it has our SecI2: our
-	 * packets ride in copies of SecI2 (sst_nego_send_early()). */
+	 * packets ride in copies of SecI2 (sst_nego_send_early()); checksum
+	 * responder until the initiator's first packet (UNHEARD_IDLE). */
 	bool unconfirmed;
 	sst_time_t replace_not_before; /**< REPLACE_WANTED: from then; NEVER: not yet decided */
 	sst_time_t retire_by;	       /**< RETIRING: ends then whatever the peer does */
@@ -321,6 +322,12 @@ enum { SILENCE_RTOS = 2 };
  * channel from another of its endpoints is a second path, not a move (the
  * host that moved was silent for SILENCE_MIN before it renegotiated). */
 static const sst_time_t MOVED_QUIET = SST_NSEC_PER_SEC / 2;
+/* A checksum responder's channel that its initiator never used (no packet
+ * of it ever arrived: a spoofed ChkI1 from before the host went under
+ * load, or a client that vanished after its ChkI1) ends after this long
+ * unused, without a FINISH that nobody would answer: a flood's state goes
+ * soon, and with it the load that keeps cookie-less legacy clients out. */
+static const sst_time_t UNHEARD_IDLE = 10 * SST_NSEC_PER_SEC;
 /* Channels a pass visits in turn besides those with work (sst_worker_poll()). */
 enum { SWEEP_PER_PASS = 16 };
 

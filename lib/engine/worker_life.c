@@ -215,9 +215,17 @@ replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 
 /* ---- Idle channels ---- */
 
+/* A checksum responder's channel its initiator never used (UNHEARD_IDLE). */
+static bool
+chan_unheard(const struct worker_chan *wc)
+{
+	return wc->unconfirmed && !wc->initiator && wc->mode == SST_NEGO_MODE_CHECKSUM;
+}
+
 /* Idle timeout (issue 5): a channel no stream used for idle_timeout is
  * offered for closing; the peer agrees by FINISH when it has no stream on
- * it either, and the channel then ends without TIME_WAIT. */
+ * it either, and the channel then ends without TIME_WAIT. One never heard
+ * from ends after UNHEARD_IDLE whatever was offered: no one will agree. */
 static void
 idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
@@ -232,6 +240,11 @@ idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	}
 	if (wc->idle_since == SST_TIME_NEVER)
 		wc->idle_since = now;
+	if (chan_unheard(wc) && now - wc->idle_since >= UNHEARD_IDLE) {
+		w->stats.channels_unheard++;
+		worker_chan_end_soon(w, wc);
+		return;
+	}
 	if (!wc->finish_offered && now - wc->idle_since >= w->p.idle_timeout) {
 		wc->finish_offered = true;
 		w->stats.channels_idle++;
@@ -454,6 +467,8 @@ worker_chan_upkeep_expiry(const struct sst_worker *w, const struct worker_chan *
 	if (wc->idle_since != SST_TIME_NEVER && !wc->finish_offered &&
 		w->p.idle_timeout != SST_TIME_NEVER)
 		t = sst_time_min(t, wc->idle_since + w->p.idle_timeout);
+	if (wc->idle_since != SST_TIME_NEVER && chan_unheard(wc))
+		t = sst_time_min(t, wc->idle_since + UNHEARD_IDLE);
 	switch (wc->state) {
 	case CHAN_REPLACE_WANTED:
 		t = sst_time_min(t, wc->replace_not_before);

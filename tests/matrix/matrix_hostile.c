@@ -334,10 +334,98 @@ test_matrix_negative_packets(void)
 	matrix_done();
 }
 
+/* The client dies the moment its first channel packet would leave: the
+ * server answered its ChkI1 and holds a channel it never hears on. */
+static void
+client_dies_after_i1(struct path_ctl *pc, struct rte_mbuf *m)
+{
+	if (rte_pktmbuf_data_len(m) > 0 && rte_pktmbuf_mtod(m, const uint8_t *)[0] != 0)
+		pc->client_dead = true;
+}
+
+/* A checksum responder's channel its initiator never used ends after
+ * UNHEARD_IDLE (10 s) unused, without waiting for a FINISH or for
+ * dead-peer detection: what a spoofed ChkI1 from before the host went
+ * under load leaves, and the load it keeps up, go soon. */
+static void
+test_matrix_unheard_channel(void)
+{
+	struct sst_simlink_params lp;
+	uint64_t want[1] = {1000};
+	sst_time_t up;
+
+	/* The worker's default idle timeout (60 s): the unheard rule alone
+	 * ends the channel. */
+	node_idle_timeout = 60 * SST_NSEC_PER_SEC;
+	link_params(&lp, 20000000, 10 * SST_NSEC_PER_MSEC);
+	matrix_open(&lp, &lp);
+	mx.path.client_tx = client_dies_after_i1;
+	mx.client.hog = true; /* its stream never connects: no error asserted */
+	flows_want(want, 1);
+	matrix_connect();
+	while (sst_worker_stats(mx.server.w)->channels_open == 0 &&
+		virtual_now < mx.start + 5 * SST_NSEC_PER_SEC)
+		matrix_turn();
+	CU_ASSERT_FATAL(sst_worker_stats(mx.server.w)->channels_open == 1);
+	up = virtual_now;
+	while (sst_worker_stats(mx.server.w)->peers_open > 0 &&
+		virtual_now < up + 30 * SST_NSEC_PER_SEC)
+		matrix_turn();
+	printf("\n  a channel never heard on ended after %.2f s: unheard %" PRIu64
+	       ", dead peers %" PRIu64 ", channels open %" PRIu64 ", peers open %" PRIu64 "\n",
+		(double)(virtual_now - up) / 1e9, sst_worker_stats(mx.server.w)->channels_unheard,
+		sst_worker_stats(mx.server.w)->dead_peers,
+		sst_worker_stats(mx.server.w)->channels_open,
+		sst_worker_stats(mx.server.w)->peers_open);
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->channels_unheard, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->dead_peers, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->channels_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->peers_open, 0);
+	CU_ASSERT(virtual_now - up < 11 * SST_NSEC_PER_SEC);
+	flows_free_pending(&mx.client);
+	node_fini(&mx.client);
+	mx.client.w = NULL;
+	node_fini(&mx.server);
+	sst_simpair_destroy(mx.pair);
+	virtual_time = false;
+	node_idle_timeout = 0;
+}
+
+/* A client that connects and then says nothing for longer than
+ * UNHEARD_IDLE loses its channel at the server without knowing; its first
+ * stream afterwards meets silence, and the client negotiates a new
+ * channel (silence_check()): served, only a little later. */
+static void
+test_matrix_quiet_client(void)
+{
+	struct sst_simlink_params lp;
+	uint64_t want[1] = {64 * 1024};
+
+	node_idle_timeout = 60 * SST_NSEC_PER_SEC;
+	link_params(&lp, 20000000, 10 * SST_NSEC_PER_MSEC);
+	matrix_open(&lp, &lp);
+	matrix_connect();
+	matrix_idle(15 * SST_NSEC_PER_SEC);
+	printf("\n  server after 15 s of a quiet client: channels open %" PRIu64
+	       ", unheard %" PRIu64 "\n",
+		sst_worker_stats(mx.server.w)->channels_open,
+		sst_worker_stats(mx.server.w)->channels_unheard);
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->channels_unheard, 1);
+	flows_want(want, 1);
+	CU_ASSERT(matrix_run(30 * SST_NSEC_PER_SEC, NULL));
+	report("a client quiet for 15 s after its handshake");
+	check_exact();
+	/* The idle close below waits for the test's shorter idle timeout. */
+	node_idle_timeout = 0;
+	matrix_close();
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_matrix_crash_mid_transfer),
 	SST_TEST(test_matrix_peer_restart),
 	SST_TEST(test_matrix_negative_packets),
+	SST_TEST(test_matrix_unheard_channel),
+	SST_TEST(test_matrix_quiet_client),
 	SST_TEST_END,
 };
 

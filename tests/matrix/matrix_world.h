@@ -129,10 +129,10 @@ client_hook(void *ctx, bool tx, struct rte_mbuf *m, const struct sst_net_endpoin
 {
 	struct path_ctl *pc = ctx;
 
+	if (tx && pc->client_tx != NULL && !pc->client_dead)
+		pc->client_tx(pc, m);
 	if (pc->client_dead)
 		return true;
-	if (tx && pc->client_tx != NULL)
-		pc->client_tx(pc, m);
 	return path_hook(ctx, tx, m, peer);
 }
 

@@ -43,6 +43,8 @@ static uint64_t client_packet_limit, server_packet_limit;
 /* The server's control blocks (0: 256) and peers (0: no limit); a
  * client's buffers (0: 64). */
 static uint32_t server_max_streams, server_max_peers, client_buffers;
+/* The workers' idle_timeout (0: 200 ms, so that tests see channels close). */
+static sst_time_t node_idle_timeout;
 /* Lowered to see a dead peer within a test (0: the worker's default). */
 static sst_time_t dead_peer_timeout;
 /* The client poses as the 2007 prototype (no SST-DPDK blob). */
@@ -469,7 +471,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	wp.stream.ctx = n;
 	wp.ops = &worker_ops;
 	wp.ctx = n;
-	wp.idle_timeout = 200 * SST_NSEC_PER_MSEC;
+	wp.idle_timeout = node_idle_timeout != 0 ? node_idle_timeout : 200 * SST_NSEC_PER_MSEC;
 	wp.channel_packet_limit = server ? server_packet_limit : client_packet_limit;
 	wp.dead_peer_timeout = dead_peer_timeout;
 	wp.max_peers = server ? server_max_peers : 0;
