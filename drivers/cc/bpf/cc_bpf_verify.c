@@ -26,56 +26,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cc_bpf.h"
-
-enum {
-	VREG_NUM = EBPF_REG_NUM,
-	STACK_SIZE = 512,      /* rte_bpf's stack per call */
-	PTR_OFF_MAX = 1 << 20, /* offsets beyond this are rejected before they overflow */
-};
-
-enum vtype {
-	V_UNSET = 0, /* not written on some path */
-	V_SCALAR,
-	V_CTX,
-	V_STACK,
-	V_CONFLICT, /* different kinds, or pointers at different offsets, on different paths */
-};
-
-struct vreg {
-	uint8_t type;
-	bool known;   /* a scalar whose value is val */
-	bool nonzero; /* a scalar known not to be 0 */
-	int64_t val;  /* constant value, or pointer offset */
-};
-
-struct vstate {
-	bool reached;
-	struct vreg r[VREG_NUM];
-	uint8_t stack_init[STACK_SIZE / 8]; /* bit per byte below r10 */
-};
-
-struct verifier {
-	const uint8_t *code;
-	uint32_t n;
-	struct vstate *in; /* per instruction: the meet of the states reaching it */
-	bool *imm_hi;	   /* second slot of a 16-byte load */
-	char *err;
-	size_t errlen;
-};
-
-static struct ebpf_insn
-insn_at(const struct verifier *v, uint32_t i)
-{
-	struct ebpf_insn ins;
-
-	memcpy(&ins, v->code + (size_t)i * sizeof(ins), sizeof(ins));
-	return ins;
-}
+#include "cc_bpf_verify.h"
 
 /* Record why instruction @p i is rejected; returns -EINVAL. */
-static int __attribute__((format(printf, 4, 5)))
-reject(struct verifier *v, uint32_t i, const char *rule, const char *fmt, ...)
+int
+cc_bpf_reject(struct verifier *v, uint32_t i, const char *rule, const char *fmt, ...)
 {
 	va_list ap;
 	int len;
@@ -89,24 +44,6 @@ reject(struct verifier *v, uint32_t i, const char *rule, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -EINVAL;
-}
-
-static struct vreg
-scalar(void)
-{
-	return (struct vreg){.type = V_SCALAR};
-}
-
-static struct vreg
-constant(int64_t val)
-{
-	return (struct vreg){.type = V_SCALAR, .known = true, .nonzero = val != 0, .val = val};
-}
-
-static bool
-is_ptr(const struct vreg *r)
-{
-	return r->type == V_CTX || r->type == V_STACK;
 }
 
 /* The meet of two register states: what holds on both paths. */
@@ -134,31 +71,12 @@ vstate_meet_into(struct vstate *dst, const struct vstate *src)
 		*dst = *src;
 		return;
 	}
+	dst->paths =
+		dst->paths + src->paths > VISITS_MAX ? VISITS_MAX + 1 : dst->paths + src->paths;
 	for (unsigned int r = 0; r < VREG_NUM; r++)
 		dst->r[r] = vreg_meet(&dst->r[r], &src->r[r]);
 	for (unsigned int b = 0; b < sizeof(dst->stack_init); b++)
 		dst->stack_init[b] &= src->stack_init[b];
-}
-
-static const char *
-type_name(const struct vreg *r)
-{
-	static const char *const names[] = {"unset", "a scalar", "the context", "the stack", "?"};
-
-	return names[r->type];
-}
-
-/* A register read as an operand: it must be set on every path. */
-static int
-use_reg(struct verifier *v, uint32_t i, const struct vstate *s, unsigned int reg)
-{
-	if (s->r[reg].type == V_UNSET)
-		return reject(v, i, "uninitialised-register",
-			"r%u is read but not set on every path", reg);
-	if (s->r[reg].type == V_CONFLICT)
-		return reject(v, i, "variable-offset",
-			"r%u holds different pointers or kinds of value on different paths", reg);
-	return 0;
 }
 
 static unsigned int
@@ -217,7 +135,7 @@ check_access(struct verifier *v, uint32_t i, struct vstate *s, unsigned int reg,
 	if (rc != 0)
 		return rc;
 	if (base->type == V_SCALAR)
-		return reject(v, i, "not-a-pointer",
+		return cc_bpf_reject(v, i, "not-a-pointer",
 			"%u-byte %s through r%u, which holds a scalar (only the context in r1 and "
 			"the frame pointer r10, plus constants, may be dereferenced)",
 			size, what, reg);
@@ -229,17 +147,18 @@ check_access(struct verifier *v, uint32_t i, struct vstate *s, unsigned int reg,
 		limit_hi = 0;
 	}
 	if (lo < limit_lo || lo + (int64_t)size > limit_hi)
-		return reject(v, i, "out-of-bounds", "%u-byte %s at %s%+lld, outside [%lld, %lld)",
-			size, what, base->type == V_CTX ? "ctx" : "fp", (long long)lo,
-			(long long)limit_lo, (long long)limit_hi);
+		return cc_bpf_reject(v, i, "out-of-bounds",
+			"%u-byte %s at %s%+lld, outside [%lld, %lld)", size, what,
+			base->type == V_CTX ? "ctx" : "fp", (long long)lo, (long long)limit_lo,
+			(long long)limit_hi);
 	if (lo % (int64_t)size != 0)
-		return reject(v, i, "misaligned", "%u-byte %s at %s%+lld", size, what,
+		return cc_bpf_reject(v, i, "misaligned", "%u-byte %s at %s%+lld", size, what,
 			base->type == V_CTX ? "ctx" : "fp", (long long)lo);
 	if (base->type == V_STACK) {
 		if (store)
 			stack_range_mark(s, lo, size);
 		else if (!stack_range_init(s, lo, size))
-			return reject(v, i, "uninitialised-stack",
+			return cc_bpf_reject(v, i, "uninitialised-stack",
 				"%u-byte load at fp%+lld reads bytes not written on every path",
 				size, (long long)lo);
 	}
@@ -264,13 +183,13 @@ verify_mem(struct verifier *v, uint32_t i, const struct ebpf_insn *ins, struct v
 	int rc;
 
 	if (BPF_MODE(ins->code) != BPF_MEM)
-		return reject(v, i, "bad-opcode", "opcode 0x%02x (only plain loads and stores)",
-			ins->code);
+		return cc_bpf_reject(v, i, "bad-opcode",
+			"opcode 0x%02x (only plain loads and stores)", ins->code);
 	if (cls == BPF_LDX) {
 		if (ins->imm != 0)
-			return reject(v, i, "bad-opcode", "load with a non-zero immediate");
+			return cc_bpf_reject(v, i, "bad-opcode", "load with a non-zero immediate");
 		if (ins->dst_reg == EBPF_REG_10)
-			return reject(v, i, "write-r10", "the frame pointer is read-only");
+			return cc_bpf_reject(v, i, "write-r10", "the frame pointer is read-only");
 		rc = check_access(v, i, s, ins->src_reg, ins->off, size, false, &at);
 		if (rc != 0)
 			return rc;
@@ -279,206 +198,18 @@ verify_mem(struct verifier *v, uint32_t i, const struct ebpf_insn *ins, struct v
 		return 0;
 	}
 	if (cls == BPF_ST && ins->src_reg != 0)
-		return reject(v, i, "bad-opcode", "immediate store with a source register");
+		return cc_bpf_reject(v, i, "bad-opcode", "immediate store with a source register");
 	if (cls == BPF_STX) {
 		if (ins->imm != 0)
-			return reject(v, i, "bad-opcode", "store with a non-zero immediate");
+			return cc_bpf_reject(v, i, "bad-opcode", "store with a non-zero immediate");
 		rc = use_reg(v, i, s, ins->src_reg);
 		if (rc != 0)
 			return rc;
 		if (is_ptr(&s->r[ins->src_reg]))
-			return reject(v, i, "pointer-store", "r%u holds a pointer (%s)",
+			return cc_bpf_reject(v, i, "pointer-store", "r%u holds a pointer (%s)",
 				ins->src_reg, type_name(&s->r[ins->src_reg]));
 	}
 	return check_access(v, i, s, ins->dst_reg, ins->off, size, true, &at);
-}
-
-/* Constant folding of the operations whose result is cheap to know. */
-static bool
-fold(uint8_t op, bool is64, uint64_t a, uint64_t b, int64_t *out)
-{
-	uint64_t r;
-
-	switch (op) {
-	case BPF_ADD:
-		r = a + b;
-		break;
-	case BPF_SUB:
-		r = a - b;
-		break;
-	case BPF_MUL:
-		r = a * b;
-		break;
-	case BPF_OR:
-		r = a | b;
-		break;
-	case BPF_AND:
-		r = a & b;
-		break;
-	case BPF_XOR:
-		r = a ^ b;
-		break;
-	default:
-		return false;
-	}
-	*out = (int64_t)(is64 ? r : (uint32_t)r);
-	return true;
-}
-
-static int
-verify_alu_ptr(struct verifier *v, uint32_t i, const struct ebpf_insn *ins, struct vstate *s,
-	const struct vreg *src, bool is64)
-{
-	uint8_t op = BPF_OP(ins->code);
-	struct vreg *dst = &s->r[ins->dst_reg];
-	int64_t delta;
-
-	if (is64 && (op == BPF_ADD || op == BPF_SUB) && !src->known)
-		return reject(v, i, "variable-offset",
-			"r%u holds %s: adding a value that is not a known constant", ins->dst_reg,
-			type_name(dst));
-	if (!is64 || (op != BPF_ADD && op != BPF_SUB))
-		return reject(v, i, "pointer-arithmetic",
-			"r%u holds %s: only adding or subtracting a constant is allowed",
-			ins->dst_reg, type_name(dst));
-	delta = op == BPF_ADD ? src->val : -src->val;
-	if (src->val < -PTR_OFF_MAX || src->val > PTR_OFF_MAX || dst->val + delta < -PTR_OFF_MAX ||
-		dst->val + delta > PTR_OFF_MAX)
-		return reject(
-			v, i, "pointer-arithmetic", "offset of r%u out of range", ins->dst_reg);
-	dst->val += delta;
-	return 0;
-}
-
-static int
-verify_shift(struct verifier *v, uint32_t i, const struct vreg *src, bool is64)
-{
-	int64_t width = is64 ? 64 : 32;
-
-	if (!src->known)
-		return reject(v, i, "variable-shift",
-			"shift by a register whose value is not a known constant");
-	if (src->val < 0 || src->val >= width)
-		return reject(v, i, "shift-range", "shift by %lld on %lld bits",
-			(long long)src->val, (long long)width);
-	return 0;
-}
-
-/* BPF_END's source bit selects the byte order, so it has its own checks;
- * in the 64-bit class it is v4's unconditional swap, which rte_bpf lacks. */
-static int
-verify_byteswap(
-	struct verifier *v, uint32_t i, const struct ebpf_insn *ins, struct vstate *s, bool is64)
-{
-	int rc;
-
-	if (is64 || ins->src_reg != 0 || (ins->imm != 16 && ins->imm != 32 && ins->imm != 64))
-		return reject(v, i, "bad-opcode", "byte swap 0x%02x/%d", ins->code, ins->imm);
-	rc = use_reg(v, i, s, ins->dst_reg);
-	if (rc != 0)
-		return rc;
-	if (is_ptr(&s->r[ins->dst_reg]))
-		return reject(v, i, "pointer-arithmetic", "byte swap of a pointer");
-	s->r[ins->dst_reg] = scalar();
-	return 0;
-}
-
-static int
-verify_alu(struct verifier *v, uint32_t i, const struct ebpf_insn *ins, struct vstate *s)
-{
-	bool is64 = BPF_CLASS(ins->code) == EBPF_ALU64;
-	uint8_t op = BPF_OP(ins->code);
-	struct vreg *dst = &s->r[ins->dst_reg];
-	struct vreg src;
-	int rc;
-
-	if (ins->off != 0 || ins->dst_reg == EBPF_REG_10)
-		return reject(v, i, ins->off != 0 ? "bad-opcode" : "write-r10",
-			ins->off != 0 ? "ALU offset field must be 0 (no sdiv/smod/movsx)"
-				      : "the frame pointer is read-only");
-	if (op == EBPF_END)
-		return verify_byteswap(v, i, ins, s, is64);
-	if (BPF_SRC(ins->code) == BPF_X) {
-		if (ins->imm != 0 || op == BPF_NEG)
-			return reject(v, i, "bad-opcode", "opcode 0x%02x with a source register",
-				ins->code);
-		rc = use_reg(v, i, s, ins->src_reg);
-		if (rc != 0)
-			return rc;
-		src = s->r[ins->src_reg];
-	} else {
-		if (ins->src_reg != 0)
-			return reject(v, i, "bad-opcode", "immediate form with a source register");
-		src = constant(is64 ? (int64_t)ins->imm : (int64_t)(uint32_t)ins->imm);
-	}
-	if (op == EBPF_MOV) {
-		if (is_ptr(&src) && !is64)
-			return reject(v, i, "pointer-arithmetic", "32-bit copy of a pointer");
-		if (!is64 && src.known)
-			src = constant((int64_t)(uint32_t)src.val);
-		else if (!is64)
-			src = scalar();
-		*dst = src;
-		return 0;
-	}
-	rc = use_reg(v, i, s, ins->dst_reg);
-	if (rc != 0)
-		return rc;
-	if (is_ptr(dst))
-		return verify_alu_ptr(v, i, ins, s, &src, is64);
-	if (is_ptr(&src))
-		return reject(v, i, "pointer-arithmetic", "r%u holds a pointer (%s)", ins->src_reg,
-			type_name(&src));
-	switch (op) {
-	case BPF_ADD:
-	case BPF_SUB:
-	case BPF_MUL:
-	case BPF_OR:
-	case BPF_AND:
-	case BPF_XOR:
-	case BPF_NEG:
-	case EBPF_ARSH:
-		break;
-	case BPF_DIV:
-	case BPF_MOD:
-		/* rte_bpf stops a program that divides by 0 and returns 0, a window the
-		 * module never meant; a 32-bit division needs a constant divisor because a
-		 * non-zero 64-bit value may be 0 in its low half. */
-		if (BPF_SRC(ins->code) == BPF_K
-				? ins->imm == 0
-				: !(is64 ? src.nonzero : src.known && (uint32_t)src.val != 0))
-			return reject(v, i, "division-by-zero",
-				BPF_SRC(ins->code) == BPF_K ? "division by the constant 0"
-							    : "divisor r%u may be 0",
-				ins->src_reg);
-		break;
-	case BPF_LSH:
-	case BPF_RSH:
-		break;
-	default:
-		return reject(v, i, "bad-opcode", "ALU operation 0x%02x", op);
-	}
-	if (op == BPF_LSH || op == BPF_RSH || op == EBPF_ARSH) {
-		rc = verify_shift(v, i, &src, is64);
-		if (rc != 0)
-			return rc;
-	}
-	if (op == BPF_NEG && (ins->imm != 0 || BPF_SRC(ins->code) != BPF_K))
-		return reject(v, i, "bad-opcode", "negation with an operand");
-	{
-		struct vreg res = scalar();
-		int64_t val;
-
-		if (dst->known && src.known &&
-			fold(op, is64, (uint64_t)dst->val, (uint64_t)src.val, &val))
-			res = constant(val);
-		else if (op == BPF_OR && is64)
-			res.nonzero = dst->nonzero || src.nonzero;
-		else if (op == BPF_OR)
-			res.nonzero = src.known && (uint32_t)src.val != 0;
-		*dst = res;
-	}
-	return 0;
 }
 
 /* Relations a taken or not-taken comparison establishes (unsigned). */
@@ -571,9 +302,9 @@ static int
 check_exit(struct verifier *v, uint32_t i, const struct vstate *s)
 {
 	if (s->r[EBPF_REG_0].type == V_UNSET || s->r[EBPF_REG_0].type == V_CONFLICT)
-		return reject(v, i, "r0-unset", "exit with r0 not set on every path");
+		return cc_bpf_reject(v, i, "r0-unset", "exit with r0 not set on every path");
 	if (is_ptr(&s->r[EBPF_REG_0]))
-		return reject(v, i, "pointer-leak", "exit returns a pointer");
+		return cc_bpf_reject(v, i, "pointer-leak", "exit returns a pointer");
 	return 0;
 }
 
@@ -593,7 +324,7 @@ verify_backward(
 	if (target >= 0 && !v->imm_hi[target])
 		t = insn_at(v, (uint32_t)target);
 	if (!is_exit(&t))
-		return reject(v, i, "backward-jump",
+		return cc_bpf_reject(v, i, "backward-jump",
 			"jump by %d to an instruction other than an exit: no loops", ins->off);
 	if (BPF_OP(ins->code) == BPF_JA) {
 		*falls = false;
@@ -614,26 +345,32 @@ verify_jmp(
 	int rc;
 
 	if (op == EBPF_CALL)
-		return reject(v, i, "helper-call",
+		return cc_bpf_reject(v, i, "helper-call",
 			ins->src_reg == EBPF_PSEUDO_CALL
 				? "bpf-to-bpf call (inline the function)"
 				: "call of helper %d (no helper is allowed)",
 			ins->imm);
 	if (op == EBPF_EXIT) {
 		if (!is_exit(ins))
-			return reject(v, i, "bad-opcode", "malformed exit");
+			return cc_bpf_reject(v, i, "bad-opcode", "malformed exit");
 		*falls = false;
 		return check_exit(v, i, s);
 	}
 	if (jump_rel(op, true) == REL_NONE && op != BPF_JA && op != EBPF_JSGT && op != EBPF_JSGE &&
 		op != EBPF_JSLT && op != EBPF_JSLE)
-		return reject(v, i, "bad-opcode", "jump operation 0x%02x", op);
+		return cc_bpf_reject(v, i, "bad-opcode", "jump operation 0x%02x", op);
 	if (op == BPF_JA) {
 		if (ins->code != (BPF_JMP | BPF_JA) || ins->dst_reg || ins->src_reg || ins->imm)
-			return reject(v, i, "bad-opcode", "malformed goto");
+			return cc_bpf_reject(v, i, "bad-opcode", "malformed goto");
 	} else {
+		/* DPDK 22.11's x86-64 JIT miscompiles a bit test against a constant
+		 * (a wrong branch, or a jump into the middle of an instruction). */
+		if (op == BPF_JSET && BPF_SRC(ins->code) == BPF_K)
+			return cc_bpf_reject(v, i, "jit-erratum",
+				"bit test with a constant (test against a register)");
 		if (BPF_SRC(ins->code) == BPF_X ? ins->imm != 0 : ins->src_reg != 0)
-			return reject(v, i, "bad-opcode", "comparison with unused fields set");
+			return cc_bpf_reject(
+				v, i, "bad-opcode", "comparison with unused fields set");
 		rc = use_reg(v, i, s, ins->dst_reg);
 		if (rc == 0 && BPF_SRC(ins->code) == BPF_X)
 			rc = use_reg(v, i, s, ins->src_reg);
@@ -641,16 +378,16 @@ verify_jmp(
 			return rc;
 		if (is_ptr(&s->r[ins->dst_reg]) ||
 			(BPF_SRC(ins->code) == BPF_X && is_ptr(&s->r[ins->src_reg])))
-			return reject(v, i, "pointer-leak", "comparison of a pointer");
+			return cc_bpf_reject(v, i, "pointer-leak", "comparison of a pointer");
 	}
 	if (ins->off < 0)
 		return verify_backward(v, i, ins, s, falls);
 	target = i + 1 + (uint32_t)ins->off;
 	if (target >= v->n)
-		return reject(
+		return cc_bpf_reject(
 			v, i, "jump-out-of-range", "target %u past the last instruction", target);
 	if (v->imm_hi[target])
-		return reject(
+		return cc_bpf_reject(
 			v, i, "jump-out-of-range", "target %u is inside a 16-byte load", target);
 	if (op == BPF_JA) {
 		vstate_meet_into(&v->in[target], s);
@@ -670,7 +407,7 @@ verify_ld_imm64(struct verifier *v, uint32_t i, const struct ebpf_insn *ins, str
 	struct ebpf_insn hi = insn_at(v, i + 1);
 
 	if (ins->dst_reg == EBPF_REG_10)
-		return reject(v, i, "write-r10", "the frame pointer is read-only");
+		return cc_bpf_reject(v, i, "write-r10", "the frame pointer is read-only");
 	s->r[ins->dst_reg] = constant(
 		(int64_t)((uint64_t)(uint32_t)ins->imm | ((uint64_t)(uint32_t)hi.imm << 32)));
 	return 0;
@@ -685,23 +422,25 @@ verify_structure(struct verifier *v)
 		uint8_t cls = BPF_CLASS(ins.code);
 
 		if (ins.dst_reg >= VREG_NUM || ins.src_reg >= VREG_NUM)
-			return reject(v, i, "bad-register", "r%u/r%u", ins.dst_reg, ins.src_reg);
+			return cc_bpf_reject(
+				v, i, "bad-register", "r%u/r%u", ins.dst_reg, ins.src_reg);
 		if (cls == BPF_RET)
-			return reject(v, i, "bad-opcode", "opcode 0x%02x (no JMP32 in rte_bpf)",
-				ins.code);
+			return cc_bpf_reject(v, i, "bad-opcode",
+				"opcode 0x%02x (no JMP32 in rte_bpf)", ins.code);
 		if (cls != BPF_LD)
 			continue;
 		if (ins.code != (BPF_LD | BPF_IMM | EBPF_DW))
-			return reject(
+			return cc_bpf_reject(
 				v, i, "bad-opcode", "opcode 0x%02x (no packet loads)", ins.code);
 		if (ins.src_reg != 0 || ins.off != 0)
-			return reject(v, i, "bad-opcode", "16-byte load of a map or pseudo value");
+			return cc_bpf_reject(
+				v, i, "bad-opcode", "16-byte load of a map or pseudo value");
 		if (i + 1 >= v->n)
-			return reject(
+			return cc_bpf_reject(
 				v, i, "bad-opcode", "16-byte load cut by the end of the program");
 		hi = insn_at(v, i + 1);
 		if (hi.code != 0 || hi.dst_reg != 0 || hi.src_reg != 0 || hi.off != 0)
-			return reject(
+			return cc_bpf_reject(
 				v, i + 1, "bad-opcode", "malformed second half of a 16-byte load");
 		v->imm_hi[++i] = true;
 	}
@@ -722,7 +461,7 @@ verify_insn(struct verifier *v, uint32_t i, struct vstate *s, bool *falls)
 		return verify_mem(v, i, &ins, s);
 	case BPF_ALU:
 	case EBPF_ALU64:
-		return verify_alu(v, i, &ins, s);
+		return cc_bpf_verify_alu(v, i, &ins, s);
 	default:
 		return verify_jmp(v, i, &ins, s, falls);
 	}
@@ -733,10 +472,12 @@ verify_flow(struct verifier *v)
 {
 	struct vstate cur;
 	bool falls = true;
+	uint32_t visits = 0;
 	int rc;
 
 	memset(&cur, 0, sizeof(cur));
 	cur.reached = true;
+	cur.paths = 1;
 	for (unsigned int r = 0; r < VREG_NUM; r++)
 		cur.r[r].type = V_UNSET;
 	cur.r[EBPF_REG_1] = (struct vreg){.type = V_CTX};
@@ -754,16 +495,25 @@ verify_flow(struct verifier *v)
 				falls = false;
 				continue;
 			}
-			return reject(v, i, "unreachable", "no path reaches this instruction");
+			return cc_bpf_reject(
+				v, i, "unreachable", "no path reaches this instruction");
 		}
 		cur = v->in[i];
+		visits += cur.paths;
+		if (visits > VISITS_MAX)
+			return cc_bpf_reject(v, i, "too-many-paths",
+				"more than %d instruction visits over all paths (rte_bpf's "
+				"validator "
+				"walks each path)",
+				VISITS_MAX);
 		falls = true;
 		rc = verify_insn(v, i, &cur, &falls);
 		if (rc != 0)
 			return rc;
 	}
 	if (falls)
-		return reject(v, v->n - 1, "no-exit", "the last instruction falls off the end");
+		return cc_bpf_reject(
+			v, v->n - 1, "no-exit", "the last instruction falls off the end");
 	return 0;
 }
 
@@ -778,9 +528,9 @@ cc_bpf_verify(const uint8_t *code, uint32_t nb_ins, char *err, size_t errlen)
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (nb_ins == 0 || code == NULL)
-		return reject(&v, 0, "empty-program", "no instructions");
+		return cc_bpf_reject(&v, 0, "empty-program", "no instructions");
 	if (nb_ins > SST_CC_BPF_MAX_INSNS)
-		return reject(&v, SST_CC_BPF_MAX_INSNS, "too-many-instructions",
+		return cc_bpf_reject(&v, SST_CC_BPF_MAX_INSNS, "too-many-instructions",
 			"%u instructions, at most %u", nb_ins, SST_CC_BPF_MAX_INSNS);
 	/* About 1 MB for the largest program: mapped, not on the stack. */
 	ws_len = (size_t)nb_ins * (sizeof(struct vstate) + sizeof(bool));
