@@ -28,7 +28,9 @@
 #include <unistd.h>
 
 #include <rte_bpf.h>
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_spinlock.h>
@@ -54,8 +56,11 @@ struct cc_bpf_prog {
 struct cc_bpf_module {
 	struct sst_cc_ops ops; /* first: cc->ops points here */
 	uint8_t hash[CC_BPF_HASH_LEN];
-	bool jit;    /* loaded for native execution (bpf:, not bpfi:) */
-	bool native; /* every entry point runs natively */
+	bool jit;		 /* loaded for native execution (bpf:, not bpfi:) */
+	bool native;		 /* every entry point runs natively */
+	uint64_t budget;	 /* TSC cycles per call, averaged over a window */
+	atomic_bool revoked;	 /* over its budget: channels leave it */
+	atomic_ullong fallbacks; /* channels that left it for the fallback */
 	char source[CC_BPF_SOURCE_MAX];
 	struct cc_bpf_prog prog[SST_CC_BPF_EV_COUNT];
 };
@@ -70,6 +75,9 @@ struct cc_bpf_state {
 	uint64_t dr_mark_delivered;
 	sst_time_t dr_mark_time;
 	bool dr_marked, rtt_seen;
+	uint64_t rng;	    /* chooses the timed calls */
+	uint32_t win_calls; /* timed calls in this budget window */
+	uint32_t win_over;  /* of which over the budget */
 };
 
 static_assert(sizeof(struct cc_bpf_state) <= SST_CC_PRIV_MAX, "bpf driver state too large");
@@ -140,7 +148,32 @@ static void
 cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog *p,
 	struct sst_cc_bpf_ctx *ctx)
 {
-	uint64_t cwnd = p->native != NULL ? p->native(ctx) : rte_bpf_exec(p->bpf, ctx);
+	struct cc_bpf_module *m = (struct cc_bpf_module *)(uintptr_t)cc->ops;
+	bool timed;
+	uint64_t t0 = 0, cwnd;
+
+	/* The CPU budget, on a random sample of the calls: reading the TSC twice
+	 * costs more than a JIT-compiled call on a virtual machine, and a module
+	 * cannot predict which calls are timed (the generator is the driver's). */
+	st->rng ^= st->rng << 13;
+	st->rng ^= st->rng >> 7;
+	st->rng ^= st->rng << 17;
+	timed = st->rng % CC_BPF_BUDGET_SAMPLE == 0;
+	if (timed)
+		t0 = rte_rdtsc();
+	cwnd = p->native != NULL ? p->native(ctx) : rte_bpf_exec(p->bpf, ctx);
+	/* A module whose timed calls exceed the budget in most of a window is
+	 * revoked for every channel (each leaves it at its next event). Counting
+	 * calls over budget rather than summing cycles keeps a preemption in one
+	 * call from revoking a module. */
+	if (timed)
+		st->win_over += rte_rdtsc() - t0 > m->budget;
+	if (timed && ++st->win_calls == CC_BPF_BUDGET_WINDOW) {
+		if (st->win_over > CC_BPF_BUDGET_WINDOW / 2)
+			atomic_store_explicit(&m->revoked, true, memory_order_relaxed);
+		st->win_over = 0;
+		st->win_calls = 0;
+	}
 
 	cc->cwnd = cc_bpf_clamp(cwnd, cc->mss, SST_CC_BPF_CWND_MAX);
 	cc->ssthresh = ctx->ssthresh;
@@ -152,6 +185,39 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 	memcpy(st->scratch, ctx->scratch, sizeof(st->scratch));
 }
 
+/*
+ * Move a channel from a revoked module to the fallback controller (NewReno):
+ * its window, ssthresh and recovery state carry over, the module's pacing
+ * rate does not. The caller then hands the event to the fallback.
+ */
+static void
+cc_bpf_fallback(struct sst_cc *cc, sst_time_t now)
+{
+	struct cc_bpf_module *m = (struct cc_bpf_module *)(uintptr_t)cc->ops;
+	const struct sst_cc_ops *fb = sst_cc_find(SST_CC_DEFAULT);
+	struct sst_cc keep = *cc;
+
+	atomic_fetch_add_explicit(&m->fallbacks, 1, memory_order_relaxed);
+	memset(cc->priv, 0, sizeof(cc->priv));
+	cc->ops = fb;
+	cc->pacing_rate = 0;
+	fb->init(cc, now);
+	cc->cwnd = keep.cwnd;
+	cc->ssthresh = keep.ssthresh;
+	cc->in_recovery = keep.in_recovery;
+	cc->recovery_seq = keep.recovery_seq;
+}
+
+/* Whether the channel may run its module; if not, it is now on the fallback. */
+static bool
+cc_bpf_usable(struct sst_cc *cc, sst_time_t now)
+{
+	if (likely(!atomic_load_explicit(&cc_bpf_module(cc)->revoked, memory_order_relaxed)))
+		return true;
+	cc_bpf_fallback(cc, now);
+	return false;
+}
+
 static void
 cc_bpf_init(struct sst_cc *cc, sst_time_t now)
 {
@@ -160,6 +226,9 @@ cc_bpf_init(struct sst_cc *cc, sst_time_t now)
 	struct sst_cc_bpf_ctx ctx;
 
 	memset(st, 0, sizeof(*st));
+	st->rng = rte_rdtsc() | 1;
+	if (!cc_bpf_usable(cc, now))
+		return; /* the fallback's init ran */
 	if (p->bpf == NULL)
 		return;
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_INIT, now, 0);
@@ -176,6 +245,10 @@ cc_bpf_on_sent(struct sst_cc *cc, const struct sst_cc_sent_event *ev)
 	/* Per packet: a module without on_sent costs nothing here. */
 	if (p->bpf == NULL)
 		return;
+	if (!cc_bpf_usable(cc, ev->now)) {
+		cc->ops->on_sent(cc, ev);
+		return;
+	}
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_SENT, ev->now, ev->bytes_in_flight);
 	ctx.seq = ev->seq;
 	ctx.pkt_bytes = ev->bytes;
@@ -216,6 +289,10 @@ cc_bpf_on_ack(struct sst_cc *cc, const struct sst_cc_ack_event *ev)
 	struct cc_bpf_state *st = cc_bpf_state(cc);
 	struct sst_cc_bpf_ctx ctx;
 
+	if (!cc_bpf_usable(cc, ev->now)) {
+		cc->ops->on_ack(cc, ev);
+		return;
+	}
 	cc_bpf_measure_ack(st, ev);
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_ACK, ev->now, ev->bytes_in_flight);
 	ctx.app_limited = ev->app_limited;
@@ -232,6 +309,10 @@ cc_bpf_on_loss(struct sst_cc *cc, const struct sst_cc_loss_event *ev)
 	struct cc_bpf_state *st = cc_bpf_state(cc);
 	struct sst_cc_bpf_ctx ctx;
 
+	if (!cc_bpf_usable(cc, ev->now)) {
+		cc->ops->on_loss(cc, ev);
+		return;
+	}
 	st->losses++;
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_LOSS, ev->now, ev->bytes_in_flight);
 	ctx.seq = ev->seq;
@@ -246,6 +327,10 @@ cc_bpf_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 	struct cc_bpf_state *st = cc_bpf_state(cc);
 	struct sst_cc_bpf_ctx ctx;
 
+	if (!cc_bpf_usable(cc, ev->now)) {
+		cc->ops->on_rto(cc, ev);
+		return;
+	}
 	st->timeouts++;
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_RTO, ev->now, ev->bytes_in_flight);
 	ctx.largest_sent = ev->largest_sent;
@@ -364,6 +449,7 @@ cc_bpf_build(struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool jit, 
 	/* "bpf:#" or "bpfi:#" and 9 hex digits: short enough for SST_CC_NAME_MAX. */
 	snprintf(m->ops.name, sizeof(m->ops.name), "%s:#%.9s", jit ? "bpf" : "bpfi", hex);
 	snprintf(m->source, sizeof(m->source), "%s", source);
+	m->budget = CC_BPF_BUDGET_DEFAULT;
 	m->ops.priv_size = sizeof(struct cc_bpf_state);
 	m->ops.init = cc_bpf_init;
 	m->ops.on_sent = cc_bpf_on_sent;
@@ -396,7 +482,11 @@ cc_bpf_load_mem(
 	rte_spinlock_lock(&cc_bpf_lock);
 	count = atomic_load_explicit(&cc_bpf_count, memory_order_relaxed);
 	m = cc_bpf_lookup_hash(hash, jit, count);
-	if (m == NULL && count == CC_BPF_CACHE_MAX) {
+	if (m != NULL && atomic_load_explicit(&m->revoked, memory_order_relaxed)) {
+		cc_bpf_error(
+			err, errlen, "module %s was unloaded (over its CPU budget)", m->ops.name);
+		m = NULL;
+	} else if (m == NULL && count == CC_BPF_CACHE_MAX) {
 		cc_bpf_error(err, errlen, "module cache full (%d modules)", CC_BPF_CACHE_MAX);
 	} else if (m == NULL) {
 		m = &cc_bpf_cache[count];
@@ -457,9 +547,14 @@ cc_bpf_resolve(const char *arg, bool jit, char *err, size_t errlen)
 
 		if (m->jit != jit)
 			continue;
-		if (arg[0] == '#' ? strncmp(m->ops.name + strlen(prefix), arg, SST_CC_NAME_MAX) == 0
-				  : strcmp(m->source, arg) == 0)
+		if (arg[0] == '#' ? strncmp(m->ops.name + strlen(prefix), arg, SST_CC_NAME_MAX) != 0
+				  : strcmp(m->source, arg) != 0)
+			continue;
+		if (!atomic_load_explicit(&m->revoked, memory_order_relaxed))
 			return &m->ops;
+		cc_bpf_error(
+			err, errlen, "module %s was unloaded (over its CPU budget)", m->ops.name);
+		return NULL;
 	}
 	if (arg[0] == '#') {
 		cc_bpf_error(err, errlen, "no loaded module %s%s", prefix, arg);
@@ -490,6 +585,26 @@ const uint8_t *
 cc_bpf_hash(const struct sst_cc_ops *ops)
 {
 	return ((const struct cc_bpf_module *)ops)->hash;
+}
+
+void
+cc_bpf_set_budget(const struct sst_cc_ops *ops, uint64_t cycles)
+{
+	((struct cc_bpf_module *)(uintptr_t)ops)->budget = cycles;
+}
+
+bool
+cc_bpf_revoked(const struct sst_cc_ops *ops)
+{
+	return atomic_load_explicit(
+		&((const struct cc_bpf_module *)ops)->revoked, memory_order_relaxed);
+}
+
+uint64_t
+cc_bpf_fallbacks(const struct sst_cc_ops *ops)
+{
+	return atomic_load_explicit(
+		&((const struct cc_bpf_module *)ops)->fallbacks, memory_order_relaxed);
 }
 
 RTE_INIT(cc_bpf_register)

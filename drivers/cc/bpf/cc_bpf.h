@@ -74,6 +74,26 @@ const struct sst_cc_ops *cc_bpf_load_mem(
  */
 int cc_bpf_check(const uint8_t *buf, size_t len, char *err, size_t errlen);
 
+/*
+ * The CPU budget: one call in CC_BPF_BUDGET_SAMPLE on average, chosen at
+ * random, is timed with the TSC; when more than half of a channel's window
+ * of CC_BPF_BUDGET_WINDOW timed calls took more than the
+ * module's budget (CC_BPF_BUDGET_DEFAULT cycles per call unless set), the
+ * module is revoked: each channel on it moves to NewReno at its next event, keeping
+ * its window, and the module cannot be found or loaded again. Its code
+ * stays mapped (another lcore may be running it).
+ */
+#define CC_BPF_BUDGET_SAMPLE 16
+#define CC_BPF_BUDGET_WINDOW 256
+#define CC_BPF_BUDGET_DEFAULT 100000
+
+/* Set a loaded module's budget in TSC cycles per call (control plane). */
+void cc_bpf_set_budget(const struct sst_cc_ops *ops, uint64_t cycles);
+
+/* Whether the module was revoked, and how many channels left it. */
+bool cc_bpf_revoked(const struct sst_cc_ops *ops);
+uint64_t cc_bpf_fallbacks(const struct sst_cc_ops *ops);
+
 /* Whether a module loaded for JIT execution actually runs natively. */
 bool cc_bpf_is_jit(const struct sst_cc_ops *ops);
 

@@ -371,6 +371,62 @@ test_vegas(void)
 	}
 }
 
+/* A module over its CPU budget is revoked: every channel on it moves to
+ * NewReno at its next event, keeping its window; it cannot be loaded again. */
+static void
+test_cpu_budget(void)
+{
+	/* Grows by one MSS per event: distinguishable from NewReno's slow start. */
+	const struct ebpf_insn grow[] = {LDX(EBPF_DW, 0, 1, CTX_OFF(cwnd)),
+		LDX(BPF_W, 2, 1, CTX_OFF(mss)), ALU_X(BPF_ADD, 0, 2), EXIT()};
+	static uint8_t img[4096];
+	struct sst_cc_ack_event ack = {.now = 1, .acked_bytes = 3 * MSS, .acked_packets = 3};
+	size_t len = elf_build_module(img, sizeof(img), grow, 4);
+	const struct sst_cc_ops *ops = cc_bpf_load_mem(img, len, true, "grow", err, sizeof(err));
+	struct sst_cc a, b;
+	uint64_t before;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	CU_ASSERT_EQUAL(sst_cc_init(&a, ops, MSS, 0), 0);
+	CU_ASSERT_EQUAL(sst_cc_init(&b, ops, MSS, 0), 0);
+	/* Within the default budget nothing happens (about 4 windows of timed calls). */
+	for (int i = 0; i < 64 * CC_BPF_BUDGET_WINDOW; i++)
+		sst_cc_on_ack(&a, &ack);
+	CU_ASSERT_FALSE(cc_bpf_revoked(ops));
+	CU_ASSERT_PTR_EQUAL(a.ops, ops);
+	CU_ASSERT_EQUAL(a.cwnd, sst_cc_initial_window(MSS) + 64 * CC_BPF_BUDGET_WINDOW * MSS);
+	a.cwnd = sst_cc_initial_window(MSS); /* room for the growth below */
+	/* One cycle per call: revoked once a window of timed calls is complete
+	 * (the calls timed are random, 1 in 16: about 16 x 256 calls; 64 x 256
+	 * calls time 1,024 on average, with a standard deviation of 31). */
+	cc_bpf_set_budget(ops, 1);
+	for (int i = 0; i < 64 * CC_BPF_BUDGET_WINDOW && !cc_bpf_revoked(ops); i++)
+		sst_cc_on_ack(&a, &ack);
+	CU_ASSERT_TRUE(cc_bpf_revoked(ops));
+	CU_ASSERT_PTR_EQUAL(a.ops, ops); /* it leaves at its next event */
+	before = a.cwnd;
+	a.ssthresh = before; /* congestion avoidance, so NewReno's growth is small */
+	sst_cc_on_ack(&a, &ack);
+	CU_ASSERT_PTR_EQUAL(a.ops, sst_cc_find("newreno"));
+	CU_ASSERT(a.cwnd >= before && a.cwnd < before + MSS); /* NewReno's, from the same window */
+	CU_ASSERT_EQUAL(cc_bpf_fallbacks(ops), 1);
+	/* Another channel on it leaves at its next event, of any kind. */
+	{
+		struct sst_cc_rto_event rto = {.now = 2, .largest_sent = 10, .bytes_in_flight = 0};
+
+		sst_cc_on_rto(&b, &rto);
+		CU_ASSERT_PTR_EQUAL(b.ops, sst_cc_find("newreno"));
+		CU_ASSERT_EQUAL(b.cwnd, MSS); /* NewReno's answer to the timeout */
+		CU_ASSERT_EQUAL(cc_bpf_fallbacks(ops), 2);
+	}
+	/* A new channel given it starts on NewReno; it cannot be found or loaded again. */
+	CU_ASSERT_EQUAL(sst_cc_init(&b, ops, MSS, 0), 0);
+	CU_ASSERT_PTR_EQUAL(b.ops, sst_cc_find("newreno"));
+	CU_ASSERT_EQUAL(b.cwnd, sst_cc_initial_window(MSS));
+	CU_ASSERT_PTR_NULL(cc_bpf_load_mem(img, len, true, "grow", err, sizeof(err)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "over its CPU budget"));
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_newreno_trace),
 	SST_TEST(test_lookup_and_cache),
@@ -378,6 +434,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_clamps),
 	SST_TEST(test_greedy),
 	SST_TEST(test_vegas),
+	SST_TEST(test_cpu_budget),
 	SST_TEST_END,
 };
 
