@@ -32,8 +32,8 @@
 
 enum {
 	/** Bytes of private state per channel: room for a bpf module's 256-byte
-	 * scratch area and the driver's measurements (drivers/cc/bpf). */
-	SST_CC_PRIV_MAX = 384,
+	 * scratch area, the driver's measurements and its policer (drivers/cc/bpf). */
+	SST_CC_PRIV_MAX = 512,
 	SST_CC_NAME_MAX = 16,
 };
 

@@ -37,6 +37,7 @@
 #include <sodium.h>
 
 #include "cc_bpf.h"
+#include "sst_policer.h"
 #include "sst_log.h"
 
 RTE_LOG_REGISTER_DEFAULT(sst_logtype_cc_bpf, NOTICE);
@@ -56,11 +57,13 @@ struct cc_bpf_prog {
 struct cc_bpf_module {
 	struct sst_cc_ops ops; /* first: cc->ops points here */
 	uint8_t hash[CC_BPF_HASH_LEN];
-	bool jit;		 /* loaded for native execution (bpf:, not bpfi:) */
-	bool native;		 /* every entry point runs natively */
-	uint64_t budget;	 /* TSC cycles per call, averaged over a window */
-	atomic_bool revoked;	 /* over its budget: channels leave it */
-	atomic_ullong fallbacks; /* channels that left it for the fallback */
+	bool jit;		  /* loaded for native execution (bpf:, not bpfi:) */
+	bool native;		  /* every entry point runs natively */
+	uint64_t budget;	  /* TSC cycles per call, averaged over a window */
+	atomic_bool revoked;	  /* over its budget: channels leave it */
+	atomic_ullong fallbacks;  /* channels that left it for the fallback */
+	atomic_ullong violations; /* policer verdicts against it */
+	bool policed;		  /* under the TCP-friendly policer (the default) */
 	char source[CC_BPF_SOURCE_MAX];
 	struct cc_bpf_prog prog[SST_CC_BPF_EV_COUNT];
 };
@@ -75,6 +78,7 @@ struct cc_bpf_state {
 	uint64_t dr_mark_delivered;
 	sst_time_t dr_mark_time;
 	bool dr_marked, rtt_seen;
+	struct sst_policer pol;
 	uint64_t rng;	    /* chooses the timed calls */
 	uint32_t win_calls; /* timed calls in this budget window */
 	uint32_t win_over;  /* of which over the budget */
@@ -144,6 +148,43 @@ cc_bpf_clamp(uint64_t v, uint64_t lo, uint64_t hi)
 /* Run one entry point and take back what the module may decide. The
  * floor is one packet (RFC 5681's loss window), so that a module can
  * reproduce NewReno's timeout exactly; the channel always sends one. */
+/* The policer's verdict on the window the module asked for: a module that
+ * keeps asking for more than it is allowed is revoked like one over its
+ * CPU budget (its channels keep only the capped windows they had). */
+static void
+cc_bpf_police(struct cc_bpf_module *m, struct cc_bpf_state *st, uint64_t asked)
+{
+	if (!sst_policer_account(&st->pol, asked))
+		return;
+	atomic_fetch_add_explicit(&m->violations, 1, memory_order_relaxed);
+	atomic_store_explicit(&m->revoked, true, memory_order_relaxed);
+}
+
+/* What the module decided, within the driver's caps and, if it is policed,
+ * the policer's (never below one packet). */
+static void
+cc_bpf_apply(struct sst_cc *cc, const struct cc_bpf_module *m, struct cc_bpf_state *st,
+	const struct sst_cc_bpf_ctx *ctx, uint64_t cwnd)
+{
+	uint64_t cwnd_max = SST_CC_BPF_CWND_MAX, rate_max = SST_CC_BPF_RATE_MAX;
+
+	if (m->policed) {
+		if (sst_policer_window(&st->pol) < cwnd_max)
+			cwnd_max = sst_policer_window(&st->pol);
+		if (sst_policer_rate(&st->pol) < rate_max)
+			rate_max = sst_policer_rate(&st->pol);
+		if (rate_max < cc->mss)
+			rate_max = cc->mss;
+	}
+	cc->cwnd = cc_bpf_clamp(cwnd, cc->mss, cwnd_max);
+	cc->ssthresh = ctx->ssthresh;
+	cc->pacing_rate =
+		ctx->pacing_rate == 0 ? 0 : cc_bpf_clamp(ctx->pacing_rate, cc->mss, rate_max);
+	cc->recovery_seq = ctx->recovery_seq;
+	cc->in_recovery = ctx->in_recovery != 0;
+	memcpy(st->scratch, ctx->scratch, sizeof(st->scratch));
+}
+
 static void
 cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog *p,
 	struct sst_cc_bpf_ctx *ctx)
@@ -174,15 +215,9 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 		st->win_over = 0;
 		st->win_calls = 0;
 	}
-
-	cc->cwnd = cc_bpf_clamp(cwnd, cc->mss, SST_CC_BPF_CWND_MAX);
-	cc->ssthresh = ctx->ssthresh;
-	cc->pacing_rate = ctx->pacing_rate == 0
-				  ? 0
-				  : cc_bpf_clamp(ctx->pacing_rate, cc->mss, SST_CC_BPF_RATE_MAX);
-	cc->recovery_seq = ctx->recovery_seq;
-	cc->in_recovery = ctx->in_recovery != 0;
-	memcpy(st->scratch, ctx->scratch, sizeof(st->scratch));
+	if (m->policed)
+		cc_bpf_police(m, st, cwnd);
+	cc_bpf_apply(cc, m, st, ctx, cwnd);
 }
 
 /*
@@ -227,6 +262,7 @@ cc_bpf_init(struct sst_cc *cc, sst_time_t now)
 
 	memset(st, 0, sizeof(*st));
 	st->rng = rte_rdtsc() | 1;
+	sst_policer_init(&st->pol, cc->mss, now);
 	if (!cc_bpf_usable(cc, now))
 		return; /* the fallback's init ran */
 	if (p->bpf == NULL)
@@ -294,6 +330,8 @@ cc_bpf_on_ack(struct sst_cc *cc, const struct sst_cc_ack_event *ev)
 		return;
 	}
 	cc_bpf_measure_ack(st, ev);
+	sst_policer_on_ack(&st->pol, ev->now, ev->acked_bytes, ev->acked_packets, ev->rtt_sample,
+		ev->srtt, ev->app_limited);
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_ACK, ev->now, ev->bytes_in_flight);
 	ctx.app_limited = ev->app_limited;
 	ctx.rtt_sample = ev->rtt_sample;
@@ -314,6 +352,7 @@ cc_bpf_on_loss(struct sst_cc *cc, const struct sst_cc_loss_event *ev)
 		return;
 	}
 	st->losses++;
+	sst_policer_on_loss(&st->pol, ev->now);
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_LOSS, ev->now, ev->bytes_in_flight);
 	ctx.seq = ev->seq;
 	ctx.pkt_bytes = ev->bytes;
@@ -332,6 +371,7 @@ cc_bpf_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 		return;
 	}
 	st->timeouts++;
+	sst_policer_on_loss(&st->pol, ev->now);
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_RTO, ev->now, ev->bytes_in_flight);
 	ctx.largest_sent = ev->largest_sent;
 	cc_bpf_run(cc, st, &cc_bpf_module(cc)->prog[SST_CC_BPF_EV_RTO], &ctx);
@@ -450,6 +490,7 @@ cc_bpf_build(struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool jit, 
 	snprintf(m->ops.name, sizeof(m->ops.name), "%s:#%.9s", jit ? "bpf" : "bpfi", hex);
 	snprintf(m->source, sizeof(m->source), "%s", source);
 	m->budget = CC_BPF_BUDGET_DEFAULT;
+	m->policed = true;
 	m->ops.priv_size = sizeof(struct cc_bpf_state);
 	m->ops.init = cc_bpf_init;
 	m->ops.on_sent = cc_bpf_on_sent;
@@ -591,6 +632,19 @@ void
 cc_bpf_set_budget(const struct sst_cc_ops *ops, uint64_t cycles)
 {
 	((struct cc_bpf_module *)(uintptr_t)ops)->budget = cycles;
+}
+
+void
+cc_bpf_set_policed(const struct sst_cc_ops *ops, bool policed)
+{
+	((struct cc_bpf_module *)(uintptr_t)ops)->policed = policed;
+}
+
+uint64_t
+cc_bpf_violations(const struct sst_cc_ops *ops)
+{
+	return atomic_load_explicit(
+		&((const struct cc_bpf_module *)ops)->violations, memory_order_relaxed);
 }
 
 bool

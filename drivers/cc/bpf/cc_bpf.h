@@ -90,6 +90,17 @@ int cc_bpf_check(const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* Set a loaded module's budget in TSC cycles per call (control plane). */
 void cc_bpf_set_budget(const struct sst_cc_ops *ops, uint64_t cycles);
 
+/*
+ * The TCP-friendly policer (lib/cc/sst_policer.h) runs beside every module,
+ * fed by the channel's events only: it caps the window at its allowed rate
+ * times srtt and a pacing rate at its allowed rate, and when a module asked
+ * on average for more than allowed over 8 round trips, the module is
+ * revoked as for the CPU budget (counted by cc_bpf_violations()). Tests of
+ * a module's own arithmetic turn it off (control plane, before use).
+ */
+void cc_bpf_set_policed(const struct sst_cc_ops *ops, bool policed);
+uint64_t cc_bpf_violations(const struct sst_cc_ops *ops);
+
 /* Whether the module was revoked, and how many channels left it. */
 bool cc_bpf_revoked(const struct sst_cc_ops *ops);
 uint64_t cc_bpf_fallbacks(const struct sst_cc_ops *ops);

@@ -181,6 +181,9 @@ test_newreno_trace(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops[1]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops[2]);
+	/* The module's own arithmetic, without the policer's caps. */
+	cc_bpf_set_policed(ops[1], false);
+	cc_bpf_set_policed(ops[2], false);
 	CU_ASSERT_FALSE(cc_bpf_is_jit(ops[2]));
 	printf("(JIT %s) ", cc_bpf_is_jit(ops[1]) ? "on" : "unavailable");
 	memset(&g, 0, sizeof(g));
@@ -280,6 +283,7 @@ test_clamps(void)
 	len = elf_build_module(img, sizeof(img), zero, 3);
 	ops = cc_bpf_load_mem(img, len, true, "zero", err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	cc_bpf_set_policed(ops, false); /* the driver's own clamps */
 	CU_ASSERT_EQUAL(sst_cc_init(&cc, ops, MSS, 0), 0);
 	sst_cc_on_ack(&cc, &ack);
 	CU_ASSERT_EQUAL(cc.cwnd, MSS);
@@ -287,6 +291,7 @@ test_clamps(void)
 	len = elf_build_module(img, sizeof(img), huge, 5);
 	ops = cc_bpf_load_mem(img, len, false, "huge", err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	cc_bpf_set_policed(ops, false);
 	CU_ASSERT_EQUAL(sst_cc_init(&cc, ops, MSS, 0), 0);
 	sst_cc_on_ack(&cc, &ack);
 	CU_ASSERT_EQUAL(cc.cwnd, SST_CC_BPF_CWND_MAX);
@@ -295,21 +300,54 @@ test_clamps(void)
 	CU_ASSERT_PTR_EQUAL(cc_bpf_load_mem(img, len, false, "again", err, sizeof(err)), ops);
 }
 
+/* The greedy module asks for 1 GiB whatever happens: the policer caps it
+ * at 4 packets per second before an RTT sample, then at what it allows,
+ * and revokes it after 8 round trips of asking for more; the channel goes
+ * on with NewReno from the capped window. */
 static void
 test_greedy(void)
 {
 	const struct sst_cc_ops *ops = resolve("bpf", "greedy");
+	const sst_time_t rtt = 20000000;
 	struct sst_cc_loss_event loss = {.now = 1, .seq = 5, .bytes = MSS, .largest_sent = 9};
-	struct sst_cc_rto_event rto = {.now = 2, .largest_sent = 9};
 	struct sst_cc cc;
+	int acks = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	CU_ASSERT_EQUAL(sst_cc_init(&cc, ops, MSS, 0), 0);
-	CU_ASSERT_EQUAL(cc.cwnd, SST_CC_BPF_CWND_MAX);
+	CU_ASSERT_EQUAL(cc.cwnd, 4 * MSS); /* INIT: 4 packets per second, over 1 s */
 	sst_cc_on_loss(&cc, &loss);
-	CU_ASSERT_EQUAL(cc.cwnd, SST_CC_BPF_CWND_MAX);
-	sst_cc_on_rto(&cc, &rto);
-	CU_ASSERT_EQUAL(cc.cwnd, SST_CC_BPF_CWND_MAX);
+	CU_ASSERT_EQUAL(cc.cwnd, 4 * MSS);
+	/* Acks of 10 packets every 2 ms at 20 ms RTT, the window asked ignored. */
+	while (!cc_bpf_revoked(ops) && acks < 1000) {
+		struct sst_cc_ack_event ack = {
+			.now = rtt + (sst_time_t)acks * 2000000,
+			.largest_acked = 10 + 10 * (uint64_t)acks,
+			.acked_bytes = 10 * MSS,
+			.acked_packets = 10,
+			.rtt_sample = rtt,
+			.srtt = rtt,
+			.min_rtt = rtt,
+		};
+
+		sst_cc_on_ack(&cc, &ack);
+		acks++;
+		CU_ASSERT(cc.cwnd < SST_CC_BPF_CWND_MAX);
+	}
+	/* 10 acks a round trip: revoked at the end of the 8th or 9th round trip. */
+	printf("(revoked after %d acks) ", acks);
+	CU_ASSERT_TRUE(cc_bpf_revoked(ops));
+	CU_ASSERT(acks >= 80 && acks <= 100);
+	CU_ASSERT_EQUAL(cc_bpf_violations(ops), 1);
+	{
+		struct sst_cc_ack_event ack = {
+			.now = 10 * rtt, .acked_bytes = MSS, .acked_packets = 1};
+		uint64_t before = cc.cwnd;
+
+		sst_cc_on_ack(&cc, &ack);
+		CU_ASSERT_PTR_EQUAL(cc.ops, sst_cc_find("newreno"));
+		CU_ASSERT(cc.cwnd >= before && cc.cwnd <= before + MSS);
+	}
 }
 
 /* Vegas: doubles per round trip while the path holds no backlog, then
@@ -324,6 +362,7 @@ test_vegas(void)
 	uint64_t w;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	cc_bpf_set_policed(ops, false);
 	CU_ASSERT_EQUAL(sst_cc_init(&cc, ops, MSS, 0), 0);
 	w = cc.cwnd;
 	for (int round = 1; round <= 4; round++) {
@@ -387,6 +426,7 @@ test_cpu_budget(void)
 	uint64_t before;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	cc_bpf_set_policed(ops, false); /* this is about the budget only */
 	CU_ASSERT_EQUAL(sst_cc_init(&a, ops, MSS, 0), 0);
 	CU_ASSERT_EQUAL(sst_cc_init(&b, ops, MSS, 0), 0);
 	/* Within the default budget nothing happens (about 4 windows of timed calls). */
