@@ -169,8 +169,10 @@ cc_bpf_apply(struct sst_cc *cc, const struct cc_bpf_module *m, struct cc_bpf_sta
 	uint64_t cwnd_max = SST_CC_BPF_CWND_MAX, rate_max = SST_CC_BPF_RATE_MAX;
 
 	if (m->policed) {
-		if (sst_policer_window(&st->pol) < cwnd_max)
-			cwnd_max = sst_policer_window(&st->pol);
+		uint64_t window = sst_policer_window(&st->pol); /* a 128-bit division */
+
+		if (window < cwnd_max)
+			cwnd_max = window;
 		if (sst_policer_rate(&st->pol) < rate_max)
 			rate_max = sst_policer_rate(&st->pol);
 		if (rate_max < cc->mss)
