@@ -80,7 +80,9 @@ usage(FILE *out)
 		"Stack:\n"
 		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
 		"                         (secure mode with that suite, anonymous client)\n"
-		"      --cc NAME          congestion control: newreno (default) or cubic\n"
+		"      --cc NAME          congestion control: newreno (default), cubic, or an\n"
+		"                         eBPF module: bpf:FILE.o (JIT), bpfi:FILE.o "
+		"(interpreted)\n"
 		"  -w, --workers N        workers per side (1..64; loopback with more than one:\n"
 		"                         a net_ring pair, Ethernet frames, no impairments)\n"
 		"      --port N           with --udp: DPDK port N (from the EAL arguments)\n"
@@ -225,11 +227,16 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		if (parse_armor(arg, c) < 0)
 			return bad("--armor '%s': want chk32, aes128gcm or chacha20", arg);
 		return 0;
-	case 'C':
-		if (sst_cc_find(arg) == NULL)
-			return bad("--cc '%s': want newreno or cubic", arg);
+	case 'C': {
+		char why[256];
+
+		/* Loads a bpf: module now, so that channels find it loaded. */
+		if (sst_cc_resolve(arg, why, sizeof(why)) == NULL)
+			return bad("--cc '%s': %s (want newreno, cubic, bpf:FILE.o or bpfi:FILE.o)",
+				arg, why);
 		c->cc = arg;
 		return 0;
+	}
 	case 'w':
 		if (tool_parse_u64(arg, 1, 64, &v) < 0)
 			return bad("--workers '%s': want 1..64", arg);

@@ -9,6 +9,7 @@
 
 #include <rte_log.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sst_cc.h"
@@ -18,6 +19,14 @@ RTE_LOG_REGISTER(sst_logtype_cc, sst.cc, NOTICE);
 
 static const struct sst_cc_ops *cc_registry[SST_CC_REGISTRY_MAX];
 static unsigned int cc_registered;
+
+/* Loaders of "prefix:arg" names, also filled by constructors only. */
+struct cc_loader {
+	const char *prefix;
+	sst_cc_loader_t load;
+};
+static struct cc_loader cc_loaders[SST_CC_LOADER_MAX];
+static unsigned int cc_nloaders;
 
 /* The name is non-empty and NUL-terminated inside its array. */
 static int
@@ -29,7 +38,9 @@ cc_name_valid(const char *name)
 int
 sst_cc_register(const struct sst_cc_ops *ops)
 {
-	if (ops == NULL || !cc_name_valid(ops->name) || ops->priv_size > SST_CC_PRIV_MAX)
+	/* ':' is reserved for the names loaders resolve. */
+	if (ops == NULL || !cc_name_valid(ops->name) || ops->priv_size > SST_CC_PRIV_MAX ||
+		strchr(ops->name, ':') != NULL)
 		return -EINVAL;
 	/* One callback per event, all mandatory: the channel never checks for NULL. */
 	if (ops->init == NULL || ops->on_sent == NULL || ops->on_ack == NULL ||
@@ -43,15 +54,54 @@ sst_cc_register(const struct sst_cc_ops *ops)
 	return 0;
 }
 
-const struct sst_cc_ops *
-sst_cc_find(const char *name)
+int
+sst_cc_register_loader(const char *prefix, sst_cc_loader_t load)
 {
-	if (name == NULL)
+	size_t len = prefix != NULL ? strnlen(prefix, SST_CC_PREFIX_MAX + 1) : 0;
+
+	if (load == NULL || len == 0 || len > SST_CC_PREFIX_MAX || memchr(prefix, ':', len) != NULL)
+		return -EINVAL;
+	for (unsigned int i = 0; i < cc_nloaders; i++)
+		if (strcmp(cc_loaders[i].prefix, prefix) == 0)
+			return -EEXIST;
+	if (cc_nloaders == SST_CC_LOADER_MAX)
+		return -ENOSPC;
+	cc_loaders[cc_nloaders++] = (struct cc_loader){.prefix = prefix, .load = load};
+	return 0;
+}
+
+static void
+cc_error(char *err, size_t errlen, const char *msg, const char *name)
+{
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s '%s'", msg, name);
+}
+
+const struct sst_cc_ops *
+sst_cc_resolve(const char *name, char *err, size_t errlen)
+{
+	const char *colon;
+
+	if (name == NULL) {
+		cc_error(err, errlen, "no controller name", "");
 		return NULL;
+	}
 	for (unsigned int i = 0; i < cc_registered; i++)
 		if (strncmp(cc_registry[i]->name, name, SST_CC_NAME_MAX) == 0)
 			return cc_registry[i];
+	colon = strchr(name, ':');
+	for (unsigned int i = 0; colon != NULL && i < cc_nloaders; i++)
+		if (strlen(cc_loaders[i].prefix) == (size_t)(colon - name) &&
+			strncmp(cc_loaders[i].prefix, name, (size_t)(colon - name)) == 0)
+			return cc_loaders[i].load(colon + 1, err, errlen);
+	cc_error(err, errlen, "unknown congestion controller", name);
 	return NULL;
+}
+
+const struct sst_cc_ops *
+sst_cc_find(const char *name)
+{
+	return sst_cc_resolve(name, NULL, 0);
 }
 
 int

@@ -25,12 +25,15 @@
 #define SST_CC_DRIVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sst_time.h"
 
 enum {
-	SST_CC_PRIV_MAX = 128, /**< bytes of private state per channel */
+	/** Bytes of private state per channel: room for a bpf module's 256-byte
+	 * scratch area, the driver's measurements and its policer (drivers/cc/bpf). */
+	SST_CC_PRIV_MAX = 512,
 	SST_CC_NAME_MAX = 16,
 };
 
@@ -114,12 +117,46 @@ struct sst_cc_ops {
  * Registration is control-plane work and not thread-safe: constructors, or
  * the main lcore before workers start.
  * @return 0, -EINVAL (NULL ops, missing op, empty or unterminated name,
- * priv_size too large), -EEXIST (name taken), -ENOSPC (registry full).
+ * priv_size too large, a ':' in the name), -EEXIST (name taken), -ENOSPC (registry full).
  */
 int sst_cc_register(const struct sst_cc_ops *ops);
 
-/** Find a controller by name. @return ops, or NULL. */
+/** Find a controller by name, or load one through a loader. @return ops, or NULL. */
 const struct sst_cc_ops *sst_cc_find(const char *name);
+
+/**
+ * A loader makes controllers on demand from names "PREFIX:ARG" that no
+ * registered controller has (drivers/cc/bpf loads "bpf:FILE.o"). It is
+ * called by sst_cc_find() with ARG, possibly from several lcores at once;
+ * the ops it returns must stay valid for the life of the process.
+ * @return ops, or NULL with a reason in @p err (when @p errlen > 0).
+ */
+typedef const struct sst_cc_ops *(*sst_cc_loader_t)(const char *arg, char *err, size_t errlen);
+
+/** Loaders the registry holds at most, and the longest prefix. */
+#define SST_CC_LOADER_MAX 4
+#define SST_CC_PREFIX_MAX 8
+
+/**
+ * Register a loader for names "PREFIX:ARG" (from constructors, like
+ * sst_cc_register()). @p prefix must have static storage.
+ * @return 0, -EINVAL (NULL, empty, too long or containing ':'), -EEXIST
+ * (prefix taken), -ENOSPC (registry full).
+ */
+int sst_cc_register_loader(const char *prefix, sst_cc_loader_t load);
+
+/**
+ * sst_cc_find() that says why a name does not resolve.
+ * @param name
+ *   A registered controller's name, or "PREFIX:ARG" for a loader.
+ * @param err
+ *   Receives the reason on failure ("unknown controller", or the
+ *   loader's); may be NULL when @p errlen is 0.
+ * @param errlen
+ *   Size of @p err.
+ * @return ops, or NULL.
+ */
+const struct sst_cc_ops *sst_cc_resolve(const char *name, char *err, size_t errlen);
 
 /** The default controller ("newreno"). */
 #define SST_CC_DEFAULT "newreno"

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ABI between the bpf congestion-control driver and a module (STP's
+ * "transport upgrade", docs/stp.md). A module is an eBPF ELF object built
+ * with `clang -target bpf -mcpu=v2 -O2 -c`; this header is all it
+ * includes. Each entry point is one function in its own section (below),
+ * called with r1 = a pointer to struct sst_cc_bpf_ctx, which the driver
+ * fills before the call and reads back after it. The function returns the
+ * new congestion window in bytes; the driver clamps it to
+ * [mss, SST_CC_BPF_CWND_MAX].
+ *
+ * The context has one fixed layout per ABI version: fields are only ever
+ * appended in the reserved words, and a module declares the version it
+ * was built for with SST_CC_BPF_MODULE, which the loader checks.
+ */
+#ifndef SST_CC_BPF_ABI_H
+#define SST_CC_BPF_ABI_H
+
+#ifdef __bpf__
+/* The BPF target has no libc headers; the compiler's own types suffice. */
+typedef __UINT8_TYPE__ uint8_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
+#else
+#include <stdint.h>
+#endif
+
+#define SST_CC_BPF_ABI_VERSION 1
+#define SST_CC_BPF_SCRATCH 256		 /* bytes of private state kept across calls */
+#define SST_CC_BPF_CWND_MAX (1ULL << 30) /* the largest window a module may set */
+#define SST_CC_BPF_MAX_INSNS 4096	 /* instructions per entry point */
+
+/* Entry points, one ELF section each. on_ack, on_loss and on_rto are
+ * mandatory; init and on_sent are optional (absent, nothing runs). */
+#define SST_CC_BPF_SEC_INIT "sst_cc/init"
+#define SST_CC_BPF_SEC_SENT "sst_cc/on_sent"
+#define SST_CC_BPF_SEC_ACK "sst_cc/on_ack"
+#define SST_CC_BPF_SEC_LOSS "sst_cc/on_loss"
+#define SST_CC_BPF_SEC_RTO "sst_cc/on_rto"
+/* A 4-byte little-endian word holding SST_CC_BPF_ABI_VERSION. */
+#define SST_CC_BPF_SEC_ABI "sst_cc_abi"
+
+enum sst_cc_bpf_event {
+	SST_CC_BPF_EV_INIT = 0,
+	SST_CC_BPF_EV_SENT = 1,
+	SST_CC_BPF_EV_ACK = 2,
+	SST_CC_BPF_EV_LOSS = 3,
+	SST_CC_BPF_EV_RTO = 4,
+	SST_CC_BPF_EV_COUNT = 5,
+};
+
+/*
+ * The context of one call. Times are nanoseconds, sizes bytes, rates bytes
+ * per second. Inputs are what the channel measured; writes to them are
+ * ignored. The in/out fields carry the controller's state: the driver
+ * copies back ssthresh, pacing_rate (0: the channel derives the rate from
+ * the window; otherwise clamped to [mss, SST_CC_BPF_RATE_MAX]),
+ * recovery_seq, in_recovery and the scratch area, and takes the window
+ * from the return value. cwnd >= mss >= 1 on every call, which the
+ * verifier knows (a division by either is accepted).
+ */
+struct sst_cc_bpf_ctx {
+	/* Inputs. */
+	uint32_t abi_version;	  /* 0: SST_CC_BPF_ABI_VERSION */
+	uint32_t event;		  /* 4: enum sst_cc_bpf_event */
+	uint64_t now;		  /* 8 */
+	uint32_t mss;		  /* 16: bytes of a full-sized packet, >= 1 */
+	uint32_t app_limited;	  /* 20: ack: the window was not filled lately */
+	uint64_t srtt;		  /* 24: 0 before the first sample */
+	uint64_t rttvar;	  /* 32: RFC 6298 estimate over the acks' samples */
+	uint64_t min_rtt;	  /* 40 */
+	uint64_t rtt_sample;	  /* 48: ack: of the largest acked packet; 0 when none */
+	uint64_t bytes_in_flight; /* 56: after the event */
+	uint64_t delivery_rate;	  /* 64: bytes acked per second over the last srtt */
+	uint64_t losses;	  /* 72: packets declared lost so far (loss events) */
+	uint64_t timeouts;	  /* 80: retransmission timeouts so far */
+	uint64_t seq;		  /* 88: ack: largest acked; sent, loss: the packet */
+	uint64_t largest_sent;	  /* 96: loss, rto: highest sequence number sent */
+	uint64_t bytes_acked;	  /* 104: ack: bytes newly acked */
+	uint64_t packets_acked;	  /* 112: ack: packets newly acked */
+	uint64_t pkt_bytes;	  /* 120: sent, loss: the packet's size */
+	/* In/out. */
+	uint64_t cwnd;	       /* 128: the window before the call (out: return it) */
+	uint64_t ssthresh;     /* 136: UINT64_MAX until the first congestion event */
+	uint64_t pacing_rate;  /* 144 */
+	uint64_t recovery_seq; /* 152: 0: none */
+	uint64_t in_recovery;  /* 160: 0 or 1 (any non-zero reads back as 1) */
+	uint64_t reserved[3];  /* 168: zero; later versions append here */
+	uint8_t scratch[SST_CC_BPF_SCRATCH] __attribute__((aligned(8))); /* 192 */
+};
+
+#define SST_CC_BPF_RATE_MAX 12500000000ULL /* 100 Gbit/s */
+
+#ifdef __bpf__
+#define SST_CC_BPF_SEC(name) __attribute__((section(name), used))
+/* Declares the ABI version the module was built for (once per module). */
+#define SST_CC_BPF_MODULE                                                      \
+	const uint32_t sst_cc_abi_version SST_CC_BPF_SEC(SST_CC_BPF_SEC_ABI) = \
+		SST_CC_BPF_ABI_VERSION
+#endif
+
+#endif /* SST_CC_BPF_ABI_H */

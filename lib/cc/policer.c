@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The TCP-friendly policer (sst_policer.h): STP's Figure 3 states over the
+ * rate rules of RFC 5348 (TFRC), computed from the channel's acks and
+ * losses only.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sst_cc.h"
+#include "sst_policer.h"
+
+/* RFC 5348 section 5.4: weights of the 8 most recent loss intervals, in tenths. */
+static const uint32_t interval_weight[SST_POLICER_INTERVALS] = {10, 10, 10, 10, 8, 6, 4, 2};
+
+/* RFC 5348 section 4.2's initial window, per round trip. */
+static uint64_t
+policer_initial_rate(const struct sst_policer *p)
+{
+	uint64_t w = 4380 > 2 * (uint64_t)p->mss ? 4380 : 2 * (uint64_t)p->mss;
+
+	if (w > 4 * (uint64_t)p->mss)
+		w = 4 * (uint64_t)p->mss;
+	return sst_cc_mul_div(w, SST_NSEC_PER_SEC, p->srtt);
+}
+
+/* One packet per 64 s (RFC 5348's t_mbi), the least a sender is allowed. */
+static uint64_t
+policer_min_rate(const struct sst_policer *p)
+{
+	return (p->mss + 63) / 64;
+}
+
+uint64_t
+sst_policer_tcp_rate(uint32_t mss, sst_time_t rtt, uint32_t loss_ppm)
+{
+	double r = (double)rtt / 1e9, lp = (double)loss_ppm / 1e6;
+	double denom =
+		r * sqrt(2 * lp / 3) + 4 * r * (3 * sqrt(3 * lp / 8)) * lp * (1 + 32 * lp * lp);
+	double x = (double)mss / denom;
+
+	return x >= 1.8e19 ? UINT64_MAX : (uint64_t)x;
+}
+
+uint32_t
+sst_policer_loss_rate_ppm(const struct sst_policer *p)
+{
+	uint64_t closed = 0, with_open = 0, wclosed = 0, wopen = 0;
+	uint64_t mean;
+
+	if (p->nintervals == 0)
+		return 0;
+	for (unsigned int i = 0; i < p->nintervals; i++) {
+		closed += (uint64_t)interval_weight[i] * p->intervals[i];
+		wclosed += interval_weight[i];
+	}
+	/* The open interval counts as the most recent when it raises the mean. */
+	with_open = (uint64_t)interval_weight[0] * p->open_interval;
+	wopen = interval_weight[0];
+	for (unsigned int i = 0; i + 1 < SST_POLICER_INTERVALS && i < p->nintervals; i++) {
+		with_open += (uint64_t)interval_weight[i + 1] * p->intervals[i];
+		wopen += interval_weight[i + 1];
+	}
+	mean = closed / wclosed > with_open / wopen ? closed / wclosed : with_open / wopen;
+	return mean == 0 ? 1000000 : (uint32_t)(1000000 / mean > 0 ? 1000000 / mean : 1);
+}
+
+uint64_t
+sst_policer_window(const struct sst_policer *p)
+{
+	uint64_t w = p->srtt != 0 ? sst_cc_mul_div(p->rate, p->srtt, SST_NSEC_PER_SEC) : p->rate;
+
+	return w > p->mss ? w : p->mss;
+}
+
+void
+sst_policer_init(struct sst_policer *p, uint32_t mss, sst_time_t now)
+{
+	memset(p, 0, sizeof(*p));
+	p->state = SST_POLICER_INIT;
+	p->mss = mss;
+	p->rate = 4 * (uint64_t)mss; /* 4 packets per second */
+	p->last_feedback = now;
+	p->epoch_start = now;
+}
+
+/* The allowed rate after a round trip (or a loss), by state. */
+static void
+policer_update_rate(struct sst_policer *p)
+{
+	uint64_t recv2 = p->recv_rate != 0 ? 2 * p->recv_rate : p->rate;
+	uint64_t init = policer_initial_rate(p);
+
+	if (p->state == SST_POLICER_SLOWSTART) {
+		p->rate = recv2 > init ? recv2 : init;
+	} else if (p->state == SST_POLICER_STEADY) {
+		uint64_t x = sst_policer_tcp_rate(p->mss, p->srtt, sst_policer_loss_rate_ppm(p));
+
+		x = x / 10 * 13; /* STP's 1.3 x */
+		p->rate = x < recv2 ? x : recv2;
+	}
+	if (p->rate < policer_min_rate(p))
+		p->rate = policer_min_rate(p);
+}
+
+/* RFC 5348's no-feedback timer, checked when feedback comes: the rate
+ * halves for every 4 round trips without any. */
+static void
+policer_idle(struct sst_policer *p, sst_time_t now)
+{
+	uint64_t halvings;
+
+	if (p->state == SST_POLICER_INIT || p->srtt == 0 || now <= p->last_feedback)
+		return;
+	halvings = (now - p->last_feedback) / (4 * p->srtt);
+	p->rate = halvings >= 63 ? 0 : p->rate >> halvings;
+	if (p->rate < policer_min_rate(p))
+		p->rate = policer_min_rate(p);
+}
+
+/* The end of a round trip for the compliance average. */
+static void
+policer_close_epoch(struct sst_policer *p)
+{
+	uint64_t mean = 0;
+	uint64_t ratio;
+
+	if (p->req_n != 0 && !p->epoch_limited) {
+		/* One round trip counts for at most twice the allowance, so that a
+		 * spike alone does not condemn a controller that complies otherwise. */
+		ratio = sst_cc_mul_div(p->req_sum / p->req_n, 256, sst_policer_window(p));
+		p->ratio[p->ratio_next] = ratio > 512 ? 512 : (uint16_t)ratio;
+		p->ratio_next = (uint8_t)((p->ratio_next + 1) % SST_POLICER_EPOCHS);
+		if (p->nepochs < SST_POLICER_EPOCHS)
+			p->nepochs++;
+	}
+	p->req_sum = 0;
+	p->req_n = 0;
+	p->epoch_limited = false;
+	if (p->nepochs < SST_POLICER_EPOCHS)
+		return;
+	for (unsigned int i = 0; i < SST_POLICER_EPOCHS; i++)
+		mean += p->ratio[i];
+	if (mean > 256 * SST_POLICER_EPOCHS) {
+		p->pending = true;
+		p->nepochs = 0; /* judged again on 8 fresh round trips */
+	}
+}
+
+void
+sst_policer_on_ack(struct sst_policer *p, sst_time_t now, uint64_t acked_bytes,
+	uint64_t acked_packets, sst_time_t rtt_sample, sst_time_t srtt, bool app_limited)
+{
+	policer_idle(p, now);
+	p->last_feedback = now;
+	p->open_interval += acked_packets;
+	p->epoch_bytes += acked_bytes;
+	p->epoch_limited |= app_limited;
+	if (srtt != 0)
+		p->srtt = srtt;
+	if (p->state == SST_POLICER_INIT) {
+		if (p->srtt == 0 && rtt_sample == 0)
+			return;
+		if (p->srtt == 0)
+			p->srtt = rtt_sample;
+		p->state = SST_POLICER_SLOWSTART;
+		p->rate = policer_initial_rate(p);
+		p->epoch_start = now;
+		p->epoch_bytes = 0;
+		return;
+	}
+	if (now < p->epoch_start + p->srtt)
+		return;
+	p->recv_rate = sst_cc_mul_div(p->epoch_bytes, SST_NSEC_PER_SEC, now - p->epoch_start);
+	policer_update_rate(p);
+	policer_close_epoch(p);
+	p->epoch_start = now;
+	p->epoch_bytes = 0;
+}
+
+void
+sst_policer_on_loss(struct sst_policer *p, sst_time_t now)
+{
+	/* RFC 5348 section 5.2: losses within a round trip of an event's first
+	 * loss belong to that event. */
+	if (p->nintervals != 0 && now < p->loss_event_start + p->srtt)
+		return;
+	memmove(&p->intervals[1], &p->intervals[0],
+		(SST_POLICER_INTERVALS - 1) * sizeof(p->intervals[0]));
+	p->intervals[0] = p->open_interval == 0		  ? 1
+			  : p->open_interval > UINT32_MAX ? UINT32_MAX
+							  : (uint32_t)p->open_interval;
+	if (p->nintervals < SST_POLICER_INTERVALS)
+		p->nintervals++;
+	p->open_interval = 0;
+	p->loss_event_start = now;
+	if (p->state == SST_POLICER_INIT)
+		return; /* no RTT yet: the INIT rate stands */
+	p->state = SST_POLICER_STEADY;
+	policer_update_rate(p);
+}
+
+bool
+sst_policer_account(struct sst_policer *p, uint64_t cwnd)
+{
+	/* 2^40 bytes per request keeps the sum of a round trip's requests exact. */
+	p->req_sum += cwnd < (1ULL << 40) ? cwnd : 1ULL << 40;
+	p->req_n++;
+	if (!p->pending)
+		return false;
+	p->pending = false;
+	p->violations++;
+	return true;
+}

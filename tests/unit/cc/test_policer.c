@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of the TCP-friendly policer (lib/cc/policer.c): the TCP throughput
+ * equation against values computed by hand (Python, from RFC 5348 section
+ * 3.1); the states INIT (4 packets per second), SLOWSTART (RFC 5348's
+ * initial window, then twice the receive rate), STEADY (1.3 x the
+ * equation, with the loss event rate of RFC 5348 section 5.4, losses of
+ * one round trip counted once); halving after 4 round trips without
+ * feedback; the compliance judgement over 8 round trips.
+ */
+#include <stdio.h>
+
+#include "sst_cc.h"
+#include "sst_policer.h"
+#include "sst_test.h"
+
+#define MSS 1200
+#define RTT (100 * SST_NSEC_PER_MSEC)
+
+static struct sst_policer p;
+
+static void
+test_equation(void)
+{
+	/* x(s, R, p) = s / (R sqrt(2p/3) + 4R (3 sqrt(3p/8)) p (1 + 32 p^2)) */
+	CU_ASSERT_EQUAL(sst_policer_tcp_rate(1460, 100 * SST_NSEC_PER_MSEC, 10000), 164005);
+	CU_ASSERT_EQUAL(sst_policer_tcp_rate(1200, 20 * SST_NSEC_PER_MSEC, 1000), 2303061);
+}
+
+/* INIT, then the first RTT sample starts SLOWSTART at the initial window. */
+static void
+start(void)
+{
+	sst_policer_init(&p, MSS, 0);
+	CU_ASSERT_EQUAL(p.state, SST_POLICER_INIT);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), 4 * MSS);
+	CU_ASSERT_EQUAL(sst_policer_window(&p), 4 * MSS); /* one second of it */
+	sst_policer_on_ack(&p, 1000, MSS, 1, 0, 0, false);
+	CU_ASSERT_EQUAL(p.state, SST_POLICER_INIT); /* no RTT yet */
+	sst_policer_on_ack(&p, RTT, MSS, 1, RTT, RTT, false);
+	CU_ASSERT_EQUAL(p.state, SST_POLICER_SLOWSTART);
+	/* min(4 MSS, max(2 MSS, 4380)) = 4380 bytes per 100 ms */
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), 43800);
+	CU_ASSERT_EQUAL(sst_policer_window(&p), 4380);
+}
+
+/* One round trip later: twice what the receiver got. */
+static void
+test_slow_start(void)
+{
+	start();
+	sst_policer_on_ack(&p, RTT + RTT / 2, 50000, 40, RTT, RTT, false);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), 43800); /* the round trip is not over */
+	sst_policer_on_ack(&p, 2 * RTT, 50000, 40, RTT, RTT, false);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), 2 * 1000000); /* 100 kB in 100 ms, twice */
+	/* A slow round trip gives no less than the initial window. */
+	sst_policer_on_ack(&p, 3 * RTT, 100, 1, RTT, RTT, false);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), 43800);
+}
+
+static void
+test_steady_state(void)
+{
+	uint64_t x;
+
+	start();
+	/* 99 packets (plus the 2 of start()) acked, then a loss: interval 101. */
+	sst_policer_on_ack(&p, 2 * RTT, 99 * MSS, 99, RTT, RTT, false);
+	sst_policer_on_loss(&p, 2 * RTT + 1);
+	CU_ASSERT_EQUAL(p.state, SST_POLICER_STEADY);
+	CU_ASSERT_EQUAL(sst_policer_loss_rate_ppm(&p), 1000000 / 101);
+	/* More losses in the same round trip are the same event. */
+	sst_policer_on_loss(&p, 2 * RTT + RTT / 2);
+	CU_ASSERT_EQUAL(p.nintervals, 1);
+	x = sst_policer_tcp_rate(MSS, RTT, 1000000 / 101) / 10 * 13;
+	/* min(1.3 x, 2 x recv): the receive rate was 99 MSS per 100 ms. */
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), x < 2 * 1188000 ? x : 2 * 1188000);
+	/* A round trip later the equation decides (the receiver got plenty). */
+	sst_policer_on_ack(&p, 3 * RTT + 2, 300 * MSS, 300, RTT, RTT, false);
+	/* The open interval (300) counts as the most recent: mean (300 + 101) / 2. */
+	CU_ASSERT_EQUAL(sst_policer_loss_rate_ppm(&p), 1000000 / 200);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), sst_policer_tcp_rate(MSS, RTT, 5000) / 10 * 13);
+	/* A second loss event: intervals 300 and 101 weigh equally. */
+	sst_policer_on_loss(&p, 3 * RTT + 3);
+	CU_ASSERT_EQUAL(p.nintervals, 2);
+	CU_ASSERT_EQUAL(sst_policer_loss_rate_ppm(&p), 1000000 / ((300 + 101) / 2));
+}
+
+static void
+test_idle_halves(void)
+{
+	uint64_t r;
+
+	/* (In slow start the initial window is a floor: a sender restarts there.) */
+	test_steady_state();
+	r = sst_policer_rate(&p);
+	/* 8 round trips without feedback: halved twice. */
+	sst_policer_on_ack(&p, 3 * RTT + 2 + 8 * RTT, 0, 0, 0, RTT, false);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), r / 4);
+	/* Hours: the floor of one packet per 64 s. */
+	sst_policer_on_ack(&p, 3600 * SST_NSEC_PER_SEC, 0, 0, 0, RTT, false);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), (MSS + 63) / 64);
+}
+
+/* Run @p rounds round trips asking for @p cwnd; count the violations. */
+static unsigned int
+rounds(unsigned int n, uint64_t cwnd, bool app_limited)
+{
+	unsigned int v = 0;
+
+	for (unsigned int r = 0; r < n; r++) {
+		sst_time_t t = p.epoch_start + RTT;
+
+		v += sst_policer_account(&p, cwnd);
+		sst_policer_on_ack(&p, t, 10 * MSS, 10, RTT, RTT, app_limited);
+		v += sst_policer_account(&p, cwnd);
+	}
+	return v;
+}
+
+static void
+test_compliance(void)
+{
+	start();
+	/* At the allowed window: never in violation. */
+	for (int r = 0; r < 40; r++)
+		CU_ASSERT_EQUAL(rounds(1, sst_policer_window(&p), false), 0);
+	/* At half of it, then greedy: each greedy round trip counts 2x, so the
+	 * mean passes 1x at the third; then judged again on 8 fresh ones. */
+	for (int r = 0; r < 8; r++)
+		CU_ASSERT_EQUAL(rounds(1, sst_policer_window(&p) / 2, false), 0);
+	CU_ASSERT_EQUAL(rounds(2, 1ULL << 30, false), 0);
+	CU_ASSERT_EQUAL(rounds(1, 1ULL << 30, false), 1);
+	CU_ASSERT_EQUAL(p.violations, 1);
+	CU_ASSERT_EQUAL(rounds(7, 1ULL << 30, false), 0);
+	CU_ASSERT_EQUAL(rounds(1, 1ULL << 30, false), 1);
+	/* Application-limited round trips are not judged. */
+	start();
+	CU_ASSERT_EQUAL(rounds(20, 1ULL << 30, true), 0);
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_equation),
+	SST_TEST(test_slow_start),
+	SST_TEST(test_steady_state),
+	SST_TEST(test_idle_halves),
+	SST_TEST(test_compliance),
+	SST_TEST_END,
+};
+
+SST_TEST_MAIN("policer", cases)
