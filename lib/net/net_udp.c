@@ -68,7 +68,11 @@ net_udp_rx(struct sst_net *net, struct rte_mbuf *m, const struct sst_net_addr *s
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
+	/* GOOD: the port checked the checksum; NONE: the field is not
+	 * filled in but the data was checked (virtio with offload, a packet
+	 * that never left the host). Either way our check would add nothing
+	 * (NONE's would fail). */
+	if (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD && ck != RTE_MBUF_F_RX_L4_CKSUM_NONE) {
 		/* Zero means "no checksum" over IPv4 only (RFC 768, RFC 8200 8.1). */
 		bool none = uh->dgram_cksum == 0 && src->family == SST_NET_IPV4;
 
