@@ -61,7 +61,7 @@ chk32_word(struct chk32_state *s, uint32_t w)
  * than that form on 1200-byte packets. The reference the SIMD kernels are
  * tested against.
  */
-static size_t
+static __rte_always_inline size_t
 chk32_kernel_scalar(uint64_t *ap, uint64_t *bp, const uint8_t *p, size_t nwords)
 {
 	uint64_t a = *ap, b = *bp;
@@ -183,7 +183,7 @@ RTE_INIT(chk32_select)
 		}
 }
 
-static uint32_t
+static __rte_always_inline uint32_t
 chk32_buf(chk32_kernel_fn kernel, uint64_t seq, const uint8_t *p, size_t len)
 {
 	struct chk32_state s;
@@ -195,7 +195,7 @@ chk32_buf(chk32_kernel_fn kernel, uint64_t seq, const uint8_t *p, size_t len)
 
 /* The chain form carries at most one byte between segments: the first half
  * of a word whose second half starts the next segment. */
-static uint32_t
+static __rte_always_inline uint32_t
 chk32_chain(chk32_kernel_fn kernel, uint64_t seq, const struct rte_mbuf *m, uint32_t len)
 {
 	struct chk32_state s;
