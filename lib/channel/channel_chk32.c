@@ -95,12 +95,18 @@ chk32_words(struct chk32_state *s, const uint8_t *p, size_t nwords, chk32_kernel
 {
 	while (nwords > 0) {
 		size_t run = RTE_MIN(nwords, (size_t)(CHK32_BLOCK_WORDS - s->words));
-		uint64_t a = s->a, b = s->b;
-		/* A SIMD kernel's horizontal sums cost more than they save
-		 * on a few chunks. */
-		size_t i = run >= CHK32_SIMD_MIN_WORDS ? kernel(&a, &b, p, run)
-						       : chk32_kernel_scalar(&a, &b, p, run);
+		size_t i = 0;
+		uint64_t a, b;
 
+		/* A SIMD kernel's horizontal sums cost more than they save
+		 * on a few chunks. It works on the state in memory, so that
+		 * the address of the locals below is never taken through an
+		 * indirect call and they stay in registers for the rest. */
+		if (run >= CHK32_SIMD_MIN_WORDS)
+			i = kernel(&s->a, &s->b, p, run);
+		a = s->a;
+		b = s->b;
+		i += chk32_kernel_scalar(&a, &b, p + 2 * i, run - i);
 		for (p += 2 * i; i < run; i++, p += 2) {
 			a += (uint32_t)p[0] << 8 | p[1];
 			b += a;
