@@ -7,17 +7,25 @@
  * of the word count, so a block of 2^20 words (2 MiB, far beyond any packet)
  * cannot overflow 64 bits. This removes two divisions per word from the
  * per-packet path.
+ *
+ * The bulk of the words goes through a kernel (channel_chk32.h): the
+ * scalar one here, the reference, or a SIMD one chosen once at start-up
+ * from the CPU's flags (channel_chk32_avx2.c). The sequence number, the
+ * words straddling segments and the terminator stay here, shared by all.
  */
 #include <errno.h>
 
 #include <rte_common.h>
+#include <rte_cpuflags.h>
 #include <rte_mbuf.h>
 
+#include "channel_chk32.h"
 #include "channel_wire.h"
 #include "sst_error.h"
 
 #define CHK32_MOD 65537u
 #define CHK32_BLOCK_WORDS (UINT64_C(1) << 20)
+#define CHK32_SIMD_MIN_WORDS 64 /* 128 bytes; perf/chk32_bench */
 
 struct chk32_state {
 	uint64_t a;
@@ -45,37 +53,61 @@ chk32_word(struct chk32_state *s, uint32_t w)
 }
 
 /*
- * Add nwords big-endian words starting at p. Runs of up to a whole block go
- * through the inner loop without the reduction test, 16 words at a time:
- * after words w0..w15, a has grown by their sum and b by
- * 16a + 16w0 + 15w1 + ... + 1w15. Both partial sums fit 32 bits (at most
- * 136 * 65535), which lets the compiler vectorise the block with plain
- * SSE2 multiply-adds and breaks the a-to-b dependency chain the
- * word-at-a-time form serialises on: about 3.5 times faster than that form
- * on 1200-byte packets (docs/channel-crypto.md). The sums are the exact ones
- * of the definition, so the overflow bound above is unchanged.
+ * The scalar kernel, 16 words at a time: after words w0..w15, a has grown
+ * by their sum and b by 16a + 16w0 + 15w1 + ... + 1w15. Both partial sums
+ * fit 32 bits (at most 136 * 65535), which lets the compiler vectorise the
+ * block with plain SSE2 multiply-adds and breaks the a-to-b dependency
+ * chain the word-at-a-time form serialises on: about 3.5 times faster
+ * than that form on 1200-byte packets. The reference the SIMD kernels are
+ * tested against.
+ */
+static __rte_always_inline size_t
+chk32_kernel_scalar(uint64_t *ap, uint64_t *bp, const uint8_t *p, size_t nwords)
+{
+	uint64_t a = *ap, b = *bp;
+	size_t i = 0;
+
+	for (; i + 16 <= nwords; i += 16, p += 32) {
+		uint32_t sa = 0, sb = 0;
+
+		for (unsigned int k = 0; k < 16; k++) {
+			uint32_t w = (uint32_t)p[2 * k] << 8 | p[2 * k + 1];
+
+			sa += w;
+			sb += (16 - k) * w;
+		}
+		b += 16 * a + sb;
+		a += sa;
+	}
+	*ap = a;
+	*bp = b;
+	return i;
+}
+
+/*
+ * Add nwords big-endian words starting at p: runs of up to a whole block
+ * through the kernel without the reduction test, its remainder (under 16
+ * words) one word at a time. The sums are the exact ones of the
+ * definition, so the overflow bound above holds for every kernel.
  */
 static inline void
-chk32_words(struct chk32_state *s, const uint8_t *p, size_t nwords)
+chk32_words(struct chk32_state *s, const uint8_t *p, size_t nwords, chk32_kernel_fn kernel)
 {
 	while (nwords > 0) {
 		size_t run = RTE_MIN(nwords, (size_t)(CHK32_BLOCK_WORDS - s->words));
-		uint64_t a = s->a, b = s->b;
 		size_t i = 0;
+		uint64_t a, b;
 
-		for (; i + 16 <= run; i += 16, p += 32) {
-			uint32_t sa = 0, sb = 0;
-
-			for (unsigned int k = 0; k < 16; k++) {
-				uint32_t w = (uint32_t)p[2 * k] << 8 | p[2 * k + 1];
-
-				sa += w;
-				sb += (16 - k) * w;
-			}
-			b += 16 * a + sb;
-			a += sa;
-		}
-		for (; i < run; i++, p += 2) {
+		/* A SIMD kernel's horizontal sums cost more than they save
+		 * on a few chunks. It works on the state in memory, so that
+		 * the address of the locals below is never taken through an
+		 * indirect call and they stay in registers for the rest. */
+		if (run >= CHK32_SIMD_MIN_WORDS)
+			i = kernel(&s->a, &s->b, p, run);
+		a = s->a;
+		b = s->b;
+		i += chk32_kernel_scalar(&a, &b, p + 2 * i, run - i);
+		for (p += 2 * i; i < run; i++, p += 2) {
 			a += (uint32_t)p[0] << 8 | p[1];
 			b += a;
 		}
@@ -110,21 +142,67 @@ chk32_finish(struct chk32_state *s, int odd)
 	return (uint32_t)(s->a & 0xffff) | (uint32_t)(s->b & 0xffff) << 16;
 }
 
-uint32_t
-sst_chk32(uint64_t seq, const void *pkt, size_t len)
+/* The implementations, by enum sst_chk32_impl. */
+static const struct {
+	const char *name;
+	chk32_kernel_fn kernel;
+	int cpu_flag; /* enum rte_cpu_flag_t the kernel needs, or -1 */
+} chk32_impls[SST_CHK32_IMPL_COUNT] = {
+	[SST_CHK32_IMPL_SCALAR] = {"scalar", chk32_kernel_scalar, -1},
+	[SST_CHK32_IMPL_AVX2] = {"avx2", chk32_kernel_avx2, RTE_CPUFLAG_AVX2},
+};
+
+/* Chosen once, before main(), and never changed: the per-packet path reads
+ * it without synchronisation. */
+static enum sst_chk32_impl chk32_active = SST_CHK32_IMPL_SCALAR;
+static chk32_kernel_fn chk32_kernel = chk32_kernel_scalar;
+
+bool
+sst_chk32_impl_supported(enum sst_chk32_impl impl)
 {
-	const uint8_t *p = pkt;
+	if ((unsigned int)impl >= SST_CHK32_IMPL_COUNT)
+		return false;
+	return chk32_impls[impl].cpu_flag < 0 ||
+	       rte_cpu_get_flag_enabled((enum rte_cpu_flag_t)chk32_impls[impl].cpu_flag) > 0;
+}
+
+const char *
+sst_chk32_impl_name(enum sst_chk32_impl impl)
+{
+	return (unsigned int)impl < SST_CHK32_IMPL_COUNT ? chk32_impls[impl].name : NULL;
+}
+
+enum sst_chk32_impl
+sst_chk32_impl_active(void)
+{
+	return chk32_active;
+}
+
+/* The widest implementation this CPU runs; later entries are wider. */
+RTE_INIT(chk32_select)
+{
+	for (int i = SST_CHK32_IMPL_COUNT - 1; i >= 0; i--)
+		if (sst_chk32_impl_supported((enum sst_chk32_impl)i)) {
+			chk32_active = (enum sst_chk32_impl)i;
+			chk32_kernel = chk32_impls[i].kernel;
+			return;
+		}
+}
+
+static __rte_always_inline uint32_t
+chk32_buf(chk32_kernel_fn kernel, uint64_t seq, const uint8_t *p, size_t len)
+{
 	struct chk32_state s;
 
 	chk32_start(&s, seq);
-	chk32_words(&s, p, len / 2);
+	chk32_words(&s, p, len / 2, kernel);
 	return chk32_finish(&s, len & 1 ? p[len - 1] : -1);
 }
 
 /* The chain form carries at most one byte between segments: the first half
  * of a word whose second half starts the next segment. */
-uint32_t
-sst_chk32_mbuf(uint64_t seq, const struct rte_mbuf *m, uint32_t len)
+static __rte_always_inline uint32_t
+chk32_chain(chk32_kernel_fn kernel, uint64_t seq, const struct rte_mbuf *m, uint32_t len)
 {
 	struct chk32_state s;
 	int odd = -1;
@@ -143,11 +221,35 @@ sst_chk32_mbuf(uint64_t seq, const struct rte_mbuf *m, uint32_t len)
 			n--;
 			odd = -1;
 		}
-		chk32_words(&s, p, n / 2);
+		chk32_words(&s, p, n / 2, kernel);
 		if (n & 1)
 			odd = p[n - 1];
 	}
 	return chk32_finish(&s, odd);
+}
+
+uint32_t
+sst_chk32(uint64_t seq, const void *pkt, size_t len)
+{
+	return chk32_buf(chk32_kernel, seq, pkt, len);
+}
+
+uint32_t
+sst_chk32_mbuf(uint64_t seq, const struct rte_mbuf *m, uint32_t len)
+{
+	return chk32_chain(chk32_kernel, seq, m, len);
+}
+
+uint32_t
+sst_chk32_with(enum sst_chk32_impl impl, uint64_t seq, const void *pkt, size_t len)
+{
+	return chk32_buf(chk32_impls[impl].kernel, seq, pkt, len);
+}
+
+uint32_t
+sst_chk32_mbuf_with(enum sst_chk32_impl impl, uint64_t seq, const struct rte_mbuf *m, uint32_t len)
+{
+	return chk32_chain(chk32_impls[impl].kernel, seq, m, len);
 }
 
 int

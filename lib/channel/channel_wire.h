@@ -17,6 +17,7 @@
 #define CHANNEL_WIRE_H
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -116,6 +117,43 @@ uint32_t sst_chk32(uint64_t seq, const void *pkt, size_t len);
  *   (b << 16) | a, before the key is added.
  */
 uint32_t sst_chk32_mbuf(uint64_t seq, const struct rte_mbuf *m, uint32_t len);
+
+/**
+ * Implementations of Chk32, all giving the same values. sst_chk32() and
+ * sst_chk32_mbuf() use the widest one the CPU runs, chosen once before
+ * main(); the others stay reachable for tests and benchmarks.
+ */
+enum sst_chk32_impl {
+	SST_CHK32_IMPL_SCALAR, /**< portable C: the reference */
+	SST_CHK32_IMPL_AVX2,   /**< 32 bytes per step; CPUs with AVX2 */
+	SST_CHK32_IMPL_COUNT,
+};
+
+/** Whether this CPU runs impl (false for values outside the enum). */
+bool sst_chk32_impl_supported(enum sst_chk32_impl impl);
+
+/** Short name of impl ("scalar", "avx2"), or NULL outside the enum. */
+const char *sst_chk32_impl_name(enum sst_chk32_impl impl);
+
+/** The implementation sst_chk32() and sst_chk32_mbuf() use. */
+enum sst_chk32_impl sst_chk32_impl_active(void);
+
+/**
+ * sst_chk32() computed by a given implementation.
+ *
+ * @param impl
+ *   One for which sst_chk32_impl_supported() is true (precondition).
+ */
+uint32_t sst_chk32_with(enum sst_chk32_impl impl, uint64_t seq, const void *pkt, size_t len);
+
+/**
+ * sst_chk32_mbuf() computed by a given implementation.
+ *
+ * @param impl
+ *   One for which sst_chk32_impl_supported() is true (precondition).
+ */
+uint32_t sst_chk32_mbuf_with(
+	enum sst_chk32_impl impl, uint64_t seq, const struct rte_mbuf *m, uint32_t len);
 
 /** The 4-byte trailer value: Chk32 plus the sender's key, modulo 2^32. */
 static inline uint32_t

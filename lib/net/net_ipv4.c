@@ -170,9 +170,11 @@ net_ipv4_rx(struct sst_net *net, struct rte_mbuf *m, sst_time_t now)
 		drop(m, &net->stats.rx_ip4_len);
 		return;
 	}
-	/* The port's verdict where it gave one, ours otherwise. */
+	/* The port's verdict where it gave one (NONE: header verified, its
+	 * checksum field not filled in), ours otherwise. */
 	if (ck == RTE_MBUF_F_RX_IP_CKSUM_BAD ||
-		(ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD && rte_raw_cksum(ip, ihl) != 0xffff)) {
+		(ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD && ck != RTE_MBUF_F_RX_IP_CKSUM_NONE &&
+			rte_raw_cksum(ip, ihl) != 0xffff)) {
 		drop(m, &net->stats.rx_ip4_cksum);
 		return;
 	}

@@ -47,54 +47,6 @@ net_phdr6_sum(const uint8_t *src, const uint8_t *dst, uint8_t proto, uint32_t le
 	return rte_raw_cksum(ph, sizeof(ph));
 }
 
-/*
- * Not rte_raw_cksum_mbuf(): DPDK 22.11 byte-swaps the sum of a segment that
- * starts at an odd offset after truncating it to 16 bits, losing its
- * carries. A stream segment made of several writes, the first of odd
- * length, then went out with a wrong UDP checksum, and so did every
- * retransmission of it (the same bytes cut the same way): the peer's
- * kernel dropped them all. Each segment's sum is folded before the swap.
- */
-int
-sst_net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum)
-{
-	uint32_t sum = 0, done = 0;
-
-	if ((uint64_t)off + len > rte_pktmbuf_pkt_len(m))
-		return -EINVAL;
-	while (off >= m->data_len && len > 0) {
-		off -= m->data_len;
-		m = m->next;
-	}
-	while (done < len) {
-		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
-		uint16_t part = rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const void *, off), n);
-
-		sum += (done & 1) ? rte_bswap16(part) : part;
-		done += n;
-		off = 0;
-		m = m->next;
-	}
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	*cksum = (uint16_t)sum;
-	return 0;
-}
-
-int
-net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t phdr)
-{
-	uint16_t raw;
-	uint32_t sum;
-
-	if (sst_net_cksum_mbuf(m, off, len, &raw) != 0)
-		return -1;
-	sum = phdr + raw;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (int)sum;
-}
-
 void
 net_udp_rx(struct sst_net *net, struct rte_mbuf *m, const struct sst_net_addr *src,
 	const struct sst_net_addr *dst, uint32_t l4, uint32_t len, sst_time_t now)
@@ -116,7 +68,11 @@ net_udp_rx(struct sst_net *net, struct rte_mbuf *m, const struct sst_net_addr *s
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
+	/* GOOD: the port checked the checksum; NONE: the field is not
+	 * filled in but the data was checked (virtio with offload, a packet
+	 * that never left the host). Either way our check would add nothing
+	 * (NONE's would fail). */
+	if (ck != RTE_MBUF_F_RX_L4_CKSUM_GOOD && ck != RTE_MBUF_F_RX_L4_CKSUM_NONE) {
 		/* Zero means "no checksum" over IPv4 only (RFC 768, RFC 8200 8.1). */
 		bool none = uh->dgram_cksum == 0 && src->family == SST_NET_IPV4;
 

@@ -265,6 +265,35 @@ int sst_net_neigh_lookup(
  */
 int sst_net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum);
 
+/**
+ * Implementations of the software Internet checksum, all giving the same
+ * values. sst_net_cksum_mbuf() (and the layer's own checksums) use the
+ * widest one the CPU runs, chosen once before main(); the others stay
+ * reachable for tests and benchmarks.
+ */
+enum sst_net_cksum_impl {
+	SST_NET_CKSUM_IMPL_SCALAR, /**< rte_raw_cksum(): the reference */
+	SST_NET_CKSUM_IMPL_AVX2,   /**< 32 bytes per step; CPUs with AVX2 */
+	SST_NET_CKSUM_IMPL_COUNT,
+};
+
+/** Whether this CPU runs impl (false for values outside the enum). */
+bool sst_net_cksum_impl_supported(enum sst_net_cksum_impl impl);
+
+/** Short name of impl ("scalar", "avx2"), or NULL outside the enum. */
+const char *sst_net_cksum_impl_name(enum sst_net_cksum_impl impl);
+
+/** The implementation sst_net_cksum_mbuf() uses. */
+enum sst_net_cksum_impl sst_net_cksum_impl_active(void);
+
+/**
+ * sst_net_cksum_mbuf() computed by a given implementation, one for which
+ * sst_net_cksum_impl_supported() is true (precondition).
+ * @return 0, or -EINVAL when the range is outside the packet.
+ */
+int sst_net_cksum_mbuf_with(enum sst_net_cksum_impl impl, const struct rte_mbuf *m, uint32_t off,
+	uint32_t len, uint16_t *cksum);
+
 /** Largest UDP payload in an IP packet of mtu bytes of this family (0 if none fits). */
 uint32_t sst_net_udp_payload_max(enum sst_net_family family, uint32_t mtu);
 

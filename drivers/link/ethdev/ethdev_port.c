@@ -31,6 +31,7 @@
  * queue) by addresses. */
 #define ETHDEV_RSS_WANTED (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP)
 #define ETHDEV_TX_CKSUM (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
+#define ETHDEV_RX_CKSUM (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM)
 
 static int __rte_format_printf(4, 5) setup_fail(
 	struct sst_ethdev_port_info *info, uint16_t port_id, int rc, const char *fmt, ...)
@@ -92,6 +93,12 @@ port_conf_fill(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	if ((dev->tx_offload_capa & ETHDEV_TX_CKSUM) == ETHDEV_TX_CKSUM) {
 		pc->txmode.offloads |= ETHDEV_TX_CKSUM;
 		info->tx_cksum_offload = true;
+	}
+	/* Some drivers report RTE_MBUF_F_RX_*_CKSUM_GOOD/BAD only with the
+	 * offload enabled; lib/net skips its own check on GOOD, drops on BAD. */
+	if ((dev->rx_offload_capa & ETHDEV_RX_CKSUM) == ETHDEV_RX_CKSUM) {
+		pc->rxmode.offloads |= ETHDEV_RX_CKSUM;
+		info->rx_cksum_offload = true;
 	}
 	/* The stream layer sends payloads by reference, behind a header mbuf:
 	 * chained frames are the normal case on transmit. */
@@ -200,9 +207,10 @@ sst_ethdev_port_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 		return setup_fail(info, port_id, rc, "start: %s", rte_strerror(-rc));
 	rte_eth_macaddr_get(port_id, &info->mac);
 	rte_eth_dev_get_mtu(port_id, &info->mtu);
-	ETHDEV_LOG(INFO, "port %u (%s): %u queues, %u/%u descriptors, RSS %s, checksums %s",
+	ETHDEV_LOG(INFO, "port %u (%s): %u queues, %u/%u descriptors, RSS %s, checksums %s, rx %s",
 		port_id, dev.driver_name, conf->nb_queues, info->nb_rx_desc, info->nb_tx_desc,
-		info->rss ? "on" : "off", info->tx_cksum_offload ? "offloaded" : "in software");
+		info->rss ? "on" : "off", info->tx_cksum_offload ? "offloaded" : "in software",
+		info->rx_cksum_offload ? "checked by the port" : "in software");
 	return 0;
 }
 

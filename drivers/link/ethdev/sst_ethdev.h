@@ -64,6 +64,7 @@ struct sst_ethdev_port_info {
 	bool rss;	       /**< the port spreads received flows over the queues */
 	uint64_t rss_hf;       /**< RTE_ETH_RSS_* hash types enabled */
 	bool tx_cksum_offload; /**< the port computes IPv4 header and UDP checksums */
+	bool rx_cksum_offload; /**< the port checks them (RTE_MBUF_F_RX_*_CKSUM_*) */
 	bool tx_multi_seg;     /**< the port sends chained mbufs */
 	/** Why setup failed, one line (empty on success). */
 	char err[SST_ETHDEV_ERR_LEN];
@@ -75,7 +76,8 @@ struct sst_ethdev_port_info {
  * side scaling spreads IPv4 and IPv6 flows (UDP ports and addresses, or
  * addresses alone for other packets and fragments) over the queues; a port
  * without it (net_ring) leaves the dispatch to the engine. IPv4 and UDP
- * checksum offload and multi-segment transmit are enabled when offered.
+ * checksum offload (transmit and receive) and multi-segment transmit are
+ * enabled when offered.
  * Failures are logged (type sst.link.ethdev) and described in info->err.
  *
  * @param info

@@ -141,6 +141,15 @@ test_udp_bad(void)
 	m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
 	CU_ASSERT_EQUAL(sst_net_rx_burst(net, &m, 1, 0), 0);
 	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_cksum, 2);
+	/* NONE: data verified, checksum field not filled in. */
+	m = nt_mbuf(g, n);
+	m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_NONE;
+	CU_ASSERT_EQUAL(sst_net_rx_burst(net, &m, 1, 0), 1);
+	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_cksum, 2);
+	m = nt_mbuf(g, n);
+	m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	sst_net_rx_burst(net, &m, 1, 0);
+	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_cksum, 3);
 	/* UDP length beyond the IP payload, and below 8. */
 	memcpy(g, f, n);
 	nt_put16(g + 38, 14);
@@ -163,7 +172,7 @@ test_udp_bad(void)
 	fix_ip4(g);
 	nt_rx_bytes(net, g, n, 0);
 	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_ip4_not_ours, 2);
-	CU_ASSERT_EQUAL(nt.nrx, 1);
+	CU_ASSERT_EQUAL(nt.nrx, 2); /* the GOOD and the NONE one */
 	nt_destroy(net);
 }
 
@@ -296,6 +305,20 @@ test_ip4_bad_headers(void)
 		m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_BAD;
 		sst_net_rx_burst(net, &m, 1, 0);
 		CU_ASSERT_EQUAL(s->rx_ip4_cksum, 2);
+	}
+	/* NONE: header verified, its checksum field not filled in. */
+	{
+		struct rte_mbuf *m;
+		size_t n = nt_frame(UDP4, f);
+
+		f[24] ^= 0x55; /* IPv4 header checksum wrong */
+		m = nt_mbuf(f, n);
+		m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_NONE;
+		sst_net_rx_burst(net, &m, 1, 0);
+		CU_ASSERT_EQUAL(s->rx_ip4_cksum, 2);
+		m = nt_mbuf(f, n);
+		sst_net_rx_burst(net, &m, 1, 0);
+		CU_ASSERT_EQUAL(s->rx_ip4_cksum, 3);
 	}
 	nt_destroy(net);
 }
