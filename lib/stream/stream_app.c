@@ -11,8 +11,6 @@
 
 #include "stream_internal.h"
 
-/* ---- The application's operations ---- */
-
 /* Give a new stream of ours its SID on channel c. Without the parent's SID
  * on the same channel an Init cannot name the parent: an Attach with the
  * parent's USID does instead. */
@@ -333,25 +331,6 @@ sst_stream_shutdown(struct sst_stream *s, sst_time_t now)
 	}
 	stream_close_tx(s);
 	return 0;
-}
-
-/*
- * Queue the Close of our direction (the send buffer is attached). To a
- * peer that may be the 2007 prototype the Close goes alone, in an empty
- * segment after the data: its reader stops at the message boundary before
- * it looks at the flag, so a Close on the last data segment is never seen
- * and its side never ends (docs/wire-format.md 9.8). The prototype itself
- * always sends Close that way.
- */
-void
-stream_close_tx(struct sst_stream *s)
-{
-	s->flags &= ~SF_CLOSE_OWED;
-	if (stream_peer_legacy(s->peer))
-		sst_sendq_close_alone(&s->tx->q);
-	else
-		sst_sendq_close(&s->tx->q);
-	stream_tx_wake(s);
 }
 
 void

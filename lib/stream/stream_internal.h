@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The stream layer's objects (sst_stream.h), shared by stream.c (objects and
- * the application's operations), stream_rx.c (packets in) and stream_tx.c
- * (packets out, acknowledgments and losses).
+ * The stream layer's objects (sst_stream.h), shared by the stream modules
+ * (stream_*.c).
  */
 #ifndef STREAM_INTERNAL_H
 #define STREAM_INTERNAL_H
@@ -257,7 +256,7 @@ struct sst_stream_host {
 	uint32_t rx_data_flags;
 };
 
-/* stream.c */
+/* stream_host.c, stream_peer.c, stream_life.c and the others */
 struct sst_stream *stream_alloc(struct sst_stream_peer *p, uint32_t flags);
 void stream_slab_put(struct sst_stream_host *h, struct sst_stream *s);
 void stream_ref(struct sst_stream *s);
@@ -332,6 +331,8 @@ stream_queue_pop(struct stream_fifo *q, uint32_t *next, struct sst_stream_host *
 }
 
 /* stream_tx.c */
+void stream_sent_release(struct sst_stream_chan *c, uint32_t idx, sst_time_t now);
+void stream_chan_send_finish(struct sst_stream_chan *c);
 void stream_tx_wake(struct sst_stream *s);
 void stream_ctl_queue(struct sst_stream *s);
 void stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c);

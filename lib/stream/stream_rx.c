@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_malloc.h>
+
 #include "sst_seq.h"
 #include "stream_internal.h"
 
@@ -583,4 +585,33 @@ rx_dispatch(struct sst_stream_chan *c, struct rte_mbuf *m, uint64_t seq, sst_tim
 	default:
 		return drop(&c->peer->host->stats.rx_malformed, m, false);
 	}
+}
+
+/*
+ * The reassembly of multi-fragment datagrams, set up at the first fragment
+ * (most channels never see one): bounded in fragments, bytes and time.
+ * Returns 0 or -ENOMEM (the caller refuses the fragment, as when full).
+ */
+int
+stream_chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now)
+{
+	struct sst_dgram_rx_conf dc = {
+		.capacity = STREAM_DGRAM_RX_FRAGS,
+		.max_bytes = 512 * 1024,
+		.max_frags = 64,
+		.max_dgram_bytes = UINT16_MAX,
+		.timeout = 2 * SST_NSEC_PER_SEC,
+		.seed = (uint64_t)(uintptr_t)c ^ ((uint64_t)now << 17) ^ 0x9e3779b97f4a7c15ULL,
+	};
+
+	if (c->dgram != NULL)
+		return 0;
+	c->dgram = rte_zmalloc("sst_dgram", sst_dgram_rx_size(dc.capacity), RTE_CACHE_LINE_SIZE);
+	if (c->dgram == NULL || sst_dgram_rx_init(c->dgram, &dc) < 0) {
+		rte_free(c->dgram);
+		c->dgram = NULL;
+		c->stats.table_grow_failures++;
+		return -ENOMEM;
+	}
+	return 0;
 }
