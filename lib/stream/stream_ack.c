@@ -4,7 +4,11 @@
  * or lost (sst_channel_upper.acked, .lost), by the record its cookie
  * indexes; and every packet in flight lost at once when a channel goes.
  */
-#include "stream_internal.h"
+#include "stream_ack.h"
+#include "stream_chan_finish.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
+#include "stream_tx.h"
 
 static void
 release_held_sid(struct sst_stream_chan *c, uint32_t code)

@@ -9,7 +9,13 @@
 
 #include <rte_errno.h>
 
-#include "stream_internal.h"
+#include "stream_app.h"
+#include "stream_chan_finish.h"
+#include "stream_chan_sids.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
+#include "stream_tx.h"
+#include "stream_usid.h"
 
 /* Give a new stream of ours its SID on channel c. Without the parent's SID
  * on the same channel an Init cannot name the parent: an Attach with the
@@ -249,7 +255,7 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 	const struct sst_stream_ops *ops = s->peer->host->p.ops;
 
 	if ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)) {
-		stream_service_rx(s, now);
+		s->peer->host->up->service_rx(s, now);
 		if (!(s->flags & SF_SERVICE_DONE) || (s->flags & SF_RESET))
 			return;
 	}

@@ -13,17 +13,17 @@
 #include <rte_malloc.h>
 
 #include "sst_mem.h"
-#include "stream_internal.h"
+#include "stream_chan.h"
+#include "stream_ack.h"
+#include "stream_chan_finish.h"
+#include "stream_chan_sids.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
+#include "stream_rx.h"
+#include "stream_tx.h"
+#include "stream_usid.h"
 
-const struct sst_channel_upper sst_stream_chan_upper = {
-	.receive = stream_rx_packet,
-	.acked = stream_tx_acked,
-	.lost = stream_tx_lost,
-	.ack_due = stream_tx_ack_due,
-	.event = stream_chan_event,
-};
-
-void
+static void
 stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
 {
 	struct sst_stream_chan *c = ctx;
@@ -33,6 +33,14 @@ stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
 	if (ops != NULL && ops->channel_event != NULL)
 		ops->channel_event(c->peer->host->p.ctx, c, ev);
 }
+
+const struct sst_channel_upper sst_stream_chan_upper = {
+	.receive = stream_rx_packet,
+	.acked = stream_tx_acked,
+	.lost = stream_tx_lost,
+	.ack_due = stream_tx_ack_due,
+	.event = stream_chan_event,
+};
 
 static void
 chan_free(struct sst_stream_chan *c)

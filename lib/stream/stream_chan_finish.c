@@ -4,7 +4,8 @@
  * the root), offered when the channel holds nothing, declined by silence
  * while a stream attaches, and over once both sides' FINISH went through.
  */
-#include "stream_internal.h"
+#include "stream_chan_finish.h"
+#include "stream_ctl.h"
 
 bool
 sst_stream_chan_unused(const struct sst_stream_chan *c)

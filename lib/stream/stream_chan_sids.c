@@ -7,7 +7,10 @@
  */
 #include <errno.h>
 
-#include "stream_internal.h"
+#include "stream_chan_sids.h"
+#include "stream_chan_finish.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
 
 struct sst_stream_chan *
 stream_peer_chan(struct sst_stream_peer *p)

@@ -8,7 +8,7 @@
 
 #include <rte_malloc.h>
 
-#include "stream_internal.h"
+#include "stream_ctl.h"
 
 void
 stream_tx_wake(struct sst_stream *s)

@@ -12,10 +12,16 @@
 #include <rte_malloc.h>
 
 #include "sst_log.h"
-#include "stream_internal.h"
+#include "stream_host.h"
+#include "stream_life.h"
+#include "stream_service.h"
 
 /* The stream layer's log type (control events only: the data path counts). */
 RTE_LOG_REGISTER(sst_logtype_stream, sst.stream, NOTICE);
+
+static const struct stream_upcalls stream_host_upcalls = {
+	.service_rx = stream_service_rx,
+};
 
 static void
 host_defaults(struct sst_stream_host_params *p)
@@ -76,6 +82,7 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 		return NULL;
 	}
 	h->p = *params;
+	h->up = &stream_host_upcalls;
 	host_defaults(&h->p);
 	h->rx_data_flags = h->p.prototype_reader ? ~(uint32_t)SST_FLAG_CLOSE : UINT32_MAX;
 	if (h->p.rx_window_max < h->p.rx_window_min || h->p.rx_window_max > SST_FLOWCTL_BUF_MAX ||

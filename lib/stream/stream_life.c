@@ -13,7 +13,9 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "stream_internal.h"
+#include "stream_life.h"
+#include "stream_ctl.h"
+#include "stream_usid.h"
 
 static_assert(sizeof(struct sst_stream) <= 96, "an idle stream costs at most 96 bytes");
 
@@ -63,12 +65,6 @@ stream_alloc(struct sst_stream_peer *p, uint32_t flags)
 	p->nstreams++;
 	p->nours += (flags & SF_INITIATOR) != 0;
 	return s;
-}
-
-void
-stream_ref(struct sst_stream *s)
-{
-	s->refs++;
 }
 
 static void

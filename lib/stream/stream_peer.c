@@ -8,7 +8,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "stream_internal.h"
+#include "stream_peer.h"
+#include "stream_life.h"
 
 struct sst_stream_peer *
 sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)

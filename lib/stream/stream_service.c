@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "stream_internal.h"
+#include "stream_service.h"
+#include "stream_app.h"
+#include "stream_life.h"
 
 static struct stream_service *
 service_find(struct sst_stream_host *h, const char *service, size_t slen, const char *protocol,

@@ -18,7 +18,10 @@
 #include <rte_malloc.h>
 
 #include "sst_burst.h"
-#include "stream_internal.h"
+#include "stream_tx.h"
+#include "stream_chan_sids.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
 
 static inline struct sst_stream *
 txio_stream(struct sst_sched_entry *e)
