@@ -70,6 +70,7 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	struct sst_stream_host *h;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	size_t txio, rxio;
+	int err;
 
 	if (params == NULL || params->pool == NULL || params->clone_pool == NULL) {
 		rte_errno = EINVAL;
@@ -87,9 +88,8 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	h->rx_data_flags = h->p.prototype_reader ? ~(uint32_t)SST_FLAG_CLOSE : UINT32_MAX;
 	if (h->p.rx_window_max < h->p.rx_window_min || h->p.rx_window_max > SST_FLOWCTL_BUF_MAX ||
 		h->p.rx_window_min < 2 * SST_SEGMENT_MAX || h->p.max_sids > 16384) {
-		rte_free(h);
-		rte_errno = EINVAL;
-		return NULL;
+		err = EINVAL;
+		goto fail;
 	}
 	/* A segment acked or lost in the middle adds at most two ranges. */
 	h->txio_mbufs = h->p.send_mbufs;
@@ -98,9 +98,8 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	rxio = offsetof(struct stream_rxio, rob) + sst_rob_size(h->p.rx_pieces);
 	if (sst_sendq_size(h->txio_mbufs, h->txio_ranges) == 0 ||
 		sst_rob_size(h->p.rx_pieces) == 0) {
-		rte_free(h);
-		rte_errno = EINVAL;
-		return NULL;
+		err = EINVAL;
+		goto fail;
 	}
 	h->tx_waiters_cap = h->p.max_streams;
 	h->tx_waiters = rte_zmalloc_socket("sst_tx_waiters",
@@ -109,11 +108,8 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 		(size_t)h->p.max_rx_buffers * sizeof(*h->rx_owners), RTE_CACHE_LINE_SIZE,
 		h->p.socket_id);
 	if (h->tx_waiters == NULL || h->rx_owners == NULL) {
-		rte_free(h->tx_waiters);
-		rte_free(h->rx_owners);
-		rte_free(h);
-		rte_errno = ENOMEM;
-		return NULL;
+		err = ENOMEM;
+		goto fail;
 	}
 	/* Control blocks come from a plain array: a mempool would add a
 	 * header and cache-line padding to every 96-byte block. */
@@ -145,19 +141,16 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 		buffer_cache(h->p.max_rx_buffers), 0, NULL, NULL, NULL, NULL, h->p.socket_id,
 		RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	if (h->slab == NULL || h->ctl_next == NULL || h->txios == NULL || h->rxios == NULL) {
-		int err = h->slab == NULL || h->ctl_next == NULL ? ENOMEM : rte_errno;
-
-		rte_free(h->ctl_next);
-		rte_free(h->slab);
-		rte_mempool_free(h->txios);
-		rte_mempool_free(h->rxios);
-		rte_free(h->tx_waiters);
-		rte_free(h->rx_owners);
-		rte_free(h);
-		rte_errno = err;
-		return NULL;
+		err = h->slab == NULL || h->ctl_next == NULL ? ENOMEM : rte_errno;
+		goto fail;
 	}
 	return h;
+
+fail:
+	/* Whatever was allocated (the rest is still NULL) goes back. */
+	sst_stream_host_destroy(h);
+	rte_errno = err;
+	return NULL;
 }
 
 void

@@ -23,11 +23,8 @@ sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 		return NULL;
 	}
 	p->usids = rte_zmalloc("sst_stream_usids", slots * sizeof(*p->usids), RTE_CACHE_LINE_SIZE);
-	if (p->usids == NULL) {
-		rte_free(p);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
+	if (p->usids == NULL)
+		goto fail;
 	p->host = h;
 	p->caps = caps & SST_CAPS_ALL;
 	p->usid_mask = slots - 1;
@@ -37,6 +34,11 @@ sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 	p->root.hcid = STREAM_HCID_ROOT;
 	p->root.refs = 1;
 	return p;
+
+fail:
+	rte_free(p);
+	rte_errno = ENOMEM;
+	return NULL;
 }
 
 uint32_t
