@@ -5,7 +5,8 @@
  * happened in the handle's slot (ring_slot.c), and the worker's app_poll
  * runs the rest, once per pass, for each attached client: execute the
  * commands, drain the write FIFOs that may drain, then emit the events
- * owed, slot by slot in the order they became due.
+ * owed, slot by slot in the order they became due. The commands are
+ * ring_cmd.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "ring_internal.h"
+#include "ring_agent.h"
 
 /* ---- Opening streams ---- */
 
@@ -64,8 +65,8 @@ waiter_unlink(struct ring_slot *sl)
  * breadth first: CONNECTED (for a connect) and CLOSED report it, or FREED
  * when the application has closed it already.
  */
-static void
-slot_fail(struct sst_ring_agent *a, struct ring_slot *sl, int err, enum sst_stream_end why,
+void
+ring_slot_fail(struct sst_ring_agent *a, struct ring_slot *sl, int err, enum sst_stream_end why,
 	sst_time_t now)
 {
 	struct sst_ring_client *c = sl->c;
@@ -146,7 +147,7 @@ slot_open(struct sst_ring_agent *a, struct ring_slot *sl, struct sst_stream *s, 
 			child->next_waiter = 0;
 			cs = sst_stream_create_substream(cur->s, now);
 			if (cs == NULL) {
-				slot_fail(a, child, -rte_errno, SST_STREAM_ABORTED, now);
+				ring_slot_fail(a, child, -rte_errno, SST_STREAM_ABORTED, now);
 				continue;
 			}
 			slot_attach(child, cs);
@@ -167,8 +168,8 @@ ep_equal(const struct sst_net_endpoint *x, const struct sst_net_endpoint *y)
 /* Connect: at once over a channel the worker has; otherwise once the
  * channel is up (peer_ready), negotiated here unless another connect to
  * the same endpoint waits for it already. */
-static void
-connect_start(
+void
+ring_connect_start(
 	struct sst_ring_agent *a, struct ring_slot *sl, const struct ring_names *n, sst_time_t now)
 {
 	struct sst_stream_peer *peer = sst_worker_peer(a->w, &n->ep);
@@ -177,7 +178,7 @@ connect_start(
 	int rc;
 
 	if (n->mode != SST_NEGO_MODE_CHECKSUM && n->mode != SST_NEGO_MODE_SECURE) {
-		slot_fail(a, sl, -EINVAL, SST_STREAM_ABORTED, now);
+		ring_slot_fail(a, sl, -EINVAL, SST_STREAM_ABORTED, now);
 		return;
 	}
 	if (peer != NULL) {
@@ -188,7 +189,7 @@ connect_start(
 			return;
 		}
 		if (rte_errno != ENOTCONN) {
-			slot_fail(a, sl, -rte_errno, SST_STREAM_ABORTED, now);
+			ring_slot_fail(a, sl, -rte_errno, SST_STREAM_ABORTED, now);
 			return;
 		}
 	}
@@ -202,7 +203,7 @@ connect_start(
 	}
 	if (e == NULL) {
 		sl->c->w.st.connect_full++;
-		slot_fail(a, sl, -ENOBUFS, SST_STREAM_ABORTED, now);
+		ring_slot_fail(a, sl, -ENOBUFS, SST_STREAM_ABORTED, now);
 		return;
 	}
 	e->c = sl->c;
@@ -216,11 +217,11 @@ connect_start(
 		return;
 	rc = sst_worker_connect(a->w, &n->ep, (enum sst_nego_mode)n->mode, now);
 	if (rc < 0)
-		slot_fail(a, sl, rc, SST_STREAM_ABORTED, now);
+		ring_slot_fail(a, sl, rc, SST_STREAM_ABORTED, now);
 }
 
-static void
-listen_start(struct sst_ring_agent *a, struct ring_slot *sl, const struct ring_names *n)
+void
+ring_listen_start(struct sst_ring_agent *a, struct ring_slot *sl, const struct ring_names *n)
 {
 	struct ring_service *sv = NULL;
 	int rc = -ENOSPC;
@@ -247,8 +248,8 @@ listen_start(struct sst_ring_agent *a, struct ring_slot *sl, const struct ring_n
 	ring_owe(sl, RING_OWE_LISTENING);
 }
 
-static void
-listen_end(struct sst_ring_agent *a, struct ring_slot *sl, bool host_alive)
+void
+ring_listen_end(struct sst_ring_agent *a, struct ring_slot *sl, bool host_alive)
 {
 	struct ring_service *sv = &a->services[sl->service - 1];
 
@@ -258,8 +259,8 @@ listen_end(struct sst_ring_agent *a, struct ring_slot *sl, bool host_alive)
 	sl->service = 0;
 }
 
-static void
-substream_start(
+void
+ring_substream_start(
 	struct sst_ring_agent *a, struct ring_slot *sl, struct ring_slot *parent, sst_time_t now)
 {
 	if (parent != NULL && parent->state == SLOT_LIVE && parent->s != NULL) {
@@ -268,7 +269,7 @@ substream_start(
 		if (s != NULL)
 			slot_open(a, sl, s, now);
 		else
-			slot_fail(a, sl, -rte_errno, SST_STREAM_ABORTED, now);
+			ring_slot_fail(a, sl, -rte_errno, SST_STREAM_ABORTED, now);
 	} else if (parent != NULL && parent->state == SLOT_PENDING) {
 		/* Opened when the parent is, in the order they came. */
 		uint32_t *link = &parent->waiters;
@@ -278,205 +279,8 @@ substream_start(
 		*link = sl->idx + 1;
 		sl->parent = parent->idx + 1;
 	} else {
-		slot_fail(a, sl, -ENOTCONN, SST_STREAM_ABORTED, now);
+		ring_slot_fail(a, sl, -ENOTCONN, SST_STREAM_ABORTED, now);
 	}
-}
-
-/* ---- Commands ---- */
-
-/*
- * Consume the argument elements of the command at buf[i]: those in this
- * burst and the rest from the ring (enqueued in one bulk with it, so they
- * are there). @return how many of buf[] were consumed; *n holds the names
- * if the command carries exactly a struct ring_names.
- */
-static uint32_t
-cmd_args(struct rte_ring *r, const struct ring_cmd *buf, uint32_t i, uint32_t nbuf,
-	struct ring_names *n, bool *ok)
-{
-	struct ring_cmd tmp[RING_CMD_BURST];
-	uint32_t e = buf[i].ext, have = RTE_MIN(e, nbuf - i - 1), rest = e - have;
-
-	static_assert(RING_NAMES_ELEMS <= RING_CMD_BURST, "names fit the scratch");
-	*ok = false;
-	if (e == RING_NAMES_ELEMS) {
-		memcpy(tmp, &buf[i + 1], have * sizeof(tmp[0]));
-		if (rest == 0 || rte_ring_sc_dequeue_bulk_elem(
-					 r, tmp + have, sizeof(tmp[0]), rest, NULL) == rest) {
-			memcpy(n, tmp, sizeof(*n));
-			n->service[SST_RING_NAME_MAX - 1] = '\0';
-			n->protocol[SST_RING_NAME_MAX - 1] = '\0';
-			*ok = true;
-		}
-		return have;
-	}
-	while (rest > 0) {
-		uint32_t k = rte_ring_sc_dequeue_bulk_elem(
-			r, tmp, sizeof(tmp[0]), RTE_MIN(rest, (uint32_t)RING_CMD_BURST), NULL);
-
-		if (k == 0)
-			break;
-		rest -= k;
-	}
-	return have;
-}
-
-static void
-cmd_drop(const struct ring_cmd *cmd, uint64_t *counter)
-{
-	if (cmd->op == RING_OP_WRITE || cmd->op == RING_OP_DGRAM)
-		rte_pktmbuf_free(cmd->m);
-	(*counter)++;
-}
-
-static void
-cmd_close(struct sst_ring_agent *a, struct ring_slot *sl, sst_time_t now)
-{
-	if (sl->state == SLOT_LISTENER) {
-		listen_end(a, sl, true);
-		sl->flags |= SLOT_F_CLOSE;
-		ring_slot_release(sl, now);
-		return;
-	}
-	sl->flags |= SLOT_F_CLOSE;
-	sl->owe &= RING_OWE_READ; /* what arrives from now on is discarded */
-	/* A pending stream still opens, sends what was written and closes. */
-	if (sl->state == SLOT_PENDING || (sl->state == SLOT_LIVE && sl->fifo_count > 0))
-		return;
-	ring_slot_release(sl, now);
-}
-
-static void
-cmd_reset(struct sst_ring_agent *a, struct ring_slot *sl, sst_time_t now)
-{
-	sl->flags &= ~SLOT_F_SHUT;
-	ring_fifo_free(sl);
-	if (sl->state == SLOT_PENDING)
-		slot_fail(a, sl, -ECONNRESET, SST_STREAM_RESET_LOCAL, now);
-	else if (sl->s != NULL)
-		sst_stream_reset(sl->s, now); /* closed() reports it */
-}
-
-static void
-cmd_exec(struct sst_ring_agent *a, struct sst_ring_client *c, const struct ring_cmd *cmd,
-	const struct ring_names *n, sst_time_t now)
-{
-	struct ring_slot *sl;
-
-	c->w.st.commands++;
-	switch (cmd->op) {
-	case RING_OP_CONNECT:
-		sl = n != NULL ? ring_slot_new(c, cmd->handle, SLOT_PENDING) : NULL;
-		if (sl == NULL)
-			break;
-		sl->flags |= SLOT_F_CONNECT;
-		connect_start(a, sl, n, now);
-		return;
-	case RING_OP_LISTEN:
-		sl = n != NULL ? ring_slot_new(c, cmd->handle, SLOT_PENDING) : NULL;
-		if (sl == NULL)
-			break;
-		listen_start(a, sl, n);
-		return;
-	case RING_OP_SUBSTREAM:
-		sl = ring_slot_new(c, cmd->handle, SLOT_PENDING);
-		if (sl == NULL)
-			break;
-		substream_start(a, sl, ring_slot_live(c, cmd->ref), now);
-		return;
-	default:
-		sl = ring_slot_live(c, cmd->handle);
-		if (sl == NULL) {
-			cmd_drop(cmd, &c->w.st.dead_handle);
-			return;
-		}
-		if (sl->state == SLOT_LISTENER && cmd->op != RING_OP_CLOSE)
-			break;
-		switch (cmd->op) {
-		case RING_OP_WRITE:
-			ring_write(sl, cmd->m, cmd->flags, now);
-			return;
-		case RING_OP_DGRAM:
-			if (sl->s == NULL || sst_stream_send_datagram(sl->s, cmd->m, now) < 0) {
-				rte_pktmbuf_free(cmd->m);
-				c->w.st.dgram_tx_drops++;
-			}
-			return;
-		case RING_OP_LISTEN_SUB:
-			/* Substreams waiting to be read as datagrams stay in
-			 * the stream's accept queue: the mode cannot change. */
-			if ((uint32_t)cmd->arg > SST_RING_SUBSTREAMS_AS_DATAGRAMS ||
-				(sl->mode == SST_RING_SUBSTREAMS_AS_DATAGRAMS &&
-					cmd->arg != SST_RING_SUBSTREAMS_AS_DATAGRAMS))
-				break;
-			sl->mode = (uint8_t)cmd->arg;
-			if (sl->s != NULL)
-				sst_stream_listen_substream(
-					sl->s, sl->mode != SST_RING_SUBSTREAMS_OFF);
-			return;
-		case RING_OP_SHUTDOWN:
-			if (sl->s != NULL && sl->fifo_count == 0)
-				sst_stream_shutdown(sl->s, now);
-			else if (sl->state == SLOT_PENDING || sl->fifo_count > 0)
-				sl->flags |= SLOT_F_SHUT;
-			return;
-		case RING_OP_CLOSE:
-			cmd_close(a, sl, now);
-			return;
-		case RING_OP_RESET:
-			cmd_reset(a, sl, now);
-			return;
-		case RING_OP_PRIO:
-			sl->prio = cmd->arg;
-			sl->flags |= SLOT_F_PRIO;
-			if (sl->s != NULL)
-				sst_stream_set_priority(sl->s, cmd->arg);
-			return;
-		default:
-			break;
-		}
-		break;
-	}
-	cmd_drop(cmd, &c->w.st.bad_commands);
-}
-
-static void
-cmd_run(struct sst_ring_agent *a, struct sst_ring_client *c, sst_time_t now)
-{
-	struct ring_cmd buf[RING_CMD_BURST];
-	uint32_t budget = RING_CMD_BUDGET, n;
-
-	while (budget > 0 && (n = rte_ring_sc_dequeue_burst_elem(c->cmd, buf, sizeof(buf[0]),
-				      RTE_MIN(budget, (uint32_t)RING_CMD_BURST), NULL)) > 0) {
-		budget -= n;
-		for (uint32_t i = 0; i < n; i++) {
-			struct ring_names names;
-			bool named = false;
-			uint32_t at = i;
-
-			if (buf[i].ext != 0)
-				i += cmd_args(c->cmd, buf, i, n, &names, &named);
-			cmd_exec(a, c, &buf[at], named ? &names : NULL, now);
-		}
-	}
-}
-
-void
-ring_cmd_ring_drain(struct rte_ring *r)
-{
-	struct ring_cmd buf[RING_CMD_BURST];
-	uint32_t n;
-
-	while ((n = rte_ring_sc_dequeue_burst_elem(r, buf, sizeof(buf[0]), RTE_DIM(buf), NULL)) > 0)
-		for (uint32_t i = 0; i < n; i++) {
-			struct ring_names names;
-			bool named;
-
-			if (buf[i].op == RING_OP_WRITE || buf[i].op == RING_OP_DGRAM)
-				rte_pktmbuf_free(buf[i].m);
-			else if (buf[i].ext != 0)
-				i += cmd_args(r, buf, i, n, &names, &named);
-		}
 }
 
 /* ---- The stream layer's callbacks ---- */
@@ -645,7 +449,7 @@ on_peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endp
 		if (s != NULL)
 			slot_open(a, sl, s, a->now);
 		else
-			slot_fail(a, sl, -rte_errno, SST_STREAM_ABORTED, a->now);
+			ring_slot_fail(a, sl, -rte_errno, SST_STREAM_ABORTED, a->now);
 	}
 }
 
@@ -658,7 +462,7 @@ on_connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 		struct ring_pending *e = &a->pending[i];
 
 		if (e->c != NULL && ep_equal(&e->n.ep, ep))
-			slot_fail(a, &e->c->w.slots[e->idx], err, SST_STREAM_ABORTED, a->now);
+			ring_slot_fail(a, &e->c->w.slots[e->idx], err, SST_STREAM_ABORTED, a->now);
 	}
 }
 
@@ -673,7 +477,7 @@ client_teardown(struct sst_ring_agent *a, struct sst_ring_client *c, bool alive,
 		if (sl->pending != 0)
 			pending_remove(a, sl);
 		if (sl->service != 0)
-			listen_end(a, sl, alive);
+			ring_listen_end(a, sl, alive);
 		if (sl->s != NULL && alive) {
 			sst_stream_set_user(sl->s, NULL);
 			sst_stream_reset(sl->s, now);
@@ -700,8 +504,8 @@ on_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 			struct ring_pending *e = &a->pending[i];
 
 			if (e->c != NULL && e->deadline <= now)
-				slot_fail(a, &e->c->w.slots[e->idx], -ETIMEDOUT, SST_STREAM_ABORTED,
-					now);
+				ring_slot_fail(a, &e->c->w.slots[e->idx], -ETIMEDOUT,
+					SST_STREAM_ABORTED, now);
 		}
 	for (uint32_t i = 0; i < a->p.max_clients; i++) {
 		struct sst_ring_client *c =
@@ -713,7 +517,7 @@ on_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 			client_teardown(a, c, true, now);
 			continue;
 		}
-		cmd_run(a, c, now);
+		ring_cmd_run(a, c, now);
 		ring_tx_run(c, now);
 		ring_ready_run(c, now);
 	}

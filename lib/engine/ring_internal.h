@@ -262,7 +262,7 @@ void ring_write(struct ring_slot *sl, struct rte_mbuf *m, uint32_t flags, sst_ti
 void ring_tx_run(struct sst_ring_client *c, sst_time_t now);
 void ring_ready_run(struct sst_ring_client *c, sst_time_t now);
 
-/* ring_agent.c: free the mbufs of commands left in a command ring. */
+/* ring_cmd.c: free the mbufs of commands left in a command ring. */
 void ring_cmd_ring_drain(struct rte_ring *r);
 
 #endif /* RING_INTERNAL_H */

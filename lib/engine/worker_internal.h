@@ -213,6 +213,26 @@ worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint 
 	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
 }
 
+/* Negotiation keys its tables by these bytes: field by field, so that the
+ * padding of struct sst_net_endpoint never makes two equal endpoints
+ * differ. */
+static inline void
+ep_to_addr(const struct sst_net_endpoint *ep, struct sst_nego_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->bytes[0] = ep->addr.family;
+	memcpy(&a->bytes[1], ep->addr.bytes, sizeof(ep->addr.bytes));
+	a->bytes[17] = (uint8_t)(ep->port >> 8);
+	a->bytes[18] = (uint8_t)ep->port;
+	a->len = 19;
+}
+
+/* worker_nego.c: the negotiation host's callbacks (sst_nego_host_params.ops),
+ * with the worker as their context: they send its messages over the link,
+ * lend it channel numbers, and create the channel and its stream
+ * attachment when a negotiation succeeds. */
+extern const struct sst_nego_ops worker_nego_ops;
+
 /* worker_peers.c: endpoints, peers and channels, and their tables. */
 int worker_peers_init(struct sst_worker *w);
 /** Free every table and record (the channels and stream peers are gone). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals of the negotiation host (never installed). nego_host.c owns the
- * object: lifecycle, the bounded table of negotiations, timers, message
- * dispatch and the ulp blob. Each mode implements its protocol steps in its
+ * object: lifecycle, timers, message dispatch and the ulp blob; nego_table.c
+ * the bounded table of negotiations. Each mode implements its protocol steps in its
  * own file (nego_checksum.c for ChkI1/ChkR1, nego_secure_host.c for the
  * secure-mode messages) behind the chunk handlers and the entry kinds
  * declared here; nego_load.c holds load detection, the cookie secret and
@@ -216,7 +216,7 @@ struct sst_nego_host {
 	uint64_t restart_prev;
 };
 
-/* --- nego_host.c: the table, for the mode files --- */
+/* --- nego_table.c: the table, for the host and the mode files --- */
 
 /** SipHash of (kind, peer, id) under the host's index key. */
 uint64_t nego_hash(const struct sst_nego_host *h, enum nego_kind kind,

@@ -58,7 +58,6 @@ static_assert(
 static const char proto_name[] = "SST-DPDK secure v1";
 static const char sig_label_r[] = "SST-DPDK secure v1 R1 signature";
 static const char sig_label_i[] = "SST-DPDK secure v1 I2 signature";
-static const char cookie_label[] = "SST-DPDK cookie v1";
 static const char kdf_hs[] = "SST hs  ";
 static const char kdf_key[] = "SST key ";
 static const char kdf_iv[] = "SST iv  ";
@@ -199,52 +198,6 @@ trust_check(const struct sst_secure_config *cfg, const char *name, const uint8_t
 	return 0;
 }
 
-/* A decoded SecI1 (spec 3.2); pointers into the chunk body. */
-struct seci1 {
-	const uint8_t *ni;
-	const uint8_t *ei;
-	uint32_t noffer;
-	uint32_t offer[SST_SECURE_OFFER_MAX];
-	uint32_t chani;
-	struct sst_bytes ulp;
-	struct sst_bytes cookie;
-	size_t prefix_len; /* bytes before the cookie field: what a cookie covers */
-};
-
-static int
-seci1_decode(const struct sst_bytes *body, struct seci1 *m)
-{
-	struct sst_xdr_reader r;
-	uint32_t version;
-	int rc;
-
-	sst_xdr_reader_init(&r, body->ptr, body->len);
-	if ((rc = sst_xdr_get_u32(&r, &version)) < 0)
-		return rc;
-	if (version != SST_SECURE_VERSION)
-		return -SST_EBADVALUE;
-	if ((rc = sst_xdr_get_fixed(&r, KEY, &m->ni)) < 0 ||
-		(rc = sst_xdr_get_fixed(&r, KEY, &m->ei)) < 0 ||
-		(rc = sst_xdr_get_u32(&r, &m->noffer)) < 0)
-		return rc;
-	if (m->noffer > SST_SECURE_OFFER_MAX)
-		return -SST_ETOOLONG;
-	for (uint32_t i = 0; i < m->noffer; i++)
-		if ((rc = sst_xdr_get_u32(&r, &m->offer[i])) < 0)
-			return rc;
-	if ((rc = sst_xdr_get_u32(&r, &m->chani)) < 0 ||
-		(rc = sst_xdr_get_opaque(&r, SST_SECURE_ULP_MAX, &m->ulp)) < 0)
-		return rc;
-	m->prefix_len = r.pos;
-	if ((rc = sst_xdr_get_opaque(&r, SST_SECURE_COOKIE_MAX, &m->cookie)) < 0)
-		return rc;
-	if (m->chani == 0 || m->chani > 255)
-		return -SST_EBADVALUE;
-	return sst_xdr_expect_end(&r);
-}
-
-/* Append st's SecI1 (spec 3.2) to out and set st->h1 = mix(h0, body). The
- * body cannot overflow: the static_assert above bounds it. */
 static int
 initiator_emit_i1(struct sst_secure_initiator *st, struct sst_nego_builder *out)
 {
@@ -361,99 +314,6 @@ sst_secure_responder_fini(struct sst_secure_responder *st)
 	sodium_memzero(st, sizeof(*st));
 }
 
-/* Spec 7: cookie = BLAKE2b-128(key = secret, label || be32(alen) || addr ||
- * SecI1 body up to its cookie field). */
-static void
-cookie_compute(const uint8_t secret[KEY], const struct sst_secure_cookie_req *req,
-	const uint8_t *prefix, size_t prefix_len, uint8_t out[SST_SECURE_COOKIE_LEN])
-{
-	crypto_generichash_state s;
-	uint8_t alen[4];
-
-	sst_put_be32(alen, (uint32_t)req->addr_len);
-	crypto_generichash_init(&s, secret, KEY, SST_SECURE_COOKIE_LEN);
-	crypto_generichash_update(&s, (const uint8_t *)cookie_label, sizeof(cookie_label) - 1);
-	crypto_generichash_update(&s, alen, sizeof(alen));
-	crypto_generichash_update(&s, req->addr, req->addr_len);
-	crypto_generichash_update(&s, prefix, prefix_len);
-	crypto_generichash_final(&s, out, SST_SECURE_COOKIE_LEN);
-	sodium_memzero(&s, sizeof(s));
-}
-
-static int
-cookie_check(const struct sst_secure_cookie_req *req, const struct sst_bytes *body,
-	const struct seci1 *m)
-{
-	uint8_t want[SST_SECURE_COOKIE_LEN];
-	int ok = 0;
-
-	if (m->cookie.len != SST_SECURE_COOKIE_LEN)
-		return -SST_EBADAUTH;
-	cookie_compute(req->secret->cur, req, body->ptr, m->prefix_len, want);
-	ok |= sodium_memcmp(want, m->cookie.ptr, sizeof(want)) == 0;
-	if (req->secret->has_prev) {
-		cookie_compute(req->secret->prev, req, body->ptr, m->prefix_len, want);
-		ok |= sodium_memcmp(want, m->cookie.ptr, sizeof(want)) == 0;
-	}
-	sodium_memzero(want, sizeof(want));
-	return ok ? 0 : -SST_EBADAUTH;
-}
-
-int
-sst_secure_cookie_verify(const struct sst_secure_cookie_req *req, const struct sst_bytes *i1)
-{
-	struct seci1 m;
-	int rc = seci1_decode(i1, &m);
-
-	return rc < 0 ? rc : cookie_check(req, i1, &m);
-}
-
-void
-sst_secure_cookie_secret_init(struct sst_secure_cookie_secret *s, sst_secure_random_fn random,
-	void *random_ctx, uint64_t now)
-{
-	sodium_memzero(s, sizeof(*s));
-	random(random_ctx, s->cur, KEY);
-	s->rotated_at = now;
-}
-
-bool
-sst_secure_cookie_secret_rotate(struct sst_secure_cookie_secret *s, sst_secure_random_fn random,
-	void *random_ctx, uint64_t now, uint64_t period)
-{
-	if (now - s->rotated_at < period)
-		return false;
-	memcpy(s->prev, s->cur, KEY);
-	s->has_prev = true;
-	random(random_ctx, s->cur, KEY);
-	s->rotated_at = now;
-	return true;
-}
-
-void
-sst_secure_cookie_secret_wipe(struct sst_secure_cookie_secret *s)
-{
-	sodium_memzero(s, sizeof(*s));
-}
-
-/* Spec 3.5: SecCookie = ni[32] || opaque cookie<64>. */
-int
-sst_secure_cookie_challenge(const struct sst_secure_cookie_req *req, const struct sst_bytes *i1,
-	struct sst_nego_builder *out)
-{
-	uint8_t buf[KEY + 4 + SST_SECURE_COOKIE_LEN];
-	struct seci1 m;
-	int rc = seci1_decode(i1, &m);
-
-	if (rc < 0)
-		return rc;
-	memcpy(buf, m.ni, KEY);
-	sst_put_be32(buf + KEY, SST_SECURE_COOKIE_LEN);
-	cookie_compute(req->secret->cur, req, i1->ptr, m.prefix_len, buf + KEY + 4);
-	rc = sst_nego_build_raw(out, SST_NEGO_SECCOOKIE, buf, sizeof(buf));
-	return rc < 0 ? rc : SST_SECURE_CHALLENGED;
-}
-
 /* Spec 3.3: the responder's cost order decides among the offered suites. */
 static int
 pick_suite(const struct sst_secure_config *cfg, const struct seci1 *m)
@@ -481,7 +341,7 @@ sst_secure_refusal(const struct sst_secure_config *cfg, const struct sst_bytes *
 
 	if (sst_secure_config_check(cfg, false) < 0)
 		return -EINVAL;
-	if ((rc = seci1_decode(i1, &m)) < 0)
+	if ((rc = nego_seci1_decode(i1, &m)) < 0)
 		return rc;
 	if (pick_suite(cfg, &m) >= 0)
 		return 0;
@@ -557,9 +417,9 @@ sst_secure_responder_on_i1(struct sst_secure_responder *st, const struct sst_sec
 	if (st->phase != PH_IDLE || chanr == 0 || ulp_len > SST_SECURE_ULP_MAX ||
 		(ulp == NULL && ulp_len > 0))
 		return -EINVAL;
-	if ((rc = sst_secure_config_check(cfg, true)) < 0 || (rc = seci1_decode(body, &m)) < 0)
+	if ((rc = sst_secure_config_check(cfg, true)) < 0 || (rc = nego_seci1_decode(body, &m)) < 0)
 		return rc;
-	if (cookie != NULL && cookie_check(cookie, body, &m) < 0)
+	if (cookie != NULL && nego_cookie_check(cookie, body, &m) < 0)
 		return sst_secure_cookie_challenge(cookie, body, out);
 	suite = pick_suite(cfg, &m);
 	if (suite < 0)
@@ -853,20 +713,5 @@ sst_secure_peek_nonce(int32_t type, const struct sst_bytes *body, const uint8_t 
 	if (body->len < off + KEY)
 		return -SST_ETRUNC;
 	*nonce = body->ptr + off;
-	return 0;
-}
-
-int
-sst_secure_i1_info(const struct sst_bytes *body, struct sst_secure_i1_info *info)
-{
-	struct seci1 m;
-	int rc = seci1_decode(body, &m);
-
-	if (rc < 0)
-		return rc;
-	info->ni = m.ni;
-	info->chani = (uint8_t)m.chani;
-	info->noffer = (uint8_t)m.noffer;
-	info->cookie_len = (uint8_t)m.cookie.len;
 	return 0;
 }

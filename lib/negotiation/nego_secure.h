@@ -426,4 +426,28 @@ int sst_secure_known_hosts_load(struct sst_secure_known_hosts *kh, const char *p
 int sst_secure_known_hosts_append(
 	const char *path, const char *name, const uint8_t pk[SST_SECURE_KEY_LEN]);
 
+/* A decoded SecI1 (spec 3.2); pointers into the chunk body
+ * (nego_secure_i1.c). */
+struct seci1 {
+	const uint8_t *ni;
+	const uint8_t *ei;
+	uint32_t noffer;
+	uint32_t offer[SST_SECURE_OFFER_MAX];
+	uint32_t chani;
+	struct sst_bytes ulp;
+	struct sst_bytes cookie;
+	size_t prefix_len; /* bytes before the cookie field: what a cookie covers */
+};
+
+/* Decode SecI1 body into m (pointers into body). Returns 0, or a negative
+ * SST_E* error for a wrong version, a field past the body or over its
+ * bound (the body is then not a SecI1 we take). */
+int nego_seci1_decode(const struct sst_bytes *body, struct seci1 *m);
+
+/* Whether the cookie of SecI1 m (decoded from body) is the one req's
+ * current or previous secret gives the address in req. Returns 0, or
+ * -SST_EBADAUTH for a missing or wrong cookie. */
+int nego_cookie_check(const struct sst_secure_cookie_req *req, const struct sst_bytes *body,
+	const struct seci1 *m);
+
 #endif /* NEGO_SECURE_H */

@@ -9,9 +9,13 @@
 
 #include <rte_errno.h>
 
-#include "stream_internal.h"
-
-/* ---- The application's operations ---- */
+#include "stream_app.h"
+#include "stream_chan_finish.h"
+#include "stream_chan_sids.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
+#include "stream_tx.h"
+#include "stream_usid.h"
 
 /* Give a new stream of ours its SID on channel c. Without the parent's SID
  * on the same channel an Init cannot name the parent: an Attach with the
@@ -251,7 +255,7 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 	const struct sst_stream_ops *ops = s->peer->host->p.ops;
 
 	if ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)) {
-		stream_service_rx(s, now);
+		s->peer->host->up->service_rx(s, now);
 		if (!(s->flags & SF_SERVICE_DONE) || (s->flags & SF_RESET))
 			return;
 	}
@@ -333,25 +337,6 @@ sst_stream_shutdown(struct sst_stream *s, sst_time_t now)
 	}
 	stream_close_tx(s);
 	return 0;
-}
-
-/*
- * Queue the Close of our direction (the send buffer is attached). To a
- * peer that may be the 2007 prototype the Close goes alone, in an empty
- * segment after the data: its reader stops at the message boundary before
- * it looks at the flag, so a Close on the last data segment is never seen
- * and its side never ends (docs/wire-format.md 9.8). The prototype itself
- * always sends Close that way.
- */
-void
-stream_close_tx(struct sst_stream *s)
-{
-	s->flags &= ~SF_CLOSE_OWED;
-	if (stream_peer_legacy(s->peer))
-		sst_sendq_close_alone(&s->tx->q);
-	else
-		sst_sendq_close(&s->tx->q);
-	stream_tx_wake(s);
 }
 
 void

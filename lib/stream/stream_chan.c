@@ -2,8 +2,9 @@
 /*
  * The stream layer's side of a channel (sst_stream_chan): creating and
  * retiring it (its streams wait for and move to the peer's next channel),
- * and its SIDs under pressure (idle streams detached, streams waiting for a
- * SID). The send path is stream_tx.c, the receive path stream_rx.c.
+ * closing it, moving all its streams, its queries and statistics. Its SIDs
+ * are stream_chan_sids.c, its FINISH exchange stream_chan_finish.c, the send
+ * path stream_tx.c, the receive path stream_rx.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -12,11 +13,17 @@
 #include <rte_malloc.h>
 
 #include "sst_mem.h"
-#include "stream_internal.h"
+#include "stream_chan.h"
+#include "stream_ack.h"
+#include "stream_chan_finish.h"
+#include "stream_chan_sids.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
+#include "stream_rx.h"
+#include "stream_tx.h"
+#include "stream_usid.h"
 
-/* ---- Channel attachments ---- */
-
-void
+static void
 stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
 {
 	struct sst_stream_chan *c = ctx;
@@ -26,6 +33,14 @@ stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
 	if (ops != NULL && ops->channel_event != NULL)
 		ops->channel_event(c->peer->host->p.ctx, c, ev);
 }
+
+const struct sst_channel_upper sst_stream_chan_upper = {
+	.receive = stream_rx_packet,
+	.acked = stream_tx_acked,
+	.lost = stream_tx_lost,
+	.ack_due = stream_tx_ack_due,
+	.event = stream_chan_event,
+};
 
 static void
 chan_free(struct sst_stream_chan *c)
@@ -44,35 +59,6 @@ chan_free(struct sst_stream_chan *c)
 		sst_dgram_rx_fini(c->dgram);
 	rte_free(c->dgram);
 	rte_free(c);
-}
-
-/*
- * The reassembly of multi-fragment datagrams, set up at the first fragment
- * (most channels never see one): bounded in fragments, bytes and time.
- * Returns 0 or -ENOMEM (the caller refuses the fragment, as when full).
- */
-int
-stream_chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now)
-{
-	struct sst_dgram_rx_conf dc = {
-		.capacity = STREAM_DGRAM_RX_FRAGS,
-		.max_bytes = 512 * 1024,
-		.max_frags = 64,
-		.max_dgram_bytes = UINT16_MAX,
-		.timeout = 2 * SST_NSEC_PER_SEC,
-		.seed = (uint64_t)(uintptr_t)c ^ ((uint64_t)now << 17) ^ 0x9e3779b97f4a7c15ULL,
-	};
-
-	if (c->dgram != NULL)
-		return 0;
-	c->dgram = rte_zmalloc("sst_dgram", sst_dgram_rx_size(dc.capacity), RTE_CACHE_LINE_SIZE);
-	if (c->dgram == NULL || sst_dgram_rx_init(c->dgram, &dc) < 0) {
-		rte_free(c->dgram);
-		c->dgram = NULL;
-		c->stats.table_grow_failures++;
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 /* Streams left without a channel continue on this one: each sends an Attach
@@ -280,24 +266,6 @@ sst_stream_chan_next_expiry(const struct sst_stream_chan *c)
 	return sst_time_min(sst_stream_chan_timer(c), sst_stream_host_next_expiry(c->peer->host));
 }
 
-sst_time_t
-sst_stream_host_next_expiry(const struct sst_stream_host *h)
-{
-	/* Streams ended outside any channel's work (their peer's last channel
-	 * went, as when it is declared dead) are freed here. */
-	if (h->reap != NULL)
-		return 0;
-	return h->rxios_used > 0 ? h->sweep_next : SST_TIME_NEVER;
-}
-
-void
-sst_stream_host_handle_expiry(struct sst_stream_host *h, sst_time_t now)
-{
-	stream_reap(h, now);
-	if (h->rxios_used > 0 && h->sweep_next <= now)
-		stream_idle_sweep(h, now);
-}
-
 void
 sst_stream_chan_stats(const struct sst_stream_chan *c, struct sst_stream_chan_stats *st)
 {
@@ -314,131 +282,6 @@ sst_stream_chan_stats(const struct sst_stream_chan *c, struct sst_stream_chan_st
 			  (c->dgram != NULL ? sst_dgram_rx_size(STREAM_DGRAM_RX_FRAGS) : 0);
 }
 
-/*
- * A quiet SID normally belonged to a stream that finished: whatever still
- * arrives for it is a spurious retransmission, acknowledged and dropped. A
- * SID whose stream moved to another channel is different: the data still
- * arriving for it is refused so the sender resends it where the stream is.
- */
-void
-stream_chan_moved(struct sst_stream_chan *c, uint16_t sid)
-{
-	c->moved_sids[c->moved_next++ % RTE_DIM(c->moved_sids)] = sid;
-}
-
-bool
-stream_chan_was_moved(const struct sst_stream_chan *c, uint16_t sid)
-{
-	for (size_t i = 0; i < RTE_DIM(c->moved_sids); i++)
-		if (c->moved_sids[i] == sid && sid != 0)
-			return true;
-	return false;
-}
-
-/* ---- SIDs under pressure ---- */
-
-/*
- * A channel's SID space bounds the streams attached to it at once, not the
- * streams that exist (paper 4.3.7: LSIDs are a cache of attachments). When
- * it is full, an idle stream of ours (nothing queued or in flight) gives its
- * SID up with a Detach and re-attaches by Attach when it next sends. Only
- * peers that understand Detach; the search is bounded per call.
- */
-bool
-stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep)
-{
-	struct sst_stream_peer *p = c->peer;
-
-	if (!stream_peer_can(p, SST_CAP_DETACH))
-		return false;
-	for (uint32_t i = 0; i < 256; i++) {
-		struct sst_stream *s = p->usids[c->detach_cursor];
-
-		c->detach_cursor = (c->detach_cursor + 1) & p->usid_mask;
-		if (s == NULL || s == keep || s->tx_chan != c || s->tx != NULL ||
-			(s->flags & (SF_TX_ATTACHED | SF_TX_ACKED)) !=
-				(SF_TX_ATTACHED | SF_TX_ACKED) ||
-			(s->flags & (SF_RESET | SF_FINISHED | SF_CTL_QUEUED)))
-			continue;
-		stream_give_up_tx_sid(s, STREAM_CODE_DETACH);
-		s->flags |= SF_PEER_KNOWS;
-		c->stats.idle_detaches++;
-		return true;
-	}
-	return false;
-}
-
-static void
-sid_wait(struct sst_stream_chan *c, struct sst_stream *s)
-{
-	if (s->flags & (SF_SID_WAITING | SF_ROOT))
-		return;
-	s->flags |= SF_SID_WAITING;
-	stream_ref(s);
-	stream_queue_push(&c->sid_waiters, c->peer->host->sidw_next, s);
-	stream_chan_wants_flush(c);
-}
-
-/* A few waiting streams try again at each flush. */
-void
-stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now)
-{
-	struct sst_stream_host *h = c->peer->host;
-
-	for (uint32_t n = RTE_MIN(c->sid_waiters.count, 8u); n > 0; n--) {
-		struct sst_stream *s = stream_queue_pop(&c->sid_waiters, h->sidw_next, h);
-
-		s->flags &= ~SF_SID_WAITING;
-		if (s->flags & SF_ATTACH_DUE)
-			stream_ctl_queue(s);
-		stream_tx_wake(s);
-		stream_unref(s, now);
-	}
-}
-
-/*
- * Take a transmit SID for s: when the space is full (at max_sids, or it
- * could not grow), an idle stream gives its SID up first. Room for the
- * Detach or Reset that will one day give the new SID up is reserved in the
- * ring of codes owed before (so that a code holding a SID always fits);
- * without it the SID is refused as when the space is full.
- * Returns 0 or sst_sid_alloc()'s error.
- */
-int
-stream_chan_sid_take(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter)
-{
-	uint32_t held = sst_sid_space_stats(c->tx_sids)->attached + 1;
-	int rc = stream_chan_codes_reserve(c, held + STREAM_CODES_STATELESS) < 0
-			 ? -ENOSPC
-			 : sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
-
-	if (rc == -ENOSPC && stream_chan_detach_idle(c, s))
-		rc = sst_sid_alloc(c->tx_sids, s, &s->tx_sid, counter);
-	return rc;
-}
-
-int
-stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter)
-{
-	int rc = stream_chan_sid_take(c, s, counter);
-
-	if (rc < 0)
-		sid_wait(c, s);
-	else
-		stream_chan_busy(c);
-	return rc;
-}
-
-/* ---- Closing without TIME_WAIT ---- */
-
-bool
-sst_stream_chan_unused(const struct sst_stream_chan *c)
-{
-	return sst_sid_space_stats(c->tx_sids)->attached == 0 &&
-	       sst_sid_space_stats(c->rx_sids)->attached == 0 && c->ctl.count == 0 &&
-	       c->sid_waiters.count == 0;
-}
-
 void
 sst_stream_chan_prefer(struct sst_stream_chan *c)
 {
@@ -451,15 +294,6 @@ sst_stream_chan_exhausted(const struct sst_stream_chan *c)
 	return sst_channel_packet_room(c->ch) < STREAM_CTL_ROOM;
 }
 
-static void
-send_finish(struct sst_stream_chan *c)
-{
-	c->finish_sent = true;
-	c->finish_acked = false;
-	c->finish_losses = 0;
-	stream_chan_queue_code(c, 0); /* a Reset naming the root: FINISH */
-}
-
 int
 sst_stream_chan_close(struct sst_stream_chan *c, sst_time_t now)
 {
@@ -468,64 +302,9 @@ sst_stream_chan_close(struct sst_stream_chan *c, sst_time_t now)
 	if (c->dead || !sst_stream_chan_unused(c))
 		return -EBUSY;
 	if (!c->finish_sent)
-		send_finish(c);
+		stream_chan_send_finish(c);
 	sst_stream_chan_flush(c, now);
 	return 0;
-}
-
-static void
-check_closed(struct sst_stream_chan *c, sst_time_t now)
-{
-	const struct sst_stream_ops *ops = c->peer->host->p.ops;
-
-	if (c->closed || !c->finish_sent || !c->peer_finished ||
-		(!c->finish_acked && c->finish_losses < 3))
-		return;
-	c->closed = true;
-	/* The peer's FINISH is acknowledged by the next flush: there will be
-	 * no later packet (never from here, inside the channel's callbacks). */
-	c->finish_ack_due = true;
-	stream_chan_wants_flush(c);
-	RTE_SET_USED(now);
-	if (ops != NULL && ops->channel_closed != NULL)
-		ops->channel_closed(c->peer->host->p.ctx, c);
-}
-
-/* A stream attaches: whatever closing was under way is off. */
-void
-stream_chan_busy(struct sst_stream_chan *c)
-{
-	if (c->closed)
-		return;
-	c->finish_sent = c->finish_acked = c->peer_finished = false;
-	c->finish_losses = 0;
-}
-
-void
-stream_chan_peer_finish(struct sst_stream_chan *c, sst_time_t now)
-{
-	if (c->closed)
-		return;
-	c->peer_finished = true;
-	/* With a stream still here the peer's offer is declined by silence:
-	 * it stays open until we offer in turn. */
-	if (!c->finish_sent && sst_stream_chan_unused(c) && stream_peer_can(c->peer, SST_CAP_RESET))
-		send_finish(c);
-	check_closed(c, now);
-}
-
-void
-stream_chan_finish_outcome(struct sst_stream_chan *c, bool acked, sst_time_t now)
-{
-	if (!c->finish_sent || c->closed)
-		return;
-	if (acked) {
-		c->finish_acked = true;
-	} else if (++c->finish_losses < 3 || !c->peer_finished) {
-		stream_chan_queue_code(c, 0);
-		return;
-	}
-	check_closed(c, now);
 }
 
 int

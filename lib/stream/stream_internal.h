@@ -1,8 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The stream layer's objects (sst_stream.h), shared by stream.c (objects and
- * the application's operations), stream_rx.c (packets in) and stream_tx.c
- * (packets out, acknowledgments and losses).
+ * The stream layer's objects (sst_stream.h): hosts, peers, channel
+ * attachments, streams and their buffers, shared by every stream module,
+ * with the few inline helpers they all use. Each module declares its own
+ * functions, with their contracts, in its header; the modules call each
+ * other downwards only, in this order (lowest first), and the one call
+ * upwards goes through struct stream_upcalls:
+ *
+ *   stream_usid        a peer's index of streams by USID
+ *   stream_ctl         the queues of work a channel serves at its flush
+ *   stream_life        a stream's lifecycle, references and buffers
+ *   stream_chan_finish closing a channel without TIME_WAIT
+ *   stream_chan_sids   a channel's transmit SIDs for our streams
+ *   stream_tx          the send path (flush) and its records in flight
+ *   stream_ack         acknowledgments and losses of those records
+ *   stream_app         the application's operations
+ *   stream_service     service rendezvous
+ *   stream_rx          the receive path
+ *   stream_host        the host: limits, pools, timer
+ *   stream_chan        channel attachments: create, retire, migrate
+ *   stream_peer        peers
  */
 #ifndef STREAM_INTERNAL_H
 #define STREAM_INTERNAL_H
@@ -136,6 +153,17 @@ struct sst_stream {
 	uint8_t tx_window; /**< the peer's latest window byte (no tx buffers) */
 };
 
+/*
+ * The calls from a lower stream module up to a higher one: the only ones,
+ * so that no two modules call each other both ways. stream_host.c fills
+ * the table at host creation.
+ */
+struct stream_upcalls {
+	/** stream_service_rx() (stream_service.h), for stream_app.c's
+	 * delivery to a top-level stream still in its rendezvous. */
+	void (*service_rx)(struct sst_stream *s, sst_time_t now);
+};
+
 struct stream_service {
 	char service[64];
 	char protocol[64];
@@ -234,8 +262,9 @@ struct sst_stream_peer {
 
 struct sst_stream_host {
 	struct sst_stream_host_params p;
-	struct sst_stream *slab;      /**< max_streams control blocks */
-	struct sst_stream *slab_free; /**< free list through link */
+	const struct stream_upcalls *up; /**< calls up the module order */
+	struct sst_stream *slab;	 /**< max_streams control blocks */
+	struct sst_stream *slab_free;	 /**< free list through link */
 	uint32_t slab_used;
 	uint32_t txios_used, rxios_used; /**< buffers attached (mempool counts include
 					    objects a --no-huge pool never populated) */
@@ -257,43 +286,12 @@ struct sst_stream_host {
 	uint32_t rx_data_flags;
 };
 
-/* stream.c */
-struct sst_stream *stream_alloc(struct sst_stream_peer *p, uint32_t flags);
-void stream_slab_put(struct sst_stream_host *h, struct sst_stream *s);
-void stream_ref(struct sst_stream *s);
-void stream_unref(struct sst_stream *s, sst_time_t now);
-void stream_ended(struct sst_stream *s);
-void stream_reap(struct sst_stream_host *h, sst_time_t now);
-int stream_tx_buffers(struct sst_stream *s);
-void stream_tx_buffer_wait(struct sst_stream *s);
-void stream_tx_buffer_queue(struct sst_stream *s);
-void stream_close_tx(struct sst_stream *s);
-void stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now);
-int stream_rx_buffers(struct sst_stream *s);
-void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
-void stream_idle_sweep(struct sst_stream_host *h, sst_time_t now);
-void stream_check_finished(struct sst_stream *s, sst_time_t now);
-void stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_time_t now);
-void stream_abandon(struct sst_stream *s, sst_time_t now);
-int stream_usid_insert(struct sst_stream_peer *p, struct sst_stream *s);
-struct sst_stream *stream_usid_find(struct sst_stream_peer *p, uint64_t counter, uint8_t hcid);
-int stream_peer_hcid(struct sst_stream_peer *p, const uint8_t *id, uint8_t len);
-void stream_peer_hcid_hold(struct sst_stream_peer *p, uint8_t idx);
-void stream_peer_hcid_drop(struct sst_stream_peer *p, uint8_t idx);
-/* Move s to another USID in the index (an Attach names it). */
-void stream_usid_remove(struct sst_stream_peer *p, struct sst_stream *s);
-void stream_usid_rekey(
-	struct sst_stream_peer *p, struct sst_stream *s, uint64_t counter, uint8_t hcid);
-void stream_release_sids(struct sst_stream *s, sst_time_t now);
-void stream_release_tx_sid(struct sst_stream *s);
-void stream_sid_quiet(
-	struct sst_stream_chan *c, struct sst_sid_space *space, uint16_t sid, bool ended);
-void stream_rx_deliverable(struct sst_stream *s, sst_time_t now);
-void stream_service_rx(struct sst_stream *s, sst_time_t now);
-int stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_t flags);
-void stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
-struct sst_stream_chan *stream_peer_chan(struct sst_stream_peer *p);
-void stream_reoffer_children(struct sst_stream *parent);
+/* Take a reference on s (stream_life.h drops it: stream_unref()). */
+static inline void
+stream_ref(struct sst_stream *s)
+{
+	s->refs++;
+}
 
 /* Whether a came after b (birth order, sst_stream_chan_prefer() aside). */
 static inline bool
@@ -330,37 +328,6 @@ stream_queue_pop(struct stream_fifo *q, uint32_t *next, struct sst_stream_host *
 {
 	return &h->slab[stream_fifo_pop(q, next)];
 }
-
-/* stream_tx.c */
-void stream_tx_wake(struct sst_stream *s);
-void stream_ctl_queue(struct sst_stream *s);
-void stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c);
-void stream_ctl_moving(struct sst_stream *s);
-void stream_attach_due(struct sst_stream *s);
-int stream_chan_sid_alloc(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
-int stream_chan_sid_take(struct sst_stream_chan *c, struct sst_stream *s, uint64_t *counter);
-bool stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep);
-void stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now);
-void stream_chan_busy(struct sst_stream_chan *c);
-void stream_chan_peer_finish(struct sst_stream_chan *c, sst_time_t now);
-void stream_chan_finish_outcome(struct sst_stream_chan *c, bool acked, sst_time_t now);
-void stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code);
-int stream_chan_codes_reserve(struct sst_stream_chan *c, uint32_t n);
-int stream_chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now);
-void stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind);
-void stream_chan_moved(struct sst_stream_chan *c, uint16_t sid);
-bool stream_chan_was_moved(const struct sst_stream_chan *c, uint16_t sid);
-void stream_tx_lost_all(struct sst_stream_chan *c, sst_time_t now);
-void stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
-void stream_tx_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
-void stream_tx_ack_due(void *ctx, sst_time_t now);
-void stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now);
-int stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
-uint32_t stream_chan_mss(const struct sst_stream_chan *c);
-uint32_t stream_dgram_payload_max(const struct sst_stream_chan *c);
-
-/* stream_rx.c */
-bool stream_rx_packet(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
 
 static inline bool
 stream_peer_can(const struct sst_stream_peer *p, uint32_t cap)

@@ -13,8 +13,16 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_malloc.h>
+
 #include "sst_seq.h"
-#include "stream_internal.h"
+#include "stream_rx.h"
+#include "stream_app.h"
+#include "stream_chan_finish.h"
+#include "stream_chan_sids.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
+#include "stream_usid.h"
 
 static bool
 refuse(struct sst_stream_chan *c, struct rte_mbuf *m)
@@ -376,6 +384,35 @@ rx_ack(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_m
 	return false;
 }
 
+/*
+ * The reassembly of multi-fragment datagrams, set up at the first fragment
+ * (most channels never see one): bounded in fragments, bytes and time.
+ * Returns 0 or -ENOMEM (the caller refuses the fragment, as when full).
+ */
+static int
+chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now)
+{
+	struct sst_dgram_rx_conf dc = {
+		.capacity = STREAM_DGRAM_RX_FRAGS,
+		.max_bytes = 512 * 1024,
+		.max_frags = 64,
+		.max_dgram_bytes = UINT16_MAX,
+		.timeout = 2 * SST_NSEC_PER_SEC,
+		.seed = (uint64_t)(uintptr_t)c ^ ((uint64_t)now << 17) ^ 0x9e3779b97f4a7c15ULL,
+	};
+
+	if (c->dgram != NULL)
+		return 0;
+	c->dgram = rte_zmalloc("sst_dgram", sst_dgram_rx_size(dc.capacity), RTE_CACHE_LINE_SIZE);
+	if (c->dgram == NULL || sst_dgram_rx_init(c->dgram, &dc) < 0) {
+		rte_free(c->dgram);
+		c->dgram = NULL;
+		c->stats.table_grow_failures++;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static bool
 rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	uint64_t seq, sst_time_t now)
@@ -393,7 +430,7 @@ rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct 
 	 * and time (stream_dgram); whatever cannot complete is dropped. The
 	 * reassembly is set up at the first fragment; without memory for it
 	 * the fragment is refused (the sender sees it lost). */
-	if (stream_chan_dgram_rx(c, now) < 0)
+	if (chan_dgram_rx(c, now) < 0)
 		return refuse(c, m);
 	if (sst_dgram_rx_insert(c->dgram, hdr->sid, seq, hdr->flags, m, now, &d) ==
 		SST_DGRAM_COMPLETE) {

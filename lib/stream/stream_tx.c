@@ -2,8 +2,9 @@
 /*
  * The stream layer's send path on a channel: control packets first, then
  * segments of the ready streams in priority order, as far as congestion and
- * flow control allow; and what the channel reports back about each packet
- * (acknowledged or lost). The channel attachment itself is stream_chan.c.
+ * flow control allow; ack-only packets and datagrams. What the channel
+ * reports back about each packet (acknowledged or lost) is stream_ack.c,
+ * the queues of work it serves stream_ctl.c.
  *
  * Every stream packet in flight has a record (struct stream_sent) whose
  * index is the channel cookie; the record holds a reference to its stream,
@@ -17,184 +18,16 @@
 #include <rte_malloc.h>
 
 #include "sst_burst.h"
-#include "stream_internal.h"
-
-const struct sst_channel_upper sst_stream_chan_upper = {
-	.receive = stream_rx_packet,
-	.acked = stream_tx_acked,
-	.lost = stream_tx_lost,
-	.ack_due = stream_tx_ack_due,
-	.event = stream_chan_event,
-};
+#include "stream_tx.h"
+#include "stream_chan_sids.h"
+#include "stream_ctl.h"
+#include "stream_life.h"
 
 static inline struct sst_stream *
 txio_stream(struct sst_sched_entry *e)
 {
 	return container_of(e, struct stream_txio, sched)->s;
 }
-
-/* ---- Queues of work ---- */
-
-void
-stream_tx_wake(struct sst_stream *s)
-{
-	struct sst_stream_chan *c = s->tx_chan;
-
-	if (s->tx == NULL || c == NULL || c->dead || (s->flags & SF_RESET) ||
-		!sst_sendq_pending(&s->tx->q))
-		return;
-	if (s->tx->sched.sched != NULL && s->tx->sched.sched != &c->sched)
-		sst_sched_remove(&s->tx->sched);
-	sst_sched_ready(&c->sched, &s->tx->sched);
-	stream_chan_wants_flush(c);
-}
-
-/* Attach s on its tx channel; with the Init flag when the peer never heard
- * of it (its Init was never acknowledged and it did not come from the peer). */
-void
-stream_attach_due(struct sst_stream *s)
-{
-	s->flags |= SF_ATTACH_DUE;
-	if ((s->flags & SF_INITIATOR) && !(s->flags & SF_PEER_KNOWS))
-		s->flags |= SF_ATTACH_INIT;
-	else
-		s->flags &= ~SF_ATTACH_INIT;
-	stream_ctl_queue(s);
-}
-
-static void
-ctl_queue_on(struct sst_stream *s, struct sst_stream_chan *c)
-{
-	if ((s->flags & (SF_CTL_QUEUED | SF_ROOT)) || c == NULL || c->dead)
-		return;
-	s->flags |= SF_CTL_QUEUED;
-	stream_ref(s);
-	stream_queue_push(&c->ctl, c->peer->host->ctl_next, s);
-	stream_chan_wants_flush(c);
-}
-
-void
-stream_ctl_queue(struct sst_stream *s)
-{
-	ctl_queue_on(s, (s->flags & SF_ATTACH_DUE) ? s->tx_chan : s->rx_chan);
-}
-
-/*
- * A stream waits in one channel's control queue at a time, but its Attach
- * is due on its sending channel and its window update on its receiving
- * one: once taken off c's queue (sent there, or c is going away), it joins
- * the queue of the other channel where something is still due, or that
- * (after a migration) would wait for a packet that never comes.
- */
-void
-stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c)
-{
-	if ((s->flags & SF_ATTACH_DUE) && s->tx_chan != c)
-		ctl_queue_on(s, s->tx_chan);
-	if ((s->flags & SF_WINDOW_DUE) && s->rx_chan != c)
-		ctl_queue_on(s, s->rx_chan);
-}
-
-/*
- * s is about to change channels while it waits in a control queue, which
- * may then hold it with nothing due there, or with something due that a
- * retiring channel will never have room to send, while its Attach or
- * window update is due elsewhere. The channel holding it (its old sending
- * or receiving channel) hands it over at its next flush (ctl_sweep()).
- */
-void
-stream_ctl_moving(struct sst_stream *s)
-{
-	if (!(s->flags & SF_CTL_QUEUED))
-		return;
-	if (s->tx_chan != NULL) {
-		s->tx_chan->ctl_sweep = true;
-		stream_chan_wants_flush(s->tx_chan);
-	}
-	if (s->rx_chan != NULL) {
-		s->rx_chan->ctl_sweep = true;
-		stream_chan_wants_flush(s->rx_chan);
-	}
-}
-
-/*
- * Grow the ring of codes owed to hold at least n (doubling, from
- * STREAM_CODES_INIT, up to code_max); the codes keep their order.
- * Returns 0 or -ENOMEM (past code_max or no memory: unchanged).
- */
-int
-stream_chan_codes_reserve(struct sst_stream_chan *c, uint32_t n)
-{
-	uint32_t cap = RTE_MAX(c->code_cap, (uint32_t)STREAM_CODES_INIT / 2);
-	uint32_t *codes;
-
-	if (n <= c->code_cap)
-		return 0;
-	if (n > c->code_max)
-		return -ENOMEM;
-	while (cap < n)
-		cap *= 2;
-	cap = RTE_MIN(cap, c->code_max);
-	codes = rte_zmalloc("sst_codes", (size_t)cap * sizeof(*codes), RTE_CACHE_LINE_SIZE);
-	if (codes == NULL) {
-		c->stats.table_grow_failures++;
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < c->code_count; i++)
-		codes[i] = c->codes[(c->code_head + i) % c->code_cap];
-	rte_free(c->codes);
-	c->codes = codes;
-	c->code_head = 0;
-	c->code_cap = cap;
-	return 0;
-}
-
-void
-stream_chan_queue_code(struct sst_stream_chan *c, uint32_t code)
-{
-	/* Codes that hold a SID always fit: at most one per attached SID, and
-	 * room for them and for the stateless ones is reserved before a SID
-	 * is taken (stream_chan_sid_take()). Stateless Resets, which a
-	 * hostile peer could make us owe without end, are dropped beyond
-	 * STREAM_CODES_STATELESS queued or when the ring cannot grow. */
-	if (!(code & STREAM_CODE_HELD) &&
-		(c->code_count >= STREAM_CODES_STATELESS ||
-			stream_chan_codes_reserve(c, c->code_count + 1) < 0))
-		return;
-	c->codes[(c->code_head + c->code_count) % c->code_cap] = code;
-	c->code_count++;
-	stream_chan_wants_flush(c);
-}
-
-/*
- * Give up our SID for s with a Detach or a Reset naming it. Until the peer
- * acknowledges that packet the SID stays attached to a marker (so a late
- * Reply naming it is refused and the SID cannot be reused while the peer
- * may still map it to s); the acknowledgment starts its quiet period.
- */
-void
-stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind)
-{
-	struct sst_stream_chan *c = s->tx_chan;
-
-	if (!(s->flags & SF_TX_ATTACHED))
-		return;
-	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
-	if (c == NULL || c->dead)
-		return;
-	if (sst_sid_set_ptr(c->tx_sids, s->tx_sid, &c->held) < 0)
-		return;
-	stream_chan_queue_code(c, s->tx_sid | kind | STREAM_CODE_HELD);
-}
-
-static void
-release_held_sid(struct sst_stream_chan *c, uint32_t code)
-{
-	if (code & STREAM_CODE_HELD)
-		stream_sid_quiet(c, c->tx_sids, (uint16_t)code, false);
-}
-
-/* ---- Building packets ---- */
 
 /*
  * Double the records of packets in flight (STREAM_SENT_INIT at first), up
@@ -242,8 +75,8 @@ sent_alloc(struct sst_stream_chan *c)
 	return idx;
 }
 
-static void
-sent_release(struct sst_stream_chan *c, uint32_t idx, sst_time_t now)
+void
+stream_sent_release(struct sst_stream_chan *c, uint32_t idx, sst_time_t now)
 {
 	struct stream_sent *r = &c->sent[idx - 1];
 	struct sst_stream *s = r->s;
@@ -592,13 +425,13 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 		return -ENOSPC;
 	rc = sst_sendq_next_segment(&tx->q, max_len, &seg);
 	if (rc <= 0) {
-		sent_release(c, idx, now);
+		stream_sent_release(c, idx, now);
 		return rc < 0 ? rc : 0;
 	}
 	if (hdr.type != SST_STREAM_DATA && seg.off > UINT16_MAX) {
 		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
 		rte_pktmbuf_free(seg.m);
-		sent_release(c, idx, now);
+		stream_sent_release(c, idx, now);
 		return 0;
 	}
 	hdr.sid = s->tx_sid;
@@ -610,7 +443,7 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 		rte_pktmbuf_free(m);
 		rte_pktmbuf_free(seg.m);
 		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
-		sent_release(c, idx, now);
+		stream_sent_release(c, idx, now);
 		return -ENOMEM;
 	}
 	c->sent[idx - 1] = (struct stream_sent){.s = s,
@@ -686,179 +519,6 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	c->next_flush = sst_sched_next(&c->sched) != NULL ? next : SST_TIME_NEVER;
 	stream_idle_sweep(c->peer->host, now);
 	stream_reap(c->peer->host, now);
-}
-
-/* ---- What the channel reports ---- */
-
-static void
-loss_sample(struct sst_stream_chan *c, bool lost)
-{
-	/* Loss rate in 1/65536, averaged over about 64 packets. */
-	c->loss_rate = c->loss_rate - (c->loss_rate >> 6) + (lost ? 1024 : 0);
-}
-
-/* Bytes of a child's Init segment leave its parent's window. */
-static void
-stream_uncharge(struct stream_txio *tx, uint32_t len, bool acked)
-{
-	struct sst_stream *parent = tx->parent;
-
-	tx->charged -= RTE_MIN((uint64_t)len, tx->charged);
-	if (parent == NULL || parent->tx == NULL)
-		return;
-	if (acked)
-		sst_flowctl_tx_acked(&parent->tx->fc, len);
-	else
-		sst_flowctl_tx_lost(&parent->tx->fc, len);
-	stream_tx_wake(parent);
-}
-
-static void
-segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t seq, sst_time_t now)
-{
-	struct sst_stream *s = r->s;
-	struct stream_txio *tx = s->tx;
-	const struct sst_stream_ops *ops = s->peer->host->p.ops;
-
-	if (s->rx != NULL)
-		sst_flowctl_rx_on_ack(&s->rx->fc, seq);
-	if (tx == NULL || (s->flags & SF_RESET))
-		return;
-	sst_sendq_on_acked(&tx->q, r->off, r->len);
-	sst_flowctl_tx_acked(&tx->fc, r->len);
-	if (r->attachment && s->tx_chan == c && (s->flags & SF_TX_ATTACHED)) {
-		s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
-		s->flags &= ~SF_VIA_ATTACH;
-	}
-	if (r->charged)
-		stream_uncharge(tx, r->len, true);
-	if (tx->parent != NULL && (s->flags & SF_TX_ACKED) && tx->charged == 0) {
-		struct sst_stream *parent = tx->parent;
-
-		tx->parent = NULL;
-		stream_unref(parent, now);
-	}
-	if ((s->flags & SF_SHUTDOWN) && sst_sendq_finished(&tx->q)) {
-		s->flags |= SF_SENT_CLOSE_ACKED;
-		stream_check_finished(s, now);
-	}
-	if ((s->flags & SF_WRITABLE_WANTED) && s->tx != NULL &&
-		sst_sendq_queued(&s->tx->q) < s->peer->host->p.send_buffer / 2) {
-		s->flags &= ~SF_WRITABLE_WANTED;
-		if (ops != NULL && ops->writable != NULL && !(s->flags & SF_APP_CLOSED))
-			ops->writable(s->peer->host->p.ctx, s);
-	}
-	stream_tx_wake(s);
-	if (s->tx != NULL && !sst_sched_entry_is_ready(&s->tx->sched))
-		stream_maybe_release_buffers(s, now);
-}
-
-void
-stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
-{
-	struct sst_stream_chan *c = ctx;
-	struct stream_sent *r;
-
-	if (cookie == 0 || cookie > c->sent_cap)
-		return;
-	r = &c->sent[cookie - 1];
-	loss_sample(c, false);
-	switch (r->kind) {
-	case SENT_SEGMENT:
-		segment_acked(c, r, seq, now);
-		break;
-	case SENT_ACK: {
-		struct sst_stream *s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
-
-		if (s != NULL && s->rx != NULL)
-			sst_flowctl_rx_on_ack(&s->rx->fc, seq);
-		break;
-	}
-	case SENT_RESET:
-	case SENT_DETACH:
-		if (r->aux == 0)
-			stream_chan_finish_outcome(c, true, now);
-		release_held_sid(c, r->aux);
-		break;
-	case SENT_ATTACH:
-		if (r->s->tx_chan == c && (r->s->flags & SF_TX_ATTACHED) &&
-			!(r->s->flags & SF_RESET)) {
-			r->s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
-			r->s->flags &= ~(SF_VIA_ATTACH | SF_ATTACH_INIT);
-			stream_tx_wake(r->s);
-		}
-		break;
-	default:
-		break;
-	}
-	sent_release(c, (uint32_t)cookie, now);
-}
-
-static void
-record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
-{
-	struct sst_stream *s = r->s;
-
-	switch (r->kind) {
-	case SENT_SEGMENT:
-		if (s->tx == NULL || (s->flags & SF_RESET))
-			break;
-		sst_sendq_on_lost(&s->tx->q, r->off, r->len);
-		sst_flowctl_tx_lost(&s->tx->fc, r->len);
-		if (r->charged)
-			stream_uncharge(s->tx, r->len, false);
-		stream_tx_wake(s);
-		break;
-	case SENT_ACK:
-		/* Resent even after the receive buffers went idle (advertise()
-		 * then gives the fresh window): a sender that used up its credit
-		 * waits for exactly this update and has nothing else to send. */
-		s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
-		if (s != NULL && !(s->flags & (SF_RESET | SF_ROOT | SF_RX_EOF))) {
-			s->flags |= SF_WINDOW_DUE;
-			stream_ctl_queue(s);
-		}
-		break;
-	case SENT_ATTACH:
-		if (s->tx_chan == c && !(s->flags & (SF_TX_ACKED | SF_RESET))) {
-			s->flags |= SF_ATTACH_DUE;
-			s->flags &= ~SF_VIA_ATTACH;
-			stream_ctl_queue(s);
-		}
-		break;
-	case SENT_RESET:
-	case SENT_DETACH:
-		if (r->aux == 0)
-			stream_chan_finish_outcome(c, false, now);
-		else if (!c->dead)
-			stream_chan_queue_code(c, r->aux);
-		break;
-	default:
-		break;
-	}
-}
-
-void
-stream_tx_lost(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
-{
-	struct sst_stream_chan *c = ctx;
-
-	RTE_SET_USED(seq);
-	if (cookie == 0 || cookie > c->sent_cap)
-		return;
-	loss_sample(c, true);
-	record_lost(c, &c->sent[cookie - 1], now);
-	sent_release(c, (uint32_t)cookie, now);
-}
-
-void
-stream_tx_lost_all(struct sst_stream_chan *c, sst_time_t now)
-{
-	for (uint32_t i = 0; i < c->sent_cap; i++)
-		if (c->sent[i].kind != SENT_FREE) {
-			record_lost(c, &c->sent[i], now);
-			sent_release(c, i + 1, now);
-		}
 }
 
 /* An ack-only packet: it carries the window of the stream that last

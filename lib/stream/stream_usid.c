@@ -16,7 +16,7 @@
 
 #include <rte_malloc.h>
 
-#include "stream_internal.h"
+#include "stream_usid.h"
 
 static uint32_t
 usid_hash(const struct sst_stream_peer *p, uint64_t counter, uint8_t hcid)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Stream-layer objects and the application's operations (sst_stream.h):
- * hosts, peers, stream control blocks with buffers attached on demand,
- * service rendezvous, and the stream lifecycle (finish, reset, quiet SIDs).
- * Packets go in through stream_rx.c and out through stream_tx.c.
+ * A stream's lifecycle: its control block from allocation to reaping, its
+ * references, the send and receive buffers attached on demand (and the
+ * FIFO of streams waiting for a send buffer), the idle sweep, the end of a
+ * stream (finished or reset) and the quiet period of its SIDs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,11 +13,9 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "sst_log.h"
-#include "stream_internal.h"
-
-/* The stream layer's log type (control events only: the data path counts). */
-RTE_LOG_REGISTER(sst_logtype_stream, sst.stream, NOTICE);
+#include "stream_life.h"
+#include "stream_ctl.h"
+#include "stream_usid.h"
 
 static_assert(sizeof(struct sst_stream) <= 96, "an idle stream costs at most 96 bytes");
 
@@ -25,255 +23,6 @@ size_t
 sst_stream_control_block_size(void)
 {
 	return sizeof(struct sst_stream);
-}
-
-/* ---- Host ---- */
-
-static void
-host_defaults(struct sst_stream_host_params *p)
-{
-	if (p->max_streams == 0)
-		p->max_streams = 65536;
-	if (p->max_tx_buffers == 0)
-		p->max_tx_buffers = 4096;
-	if (p->max_rx_buffers == 0)
-		p->max_rx_buffers = 4096;
-	if (p->max_sids == 0)
-		p->max_sids = 16384;
-	if (p->send_buffer == 0)
-		p->send_buffer = 1 << 20;
-	if (p->send_mbufs == 0)
-		p->send_mbufs = 1024;
-	if (p->rx_window_min == 0)
-		p->rx_window_min = 65536;
-	if (p->rx_window_max == 0)
-		p->rx_window_max = 4 << 20;
-	if (p->rx_pieces == 0)
-		p->rx_pieces = 1024;
-	if (p->peer_usids == 0)
-		p->peer_usids = p->max_streams;
-	if (p->peer_max_streams == 0)
-		p->peer_max_streams = RTE_MAX(p->max_streams / 4, 1u);
-	if (p->peer_max_tx_buffers == 0)
-		p->peer_max_tx_buffers = RTE_MAX(p->max_tx_buffers / 4, 1u);
-	if (p->peer_max_rx_buffers == 0)
-		p->peer_max_rx_buffers = RTE_MAX(p->max_rx_buffers / 4, 1u);
-	if (p->name == NULL)
-		p->name = "sst";
-}
-
-/* A buffer pool's per-lcore cache: at most 64, and what the mempool
- * allows for n objects (n / 1.5). */
-static unsigned int
-buffer_cache(uint32_t n)
-{
-	return RTE_MIN(64u, n * 2 / 3);
-}
-
-struct sst_stream_host *
-sst_stream_host_create(const struct sst_stream_host_params *params)
-{
-	struct sst_stream_host *h;
-	char name[RTE_MEMPOOL_NAMESIZE];
-	size_t txio, rxio;
-
-	if (params == NULL || params->pool == NULL || params->clone_pool == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	h = rte_zmalloc_socket(
-		"sst_stream_host", sizeof(*h), RTE_CACHE_LINE_SIZE, params->socket_id);
-	if (h == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	h->p = *params;
-	host_defaults(&h->p);
-	h->rx_data_flags = h->p.prototype_reader ? ~(uint32_t)SST_FLAG_CLOSE : UINT32_MAX;
-	if (h->p.rx_window_max < h->p.rx_window_min || h->p.rx_window_max > SST_FLOWCTL_BUF_MAX ||
-		h->p.rx_window_min < 2 * SST_SEGMENT_MAX || h->p.max_sids > 16384) {
-		rte_free(h);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	/* A segment acked or lost in the middle adds at most two ranges. */
-	h->txio_mbufs = h->p.send_mbufs;
-	h->txio_ranges = 2 * h->p.send_mbufs + 2;
-	txio = offsetof(struct stream_txio, q) + sst_sendq_size(h->txio_mbufs, h->txio_ranges);
-	rxio = offsetof(struct stream_rxio, rob) + sst_rob_size(h->p.rx_pieces);
-	if (sst_sendq_size(h->txio_mbufs, h->txio_ranges) == 0 ||
-		sst_rob_size(h->p.rx_pieces) == 0) {
-		rte_free(h);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	h->tx_waiters_cap = h->p.max_streams;
-	h->tx_waiters = rte_zmalloc_socket("sst_tx_waiters",
-		h->tx_waiters_cap * sizeof(*h->tx_waiters), RTE_CACHE_LINE_SIZE, h->p.socket_id);
-	h->rx_owners = rte_zmalloc_socket("sst_rx_owners",
-		(size_t)h->p.max_rx_buffers * sizeof(*h->rx_owners), RTE_CACHE_LINE_SIZE,
-		h->p.socket_id);
-	if (h->tx_waiters == NULL || h->rx_owners == NULL) {
-		rte_free(h->tx_waiters);
-		rte_free(h->rx_owners);
-		rte_free(h);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	/* Control blocks come from a plain array: a mempool would add a
-	 * header and cache-line padding to every 96-byte block. */
-	h->slab = rte_zmalloc_socket("sst_streams",
-		(size_t)h->p.max_streams * sizeof(struct sst_stream), RTE_CACHE_LINE_SIZE,
-		h->p.socket_id);
-	for (uint32_t i = 0; h->slab != NULL && i < h->p.max_streams; i++) {
-		h->slab[i].link = h->slab_free;
-		h->slab_free = &h->slab[i];
-	}
-	/* One link per control block for each kind of channel queue
-	 * (stream_fifo.h): 8 bytes per stream here instead of 16 bytes per
-	 * stream in every channel. */
-	h->ctl_next =
-		rte_zmalloc_socket("sst_links", (size_t)2 * h->p.max_streams * sizeof(*h->ctl_next),
-			RTE_CACHE_LINE_SIZE, h->p.socket_id);
-	if (h->ctl_next != NULL)
-		h->sidw_next = h->ctl_next + h->p.max_streams;
-	/* A per-lcore cache hands the buffer freed last out first: a server
-	 * whose clients come and go reuses the same few buffers instead of
-	 * touching the whole pool in turn (the pool's ring is FIFO), so its
-	 * memory stays flat. */
-	snprintf(name, sizeof(name), "%s_stx", h->p.name);
-	h->txios = rte_mempool_create(name, h->p.max_tx_buffers, txio,
-		buffer_cache(h->p.max_tx_buffers), 0, NULL, NULL, NULL, NULL, h->p.socket_id,
-		RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
-	snprintf(name, sizeof(name), "%s_srx", h->p.name);
-	h->rxios = rte_mempool_create(name, h->p.max_rx_buffers, rxio,
-		buffer_cache(h->p.max_rx_buffers), 0, NULL, NULL, NULL, NULL, h->p.socket_id,
-		RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
-	if (h->slab == NULL || h->ctl_next == NULL || h->txios == NULL || h->rxios == NULL) {
-		int err = h->slab == NULL || h->ctl_next == NULL ? ENOMEM : rte_errno;
-
-		rte_free(h->ctl_next);
-		rte_free(h->slab);
-		rte_mempool_free(h->txios);
-		rte_mempool_free(h->rxios);
-		rte_free(h->tx_waiters);
-		rte_free(h->rx_owners);
-		rte_free(h);
-		rte_errno = err;
-		return NULL;
-	}
-	return h;
-}
-
-void
-sst_stream_host_destroy(struct sst_stream_host *h)
-{
-	if (h == NULL)
-		return;
-	rte_free(h->ctl_next);
-	rte_free(h->slab);
-	rte_mempool_free(h->txios);
-	rte_mempool_free(h->rxios);
-	rte_free(h->tx_waiters);
-	rte_free(h->rx_owners);
-	rte_free(h);
-}
-
-const struct sst_stream_host_stats *
-sst_stream_host_stats(struct sst_stream_host *h)
-{
-	h->stats.streams_live = h->slab_used;
-	h->stats.tx_buffers_live = h->txios_used;
-	h->stats.rx_buffers_live = h->rxios_used;
-	return &h->stats;
-}
-
-static struct stream_service *
-service_find(struct sst_stream_host *h, const char *service, size_t slen, const char *protocol,
-	size_t plen)
-{
-	for (int i = 0; i < STREAM_SERVICES_MAX; i++) {
-		struct stream_service *sv = &h->services[i];
-
-		if (sv->used && strlen(sv->service) == slen && strlen(sv->protocol) == plen &&
-			memcmp(sv->service, service, slen) == 0 &&
-			memcmp(sv->protocol, protocol, plen) == 0)
-			return sv;
-	}
-	return NULL;
-}
-
-int
-sst_stream_listen(
-	struct sst_stream_host *h, const char *service, const char *protocol, void *service_ctx)
-{
-	size_t slen = strlen(service), plen = strlen(protocol);
-
-	if (slen == 0 || plen == 0 || slen >= sizeof(h->services[0].service) ||
-		plen >= sizeof(h->services[0].protocol))
-		return -EINVAL;
-	if (service_find(h, service, slen, protocol, plen) != NULL)
-		return -EEXIST;
-	for (int i = 0; i < STREAM_SERVICES_MAX; i++) {
-		struct stream_service *sv = &h->services[i];
-
-		if (!sv->used) {
-			memcpy(sv->service, service, slen + 1);
-			memcpy(sv->protocol, protocol, plen + 1);
-			sv->ctx = service_ctx;
-			sv->used = true;
-			return 0;
-		}
-	}
-	return -ENOSPC;
-}
-
-int
-sst_stream_unlisten(struct sst_stream_host *h, const char *service, const char *protocol)
-{
-	struct stream_service *sv =
-		service_find(h, service, strlen(service), protocol, strlen(protocol));
-
-	if (sv == NULL)
-		return -ENOENT;
-	sv->used = false;
-	return 0;
-}
-
-/* ---- Peers and USIDs ---- */
-
-struct sst_stream_peer *
-sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
-{
-	struct sst_stream_peer *p;
-	uint32_t slots = STREAM_USIDS_INIT;
-
-	p = rte_zmalloc("sst_stream_peer", sizeof(*p), RTE_CACHE_LINE_SIZE);
-	if (p == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	p->usids = rte_zmalloc("sst_stream_usids", slots * sizeof(*p->usids), RTE_CACHE_LINE_SIZE);
-	if (p->usids == NULL) {
-		rte_free(p);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	p->host = h;
-	p->caps = caps & SST_CAPS_ALL;
-	p->usid_mask = slots - 1;
-	p->usid_max = h->p.peer_usids;
-	p->root.peer = p;
-	p->root.flags = SF_ROOT | SF_LISTEN | SF_TX_ATTACHED | SF_TX_ACKED | SF_RX_ATTACHED;
-	p->root.hcid = STREAM_HCID_ROOT;
-	p->root.refs = 1;
-	return p;
-}
-
-uint32_t
-sst_stream_peer_caps(const struct sst_stream_peer *p)
-{
-	return p->caps;
 }
 
 const char *
@@ -296,86 +45,6 @@ sst_stream_end_describe(enum sst_stream_end why)
 	return "unknown";
 }
 
-uint32_t
-sst_stream_peer_streams(const struct sst_stream_peer *p)
-{
-	return p->nstreams;
-}
-
-struct sst_stream_peer *
-sst_stream_peer_of(const struct sst_stream *s)
-{
-	return s->peer;
-}
-
-void
-sst_stream_peer_destroy(struct sst_stream_peer *p)
-{
-	if (p == NULL)
-		return;
-	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++)
-		if (p->chans[i] != NULL)
-			sst_stream_chan_destroy(p->chans[i], 0);
-	/* Every stream is now an orphan or only known by USID. */
-	sst_stream_peer_abort(p, 0);
-	/* Waiting for send buffers ends for the peer's streams. */
-	for (uint32_t i = 0, n = p->host->tx_waiting; i < n; i++) {
-		struct sst_stream_host *h = p->host;
-		struct sst_stream *s = h->tx_waiters[h->tx_waiters_head];
-
-		h->tx_waiters_head = (h->tx_waiters_head + 1) % h->tx_waiters_cap;
-		h->tx_waiting--;
-		if (s->peer == p) {
-			s->flags &= ~SF_TX_WAITING;
-			stream_unref(s, 0);
-		} else {
-			h->tx_waiters[(h->tx_waiters_head + h->tx_waiting) % h->tx_waiters_cap] = s;
-			h->tx_waiting++;
-		}
-	}
-	/* The root never resets; its buffers go with the peer. */
-	p->root.flags |= SF_RESET;
-	stream_maybe_release_buffers(&p->root, 0);
-	stream_reap(p->host, 0);
-	rte_free(p->usids);
-	rte_free(p);
-}
-
-void
-sst_stream_peer_fail(struct sst_stream_peer *p, enum sst_stream_end why, sst_time_t now)
-{
-	for (uint32_t i = 0; i <= p->usid_mask; i++) {
-		struct sst_stream *s = p->usids[i];
-
-		if (s != NULL && !(s->flags & SF_RESET))
-			stream_do_reset(s, why, false, now);
-	}
-}
-
-void
-sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now)
-{
-	sst_stream_peer_fail(p, SST_STREAM_ABORTED, now);
-}
-
-struct sst_stream_chan *
-stream_peer_chan(struct sst_stream_peer *p)
-{
-	struct sst_stream_chan *newest = NULL;
-
-	/* The newest live channel: migration moves streams forward, and a
-	 * replaced one, still emptying, gets no new streams. */
-	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++) {
-		struct sst_stream_chan *c = p->chans[i];
-
-		if (c != NULL && !c->dead && (newest == NULL || stream_chan_newer(c, newest)))
-			newest = c;
-	}
-	return newest;
-}
-
-/* ---- Stream control blocks ---- */
-
 struct sst_stream *
 stream_alloc(struct sst_stream_peer *p, uint32_t flags)
 {
@@ -396,12 +65,6 @@ stream_alloc(struct sst_stream_peer *p, uint32_t flags)
 	p->nstreams++;
 	p->nours += (flags & SF_INITIATOR) != 0;
 	return s;
-}
-
-void
-stream_ref(struct sst_stream *s)
-{
-	s->refs++;
 }
 
 static void
@@ -875,8 +538,6 @@ stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_ti
 	stream_ended(s);
 }
 
-/* ---- Service rendezvous (wire-format.md 5) ---- */
-
 int
 stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_t flags)
 {
@@ -904,96 +565,20 @@ stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_
 }
 
 /*
- * The first message of a top-level stream is the service request (acceptor)
- * or reply (initiator). It is consumed here, before the application sees
- * the stream.
+ * Queue the Close of our direction (the send buffer is attached). To a
+ * peer that may be the 2007 prototype the Close goes alone, in an empty
+ * segment after the data: its reader stops at the message boundary before
+ * it looks at the flag, so a Close on the last data segment is never seen
+ * and its side never ends (docs/wire-format.md 9.8). The prototype itself
+ * always sends Close that way.
  */
 void
-stream_service_rx(struct sst_stream *s, sst_time_t now)
+stream_close_tx(struct sst_stream *s)
 {
-	struct sst_stream_host *h = s->peer->host;
-	struct stream_rxio *rx = s->rx;
-	struct sst_rob_rx rec;
-	bool complete = false;
-
-	if (rx == NULL || (s->flags & SF_SERVICE_DONE))
-		return;
-	/* Records never span a message end, so the message is gathered
-	 * record by record into the receive buffers' service area. */
-	while (!complete && sst_rob_read(&rx->rob, &rec, 1) == 1) {
-		uint32_t n = rte_pktmbuf_pkt_len(rec.m);
-		const void *src;
-
-		if (rx->svc_len + n > sizeof(rx->svc)) {
-			rte_pktmbuf_free(rec.m);
-			stream_do_reset(s, SST_STREAM_REFUSED, true, now);
-			return;
-		}
-		src = rte_pktmbuf_read(rec.m, 0, n, rx->svc + rx->svc_len);
-		if (src != rx->svc + rx->svc_len)
-			memcpy(rx->svc + rx->svc_len, src, n);
-		rx->svc_len += n;
-		complete = (rec.flags & (SST_FLAG_MESSAGE | SST_FLAG_CLOSE)) != 0;
-		rte_pktmbuf_free(rec.m);
-	}
-	if (!complete)
-		return;
-	s->flags |= SF_SERVICE_DONE;
-	if (s->flags & SF_INITIATOR) {
-		const struct sst_stream_ops *ops = h->p.ops;
-		int32_t err;
-
-		if (sst_service_reply_decode(rx->svc, rx->svc_len, &err) < 0 || err != 0) {
-			if (stream_peer_can(s->peer, SST_CAP_RESET)) {
-				s->flags &= ~SF_SERVICE_DONE;
-				stream_do_reset(s, SST_STREAM_REFUSED, true, now);
-				return;
-			}
-			/* The prototype cannot take a Reset: end our direction so
-			 * its side of the stream can finish too. */
-			s->flags |= SF_SERVICE_REFUSED;
-			if (ops != NULL && ops->connected != NULL && !(s->flags & SF_APP_CLOSED))
-				ops->connected(h->p.ctx, s, -ECONNREFUSED);
-			sst_stream_shutdown(s, now);
-			return;
-		}
-		if (ops != NULL && ops->connected != NULL && !(s->flags & SF_APP_CLOSED))
-			ops->connected(h->p.ctx, s, 0);
-	} else {
-		struct sst_service_request req;
-		struct stream_service *sv = NULL;
-		uint8_t reply[8];
-
-		if (sst_service_request_decode(rx->svc, rx->svc_len, &req) == 0)
-			sv = service_find(h, (const char *)req.service.ptr, req.service.len,
-				(const char *)req.protocol.ptr, req.protocol.len);
-		if (sv == NULL) {
-			h->stats.services_refused++;
-			/* Peers that know Reset get one (the initiator reports the
-			 * refusal); the prototype gets the non-zero reply it
-			 * understands as failure, then the end of the stream. */
-			if (stream_peer_can(s->peer, SST_CAP_RESET)) {
-				stream_do_reset(s, SST_STREAM_REFUSED, true, now);
-				stream_unref(s, now);
-				return;
-			}
-			sst_service_reply_encode(1, reply, sizeof(reply));
-			stream_write_internal(
-				s, reply, sizeof(reply), SST_FLAG_PUSH | SST_FLAG_MESSAGE);
-			s->flags |= SF_SERVICE_REFUSED;
-			sst_stream_shutdown(s, now);
-			stream_unref(s, now);
-			return;
-		}
-		sst_service_reply_encode(0, reply, sizeof(reply));
-		stream_write_internal(s, reply, sizeof(reply), SST_FLAG_PUSH | SST_FLAG_MESSAGE);
-		h->stats.streams_accepted++;
-		s->flags &= ~SF_APP_CLOSED;
-		if (h->p.ops != NULL && h->p.ops->accepted != NULL) {
-			h->p.ops->accepted(h->p.ctx, NULL, s, sv->ctx);
-			stream_reoffer_children(s);
-		} else {
-			sst_stream_close(s, now);
-		}
-	}
+	s->flags &= ~SF_CLOSE_OWED;
+	if (stream_peer_legacy(s->peer))
+		sst_sendq_close_alone(&s->tx->q);
+	else
+		sst_sendq_close(&s->tx->q);
+	stream_tx_wake(s);
 }
