@@ -121,6 +121,7 @@ struct worker_chan {
 	/** FINISH offered (sst_stream_chan_close()) since it was last used:
 	 * idle, or retiring. */
 	bool finish_offered;
+	sst_time_t finish_offered_at; /**< when finish_offered was set (FINISH_WAIT) */
 	/** Replaced for its silence: unreachable, so it ends after
 	 * UNREACHABLE_GRACE once retiring. */
 	bool silent;
@@ -348,6 +349,11 @@ static const sst_time_t MOVED_QUIET = SST_NSEC_PER_SEC / 2;
  * unused, without a FINISH that nobody would answer: a flood's state goes
  * soon, and with it the load that keeps cookie-less legacy clients out. */
 static const sst_time_t UNHEARD_IDLE = 10 * SST_NSEC_PER_SEC;
+/* A channel offered for closing by FINISH ends after this long whatever
+ * the peer did: a peer that closed its side after three losses of its own
+ * FINISH, or that vanished, would otherwise leave it open for good (the
+ * offer itself puts nothing in flight for dead-peer detection to see). */
+static const sst_time_t FINISH_WAIT = 10 * SST_NSEC_PER_SEC;
 /* Channels a pass visits in turn besides those with work (sst_worker_poll()). */
 enum { SWEEP_PER_PASS = 16 };
 

@@ -206,9 +206,10 @@ replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 		(wc->exhausted_until != 0 && now >= wc->exhausted_until)) {
 		worker_chan_end_soon(w, wc);
 	} else if (!wc->finish_offered && sst_stream_chan_unused(wc->sc)) {
-		if (sst_stream_chan_close(wc->sc, now) == 0)
+		if (sst_stream_chan_close(wc->sc, now) == 0) {
 			wc->finish_offered = true;
-		else
+			wc->finish_offered_at = now;
+		} else
 			worker_chan_end_soon(w, wc); /* a prototype peer: no FINISH to wait for */
 	}
 }
@@ -245,8 +246,14 @@ idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 		worker_chan_end_soon(w, wc);
 		return;
 	}
+	if (wc->finish_offered && wc->state != CHAN_LINGERING &&
+		now - wc->finish_offered_at >= FINISH_WAIT) {
+		worker_chan_end_soon(w, wc);
+		return;
+	}
 	if (!wc->finish_offered && now - wc->idle_since >= w->p.idle_timeout) {
 		wc->finish_offered = true;
+		wc->finish_offered_at = now;
 		w->stats.channels_idle++;
 		/* A prototype peer has no FINISH: after that long idle, it goes. */
 		if (sst_stream_chan_close(wc->sc, now) < 0)
@@ -260,6 +267,7 @@ worker_chan_close_idle(struct sst_worker *w, struct worker_chan *wc, sst_time_t 
 	if (wc->finish_offered || wc->state == CHAN_ENDING || !sst_stream_chan_unused(wc->sc))
 		return;
 	wc->finish_offered = true;
+	wc->finish_offered_at = now;
 	worker_chan_activate(w, wc);
 	if (sst_stream_chan_close(wc->sc, now) < 0) {
 		/* A prototype peer: no FINISH to wait for. */
@@ -469,6 +477,8 @@ worker_chan_upkeep_expiry(const struct sst_worker *w, const struct worker_chan *
 		t = sst_time_min(t, wc->idle_since + w->p.idle_timeout);
 	if (wc->idle_since != SST_TIME_NEVER && chan_unheard(wc))
 		t = sst_time_min(t, wc->idle_since + UNHEARD_IDLE);
+	if (wc->finish_offered && wc->state != CHAN_LINGERING)
+		t = sst_time_min(t, wc->finish_offered_at + FINISH_WAIT);
 	switch (wc->state) {
 	case CHAN_REPLACE_WANTED:
 		t = sst_time_min(t, wc->replace_not_before);
