@@ -7,6 +7,8 @@
  * next to a normal client (fair shares), and a full peer table (eviction
  * of an idle peer). Real time.
  */
+#include <rte_errno.h>
+
 #include "worker_nodes.h"
 
 /*
@@ -301,6 +303,26 @@ test_idle_peer_evicted_at_max_peers(void)
 	node_fini(&server);
 }
 
+/* Issue 20: a sharded worker (shard_count > 1) needs its inbox rings; one
+ * created without them is refused with -EINVAL, and nothing it set up
+ * on the way is touched again (it crashed in worker_io_fini()). */
+static void
+test_sharded_worker_without_inboxes(void)
+{
+	struct sst_worker_params wp = {.size = sizeof(wp), .pool = pool};
+
+	wp.link = udp_link();
+	CU_ASSERT_FATAL(wp.link != NULL);
+	wp.stream.clone_pool = clones;
+	wp.stream.max_streams = 16;
+	wp.shard_count = 2;
+	wp.shard_index = 0;
+	rte_errno = 0;
+	CU_ASSERT_PTR_NULL(sst_worker_create(&wp));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	sst_link_close(wp.link);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_restart_detected),
 	SST_TEST(test_legacy_restart_detected),
@@ -308,6 +330,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_dead_server_fails_streams),
 	SST_TEST(test_stream_hog_next_to_normal_client),
 	SST_TEST(test_idle_peer_evicted_at_max_peers),
+	SST_TEST(test_sharded_worker_without_inboxes),
 	SST_TEST_END,
 };
 
