@@ -266,6 +266,8 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 		fprintf(stderr, "out of memory\n");
 		return NULL;
 	}
+	if (c->small_pools)
+		pp.cache_size = 0;
 	if (c->legacy && is_aead(c->armor)) {
 		fprintf(stderr, "%s: a legacy (prototype) host has checksum mode only\n", c->name);
 		free(h);
@@ -299,6 +301,7 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.rx_buffer = c->sock_buffer != 0 ? c->sock_buffer : DEFAULT_SOCK_BUFFER;
 	ep.tx_buffer = ep.rx_buffer;
 	ep.mbufs = mbufs;
+	ep.mbuf_cache = c->small_pools ? SST_ENGINE_NO_CACHE : 0;
 	ep.mtu = c->mtu;
 	randombytes_buf(ep.nego.secret, sizeof(ep.nego.secret));
 	/* The prototype sends empty ulp fields: a legacy host advertises

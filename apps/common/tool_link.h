@@ -51,6 +51,7 @@ struct tool_host_conf {
 	const char *cc;		      /**< congestion controller; NULL: newreno */
 	uint32_t workers;	      /**< workers of the host's engine; 0: 1 */
 	uint32_t mbufs;		      /**< packet mbufs of the host; 0: 16383 */
+	bool small_pools;	      /**< pools without per-lcore caches (1 MB each) */
 	uint32_t mtu;		      /**< largest channel packet; 0: the worker's default */
 	sst_time_t idle_timeout;      /**< 0: the worker's default (60 s) */
 	sst_time_t dead_peer_timeout; /**< 0: the worker's default (30 s) */

@@ -20,6 +20,7 @@ enum {
 	CAT_SUBSTREAMS_MAX = 64,
 	CAT_MBUFS = 8191,	   /**< largest size of each packet pool */
 	CAT_STREAM_BUFFERS = 1024, /**< stream buffers each way (max_tx/rx_buffers) */
+	CAT_INITIAL_BUFFERS = 16,  /**< of which the pools start with (initial_buffers) */
 };
 
 struct cat_conf {

@@ -369,16 +369,16 @@ run(const struct cat_conf *c)
 	if (!c->listen)
 		hc.local.addr.family = c->peer.addr.family;
 	/* Largest sizes: the packet pools start with a few hundred mbufs and
-	 * grow to these only under load (sst_pool.h). Stream buffers come
-	 * from fixed pools whose objects are touched as they cycle (70 to 90
-	 * KB each; the pools hand out the one freed last, so only as many as
-	 * were in use at once are ever touched): 1024 each way, for an echo
-	 * service with hundreds of clients at once (with 256, some of 300
-	 * concurrent clients were refused). */
+	 * grow to these only under load (sst_pool.h); so do the stream
+	 * buffers (70 to 90 KB each), from CAT_INITIAL_BUFFERS each way up to
+	 * 1024, for an echo service with hundreds of clients at once (with
+	 * 256, some of 300 concurrent clients were refused). */
 	hc.mbufs = CAT_MBUFS;
 	hc.stream.max_streams = 4096;
 	hc.stream.max_tx_buffers = CAT_STREAM_BUFFERS;
 	hc.stream.max_rx_buffers = CAT_STREAM_BUFFERS;
+	hc.stream.initial_buffers = CAT_INITIAL_BUFFERS;
+	hc.small_pools = true; /* a netcat: a megabyte of caches per pool is not worth it */
 	hc.stream.ops = c->echo ? &cat_echo_stream_ops : &cat_stream_ops;
 	hc.stream.ctx = c->echo ? (void *)echo : (void *)cat;
 	hc.ops = c->echo ? NULL : &cat_worker_ops;
@@ -434,12 +434,12 @@ out:
  * the two packet pools at their largest (an mbuf takes a whole 4 KB page
  * without hugepages: objects may not cross pages), their clones and
  * per-lcore caches, the stream buffers (about 170 KB a sending and
- * receiving pair), and 4 MB per peer: a channel's tables once took that;
- * they now grow from about 2 KB (docs/engine.md, "Scale, measured"), so
- * the 256 MB a listener keeps for 64 peers also holds thousands of small
- * ones (a client has one peer, and briefly a second channel while one is
- * replaced). Lowering it saves the EAL's page records (48 bytes per 4 KB),
- * about 3 MB of RSS.
+ * receiving pair), and what peers need: a channel's tables once took 4 MB
+ * and now grow from about 2 KB (docs/engine.md, "Scale, measured"), so a
+ * megabyte per peer (64 for a listener) plus 32 MB of slack hold
+ * thousands of small ones (a client has one peer, and briefly a second
+ * channel while one is replaced). Every megabyte less saves 12 KB of the
+ * EAL's page records.
  */
 static unsigned int
 eal_memory_mb(const void *conf)
@@ -448,7 +448,7 @@ eal_memory_mb(const void *conf)
 	unsigned int peers = c->listen ? 64 : 2;
 
 	return 2 * CAT_MBUFS / 256 + CAT_MBUFS / 4096 + 3 + CAT_STREAM_BUFFERS * 170 / 1024 +
-	       peers * 4 + 32;
+	       peers + 32;
 }
 
 int

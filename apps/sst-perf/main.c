@@ -510,6 +510,8 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	hc->stream.max_streams = n + 1024;
 	hc->stream.max_tx_buffers = RTE_MIN(buffers, n + 64);
 	hc->stream.max_rx_buffers = RTE_MIN(buffers, n + 64);
+	/* An idle server holds a few buffers; they grow with the load. */
+	hc->stream.initial_buffers = 64;
 	if (small) {
 		hc->stream.send_mbufs = RTE_MIN(RTE_MAX(msg / 2048 + 2, 8u), 64u);
 		hc->stream.rx_pieces = 32;
@@ -565,10 +567,13 @@ run_test(struct tool_net *net, struct perf_client *cl)
 }
 
 /*
- * EAL memory. Without hugepages it is anonymous memory that only costs
- * what is touched, so the estimate is generous: a channel's tables are
- * sized by max_streams and allocated when it is negotiated, where running
- * short would look like a peer that never answers.
+ * EAL memory. Without hugepages only what is touched costs memory, but
+ * the EAL writes a 48-byte record per 4 KB page of it at start (12 MB of
+ * RSS per GB), so the estimate follows the largest sizes of this run: the
+ * packet pools, a few KB of stream-layer state per stream (control block,
+ * SID table entries, channel tables, which grow on demand) and the stream
+ * buffers the mode uses (host_conf_limits()). Running short would look
+ * like a peer that never answers, so each term keeps a margin.
  */
 static unsigned int
 eal_memory_mb(const void *conf)
@@ -576,14 +581,19 @@ eal_memory_mb(const void *conf)
 	const struct perf_conf *c = conf;
 	uint64_t mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
 	uint64_t sides = c->loopback ? 2 : 1;
-	/* mbufs of 2 KB and their clones, and up to 16 KB of stream-layer
-	 * state per stream (control block, buffers, channel tables). */
-	uint64_t mb = 1024 + sides * (mbufs * 5 / 2048 + (uint64_t)c->streams * 16 / 1024);
+	uint64_t buffers = (uint64_t)c->streams + 64;
+	uint64_t mb = 256 + sides * (mbufs * 5 / 2048 + (uint64_t)c->streams * 2 / 1024);
 
 	/* Bulk: a deep send and reassembly buffer (about 60 and 80 KB) per
-	 * stream on each side. */
-	if (c->mode == PERF_BULK || c->mode == PERF_DGRAM || c->server)
-		mb += sides * ((uint64_t)c->streams + 64) * 140 / 1024;
+	 * stream on each side; a server has at most 4096 each way, shallower
+	 * (64 mbufs, 256 pieces: about 30 KB a pair). Small requests and
+	 * responses: a few KB a pair. */
+	if (c->server)
+		mb += RTE_MIN(buffers, 4096u) * 32 / 1024;
+	else if (c->mode == PERF_BULK || c->mode == PERF_DGRAM)
+		mb += sides * buffers * 140 / 1024;
+	else
+		mb += sides * RTE_MIN(buffers, 16384u) * 8 / 1024;
 	return (unsigned int)RTE_MIN(mb, 65536u);
 }
 

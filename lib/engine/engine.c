@@ -47,6 +47,7 @@ struct sst_engine {
 	struct rte_ring *inboxes[SST_WORKERS_MAX];
 	struct engine_worker workers[SST_WORKERS_MAX];
 	char names[SST_WORKERS_MAX][32]; /**< the stream hosts' names */
+	struct sst_shard_map shard;	 /**< who owns which peer: the port's RSS, if known */
 };
 
 static uint64_t tsc_hz;
@@ -61,6 +62,18 @@ sst_engine_now(void)
 	/* Split so that the multiplication cannot overflow. */
 	return (sst_time_t)((c / tsc_hz) * SST_NSEC_PER_SEC +
 			    (c % tsc_hz) * SST_NSEC_PER_SEC / tsc_hz);
+}
+
+/* A port whose RSS we know: the map follows its key, hash types and
+ * redirection table (queue i is worker i's), so the software dispatch
+ * agrees with where the port puts each packet. */
+static void
+shard_map_from_device(struct sst_shard_map *m, const struct sst_link_device_info *info)
+{
+	m->l4 = info->rss_l4;
+	memcpy(m->key, info->rss_key, sizeof(m->key));
+	m->reta_size = info->rss_reta_size;
+	memcpy(m->reta, info->rss_reta, sizeof(m->reta));
 }
 
 static int
@@ -82,6 +95,8 @@ open_links(struct sst_engine *e)
 			return rc;
 		}
 		e->device_ready = true;
+		if (info.rss && info.rss_known)
+			shard_map_from_device(&e->shard, &info);
 		if (info.tx_cksum_offload)
 			e->p.net.tx_cksum_offload = true;
 		if (rte_is_zero_ether_addr(&e->p.net.mac))
@@ -140,6 +155,7 @@ create_workers(struct sst_engine *e)
 			.shard_index = i,
 			.shard_count = e->n,
 			.inboxes = e->inboxes,
+			.shard_map = &e->shard,
 			.nego = e->p.nego,
 			.stream = e->p.stream,
 			.cc = e->p.cc,
@@ -176,6 +192,15 @@ create_workers(struct sst_engine *e)
 	return 0;
 }
 
+/* The per-lcore cache of a worker's pool (sst_engine_params.mbuf_cache). */
+static uint32_t
+pool_cache(const struct sst_engine_params *p)
+{
+	if (p->mbuf_cache == SST_ENGINE_NO_CACHE)
+		return 0;
+	return p->mbuf_cache != 0 ? p->mbuf_cache : 256;
+}
+
 struct sst_engine *
 sst_engine_create(const struct sst_engine_params *p)
 {
@@ -207,7 +232,7 @@ sst_engine_create(const struct sst_engine_params *p)
 			.name = name,
 			.max = e->p.mbufs,
 			.initial = RTE_MIN(e->p.mbufs_initial, e->p.mbufs),
-			.cache_size = 256,
+			.cache_size = pool_cache(&e->p),
 			.data_room = RTE_MBUF_DEFAULT_BUF_SIZE,
 			.socket_id = p->socket_id,
 		};
@@ -232,10 +257,19 @@ sst_engine_create(const struct sst_engine_params *p)
 			rc = -rte_errno;
 		}
 	}
+	sst_shard_map_init(&e->shard, e->n);
 	if (rc == 0)
 		rc = open_links(e);
-	if (rc == 0)
+	if (rc == 0) {
+		/* The hash covers our address and port, as a packet to us
+		 * carries them: a frame link's addresses are the network
+		 * layer's, a socket's the one it was bound to. */
+		bool frames = sst_link_kind(e->workers[0].link) == SST_LINK_FRAMES;
+
+		sst_shard_map_set_local(&e->shard, frames ? &e->p.net.ipv4 : &e->p.local.addr,
+			frames ? &e->p.net.ipv6 : &e->p.local.addr, e->p.local.port);
 		rc = create_workers(e);
+	}
 	if (rc < 0) {
 		sst_engine_destroy(e);
 		rte_errno = -rc;
@@ -295,7 +329,7 @@ sst_engine_local(const struct sst_engine *e, struct sst_net_endpoint *ep)
 uint16_t
 sst_engine_owner(const struct sst_engine *e, const struct sst_net_endpoint *ep)
 {
-	return sst_worker_shard_of(ep, e->n);
+	return sst_shard_owner(&e->shard, ep);
 }
 
 /* Between two passes of worker i, off the packet path: grow the pools it

@@ -29,6 +29,9 @@
 
 struct sst_engine;
 
+/** sst_engine_params.mbuf_cache: pools without a per-lcore cache. */
+#define SST_ENGINE_NO_CACHE UINT32_MAX
+
 /** How to create an engine. Fields left zero take the defaults shown. */
 struct sst_engine_params {
 	uint32_t size;	  /**< sizeof(struct sst_engine_params) */
@@ -68,6 +71,11 @@ struct sst_engine_params {
 	 * growable (sst_pool.h): they start with mbufs_initial and grow
 	 * between passes, so the EAL memory must allow them this size. */
 	uint32_t mbufs;
+	/** Per-lcore cache of each worker's pool, in mbufs; 0: 256;
+	 * SST_ENGINE_NO_CACHE: none. A cache makes allocation cheaper on a
+	 * busy worker but costs its pool a megabyte at once (an array for
+	 * every possible lcore): tools that move little go without. */
+	uint32_t mbuf_cache;
 	uint32_t inbox_size; /**< handoff ring entries per worker; 0: 4096 */
 	int socket_id;	     /**< NUMA socket of the memory; 0 unless set */
 	/** Capture every worker's traffic to "<capture>-w<i>.pcapng"

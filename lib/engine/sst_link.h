@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "sst_shard.h"
 #include "sst_net.h"
 
 enum sst_link_kind {
@@ -67,9 +68,16 @@ struct sst_link_stats {
 /** What a device shared by several links (a DPDK port) offers. */
 struct sst_link_device_info {
 	struct rte_ether_addr mac;
-	bool rss;	       /**< it spreads received flows over the links' queues */
-	bool tx_cksum_offload; /**< it computes IPv4 header and UDP checksums */
-	char err[128];	       /**< why setup failed, one line */
+	bool rss; /**< it spreads received flows over the links' queues */
+	/** With rss: how (sst_shard.h); rss_known false: the device would not
+	 * say, and the engine hands over what lands on the wrong queue. */
+	bool rss_known;
+	bool rss_l4;			       /**< UDP ports hashed with the addresses */
+	uint8_t rss_key[SST_SHARD_KEY_LEN];    /**< the key's first bytes */
+	uint16_t rss_reta_size;		       /**< entries of rss_reta */
+	uint16_t rss_reta[SST_SHARD_RETA_MAX]; /**< redirection table: entry -> queue (link) */
+	bool tx_cksum_offload;		       /**< it computes IPv4 header and UDP checksums */
+	char err[128];			       /**< why setup failed, one line */
 };
 
 /** What a driver implements. */

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "sst_shard.h"
 #include "sst_link.h"
 #include "sst_negotiation.h"
 #include "sst_stream.h"
@@ -62,6 +63,9 @@ struct sst_worker_params {
 	uint16_t shard_index;
 	uint16_t shard_count;
 	struct rte_ring *const *inboxes;
+	/** Which worker owns a peer (sst_shard.h; copied); NULL: the default
+	 * map for shard_count workers (sst_shard_map_init()). */
+	const struct sst_shard_map *shard_map;
 	/** Record what the link receives and sends here (pcapng,
 	 * sst_capture.h); NULL: no capture. The worker does not close it. */
 	struct sst_capture *capture;
@@ -144,11 +148,6 @@ int sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep,
 /** The worker whose sst_worker_poll() is running on this thread, or NULL:
  * for callbacks that serve several workers. */
 struct sst_worker *sst_worker_running(void);
-
-/** Which of the shard_count workers owns traffic to and from a peer at ep
- * before a channel exists (its negotiation; sst_worker_connect() must run
- * there). */
-uint16_t sst_worker_shard_of(const struct sst_net_endpoint *ep, uint16_t shard_count);
 
 /** One pass of the worker loop. */
 void sst_worker_poll(struct sst_worker *w, sst_time_t now);

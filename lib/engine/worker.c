@@ -170,6 +170,11 @@ sst_worker_create(const struct sst_worker_params *p)
 	 * address bytes of ep_to_addr(), not the port. */
 	if (np.rate_prefix == 0)
 		np.rate_prefix = 17;
+	if (p->shard_map != NULL)
+		w->shard = *p->shard_map;
+	else
+		sst_shard_map_init(&w->shard, p->shard_count);
+	w->p.shard_map = NULL; /* the caller's copy may go */
 	if (p->shard_count > 1) {
 		/* Answers to our initiations find their way back to us. */
 		while ((1u << w->steer_bits) < p->shard_count)
@@ -288,7 +293,7 @@ int
 sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum sst_nego_mode mode,
 	sst_time_t now)
 {
-	if (w->p.shard_count > 1 && sst_worker_shard_of(ep, w->p.shard_count) != w->p.shard_index)
+	if (w->p.shard_count > 1 && sst_shard_owner(&w->shard, ep) != w->p.shard_index)
 		return -EXDEV;
 	w->now = now;
 	return worker_connect_to(w, ep, mode, now);

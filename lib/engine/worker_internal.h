@@ -163,6 +163,7 @@ struct worker_chan {
 
 struct sst_worker {
 	struct sst_worker_params p;
+	struct sst_shard_map shard; /**< who owns which peer (p.shard_map, copied) */
 	struct sst_nego_host *nego;
 	struct sst_stream_host *sh;
 	const struct sst_stream_ops *app_ops; /**< the application's stream callbacks */

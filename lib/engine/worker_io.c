@@ -36,34 +36,6 @@ handoff_ep(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, handoff_ep_offset, struct sst_net_endpoint *);
 }
 
-/* The key of Microsoft's RSS verification suite: any fixed key works for
- * software dispatch; a well-known one lets a port's RSS be set to match. */
-static const uint8_t shard_rss_key[40] = {0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41,
-	0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
-	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb3, 0x73, 0xbe, 0xac, 0x01,
-	0xfa};
-
-uint16_t
-sst_worker_shard_of(const struct sst_net_endpoint *ep, uint16_t shard_count)
-{
-	uint32_t tuple[5];
-	uint32_t words;
-
-	if (shard_count <= 1)
-		return 0;
-	/* The address bytes follow the family byte: copy, never load through
-	 * a misaligned pointer. */
-	words = ep->addr.family == SST_NET_IPV6 ? 4 : 1;
-	for (uint32_t i = 0; i < words; i++) {
-		rte_be32_t be;
-
-		memcpy(&be, &ep->addr.bytes[4 * i], sizeof(be));
-		tuple[i] = rte_be_to_cpu_32(be);
-	}
-	tuple[words++] = (uint32_t)ep->port << 16;
-	return (uint16_t)(rte_softrss(tuple, words, shard_rss_key) % shard_count);
-}
-
 /* ---- The network layer's callbacks (frame links) ---- */
 
 static void
@@ -230,11 +202,11 @@ owner_of(const struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_en
 	if (len == 0)
 		return w->p.shard_index; /* dropped and counted where it is */
 	if (b[0] != 0)
-		return sst_worker_shard_of(from, w->p.shard_count);
+		return sst_shard_owner(&w->shard, from);
 	tag = sst_nego_steer_tag(b, len, w->steer_bits);
 	if (tag >= 0 && tag < w->p.shard_count)
 		return (uint16_t)tag;
-	return sst_worker_shard_of(from, w->p.shard_count);
+	return sst_shard_owner(&w->shard, from);
 }
 
 static void

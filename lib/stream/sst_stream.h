@@ -114,13 +114,18 @@ struct sst_stream_host_params {
 	uint32_t max_streams;		/**< control blocks; 0: 65536 */
 	uint32_t max_tx_buffers;	/**< streams sending at once; 0: 4096 */
 	uint32_t max_rx_buffers;	/**< streams receiving at once; 0: 4096 */
-	uint32_t max_sids;		/**< attached SIDs per channel direction; 0: 16384 */
-	uint32_t send_buffer;		/**< bytes a stream may queue; 0: 1 MiB */
-	uint32_t send_mbufs;		/**< mbufs a stream may queue; 0: 1024 */
-	uint32_t rx_window_min;		/**< initial receive window; 0: 65536 */
-	uint32_t rx_window_max;		/**< auto-tuning bound; 0: 4 MiB */
-	uint32_t rx_pieces;		/**< reassembly pieces per stream; 0: 1024 */
-	uint32_t peer_usids;		/**< streams per peer findable by USID; 0: max_streams */
+	/** Buffers of each pool made at creation; the pools grow between
+	 * passes (sst_stream_host_handle_expiry()) when fewer than a quarter
+	 * are free or a stream waits. An idle host then costs a few pages
+	 * instead of one per buffer. 0: all of max_tx/rx_buffers at once. */
+	uint32_t initial_buffers;
+	uint32_t max_sids;	/**< attached SIDs per channel direction; 0: 16384 */
+	uint32_t send_buffer;	/**< bytes a stream may queue; 0: 1 MiB */
+	uint32_t send_mbufs;	/**< mbufs a stream may queue; 0: 1024 */
+	uint32_t rx_window_min; /**< initial receive window; 0: 65536 */
+	uint32_t rx_window_max; /**< auto-tuning bound; 0: 4 MiB */
+	uint32_t rx_pieces;	/**< reassembly pieces per stream; 0: 1024 */
+	uint32_t peer_usids;	/**< streams per peer findable by USID; 0: max_streams */
 	/* Fair shares (docs/robustness.md): one peer holds at most this many
 	 * control blocks, send buffers and receive buffers, so that a peer
 	 * that opens streams and never reads cannot take what the others
@@ -170,6 +175,8 @@ struct sst_stream_host_stats {
 	uint64_t streams_live;	  /**< control blocks in use (the roots excluded) */
 	uint64_t tx_buffers_live; /**< send buffers attached */
 	uint64_t rx_buffers_live; /**< receive buffers attached */
+	uint64_t tx_buffers_made; /**< send buffers the pool holds so far (initial_buffers) */
+	uint64_t rx_buffers_made; /**< receive buffers the pool holds so far */
 	/** Packets the 2007 prototype could not take: Reset (FINISH
 	 * included) and Detach, which abort it, Datagram fragments, which it
 	 * drops, and payloads over SST_SEGMENT_MAX. Normal from SST-DPDK

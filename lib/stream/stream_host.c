@@ -10,8 +10,10 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_mempool.h>
 
 #include "sst_log.h"
+#include "stream_buffers.h"
 #include "stream_host.h"
 #include "stream_life.h"
 #include "stream_service.h"
@@ -32,6 +34,8 @@ host_defaults(struct sst_stream_host_params *p)
 		p->max_tx_buffers = 4096;
 	if (p->max_rx_buffers == 0)
 		p->max_rx_buffers = 4096;
+	if (p->initial_buffers == 0)
+		p->initial_buffers = UINT32_MAX;
 	if (p->max_sids == 0)
 		p->max_sids = 16384;
 	if (p->send_buffer == 0)
@@ -54,14 +58,6 @@ host_defaults(struct sst_stream_host_params *p)
 		p->peer_max_rx_buffers = RTE_MAX(p->max_rx_buffers / 4, 1u);
 	if (p->name == NULL)
 		p->name = "sst";
-}
-
-/* A buffer pool's per-lcore cache: at most 64, and what the mempool
- * allows for n objects (n / 1.5). */
-static unsigned int
-buffer_cache(uint32_t n)
-{
-	return RTE_MIN(64u, n * 2 / 3);
 }
 
 struct sst_stream_host *
@@ -116,10 +112,6 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	h->slab = rte_zmalloc_socket("sst_streams",
 		(size_t)h->p.max_streams * sizeof(struct sst_stream), RTE_CACHE_LINE_SIZE,
 		h->p.socket_id);
-	for (uint32_t i = 0; h->slab != NULL && i < h->p.max_streams; i++) {
-		h->slab[i].link = h->slab_free;
-		h->slab_free = &h->slab[i];
-	}
 	/* One link per control block for each kind of channel queue
 	 * (stream_fifo.h): 8 bytes per stream here instead of 16 bytes per
 	 * stream in every channel. */
@@ -128,18 +120,12 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 			RTE_CACHE_LINE_SIZE, h->p.socket_id);
 	if (h->ctl_next != NULL)
 		h->sidw_next = h->ctl_next + h->p.max_streams;
-	/* A per-lcore cache hands the buffer freed last out first: a server
-	 * whose clients come and go reuses the same few buffers instead of
-	 * touching the whole pool in turn (the pool's ring is FIFO), so its
-	 * memory stays flat. */
 	snprintf(name, sizeof(name), "%s_stx", h->p.name);
-	h->txios = rte_mempool_create(name, h->p.max_tx_buffers, txio,
-		buffer_cache(h->p.max_tx_buffers), 0, NULL, NULL, NULL, NULL, h->p.socket_id,
-		RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	h->txios = stream_buffers_create(
+		name, h->p.max_tx_buffers, txio, h->p.initial_buffers, h->p.socket_id);
 	snprintf(name, sizeof(name), "%s_srx", h->p.name);
-	h->rxios = rte_mempool_create(name, h->p.max_rx_buffers, rxio,
-		buffer_cache(h->p.max_rx_buffers), 0, NULL, NULL, NULL, NULL, h->p.socket_id,
-		RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	h->rxios = stream_buffers_create(
+		name, h->p.max_rx_buffers, rxio, h->p.initial_buffers, h->p.socket_id);
 	if (h->slab == NULL || h->ctl_next == NULL || h->txios == NULL || h->rxios == NULL) {
 		err = h->slab == NULL || h->ctl_next == NULL ? ENOMEM : rte_errno;
 		goto fail;
@@ -173,6 +159,8 @@ sst_stream_host_stats(struct sst_stream_host *h)
 	h->stats.streams_live = h->slab_used;
 	h->stats.tx_buffers_live = h->txios_used;
 	h->stats.rx_buffers_live = h->rxios_used;
+	h->stats.tx_buffers_made = h->txios->populated_size;
+	h->stats.rx_buffers_made = h->rxios->populated_size;
 	return &h->stats;
 }
 
@@ -183,13 +171,16 @@ sst_stream_host_next_expiry(const struct sst_stream_host *h)
 	 * went, as when it is declared dead) are freed here. */
 	if (h->reap != NULL)
 		return 0;
-	return h->rxios_used > 0 ? h->sweep_next : SST_TIME_NEVER;
+	return sst_time_min(
+		stream_buffers_next_growth(h), h->rxios_used > 0 ? h->sweep_next : SST_TIME_NEVER);
 }
 
 void
 sst_stream_host_handle_expiry(struct sst_stream_host *h, sst_time_t now)
 {
 	stream_reap(h, now);
+	if (stream_buffers_next_growth(h) <= now)
+		stream_buffers_grow(h, now);
 	if (h->rxios_used > 0 && h->sweep_next <= now)
 		stream_idle_sweep(h, now);
 }

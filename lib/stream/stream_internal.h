@@ -265,6 +265,7 @@ struct sst_stream_host {
 	const struct stream_upcalls *up; /**< calls up the module order */
 	struct sst_stream *slab;	 /**< max_streams control blocks */
 	struct sst_stream *slab_free;	 /**< free list through link */
+	uint32_t slab_fresh;		 /**< slab[slab_fresh..] never used yet */
 	uint32_t slab_used;
 	uint32_t txios_used, rxios_used; /**< buffers attached (mempool counts include
 					    objects a --no-huge pool never populated) */
@@ -272,6 +273,8 @@ struct sst_stream_host {
 	sst_time_t sweep_next;		 /**< the next pass of the idle sweep starts then */
 	struct rte_mempool *txios;
 	struct rte_mempool *rxios;
+	bool rx_short; /**< a stream found no receive buffer: grow (stream_buffers.h) */
+	sst_time_t buffers_retry_at; /**< the pools failed to grow: not before then */
 	struct stream_service services[STREAM_SERVICES_MAX];
 	struct sst_stream_host_stats stats;
 	uint32_t txio_mbufs, txio_ranges;

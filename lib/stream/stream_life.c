@@ -51,11 +51,16 @@ stream_alloc(struct sst_stream_peer *p, uint32_t flags)
 	struct sst_stream_host *h = p->host;
 	struct sst_stream *s = h->slab_free;
 
-	if (s == NULL) {
+	/* Blocks never used are taken in order only when none was freed, so
+	 * an idle host has touched none of its array. */
+	if (s != NULL) {
+		h->slab_free = s->link;
+	} else if (h->slab_fresh < h->p.max_streams) {
+		s = &h->slab[h->slab_fresh++];
+	} else {
 		h->stats.no_stream++;
 		return NULL;
 	}
-	h->slab_free = s->link;
 	h->slab_used++;
 	memset(s, 0, sizeof(*s));
 	s->peer = p;
@@ -265,6 +270,7 @@ stream_rx_buffers(struct sst_stream *s)
 	}
 	if (rte_mempool_get(h->rxios, &obj) < 0) {
 		h->stats.no_buffer++;
+		h->rx_short = true;
 		return -ENOBUFS;
 	}
 	rx = obj;

@@ -19,6 +19,7 @@
 
 #include "sst_burst.h"
 #include "stream_tx.h"
+#include "stream_buffers.h"
 #include "stream_chan_sids.h"
 #include "stream_ctl.h"
 #include "stream_life.h"
@@ -519,6 +520,8 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	c->next_flush = sst_sched_next(&c->sched) != NULL ? next : SST_TIME_NEVER;
 	stream_idle_sweep(c->peer->host, now);
 	stream_reap(c->peer->host, now);
+	if (stream_buffers_next_growth(c->peer->host) <= now)
+		stream_buffers_grow(c->peer->host, now);
 }
 
 /* An ack-only packet: it carries the window of the stream that last

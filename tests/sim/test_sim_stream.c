@@ -73,6 +73,39 @@ test_buffer_scarcity(void)
 }
 
 /*
+ * Buffer pools that start with 4 buffers each (initial_buffers) and grow
+ * between passes while 200 streams send and receive at once: every stream
+ * completes, the pools grew past their first buffers, and no further than
+ * their largest size. Without growth the pools stay at 4.
+ */
+static void
+test_buffers_grow(void)
+{
+	struct world_params wp;
+	struct world *w;
+
+	world_params_default(&wp, seed);
+	wp.host.max_tx_buffers = 256;
+	wp.host.max_rx_buffers = 256;
+	wp.host.initial_buffers = 4;
+	w = world_create(&wp);
+	for (unsigned int i = 0; i < 200; i++)
+		world_flow_start(w, 10000, 3000, 0);
+	CU_ASSERT_EQUAL(world_run(w, 600 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT_EQUAL(w->flows_done, w->nflows);
+	world_check_done(w);
+	for (int side = 0; side < 2; side++) {
+		const struct sst_stream_host_stats *st = sst_stream_host_stats(w->ep[side].sh);
+
+		printf("\n  side %d: %" PRIu64 " send and %" PRIu64 " receive buffers made", side,
+			st->tx_buffers_made, st->rx_buffers_made);
+		CU_ASSERT(st->tx_buffers_made > 4 && st->tx_buffers_made <= 256);
+		CU_ASSERT(st->rx_buffers_made > 4 && st->rx_buffers_made <= 256);
+	}
+	world_destroy(w);
+}
+
+/*
  * Far more open streams than SIDs: 600 streams stay open on a channel that
  * attaches at most 64 per direction at once. Idle ones are detached to make
  * room; a second round of data on every stream re-attaches them by Attach.
@@ -779,6 +812,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_one_stream),
 	SST_TEST(test_many_streams_clean),
 	SST_TEST(test_buffer_scarcity),
+	SST_TEST(test_buffers_grow),
 	SST_TEST(test_more_streams_than_sids),
 	SST_TEST(test_many_concurrent_streams),
 	SST_TEST(test_impaired),

@@ -166,6 +166,11 @@ ethdev_device_setup(const void *driver_conf, uint16_t nb_links, struct rte_mempo
 	snprintf(info->err, sizeof(info->err), "%s", pi.err);
 	info->mac = pi.mac;
 	info->rss = pi.rss;
+	info->rss_known = pi.rss_known;
+	info->rss_l4 = pi.rss_l4;
+	memcpy(info->rss_key, pi.rss_key, sizeof(info->rss_key));
+	info->rss_reta_size = pi.rss_reta_size;
+	memcpy(info->rss_reta, pi.rss_reta, sizeof(info->rss_reta));
 	info->tx_cksum_offload = pi.tx_cksum_offload;
 	return rc;
 }

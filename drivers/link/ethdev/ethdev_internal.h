@@ -5,10 +5,19 @@
 #ifndef ETHDEV_INTERNAL_H
 #define ETHDEV_INTERNAL_H
 
+#include <rte_ethdev.h>
+
+#include "sst_ethdev.h"
 #include "sst_log.h"
 
 extern int sst_logtype_ethdev;
 
 #define ETHDEV_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_ethdev, "ethdev", fmt, ##__VA_ARGS__)
+
+/* Set the port's RSS key and redirection table to the engine's shard map
+ * and read them back into info (rss_known, rss_key, rss_reta); after the
+ * port started, when info->rss. */
+void ethdev_rss_setup(uint16_t port_id, const struct rte_eth_dev_info *dev, uint16_t nb_queues,
+	struct sst_ethdev_port_info *info);
 
 #endif /* ETHDEV_INTERNAL_H */

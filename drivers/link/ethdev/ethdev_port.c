@@ -205,6 +205,7 @@ sst_ethdev_port_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	rc = rte_eth_dev_start(port_id);
 	if (rc != 0)
 		return setup_fail(info, port_id, rc, "start: %s", rte_strerror(-rc));
+	ethdev_rss_setup(port_id, &dev, conf->nb_queues, info);
 	rte_eth_macaddr_get(port_id, &info->mac);
 	rte_eth_dev_get_mtu(port_id, &info->mtu);
 	ETHDEV_LOG(INFO, "port %u (%s): %u queues, %u/%u descriptors, RSS %s, checksums %s, rx %s",

@@ -22,6 +22,8 @@
 #include <rte_ether.h>
 #include <rte_mempool.h>
 
+#include "sst_shard.h"
+
 /** driver_conf of an "ethdev" link. */
 struct sst_ethdev_link_conf {
 	uint16_t port_id;
@@ -60,9 +62,18 @@ struct sst_ethdev_port_info {
 	uint16_t max_tx_queues;
 	uint16_t nb_rx_desc; /**< per queue, after adjustment */
 	uint16_t nb_tx_desc;
-	uint16_t mtu;	       /**< the port's MTU after setup */
-	bool rss;	       /**< the port spreads received flows over the queues */
-	uint64_t rss_hf;       /**< RTE_ETH_RSS_* hash types enabled */
+	uint16_t mtu;	 /**< the port's MTU after setup */
+	bool rss;	 /**< the port spreads received flows over the queues */
+	uint64_t rss_hf; /**< RTE_ETH_RSS_* hash types enabled */
+	/** With rss: the hash the port was set to, read back from it
+	 * (sst_shard.h): its key's first bytes, whether UDP ports are
+	 * hashed, its redirection table. rss_known is false when the port
+	 * would not say (the engine then hands over what lands elsewhere). */
+	bool rss_known;
+	bool rss_l4;
+	uint8_t rss_key[SST_SHARD_KEY_LEN];
+	uint16_t rss_reta_size;
+	uint16_t rss_reta[SST_SHARD_RETA_MAX];
 	bool tx_cksum_offload; /**< the port computes IPv4 header and UDP checksums */
 	bool rx_cksum_offload; /**< the port checks them (RTE_MBUF_F_RX_*_CKSUM_*) */
 	bool tx_multi_seg;     /**< the port sends chained mbufs */

@@ -386,6 +386,24 @@ run_until_echoed(struct app *server, struct app *clients, int nclients, uint16_t
 	}
 }
 
+/* A client address in 10.0.0.0/24 that the server at server:4433 gives to
+ * its worker 1 (sst_shard.h), so that worker 1 has traffic to send. */
+static struct sst_net_addr
+client_owned_by_worker1(const struct sst_net_addr *server)
+{
+	struct sst_shard_map m;
+	struct sst_net_endpoint client = {.port = 4433};
+
+	sst_shard_map_init(&m, 2);
+	sst_shard_map_set_local(&m, server, NULL, 4433);
+	for (uint8_t b = 2; b < 255; b++) {
+		client.addr = sst_net_addr4(10, 0, 0, b);
+		if (sst_shard_owner(&m, &client) == 1)
+			break;
+	}
+	return client.addr;
+}
+
 /*
  * Two engines of two workers each over a net_ring pair: Ethernet frames
  * through lib/net (ARP first), and a port without RSS, so every packet
@@ -402,7 +420,7 @@ test_frames_over_net_ring(void)
 
 	CU_ASSERT_FATAL(sst_ethdev_ring_pair("engring", 2, &fs.port, &fc.port) == 0);
 	fs.addr = sst_net_addr4(10, 0, 0, 1);
-	fc.addr = sst_net_addr4(10, 0, 0, 2);
+	fc.addr = client_owned_by_worker1(&fs.addr);
 	snprintf(prefix, sizeof(prefix), "/tmp/sst-test-engine-%d", (int)getpid());
 	capture_prefix = prefix;
 	engine_on(&server, "fsrv", true, 2, &fs);

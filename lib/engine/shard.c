@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shard map (sst_shard.h): the Toeplitz hash of RSS, computed as a NIC
+ * does, and the redirection table.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_thash.h>
+
+#include "sst_shard.h"
+
+/* Microsoft's RSS verification key: any fixed key would do for software
+ * dispatch; a well-known one is what most ports start with. */
+const uint8_t sst_shard_default_key[SST_SHARD_KEY_LEN] = {0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e,
+	0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b,
+	0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe,
+	0xac, 0x01, 0xfa};
+
+void
+sst_shard_map_init(struct sst_shard_map *m, uint16_t count)
+{
+	memset(m, 0, sizeof(*m));
+	m->count = count;
+	m->l4 = true;
+	m->reta_size = SST_SHARD_RETA_DEFAULT;
+	for (uint16_t i = 0; i < m->reta_size; i++)
+		m->reta[i] = count > 1 ? i % count : 0;
+	memcpy(m->key, sst_shard_default_key, sizeof(m->key));
+}
+
+void
+sst_shard_map_set_local(struct sst_shard_map *m, const struct sst_net_addr *ipv4,
+	const struct sst_net_addr *ipv6, uint16_t port)
+{
+	memset(&m->local4, 0, sizeof(m->local4));
+	memset(&m->local6, 0, sizeof(m->local6));
+	if (ipv4 != NULL && ipv4->family == SST_NET_IPV4)
+		m->local4 = *ipv4;
+	if (ipv6 != NULL && ipv6->family == SST_NET_IPV6)
+		m->local6 = *ipv6;
+	m->local_port = port;
+}
+
+/* Append the words of an address (network order in memory) to the tuple
+ * in host order, as rte_softrss() takes them. */
+static uint32_t
+put_addr(uint32_t *tuple, uint32_t n, const uint8_t *bytes, uint32_t words)
+{
+	for (uint32_t i = 0; i < words; i++) {
+		rte_be32_t be;
+
+		memcpy(&be, bytes + 4 * i, sizeof(be));
+		tuple[n++] = rte_be_to_cpu_32(be);
+	}
+	return n;
+}
+
+uint32_t
+sst_shard_hash(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
+{
+	bool v6 = peer->addr.family == SST_NET_IPV6;
+	uint32_t words = v6 ? 4 : 1;
+	const struct sst_net_addr *local = v6 ? &m->local6 : &m->local4;
+	uint32_t tuple[9];
+	uint32_t n = 0;
+
+	n = put_addr(tuple, n, peer->addr.bytes, words);
+	n = put_addr(tuple, n, local->bytes, words);
+	if (m->l4)
+		tuple[n++] = (uint32_t)peer->port << 16 | m->local_port;
+	return rte_softrss(tuple, n, m->key);
+}
+
+uint16_t
+sst_shard_owner(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
+{
+	if (m->count <= 1 || m->reta_size == 0)
+		return 0;
+	return m->reta[sst_shard_hash(m, peer) % m->reta_size];
+}

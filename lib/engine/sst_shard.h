@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Which worker of a sharded engine owns a peer (docs/engine.md, "The
+ * engine and sharding"): the worker a NIC's receive-side scaling would
+ * deliver the peer's packets to. A port with RSS hashes each UDP packet's
+ * source and destination addresses and ports with the Toeplitz function
+ * under a 40-byte key and looks the hash's low bits up in its redirection
+ * table (RETA) to choose a queue; worker i owns queue i. The engine
+ * programs the port with this map's key and table (or reads back the
+ * port's own), so the same computation in software names the queue the
+ * NIC chose: packets arrive at their owner and no handoff is needed. A
+ * port without RSS delivers everything to queue 0, and the software
+ * dispatch hands what is not its own to the owner.
+ *
+ * The destination in the hash is our own address and port (the packet was
+ * sent to us): the map holds them, so a peer's owner is the same when its
+ * packets arrive and when we connect to it.
+ */
+#ifndef SST_SHARD_H
+#define SST_SHARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sst_net.h"
+
+enum {
+	SST_SHARD_KEY_LEN = 40,	  /**< Toeplitz key bytes used for IPv4/IPv6 with ports */
+	SST_SHARD_RETA_MAX = 512, /**< largest redirection table */
+	SST_SHARD_RETA_DEFAULT = 128,
+};
+
+/** The key of Microsoft's RSS verification suite, which sst_shard_map_init()
+ * uses and the engine programs into ports with RSS. */
+extern const uint8_t sst_shard_default_key[SST_SHARD_KEY_LEN];
+
+/** How peers are spread over workers. */
+struct sst_shard_map {
+	uint16_t count;	    /**< workers; 0 or 1: everything is worker 0's */
+	bool l4;	    /**< ports hashed with the addresses (the port's UDP RSS) */
+	uint16_t reta_size; /**< entries of reta, a power of two <= SST_SHARD_RETA_MAX */
+	uint16_t reta[SST_SHARD_RETA_MAX]; /**< low bits of the hash -> worker */
+	uint8_t key[SST_SHARD_KEY_LEN];	   /**< Toeplitz key */
+	struct sst_net_addr local4;	   /**< our IPv4 address (family NONE: zeros) */
+	struct sst_net_addr local6;	   /**< our IPv6 address (family NONE: zeros) */
+	uint16_t local_port;		   /**< our UDP port */
+};
+
+/**
+ * A map for @p count workers as software dispatch uses it and as the
+ * engine programs a port: the key of Microsoft's RSS verification suite,
+ * ports hashed, a table of SST_SHARD_RETA_DEFAULT entries dealt out in
+ * turn (entry i to worker i % count), no local addresses (set them with
+ * sst_shard_map_set_local()).
+ */
+void sst_shard_map_init(struct sst_shard_map *m, uint16_t count);
+
+/** Our address of each family (NULL or family NONE: zeros) and port. */
+void sst_shard_map_set_local(struct sst_shard_map *m, const struct sst_net_addr *ipv4,
+	const struct sst_net_addr *ipv6, uint16_t port);
+
+/**
+ * The Toeplitz hash a NIC computes for a UDP packet from @p peer to us:
+ * source address, destination address, then (when m->l4) source and
+ * destination port, under m->key.
+ */
+uint32_t sst_shard_hash(const struct sst_shard_map *m, const struct sst_net_endpoint *peer);
+
+/** The worker that owns @p peer: m->reta[hash % reta_size]. */
+uint16_t sst_shard_owner(const struct sst_shard_map *m, const struct sst_net_endpoint *peer);
+
+#endif /* SST_SHARD_H */

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shard map (lib/engine/shard.c): its hash is the Toeplitz hash a NIC's
+ * RSS computes over a UDP packet from the peer to us, checked against
+ * Microsoft's RSS verification suite (the values every NIC vendor tests
+ * against: IPv4 and IPv6, with and without ports); the owner is the
+ * redirection table's entry for the hash's low bits; the default table
+ * deals workers out in turn and spreads peers over all of them.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sst_shard.h"
+#include "sst_test.h"
+
+struct vector {
+	const char *dst, *src; /* the destination is us, the source the peer */
+	uint16_t dport, sport;
+	uint32_t hash_addrs, hash_ports;
+};
+
+static const struct vector vectors[] = {
+	{"161.142.100.80", "66.9.149.187", 1766, 2794, 0x323e8fc2, 0x51ccc178},
+	{"65.69.140.83", "199.92.111.2", 4739, 14230, 0xd718262a, 0xc626b0ea},
+	{"12.22.207.184", "24.19.198.95", 38024, 12898, 0xd2d0a5de, 0x5c2b394a},
+	{"209.142.163.6", "38.27.205.30", 2217, 48228, 0x82989176, 0xafc7327f},
+	{"202.188.127.2", "153.39.163.191", 1303, 44251, 0x5d1809c5, 0x10e828a2},
+	{"3ffe:2501:200:3::1", "3ffe:2501:200:1fff::7", 1766, 2794, 0x2cc18cd5, 0x40207d3d},
+	{"ff02::1", "3ffe:501:8::260:97ff:fe40:efab", 4739, 14230, 0x0f0c461c, 0xdde51bbf},
+	{"fe80::200:f8ff:fe21:67cf", "3ffe:1900:4545:3:200:f8ff:fe21:67cf", 38024, 44251,
+		0x4b61e985, 0x02d1feef},
+};
+
+static void
+parse(const char *text, struct sst_net_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, text, a->bytes) == 1)
+		a->family = SST_NET_IPV4;
+	else if (inet_pton(AF_INET6, text, a->bytes) == 1)
+		a->family = SST_NET_IPV6;
+}
+
+static void
+test_verification_suite(void)
+{
+	for (size_t i = 0; i < RTE_DIM(vectors); i++) {
+		const struct vector *v = &vectors[i];
+		struct sst_net_addr local;
+		struct sst_net_endpoint peer = {.port = v->sport};
+		struct sst_shard_map m;
+
+		parse(v->dst, &local);
+		parse(v->src, &peer.addr);
+		CU_ASSERT_FATAL(local.family != 0 && peer.addr.family == local.family);
+		sst_shard_map_init(&m, 4);
+		sst_shard_map_set_local(&m, &local, &local, v->dport);
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), v->hash_ports);
+		if (sst_shard_hash(&m, &peer) != v->hash_ports)
+			printf("\n  %s -> %s: %08x, not %08x", v->src, v->dst,
+				sst_shard_hash(&m, &peer), v->hash_ports);
+		m.l4 = false;
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), v->hash_addrs);
+	}
+}
+
+static void
+test_owner_is_the_table_entry(void)
+{
+	struct sst_shard_map m;
+	struct sst_net_endpoint peer;
+
+	parse("66.9.149.187", &peer.addr);
+	peer.port = 2794;
+	sst_shard_map_init(&m, 3);
+	parse("161.142.100.80", &m.local4);
+	m.local_port = 1766;
+	/* 0x51ccc178 % 128 = 0x78 = 120: entry 120 of the table. */
+	CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), 120 % 3);
+	m.reta[120] = 2;
+	CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), 2);
+	/* A port's table of 512 entries: entry 0x178 = 376. */
+	m.reta_size = 512;
+	for (uint16_t i = 0; i < 512; i++)
+		m.reta[i] = i == 376 ? 1 : 0;
+	CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), 1);
+	/* Alone, everything is worker 0's. */
+	sst_shard_map_init(&m, 1);
+	CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), 0);
+}
+
+/* Every worker gets a fair part of many peers. */
+static void
+test_spread(void)
+{
+	struct sst_shard_map m;
+	uint32_t per[4] = {0};
+
+	sst_shard_map_init(&m, 4);
+	parse("10.0.0.1", &m.local4);
+	m.local_port = 4433;
+	for (uint32_t i = 0; i < 4000; i++) {
+		struct sst_net_endpoint peer = {.port = (uint16_t)(10000 + i)};
+		uint16_t owner;
+
+		parse("192.168.1.7", &peer.addr);
+		peer.addr.bytes[3] = (uint8_t)(i % 251);
+		owner = sst_shard_owner(&m, &peer);
+		CU_ASSERT_FATAL(owner < 4);
+		per[owner]++;
+	}
+	for (int k = 0; k < 4; k++)
+		CU_ASSERT(per[k] > 800 && per[k] < 1200);
+}
+
+static const struct sst_test_case cases[] = {
+	SST_TEST(test_verification_suite),
+	SST_TEST(test_owner_is_the_table_entry),
+	SST_TEST(test_spread),
+	SST_TEST_END,
+};
+
+int
+main(void)
+{
+	return sst_test_run("shard", cases);
+}
