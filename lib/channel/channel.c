@@ -15,6 +15,7 @@
 #include "channel_wire.h"
 #include "sst_cc.h"
 #include "sst_mem.h"
+#include "sst_params.h"
 
 /* The channel layer's log type (control events only: the data path counts). */
 RTE_LOG_REGISTER(sst_logtype_channel, sst.channel, NOTICE);
@@ -41,10 +42,11 @@ struct resolved_params {
 static int
 resolve_params(const struct sst_channel_params *p, struct resolved_params *r)
 {
-	if (p == NULL || p->size < sizeof(*p) || p->local_channel == 0 || p->peer_channel == 0 ||
-		p->upper == NULL || p->lower == NULL || p->upper->receive == NULL ||
-		p->upper->acked == NULL || p->upper->lost == NULL || p->upper->ack_due == NULL ||
-		p->upper->event == NULL || p->lower->transmit == NULL || p->pool == NULL)
+	if (p == NULL || !sst_params_size_ok(p->size, sizeof(*p), SST_PARAMS_ANY_LARGER) ||
+		p->local_channel == 0 || p->peer_channel == 0 || p->upper == NULL ||
+		p->lower == NULL || p->upper->receive == NULL || p->upper->acked == NULL ||
+		p->upper->lost == NULL || p->upper->ack_due == NULL || p->upper->event == NULL ||
+		p->lower->transmit == NULL || p->pool == NULL)
 		return -EINVAL;
 	r->replay_window = p->replay_window != 0 ? p->replay_window : DEFAULT_REPLAY_WINDOW;
 	r->tx_log = p->tx_log != 0 ? p->tx_log : DEFAULT_TX_LOG;

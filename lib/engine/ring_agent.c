@@ -15,6 +15,7 @@
 #include <rte_malloc.h>
 
 #include "ring_agent.h"
+#include "sst_params.h"
 
 /* ---- Opening streams ---- */
 
@@ -531,7 +532,8 @@ sst_ring_agent_create(const struct sst_ring_agent_params *p)
 	struct sst_ring_agent_params ap = {0};
 	struct sst_ring_agent *a;
 
-	if (p != NULL && p->size != 0 && p->size < sizeof(*p)) {
+	if (p != NULL && p->size != 0 &&
+		!sst_params_size_ok(p->size, sizeof(*p), SST_PARAMS_ANY_LARGER)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
