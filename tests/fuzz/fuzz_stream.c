@@ -75,19 +75,19 @@ app_forget(struct side *s, struct sst_stream *st)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *st, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *st, void *svc, sst_time_t now)
 {
 	struct side *s = ctx;
 
 	(void)svc;
-	if (parent != NULL && (st = sst_stream_accept_substream(parent)) == NULL)
+	if (parent != NULL && (st = sst_stream_accept_substream(parent, now)) == NULL)
 		return;
 	sst_stream_listen_substream(st, true);
 	app_keep(s, st);
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *st)
+op_readable(void *ctx, struct sst_stream *st, sst_time_t now)
 {
 	struct sst_stream_data d[32];
 	struct rte_mbuf *m;
@@ -102,7 +102,7 @@ op_readable(void *ctx, struct sst_stream *st)
 	}
 	if (ctx != NULL && sst_stream_user(st) == NULL) {
 		/* Now and then datagrams are read as substreams. */
-		struct sst_stream *sub = sst_stream_accept_substream(st);
+		struct sst_stream *sub = sst_stream_accept_substream(st, now);
 
 		if (sub != NULL)
 			app_keep(ctx, sub);
