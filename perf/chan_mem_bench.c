@@ -84,11 +84,12 @@ heap_bytes(void)
 
 /* The application: the server keeps what it accepts; both sides read. */
 static void
-on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sctx)
+on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sctx, sst_time_t at)
 {
 	(void)ctx;
 	(void)parent;
 	(void)sctx;
+	(void)at;
 	for (uint32_t i = 0; i < npairs; i++)
 		if (pairs[i].peer[1] == s->peer)
 			pairs[i].s[1] = s;

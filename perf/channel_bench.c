@@ -79,7 +79,7 @@ struct side {
 
 static struct rte_mempool *pool;
 
-static bool
+static enum sst_channel_rx_verdict
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	bool eliciting = !sst_test_is_ack_only(m);
@@ -88,7 +88,7 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	(void)seq;
 	(void)now;
 	rte_pktmbuf_free(m);
-	return eliciting;
+	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
 static void

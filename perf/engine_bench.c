@@ -59,18 +59,18 @@ sink(struct sst_stream *s, struct side *sd, sst_time_t now)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	(void)svc;
 	(void)parent;
 	if (s != NULL)
-		sink(s, ctx, sst_engine_now());
+		sink(s, ctx, now);
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
-	sink(s, ctx, sst_engine_now());
+	sink(s, ctx, now);
 }
 
 static const struct sst_stream_ops stream_ops = {

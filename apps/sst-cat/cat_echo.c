@@ -136,7 +136,7 @@ pump(struct cat_echo *e, struct echo_stream *st, sst_time_t now)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	struct cat_echo *e = ctx;
 	struct echo_stream *st;
@@ -145,7 +145,7 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 	if (e->closing)
 		return;
 	if (parent != NULL)
-		s = sst_stream_accept_substream(parent);
+		s = sst_stream_accept_substream(parent, now);
 	if (s == NULL)
 		return;
 	if (parent == NULL && e->conf->verbose) {
@@ -156,21 +156,21 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 	}
 	st = track(e, s);
 	if (st != NULL)
-		pump(e, st, tool_now());
+		pump(e, st, now);
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct cat_echo *e = ctx;
 	struct echo_stream *st = sst_stream_user(s);
 
 	if (!e->closing && st != NULL)
-		pump(e, st, tool_now());
+		pump(e, st, now);
 }
 
 static void
-op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct cat_echo *e = ctx;
 	struct echo_stream *st = sst_stream_user(s);
@@ -182,7 +182,7 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 		e->close_pending = true;
 		return;
 	}
-	untrack(e, st, false, tool_now());
+	untrack(e, st, false, now);
 }
 
 const struct sst_stream_ops cat_echo_stream_ops = {

@@ -369,17 +369,16 @@ check_done(struct cat *cat)
 /* ---- Callbacks ---- */
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	struct cat *cat = ctx;
-	sst_time_t now = tool_now();
 
 	(void)svc;
 	if (cat->closing)
 		return;
 	if (parent != NULL) {
 		/* A substream the peer opened: printed like the stream. */
-		s = sst_stream_accept_substream(parent);
+		s = sst_stream_accept_substream(parent, now);
 		if (s != NULL)
 			drain(cat, s, now);
 		return;
@@ -399,29 +398,30 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct cat *cat = ctx;
 
 	if (!cat->closing && !cat->done)
-		drain(cat, s, tool_now());
+		drain(cat, s, now);
 }
 
 static void
-op_writable(void *ctx, struct sst_stream *s)
+op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct cat *cat = ctx;
 
 	(void)s;
 	if (!cat->closing && !cat->done)
-		pump_input(cat, tool_now());
+		pump_input(cat, now);
 }
 
 static void
-op_connected(void *ctx, struct sst_stream *s, int err)
+op_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct cat *cat = ctx;
 
+	(void)now;
 	if (cat->closing || s != cat->s)
 		return;
 	if (err != 0) {
@@ -433,10 +433,11 @@ op_connected(void *ctx, struct sst_stream *s, int err)
 }
 
 static void
-op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct cat *cat = ctx;
 
+	(void)now;
 	if (cat->closing)
 		return;
 	if (s == cat->in_read) {

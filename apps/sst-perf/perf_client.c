@@ -322,7 +322,6 @@ streams_all_answered(struct perf_client *cl, sst_time_t now)
 	tool_host_counters(cl->h, &c);
 	cl->peak_live = c.streams_live;
 	cl->shutting = true;
-	(void)now;
 }
 
 /* streams mode: end the streams a batch per pass, as they were opened. */
@@ -555,7 +554,7 @@ flow_readable(struct perf_client *cl, struct cli_flow *f, sst_time_t now)
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct perf_client *cl = ctx;
 	struct cli_flow *f = sst_stream_user(s);
@@ -563,17 +562,18 @@ op_readable(void *ctx, struct sst_stream *s)
 	if (cl->closing || cl->phase == CP_DONE)
 		return;
 	if (s == cl->ctl)
-		control_readable(cl, tool_now());
+		control_readable(cl, now);
 	else if (f != NULL)
-		flow_readable(cl, f, tool_now());
+		flow_readable(cl, f, now);
 }
 
 static void
-op_writable(void *ctx, struct sst_stream *s)
+op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct perf_client *cl = ctx;
 	struct cli_flow *f = sst_stream_user(s);
 
+	(void)now;
 	if (cl->closing || f == NULL || !f->blocked)
 		return;
 	f->blocked = false;
@@ -581,10 +581,11 @@ op_writable(void *ctx, struct sst_stream *s)
 }
 
 static void
-op_connected(void *ctx, struct sst_stream *s, int err)
+op_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct perf_client *cl = ctx;
 
+	(void)now;
 	if (cl->closing || cl->phase == CP_DONE)
 		return;
 	/* A stream whose sst_stream_connect() failed may still be reported. */
@@ -613,11 +614,10 @@ flow_closed(struct perf_client *cl, struct cli_flow *f, enum sst_stream_end why,
 }
 
 static void
-op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct perf_client *cl = ctx;
 	struct cli_flow *f = sst_stream_user(s);
-	sst_time_t now = tool_now();
 
 	if (cl->closing || cl->phase == CP_DONE || defer_close(cl, s, why))
 		return;

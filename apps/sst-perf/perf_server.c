@@ -323,10 +323,9 @@ serve_control(struct perf_server *sv, sst_time_t now)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	struct perf_server *sv = ctx;
-	sst_time_t now = tool_now();
 	struct srv_flow *f;
 
 	if (sv->closing)
@@ -378,7 +377,7 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct perf_server *sv = ctx;
 	struct srv_flow *f = sst_stream_user(s);
@@ -386,23 +385,22 @@ op_readable(void *ctx, struct sst_stream *s)
 	if (sv->closing)
 		return;
 	if (s == sv->ctl)
-		serve_control(sv, tool_now());
+		serve_control(sv, now);
 	else if (f != NULL)
-		serve_data(sv, f, tool_now());
+		serve_data(sv, f, now);
 }
 
 static void
-op_writable(void *ctx, struct sst_stream *s)
+op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
-	op_readable(ctx, s);
+	op_readable(ctx, s, now);
 }
 
 static void
-op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct perf_server *sv = ctx;
 	struct srv_flow *f = sst_stream_user(s);
-	sst_time_t now = tool_now();
 
 	if (sv->closing)
 		return;

@@ -15,6 +15,7 @@
 #include "channel_wire.h"
 #include "sst_cc.h"
 #include "sst_mem.h"
+#include "sst_params.h"
 
 /* The channel layer's log type (control events only: the data path counts). */
 RTE_LOG_REGISTER(sst_logtype_channel, sst.channel, NOTICE);
@@ -41,10 +42,11 @@ struct resolved_params {
 static int
 resolve_params(const struct sst_channel_params *p, struct resolved_params *r)
 {
-	if (p == NULL || p->size < sizeof(*p) || p->local_channel == 0 || p->peer_channel == 0 ||
-		p->upper == NULL || p->lower == NULL || p->upper->receive == NULL ||
-		p->upper->acked == NULL || p->upper->lost == NULL || p->upper->ack_due == NULL ||
-		p->upper->event == NULL || p->lower->transmit == NULL || p->pool == NULL)
+	if (p == NULL || !sst_params_size_ok(p->size, sizeof(*p), SST_PARAMS_ANY_LARGER) ||
+		p->local_channel == 0 || p->peer_channel == 0 || p->upper == NULL ||
+		p->lower == NULL || p->upper->receive == NULL || p->upper->acked == NULL ||
+		p->upper->lost == NULL || p->upper->ack_due == NULL || p->upper->event == NULL ||
+		p->lower->transmit == NULL || p->pool == NULL)
 		return -EINVAL;
 	r->replay_window = p->replay_window != 0 ? p->replay_window : DEFAULT_REPLAY_WINDOW;
 	r->tx_log = p->tx_log != 0 ? p->tx_log : DEFAULT_TX_LOG;
@@ -243,12 +245,6 @@ sst_channel_mtu(const struct sst_channel *ch)
 	return ch->mtu;
 }
 
-void
-sst_channel_refuse(struct sst_channel *ch)
-{
-	ch->rx_refused = true;
-}
-
 uint64_t
 sst_channel_next_seq(const struct sst_channel *ch)
 {
@@ -296,21 +292,23 @@ channel_loss_delay(const struct sst_channel *ch)
 static void
 txlog_acked(void *ctx, uint64_t seq, const struct sst_txlog_entry *e)
 {
-	struct sst_channel *ch = ctx;
+	const struct channel_txlog_call *call = ctx;
+	struct sst_channel *ch = call->ch;
 
 	ch->stats.acked++;
-	ch->upper->acked(ch->upper_ctx, seq, e->cookie, ch->now);
+	ch->upper->acked(ch->upper_ctx, seq, e->cookie, call->now);
 }
 
 static void
 txlog_lost(void *ctx, uint64_t seq, const struct sst_txlog_entry *e)
 {
-	struct sst_channel *ch = ctx;
+	const struct channel_txlog_call *call = ctx;
+	struct sst_channel *ch = call->ch;
 
 	ch->stats.lost++;
 	if (e->ack_eliciting) {
 		struct sst_cc_loss_event ev = {
-			.now = ch->now,
+			.now = call->now,
 			.seq = seq,
 			.bytes = e->bytes,
 			.largest_sent = ch->txlog->next_seq - 1,
@@ -319,7 +317,7 @@ txlog_lost(void *ctx, uint64_t seq, const struct sst_txlog_entry *e)
 
 		sst_cc_on_loss(&ch->cc, &ev);
 	}
-	ch->upper->lost(ch->upper_ctx, seq, e->cookie, ch->now);
+	ch->upper->lost(ch->upper_ctx, seq, e->cookie, call->now);
 }
 
 const struct sst_txlog_events channel_txlog_events = {
@@ -351,12 +349,12 @@ sst_channel_next_expiry(const struct sst_channel *ch)
 void
 sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 {
+	struct channel_txlog_call call = {.ch = ch, .now = now};
 	struct sst_txlog_events ev = channel_txlog_events;
 
 	if (ch->failed)
 		return;
-	ev.ctx = ch;
-	ch->now = now;
+	ev.ctx = &call;
 	if (sst_txlog_loss_time(ch->txlog, channel_loss_delay(ch)) <= now)
 		sst_txlog_detect_lost(ch->txlog, now, channel_loss_delay(ch), &ev);
 	if (rto_deadline(ch) <= now) {

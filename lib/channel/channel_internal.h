@@ -37,7 +37,6 @@ struct sst_channel {
 	uint8_t peer_channel;
 	bool failed;
 	bool replace_reported;
-	bool rx_refused; /**< the upper layer refused the packet it is given */
 
 	/* Sequence-space management. */
 	uint64_t seq_limit;  /**< first number we may not use */
@@ -57,9 +56,6 @@ struct sst_channel {
 	sst_time_t rto_start; /**< when the retransmission timer started; NEVER: off */
 	struct sst_cc cc;
 	struct sst_pacer pacer;
-
-	/* The time of the call in progress, for the tx log's callbacks. */
-	sst_time_t now;
 
 	struct sst_channel_stats stats;
 };
@@ -100,7 +96,14 @@ sst_time_t channel_loss_delay(const struct sst_channel *ch);
 /** Recompute the pacing rate after the window or the RTT changed. */
 void channel_update_pacing(struct sst_channel *ch, sst_time_t now);
 
-/** The tx log's callbacks into the channel (ctx = the channel). */
+/** The context of the tx log's callbacks: the channel and the time of the
+ * call that makes the log report (neither keeps a time of its own). */
+struct channel_txlog_call {
+	struct sst_channel *ch;
+	sst_time_t now;
+};
+
+/** The tx log's callbacks into the channel (ctx = a struct channel_txlog_call). */
 extern const struct sst_txlog_events channel_txlog_events;
 
 #endif /* CHANNEL_INTERNAL_H */

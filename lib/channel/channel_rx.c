@@ -48,11 +48,12 @@ drop(struct rte_mbuf *m, uint64_t *counter)
 static void
 process_ack(struct sst_channel *ch, uint64_t ack_seq, uint8_t ack_count, sst_time_t now)
 {
+	struct channel_txlog_call call = {.ch = ch, .now = now};
 	struct sst_txlog_events ev = channel_txlog_events;
 	struct sst_txlog_ack_result res;
 	uint64_t from = ack_seq >= ack_count ? ack_seq - ack_count : 0;
 
-	ev.ctx = ch;
+	ev.ctx = &call;
 	sst_txlog_ack(ch->txlog, from, ack_seq, now, channel_loss_delay(ch), &ev, &res);
 	if (res.covers_skipped) {
 		/* The peer acknowledged a number we never sent: it acks what
@@ -92,7 +93,7 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	uint8_t raw[SST_CHAN_HDR_LEN];
 	const uint8_t *p;
 	uint64_t ack_seq, prev_highest;
-	bool eliciting;
+	enum sst_channel_rx_verdict verdict;
 
 	if (sst_replay_check(ch->replay, seq) != SST_REPLAY_NEW) {
 		drop(m, &ch->stats.rx_duplicate);
@@ -122,19 +123,17 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 		ch->upper->ack_due(ch->upper_ctx, now);
 	ch->stats.rx_bytes += rte_pktmbuf_pkt_len(m) + ch->crypto->trailer_len;
 	rte_pktmbuf_adj(m, SST_CHAN_HDR_LEN);
-	ch->rx_refused = false;
-	eliciting = ch->upper->receive(ch->upper_ctx, m, seq, now);
-	if (ch->rx_refused) {
+	verdict = ch->upper->receive(ch->upper_ctx, m, seq, now);
+	if (verdict == SST_CHANNEL_RX_REFUSE) {
 		/* Paper 4.2.4: acknowledgments are definitive, so a packet the
 		 * upper layer could not buffer is left out of the replay window
 		 * and the ack words: the sender will see it lost. */
-		ch->rx_refused = false;
 		ch->stats.rx_refused++;
 		return true;
 	}
 	sst_replay_update(ch->replay, seq);
 	ch->stats.rx_packets++;
-	ch->ack_record(&ch->ackgen, seq, prev_highest, eliciting, now);
+	ch->ack_record(&ch->ackgen, seq, prev_highest, verdict == SST_CHANNEL_RX_NEEDS_ACK, now);
 	/* One ack word covers at most 16 packets; a longer unacknowledged run
 	 * (a burst arriving at once) is acknowledged before it outgrows it. */
 	if (sst_ackgen_unacked(&ch->ackgen) > SST_CHAN_ACKCT_MAX)
@@ -208,7 +207,6 @@ sst_channel_receive(struct sst_channel *ch, struct rte_mbuf **pkts, uint16_t n, 
 {
 	uint16_t delivered = 0;
 
-	ch->now = now;
 	for (uint16_t done = 0; done < n;) {
 		uint16_t chunk = RTE_MIN(n - done, SST_MAX_BURST);
 

@@ -52,7 +52,8 @@ prepend_header(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, uint64_
  * number still ends exactly once. This is local, not congestion, so the
  * controller does not hear of it. */
 static void
-abandon(struct sst_channel *ch, uint64_t seq, struct rte_mbuf *m, uint64_t *seqs_out, uint16_t n)
+abandon(struct sst_channel *ch, uint64_t seq, struct rte_mbuf *m, uint64_t *seqs_out, uint16_t n,
+	sst_time_t now)
 {
 	struct sst_txlog_entry e;
 
@@ -64,7 +65,7 @@ abandon(struct sst_channel *ch, uint64_t seq, struct rte_mbuf *m, uint64_t *seqs
 				seqs_out[i] = 0;
 	if (sst_txlog_withdraw(ch->txlog, seq, &e)) {
 		ch->stats.lost++;
-		ch->upper->lost(ch->upper_ctx, seq, e.cookie, ch->now);
+		ch->upper->lost(ch->upper_ctx, seq, e.cookie, now);
 	}
 }
 
@@ -76,13 +77,13 @@ abandon(struct sst_channel *ch, uint64_t seq, struct rte_mbuf *m, uint64_t *seqs
  * that keeps a record per packet would otherwise wait for them forever.
  */
 static void
-refuse_unnumbered(
-	struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cookies, uint16_t n)
+refuse_unnumbered(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cookies,
+	uint16_t n, sst_time_t now)
 {
 	rte_pktmbuf_free_bulk(pkts, n);
 	ch->stats.tx_unnumbered += n;
 	for (uint16_t i = 0; cookies != NULL && i < n; i++)
-		ch->upper->lost(ch->upper_ctx, 0, cookies[i], ch->now);
+		ch->upper->lost(ch->upper_ctx, 0, cookies[i], now);
 }
 
 /* Make the next number usable: skip it first if the skip schedule says so.
@@ -127,7 +128,7 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 		if (!number_available(ch)) {
 			/* Full or exhausted: these were never numbered. */
 			refuse_unnumbered(
-				ch, pkts + i, cookies != NULL ? cookies + i : NULL, n - i);
+				ch, pkts + i, cookies != NULL ? cookies + i : NULL, n - i, now);
 			break;
 		}
 		/* The receive window cannot change during a send burst, so one
@@ -142,7 +143,7 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 			seqs_out[i] = seq;
 		m = prepend_header(ch, m, seq, ack_seq, ack_count);
 		if (m == NULL) {
-			abandon(ch, seq, pkts[i], seqs_out, n);
+			abandon(ch, seq, pkts[i], seqs_out, n, now);
 			continue;
 		}
 		burst[count] = m;
@@ -152,7 +153,7 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 
 	sealed = ch->crypto->seal_burst(ch->crypto_session, burst, seqs, count, ch->pool);
 	for (uint16_t i = sealed; i < count; i++)
-		abandon(ch, seqs[i], burst[i], seqs_out, n);
+		abandon(ch, seqs[i], burst[i], seqs_out, n, now);
 
 	for (uint16_t i = 0; i < sealed; i++) {
 		uint32_t bytes = rte_pktmbuf_pkt_len(burst[i]);
@@ -185,9 +186,8 @@ sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t
 {
 	uint16_t sent = 0;
 
-	ch->now = now;
 	if (ch->failed) {
-		refuse_unnumbered(ch, pkts, cookies, n);
+		refuse_unnumbered(ch, pkts, cookies, n, now);
 		return 0;
 	}
 	for (uint16_t done = 0; done < n;) {
@@ -215,8 +215,7 @@ sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,
 	if (ch->failed || n == 0 || n > SST_MAX_BURST ||
 		sst_txlog_reserve(log, (uint32_t)n + 1) < 0 ||
 		log->next_seq + n > channel_data_limit(ch)) {
-		ch->now = now;
-		refuse_unnumbered(ch, pkts, cookies, n);
+		refuse_unnumbered(ch, pkts, cookies, n, now);
 		return 0;
 	}
 	/* The receiver tells the fragments of one datagram by their

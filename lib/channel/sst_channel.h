@@ -51,15 +51,31 @@ enum sst_channel_event {
 	SST_CHANNEL_EV_FAILED,
 };
 
+/** What the layer above did with a packet sst_channel_upper.receive() gave it. */
+enum sst_channel_rx_verdict {
+	/** Taken; nothing in it asks for a prompt acknowledgment (an ack-only packet). */
+	SST_CHANNEL_RX_ACCEPT = 0,
+	/** Taken, and it asks to be acknowledged promptly (stream data or control). */
+	SST_CHANNEL_RX_NEEDS_ACK,
+	/**
+	 * Not taken: the layer above could not process or buffer it. The
+	 * channel leaves it out of the replay window and the acknowledgments,
+	 * as if it never arrived (paper 4.2.4: acknowledgments are definitive),
+	 * so the sender sees it lost and resends its data.
+	 */
+	SST_CHANNEL_RX_REFUSE,
+};
+
 /** The layer above (the stream layer), called from inside channel functions. */
 struct sst_channel_upper {
 	/**
 	 * An authenticated packet arrived. The mbuf starts at the stream
-	 * header (the channel header and trailer are gone); ownership passes.
-	 * @return true when the packet asks to be acknowledged promptly (it
-	 * carried stream data or control), false for an ack-only packet.
+	 * header (the channel header and trailer are gone); ownership passes,
+	 * whatever the verdict.
+	 * @return what became of the packet (enum sst_channel_rx_verdict).
 	 */
-	bool (*receive)(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
+	enum sst_channel_rx_verdict (*receive)(
+		void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
 	/* acked() and lost() must not send on the channel: they run inside
 	 * the channel's own processing; queue the work and send afterwards. */
 	/** The packet sent under seq (tagged cookie at send time) arrived. */
@@ -249,14 +265,6 @@ sst_time_t sst_channel_next_expiry(const struct sst_channel *ch);
 
 /** Run the timers due by now: delayed ack, loss detection, retransmission timeout. */
 void sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now);
-
-/**
- * Called from inside upper->receive(): the packet being delivered is not
- * acknowledged and stays out of the replay window, as if it never arrived,
- * because the upper layer could not process or buffer it (paper 4.2.4: the
- * channel's acknowledgments are definitive). The sender sees it lost.
- */
-void sst_channel_refuse(struct sst_channel *ch);
 
 /** The lowest sequence number the next packet sent can get (a skip may
  * make it higher). */

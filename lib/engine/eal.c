@@ -19,6 +19,7 @@
 
 #include "sst_eal.h"
 #include "sst_log.h"
+#include "sst_params.h"
 
 RTE_LOG_REGISTER(sst_logtype_eal, sst.eal, NOTICE);
 #define EAL_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_eal, "EAL", fmt, ##__VA_ARGS__)
@@ -100,7 +101,8 @@ sst_eal_init(int argc, char **argv, const struct sst_eal_opts *opts)
 
 	if (opts == NULL)
 		opts = &none;
-	if (argc < 1 || argv == NULL || argv[0] == NULL || opts->size < sizeof(*opts))
+	if (argc < 1 || argv == NULL || argv[0] == NULL ||
+		!sst_params_size_ok(opts->size, sizeof(*opts), SST_PARAMS_ANY_LARGER))
 		return eal_fail(EINVAL);
 	/* Before the static vector is rebuilt: the EAL may still point into it. */
 	if (eal_up)

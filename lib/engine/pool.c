@@ -30,6 +30,7 @@
 #include <rte_mempool.h>
 #include <rte_spinlock.h>
 
+#include "sst_params.h"
 #include "sst_pool.h"
 
 enum {
@@ -260,8 +261,8 @@ sst_pool_create(const struct sst_pool_params *p)
 	uint32_t initial;
 	int rc;
 
-	if (p == NULL || p->size < sizeof(*p) || p->name == NULL || p->max == 0 ||
-		p->initial > p->max ||
+	if (p == NULL || !sst_params_size_ok(p->size, sizeof(*p), SST_PARAMS_ANY_LARGER) ||
+		p->name == NULL || p->max == 0 || p->initial > p->max ||
 		RTE_ALIGN(p->priv_size, RTE_MBUF_PRIV_ALIGN) != p->priv_size) {
 		rte_errno = EINVAL;
 		return NULL;

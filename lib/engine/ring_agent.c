@@ -15,6 +15,7 @@
 #include <rte_malloc.h>
 
 #include "ring_agent.h"
+#include "sst_params.h"
 
 /* ---- Opening streams ---- */
 
@@ -298,11 +299,12 @@ slot_of(struct sst_ring_agent *a, struct sst_stream *s)
 }
 
 static void
-on_connected(void *ctx, struct sst_stream *s, int err)
+on_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct ring_slot *sl = sst_stream_user(s);
 
 	RTE_SET_USED(ctx);
+	RTE_SET_USED(now);
 	if (sl == NULL || !(sl->flags & SLOT_F_CONNECT))
 		return;
 	sl->conn_err = err;
@@ -351,7 +353,8 @@ accept_top(struct sst_ring_agent *a, struct sst_stream *s, struct ring_service *
  * reading substreams as datagrams stay queued until complete.
  */
 static void
-on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *service_ctx)
+on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *service_ctx,
+	sst_time_t now)
 {
 	struct sst_ring_agent *a = ctx;
 	struct ring_slot *psl, *sl = NULL;
@@ -371,7 +374,7 @@ on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *se
 			psl->c->w.st.accept_drops++;
 	}
 	if (sl == NULL) {
-		refuse(a, sst_stream_accept_substream(parent));
+		refuse(a, sst_stream_accept_substream(parent, now));
 		return;
 	}
 	sl->mode = psl->mode;
@@ -379,7 +382,7 @@ on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *se
 	ring_owe(sl, RING_OWE_ACCEPTED);
 	frame = (struct ring_accepting){.s = s, .slot = sl, .prev = a->accepting};
 	a->accepting = &frame;
-	got = sst_stream_accept_substream(parent);
+	got = sst_stream_accept_substream(parent, now);
 	a->accepting = frame.prev;
 	if (got == NULL) {
 		sl->state = SLOT_ENDED;
@@ -394,31 +397,34 @@ on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *se
 }
 
 static void
-on_readable(void *ctx, struct sst_stream *s)
+on_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct ring_slot *sl = sst_stream_user(s);
 
 	RTE_SET_USED(ctx);
+	RTE_SET_USED(now);
 	if (sl != NULL)
 		ring_owe(sl, RING_OWE_READ);
 }
 
 static void
-on_writable(void *ctx, struct sst_stream *s)
+on_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct ring_slot *sl = sst_stream_user(s);
 
 	RTE_SET_USED(ctx);
+	RTE_SET_USED(now);
 	if (sl != NULL && sl->fifo_count > 0)
 		ring_tx_push(sl);
 }
 
 static void
-on_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+on_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct ring_slot *sl = sst_stream_user(s);
 
 	RTE_SET_USED(ctx);
+	RTE_SET_USED(now);
 	if (sl == NULL)
 		return;
 	sl->why = (uint16_t)why;
@@ -531,7 +537,8 @@ sst_ring_agent_create(const struct sst_ring_agent_params *p)
 	struct sst_ring_agent_params ap = {0};
 	struct sst_ring_agent *a;
 
-	if (p != NULL && p->size != 0 && p->size < sizeof(*p)) {
+	if (p != NULL && p->size != 0 &&
+		!sst_params_size_ok(p->size, sizeof(*p), SST_PARAMS_ANY_LARGER)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}

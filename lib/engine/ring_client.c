@@ -14,6 +14,7 @@
 #include <rte_malloc.h>
 
 #include "ring_internal.h"
+#include "sst_params.h"
 
 /* Ring names must be unique in the process. */
 static _Atomic uint32_t ring_serial;
@@ -40,7 +41,8 @@ sst_ring_client_create(struct sst_ring_agent *a, const struct sst_ring_client_pa
 	uint32_t serial, accepted;
 	int sock;
 
-	if (a == NULL || (p != NULL && p->size != 0 && p->size < sizeof(*p))) {
+	if (a == NULL || (p != NULL && p->size != 0 &&
+				 !sst_params_size_ok(p->size, sizeof(*p), SST_PARAMS_ANY_LARGER))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}

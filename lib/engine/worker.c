@@ -37,55 +37,55 @@ chan_of(const struct sst_stream_chan *sc)
 }
 
 static void
-on_connected(void *ctx, struct sst_stream *s, int err)
+on_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 
 	if (w->app_ops->connected != NULL)
-		w->app_ops->connected(w->app_ctx, s, err);
+		w->app_ops->connected(w->app_ctx, s, err, now);
 }
 
 static void
-on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 
 	if (w->app_ops->accepted != NULL)
-		w->app_ops->accepted(w->app_ctx, parent, s, svc);
+		w->app_ops->accepted(w->app_ctx, parent, s, svc, now);
 }
 
 static void
-on_readable(void *ctx, struct sst_stream *s)
+on_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 
 	if (w->app_ops->readable != NULL)
-		w->app_ops->readable(w->app_ctx, s);
+		w->app_ops->readable(w->app_ctx, s, now);
 }
 
 static void
-on_writable(void *ctx, struct sst_stream *s)
+on_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 
 	if (w->app_ops->writable != NULL)
-		w->app_ops->writable(w->app_ctx, s);
+		w->app_ops->writable(w->app_ctx, s, now);
 }
 
 static void
-on_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+on_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 
 	if (w->app_ops->closed != NULL)
-		w->app_ops->closed(w->app_ctx, s, why);
+		w->app_ops->closed(w->app_ctx, s, why, now);
 }
 
 /* A failed channel goes (its streams wait for the next one to the peer);
  * one that asks for replacement gets it at the end of this poll
  * (replace_check()), outside the channel that is calling us. */
 static void
-on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev)
+on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 	struct worker_chan *wc = chan_of(c);
@@ -98,7 +98,7 @@ on_channel_event(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev
 			worker_chan_replace_asked(w, wc);
 	}
 	if (w->app_ops->channel_event != NULL)
-		w->app_ops->channel_event(w->app_ctx, c, ev);
+		w->app_ops->channel_event(w->app_ctx, c, ev, now);
 }
 
 /* The stream layer queued work on c: visit it in this pass. */
@@ -113,7 +113,7 @@ on_channel_pending(void *ctx, struct sst_stream_chan *c)
 }
 
 static void
-on_channel_closed(void *ctx, struct sst_stream_chan *c)
+on_channel_closed(void *ctx, struct sst_stream_chan *c, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 	struct worker_chan *wc = chan_of(c);
@@ -121,7 +121,7 @@ on_channel_closed(void *ctx, struct sst_stream_chan *c)
 	if (wc != NULL)
 		worker_chan_end_soon(w, wc);
 	if (w->app_ops->channel_closed != NULL)
-		w->app_ops->channel_closed(w->app_ctx, c);
+		w->app_ops->channel_closed(w->app_ctx, c, now);
 }
 
 /* ---- The worker ---- */

@@ -34,6 +34,7 @@
 #include "nego_internal.h"
 #include "sst_error.h"
 #include "sst_log.h"
+#include "sst_params.h"
 #include "sst_xdr.h"
 
 RTE_LOG_REGISTER(sst_logtype_nego, sst.nego, NOTICE);
@@ -70,7 +71,7 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 	uint32_t load_high, load_low;
 	uint64_t n;
 
-	if (p == NULL || p->size == 0 || p->size > sizeof(*p) || p->ops == NULL ||
+	if (p == NULL || !sst_params_size_ok(p->size, 1, sizeof(*p)) || p->ops == NULL ||
 		p->ops->transmit == NULL || p->ops->chan_alloc == NULL ||
 		p->ops->chan_free == NULL || p->ops->established == NULL)
 		return -EINVAL;
@@ -119,7 +120,7 @@ sst_nego_host_size(const struct sst_nego_host_params *user)
 
 	/* Fields past the caller's size (an older caller) read as zero:
 	 * their defaults, as in sst_nego_host_init(). */
-	if (user == NULL || user->size == 0 || user->size > sizeof(p)) {
+	if (user == NULL || !sst_params_size_ok(user->size, 1, sizeof(p))) {
 		rte_errno = EINVAL;
 		return 0;
 	}
@@ -172,7 +173,7 @@ sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *u
 	struct nego_layout l;
 	int rc;
 
-	if (h == NULL || user == NULL || user->size == 0 || user->size > sizeof(p))
+	if (h == NULL || user == NULL || !sst_params_size_ok(user->size, 1, sizeof(p)))
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
 	memcpy(&p, user, user->size);

@@ -17,6 +17,7 @@
 
 #include "nego_secure.h"
 #include "sst_error.h"
+#include "sst_params.h"
 
 /* The wire codes of spec 3.1 are the enum values; keep them so. */
 static_assert(
@@ -136,8 +137,9 @@ sst_secure_suites_default(struct sst_secure_config *cfg, bool aes_hw, bool allow
 int
 sst_secure_config_check(const struct sst_secure_config *cfg, bool responder)
 {
-	if (cfg == NULL || cfg->size != sizeof(*cfg) || cfg->random == NULL || cfg->nsuites == 0 ||
-		cfg->nsuites > SST_SECURE_SUITES_MAX || (responder && cfg->identity == NULL))
+	if (cfg == NULL || !sst_params_size_ok(cfg->size, sizeof(*cfg), sizeof(*cfg)) ||
+		cfg->random == NULL || cfg->nsuites == 0 || cfg->nsuites > SST_SECURE_SUITES_MAX ||
+		(responder && cfg->identity == NULL))
 		return -EINVAL;
 	for (unsigned int i = 0; i < cfg->nsuites; i++) {
 		if (cfg->suites[i] < SST_CRYPTO_CHK32 || cfg->suites[i] >= SST_CRYPTO_SUITE_COUNT)

@@ -16,6 +16,7 @@
 #include "net_internal.h"
 #include "net_wire.h"
 #include "sst_log.h"
+#include "sst_params.h"
 
 RTE_LOG_REGISTER(sst_logtype_net, sst.net, NOTICE);
 #define NET_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_net, "net", fmt, ##__VA_ARGS__)
@@ -39,7 +40,7 @@ addr_ok(const struct sst_net_addr *a, uint8_t family)
 static bool
 net_params_fill(const struct sst_net_params *in, struct sst_net_params *p)
 {
-	if (in == NULL || in->size < sizeof(*in))
+	if (in == NULL || !sst_params_size_ok(in->size, sizeof(*in), SST_PARAMS_ANY_LARGER))
 		return false;
 	*p = *in;
 	if (p->mtu == 0)

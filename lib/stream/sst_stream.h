@@ -68,39 +68,43 @@ const char *sst_stream_end_describe(enum sst_stream_end why);
 /** Application callbacks; each may be NULL. They run inside stream calls
  * (and inside the channel's processing): they may read, write, open and
  * close streams, but must not call sst_stream_chan_flush() or destroy a
- * channel; the worker flushes and ends channels after them. */
+ * channel; the worker flushes and ends channels after them. Each that may
+ * lead to such a call gets @p now, the time of the call it runs inside,
+ * to pass on: a callback never needs to read the clock. */
 struct sst_stream_ops {
 	/** A top-level stream connected (err 0) or failed (negative errno:
 	 * -ECONNREFUSED service refused, -ECONNRESET reset before reply). */
-	void (*connected)(void *ctx, struct sst_stream *s, int err);
+	void (*connected)(void *ctx, struct sst_stream *s, int err, sst_time_t now);
 	/** A stream arrived: a top-level one for a registered service (@p
 	 * parent NULL, @p service_ctx as registered) or a substream of a
 	 * listening parent (call sst_stream_accept_substream()). */
-	void (*accepted)(
-		void *ctx, struct sst_stream *parent, struct sst_stream *s, void *service_ctx);
+	void (*accepted)(void *ctx, struct sst_stream *parent, struct sst_stream *s,
+		void *service_ctx, sst_time_t now);
 	/** Data, a datagram, a substream or the end of the peer's direction
 	 * is waiting to be read. */
-	void (*readable)(void *ctx, struct sst_stream *s);
+	void (*readable)(void *ctx, struct sst_stream *s, sst_time_t now);
 	/** The send buffer has room again after a write was refused. */
-	void (*writable)(void *ctx, struct sst_stream *s);
+	void (*writable)(void *ctx, struct sst_stream *s, sst_time_t now);
 	/** The stream ended (enum sst_stream_end). The handle stays valid
 	 * until sst_stream_close(). It may come from inside our own calls:
 	 * sst_stream_read() that consumes the end of the peer's direction
 	 * after ours was acknowledged reports SST_STREAM_FINISHED before it
 	 * returns. Closing the handle in the callback is allowed: control
 	 * blocks are freed at the next flush, never under a caller. */
-	void (*closed)(void *ctx, struct sst_stream *s, enum sst_stream_end why);
+	void (*closed)(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
 	/** A channel asks to be replaced (SST_CHANNEL_EV_REPLACE) or failed
 	 * (SST_CHANNEL_EV_FAILED): create a new channel to the peer, then
 	 * sst_stream_chan_destroy() the old one; the streams move over. */
-	void (*channel_event)(void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev);
+	void (*channel_event)(
+		void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev, sst_time_t now);
 	/** Both sides agreed to close the channel (sst_stream_chan_close()):
 	 * destroy it with sst_stream_chan_destroy(); no TIME_WAIT follows. */
-	void (*channel_closed)(void *ctx, struct sst_stream_chan *c);
+	void (*channel_closed)(void *ctx, struct sst_stream_chan *c, sst_time_t now);
 	/** Something was queued on the channel (sst_stream_chan_pending()
 	 * became true) outside its own flush: flush it soon. Called once
 	 * until its next sst_stream_chan_flush(); lets a caller with many
-	 * channels flush only those with work. May be NULL. */
+	 * channels flush only those with work. May be NULL. It gets no time:
+	 * it may only note the channel, the flush comes after the call. */
 	void (*channel_pending)(void *ctx, struct sst_stream_chan *c);
 };
 
@@ -405,8 +409,10 @@ void sst_stream_listen_substream(struct sst_stream *s, bool listen);
 
 /** The next substream the peer opened on @p parent, or NULL. With none
  * waiting, the next datagram received on @p parent comes as a substream
- * that reads the datagram and then its end (paper 2.2). */
-struct sst_stream *sst_stream_accept_substream(struct sst_stream *parent);
+ * that reads the datagram and then its end (paper 2.2). @p now: the time
+ * of the call (the substream may be readable at once, and hears
+ * ops.readable() with it). */
+struct sst_stream *sst_stream_accept_substream(struct sst_stream *parent, sst_time_t now);
 
 /** Write flags. */
 enum sst_stream_write_flags {

@@ -134,7 +134,7 @@ sst_stream_listen_substream(struct sst_stream *s, bool listen)
 
 /* Children that arrived before the application took their parent. */
 void
-stream_reoffer_children(struct sst_stream *parent)
+stream_reoffer_children(struct sst_stream *parent, sst_time_t now)
 {
 	const struct sst_stream_ops *ops = parent->peer->host->p.ops;
 
@@ -143,7 +143,7 @@ stream_reoffer_children(struct sst_stream *parent)
 	for (struct sst_stream *c = parent->rx->accept_head; c != NULL;) {
 		struct sst_stream *next = c->link;
 
-		ops->accepted(parent->peer->host->p.ctx, parent, c, NULL);
+		ops->accepted(parent->peer->host->p.ctx, parent, c, NULL, now);
 		c = next;
 	}
 }
@@ -184,7 +184,7 @@ datagram_as_substream(struct sst_stream *parent)
 }
 
 struct sst_stream *
-sst_stream_accept_substream(struct sst_stream *parent)
+sst_stream_accept_substream(struct sst_stream *parent, sst_time_t now)
 {
 	struct sst_stream *s;
 
@@ -202,8 +202,8 @@ sst_stream_accept_substream(struct sst_stream *parent)
 	stream_maybe_release_buffers(parent, 0);
 	/* The accept queue's reference is now the application's. */
 	if (s->rx != NULL && (sst_rob_readable(&s->rx->rob) > 0 || sst_rob_eof(&s->rx->rob)))
-		stream_rx_deliverable(s, 0);
-	stream_reoffer_children(s);
+		stream_rx_deliverable(s, now);
+	stream_reoffer_children(s, now);
 	return s;
 }
 
@@ -267,7 +267,7 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 		if (s->flags & SF_ACCEPT_QUEUED) {
 			/* A complete ephemeral substream is a datagram to read. */
 			if (stream_rx_complete(s) && ops != NULL && ops->readable != NULL)
-				ops->readable(s->peer->host->p.ctx, s->user);
+				ops->readable(s->peer->host->p.ctx, s->user, now);
 			return;
 		}
 		while ((n = sst_stream_read(s, d, STREAM_RX_BURST, now)) > 0)
@@ -276,7 +276,7 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 		return;
 	}
 	if (ops != NULL && ops->readable != NULL)
-		ops->readable(s->peer->host->p.ctx, s);
+		ops->readable(s->peer->host->p.ctx, s, now);
 }
 
 int
@@ -396,7 +396,7 @@ stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t 
 	parent->peer->host->stats.datagrams_rx++;
 	RTE_SET_USED(now);
 	if (ops != NULL && ops->readable != NULL && !(parent->flags & SF_APP_CLOSED))
-		ops->readable(parent->peer->host->p.ctx, parent);
+		ops->readable(parent->peer->host->p.ctx, parent, now);
 }
 
 int

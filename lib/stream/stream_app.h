@@ -21,7 +21,7 @@
 
 /* The application took parent: offer it the children that arrived before
  * (ops.accepted() for each in its accept queue). */
-void stream_reoffer_children(struct sst_stream *parent);
+void stream_reoffer_children(struct sst_stream *parent, sst_time_t now);
 
 /* Data or an end became readable on s: a top-level stream first completes
  * its service rendezvous; then the application hears ops.readable(), or,

@@ -31,7 +31,7 @@ stream_chan_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
 
 	RTE_SET_USED(now);
 	if (ops != NULL && ops->channel_event != NULL)
-		ops->channel_event(c->peer->host->p.ctx, c, ev);
+		ops->channel_event(c->peer->host->p.ctx, c, ev, now);
 }
 
 const struct sst_channel_upper sst_stream_chan_upper = {

@@ -39,7 +39,7 @@ check_closed(struct sst_stream_chan *c, sst_time_t now)
 	stream_chan_wants_flush(c);
 	RTE_SET_USED(now);
 	if (ops != NULL && ops->channel_closed != NULL)
-		ops->channel_closed(c->peer->host->p.ctx, c);
+		ops->channel_closed(c->peer->host->p.ctx, c, now);
 }
 
 /* A stream attaches: whatever closing was under way is off. */

@@ -211,7 +211,7 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 		if (wake) {
 			s->flags &= ~SF_WRITABLE_WANTED;
 			if (h->p.ops != NULL && h->p.ops->writable != NULL)
-				h->p.ops->writable(h->p.ctx, s);
+				h->p.ops->writable(h->p.ctx, s, now);
 		}
 		stream_unref(s, now);
 		if (wake)
@@ -459,7 +459,7 @@ stream_release_sids(struct sst_stream *s, sst_time_t now)
 }
 
 static void
-report_closed(struct sst_stream *s, enum sst_stream_end why)
+report_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	const struct sst_stream_ops *ops = s->peer->host->p.ops;
 
@@ -472,11 +472,11 @@ report_closed(struct sst_stream *s, enum sst_stream_end why)
 		!(s->flags & SF_SERVICE_DONE)) {
 		if (ops != NULL && ops->connected != NULL)
 			ops->connected(s->peer->host->p.ctx, s,
-				why == SST_STREAM_REFUSED ? -ECONNREFUSED : -ECONNRESET);
+				why == SST_STREAM_REFUSED ? -ECONNREFUSED : -ECONNRESET, now);
 		s->flags |= SF_SERVICE_DONE;
 	}
 	if (ops != NULL && ops->closed != NULL)
-		ops->closed(s->peer->host->p.ctx, s, why);
+		ops->closed(s->peer->host->p.ctx, s, why, now);
 }
 
 /* Both directions ended: release the SIDs after their quiet period. */
@@ -496,7 +496,7 @@ stream_check_finished(struct sst_stream *s, sst_time_t now)
 	s->flags &= ~(SF_ATTACH_DUE | SF_ATTACH_INIT | SF_VIA_ATTACH | SF_WINDOW_DUE);
 	stream_release_sids(s, now);
 	stream_maybe_release_buffers(s, now);
-	report_closed(s, SST_STREAM_FINISHED);
+	report_closed(s, SST_STREAM_FINISHED, now);
 	stream_ended(s);
 }
 
@@ -540,7 +540,7 @@ stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_ti
 	if (s->rx != NULL)
 		sst_rob_reset(&s->rx->rob, sst_rob_read_offset(&s->rx->rob));
 	stream_maybe_release_buffers(s, now);
-	report_closed(s, why);
+	report_closed(s, why, now);
 	stream_ended(s);
 }
 

@@ -4,8 +4,8 @@
  * comes here (sst_channel_upper.receive) starting at its stream header.
  *
  * A packet whose data cannot be buffered (no buffers, beyond the window,
- * for a SID that is being attached elsewhere) is refused with
- * sst_channel_refuse(): the channel then does not acknowledge it and the
+ * for a SID that is being attached elsewhere) is refused
+ * (SST_CHANNEL_RX_REFUSE): the channel then does not acknowledge it and the
  * sender resends its data (paper 4.2.4). Everything else is acknowledged,
  * including packets we ignore on purpose, so that nothing is resent
  * forever.
@@ -24,25 +24,24 @@
 #include "stream_life.h"
 #include "stream_usid.h"
 
-static bool
+static enum sst_channel_rx_verdict
 refuse(struct sst_stream_chan *c, struct rte_mbuf *m)
 {
 	c->peer->host->stats.rx_refused++;
-	sst_channel_refuse(c->ch);
 	rte_pktmbuf_free(m);
-	return false;
+	return SST_CHANNEL_RX_REFUSE;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 drop(uint64_t *counter, struct rte_mbuf *m, bool eliciting)
 {
 	(*counter)++;
 	rte_pktmbuf_free(m);
-	return eliciting;
+	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
 /* A packet for a SID in its quiet period (stream_chan_moved()). */
-static bool
+static enum sst_channel_rx_verdict
 stale(struct sst_stream_chan *c, uint16_t sid, struct rte_mbuf *m)
 {
 	if (stream_chan_was_moved(c, sid))
@@ -51,7 +50,7 @@ stale(struct sst_stream_chan *c, uint16_t sid, struct rte_mbuf *m)
 }
 
 /* A packet for a SID we never heard of: tell peers that understand it. */
-static bool
+static enum sst_channel_rx_verdict
 unknown_sid(struct sst_stream_chan *c, uint16_t sid, uint32_t orient, struct rte_mbuf *m)
 {
 	struct sst_stream_host *h = c->peer->host;
@@ -123,7 +122,7 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 }
 
 /* Data of an Init, Reply or Data packet for s at stream offset off. */
-static bool
+static enum sst_channel_rx_verdict
 deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 	const struct sst_stream_hdr *hdr, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
@@ -134,7 +133,7 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 	peer_window(s, seq, hdr->window);
 	if (s->flags & (SF_RESET | SF_RX_EOF | SF_FINISHED)) {
 		rte_pktmbuf_free(m);
-		return true;
+		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
 	if (stream_rx_buffers(s) < 0)
 		return refuse(c, m);
@@ -149,12 +148,11 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 		/* Data past its own end, or two different ends. */
 		c->peer->host->stats.rx_malformed++;
 		stream_do_reset(s, SST_STREAM_RESET_REMOTE, true, now);
-		return true;
+		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
 	if (rc < 0) {
 		c->peer->host->stats.rx_refused++;
-		sst_channel_refuse(c->ch);
-		return false;
+		return SST_CHANNEL_RX_REFUSE;
 	}
 	c->last_rx_sid = s->rx_sid;
 	s->flags |= SF_RX_RECENT;
@@ -167,7 +165,7 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
 	}
-	return true;
+	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
 /* Put a new stream of the peer where the application will find it. */
@@ -190,7 +188,7 @@ offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
 		prx->accept_head = s;
 	prx->accept_tail = s;
 	if (ops != NULL && ops->accepted != NULL && !(parent->flags & SF_APP_CLOSED))
-		ops->accepted(s->peer->host->p.ctx, parent, s, NULL);
+		ops->accepted(s->peer->host->p.ctx, parent, s, NULL, now);
 }
 
 /* The peer may create another stream: it holds less than its share of
@@ -255,7 +253,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	return s;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	uint64_t seq, sst_time_t now)
 {
@@ -292,7 +290,7 @@ rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 	return deliver(c, s, hdr->tsn, hdr, m, seq, now);
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	uint64_t seq, sst_time_t now)
 {
@@ -340,7 +338,7 @@ rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	return deliver(c, s, hdr->tsn, hdr, m, seq, now);
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_data(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	uint64_t seq, sst_time_t now)
 {
@@ -368,7 +366,7 @@ rx_data(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 	return deliver(c, s, off, hdr, m, seq, now);
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_ack(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	uint64_t seq)
 {
@@ -381,7 +379,7 @@ rx_ack(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_m
 	else if (s != NULL)
 		peer_window(s, seq, hdr->window);
 	rte_pktmbuf_free(m);
-	return false;
+	return SST_CHANNEL_RX_ACCEPT;
 }
 
 /*
@@ -413,7 +411,7 @@ chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now)
 	return 0;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	uint64_t seq, sst_time_t now)
 {
@@ -424,7 +422,7 @@ rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct 
 		return drop(&c->peer->host->stats.rx_unknown_sid, m, true);
 	if (hdr->flags == (SST_FLAG_DGRAM_BEGIN | SST_FLAG_DGRAM_END)) {
 		stream_queue_datagram(parent, m, now);
-		return true;
+		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
 	/* A fragment: complete datagrams come out whole, bounded in memory
 	 * and time (stream_dgram); whatever cannot complete is dropped. The
@@ -440,10 +438,10 @@ rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct 
 		else
 			rte_pktmbuf_free(d.m);
 	}
-	return true;
+	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	sst_time_t now)
 {
@@ -454,19 +452,19 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	rte_pktmbuf_free(m);
 	if (hdr->sid == 0 && !(hdr->flags & SST_FLAG_RESET_ORIENT)) {
 		stream_chan_peer_finish(c, now); /* FINISH: the peer has no stream here */
-		return true;
+		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
 	if (s == NULL || s == &c->held || (s->flags & SF_ROOT))
-		return true;
+		return SST_CHANNEL_RX_NEEDS_ACK;
 	c->peer->host->stats.streams_reset_rx++;
 	if ((s->flags & SF_TOPLEVEL) && (s->flags & SF_INITIATOR) && !(s->flags & SF_SERVICE_DONE))
 		stream_do_reset(s, SST_STREAM_REFUSED, false, now);
 	else
 		stream_do_reset(s, SST_STREAM_RESET_REMOTE, false, now);
-	return true;
+	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	sst_time_t now)
 {
@@ -504,13 +502,12 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 			return refuse(c, m);
 		s = new_stream(c, parent, hdr->sid, hdr->window, now);
 		if (s == NULL) {
-			sst_channel_refuse(c->ch);
-			return false;
+			return SST_CHANNEL_RX_REFUSE;
 		}
 		/* An Attach names the stream by its USID, not this SID's counter:
 		 * the index must find it under that one. */
 		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
-		return true;
+		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
 	if (s == NULL || (s->flags & (SF_RESET | SF_ROOT)))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
@@ -518,10 +515,9 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	 * before it heard so, and will send nothing on this SID. Bound, the
 	 * SID would keep the channel in use with nothing to release it. */
 	if (s->flags & SF_FINISHED)
-		return true;
+		return SST_CHANNEL_RX_NEEDS_ACK;
 	if (attach_rx(c, s, hdr->sid) < 0) {
-		sst_channel_refuse(c->ch);
-		return false;
+		return SST_CHANNEL_RX_REFUSE;
 	}
 	peer_window(s, 0, hdr->window);
 	/* The peer moved its side here: ours follows (paper 4.3.7), so a
@@ -533,10 +529,10 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	if ((s->flags & SF_TX_ATTACHED) && s->tx_chan != NULL && s->tx_chan != c &&
 		!s->tx_chan->dead && !(s->flags & SF_FINISHED) && stream_chan_newer(c, s->tx_chan))
 		sst_stream_migrate(s, c, now);
-	return true;
+	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m)
 {
 	struct sst_stream *s = sst_sid_lookup(c->rx_sids, hdr->sid);
@@ -549,7 +545,7 @@ rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		s->flags &= ~SF_RX_ATTACHED;
 		s->rx_chan = NULL;
 	}
-	return true;
+	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
 /* A packet the prototype would abort on or drop (stats.rx_beyond_prototype). */
@@ -572,20 +568,20 @@ beyond_prototype(const struct sst_stream_hdr *hdr, uint32_t payload)
 	}
 }
 
-static bool rx_dispatch(
+static enum sst_channel_rx_verdict rx_dispatch(
 	struct sst_stream_chan *c, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
 
-bool
+enum sst_channel_rx_verdict
 stream_rx_packet(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	struct sst_stream_chan *c = ctx;
-	bool eliciting = rx_dispatch(c, m, seq, now);
+	enum sst_channel_rx_verdict verdict = rx_dispatch(c, m, seq, now);
 
 	stream_reap(c->peer->host, now);
-	return eliciting;
+	return verdict;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 rx_dispatch(struct sst_stream_chan *c, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	struct sst_stream_hdr hdr;

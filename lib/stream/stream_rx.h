@@ -4,7 +4,7 @@
  * starting at its stream header, dispatched by type (Init, Reply, Data,
  * Ack, Datagram, Reset, Attach, Detach).
  *
- * Owns: the decision to accept or refuse each packet (sst_channel_refuse():
+ * Owns: the decision to accept or refuse each packet (SST_CHANNEL_RX_REFUSE:
  * not acknowledged, so the sender resends), sst_stream_chan.last_rx_sid
  * and .dgram (datagram reassembly). Calls: stream_usid.h, stream_ctl.h,
  * stream_life.h, stream_chan_finish.h, stream_chan_sids.h, stream_app.h
@@ -17,9 +17,11 @@
 #include "stream_internal.h"
 
 /* sst_channel_upper.receive (ctx: the stream channel): handle packet m
- * (taken) received at channel sequence seq, then reap. Returns whether m
- * asks for a prompt acknowledgment (it carried data or control); a packet
- * that must not be acknowledged was refused with sst_channel_refuse(). */
-bool stream_rx_packet(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
+ * (taken) received at channel sequence seq, then reap. Returns
+ * SST_CHANNEL_RX_NEEDS_ACK when m carried data or control,
+ * SST_CHANNEL_RX_ACCEPT for an ack-only packet, SST_CHANNEL_RX_REFUSE when
+ * it must not be acknowledged (it could not be buffered: the sender resends). */
+enum sst_channel_rx_verdict stream_rx_packet(
+	void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
 
 #endif /* STREAM_RX_H */

@@ -114,12 +114,12 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 			 * its side of the stream can finish too. */
 			s->flags |= SF_SERVICE_REFUSED;
 			if (ops != NULL && ops->connected != NULL && !(s->flags & SF_APP_CLOSED))
-				ops->connected(h->p.ctx, s, -ECONNREFUSED);
+				ops->connected(h->p.ctx, s, -ECONNREFUSED, now);
 			sst_stream_shutdown(s, now);
 			return;
 		}
 		if (ops != NULL && ops->connected != NULL && !(s->flags & SF_APP_CLOSED))
-			ops->connected(h->p.ctx, s, 0);
+			ops->connected(h->p.ctx, s, 0, now);
 	} else {
 		struct sst_service_request req;
 		struct stream_service *sv = NULL;
@@ -151,8 +151,8 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 		h->stats.streams_accepted++;
 		s->flags &= ~SF_APP_CLOSED;
 		if (h->p.ops != NULL && h->p.ops->accepted != NULL) {
-			h->p.ops->accepted(h->p.ctx, NULL, s, sv->ctx);
-			stream_reoffer_children(s);
+			h->p.ops->accepted(h->p.ctx, NULL, s, sv->ctx, now);
+			stream_reoffer_children(s, now);
 		} else {
 			sst_stream_close(s, now);
 		}

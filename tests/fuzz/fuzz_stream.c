@@ -75,34 +75,34 @@ app_forget(struct side *s, struct sst_stream *st)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *st, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *st, void *svc, sst_time_t at)
 {
 	struct side *s = ctx;
 
 	(void)svc;
-	if (parent != NULL && (st = sst_stream_accept_substream(parent)) == NULL)
+	if (parent != NULL && (st = sst_stream_accept_substream(parent, at)) == NULL)
 		return;
 	sst_stream_listen_substream(st, true);
 	app_keep(s, st);
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *st)
+op_readable(void *ctx, struct sst_stream *st, sst_time_t at)
 {
 	struct sst_stream_data d[32];
 	struct rte_mbuf *m;
 	int n;
 
-	while ((n = sst_stream_read(st, d, 32, now)) > 0)
+	while ((n = sst_stream_read(st, d, 32, at)) > 0)
 		for (int i = 0; i < n; i++)
 			rte_pktmbuf_free(d[i].m);
-	while ((m = sst_stream_recv_datagram(st, now)) != NULL) {
+	while ((m = sst_stream_recv_datagram(st, at)) != NULL) {
 		sst_stream_apply_priority_message(st, m);
 		rte_pktmbuf_free(m);
 	}
 	if (ctx != NULL && sst_stream_user(st) == NULL) {
 		/* Now and then datagrams are read as substreams. */
-		struct sst_stream *sub = sst_stream_accept_substream(st);
+		struct sst_stream *sub = sst_stream_accept_substream(st, at);
 
 		if (sub != NULL)
 			app_keep(ctx, sub);
@@ -286,7 +286,7 @@ step(struct fuzz_input *in)
 		break;
 	case 7:
 		if (st != NULL)
-			op_readable(NULL, st);
+			op_readable(NULL, st, now);
 		break;
 	case 8:
 		if (st != NULL) {

@@ -149,7 +149,7 @@ accept_datagrams(struct endpoint *ep, struct sst_stream *s, sst_time_t now)
 {
 	struct sst_stream *sub;
 
-	while ((sub = sst_stream_accept_substream(s)) != NULL) {
+	while ((sub = sst_stream_accept_substream(s, now)) != NULL) {
 		static uint8_t buf[65536 + 8];
 		struct sst_stream_data d[32];
 		uint32_t len = 0;
@@ -339,11 +339,12 @@ read_some(struct endpoint *ep, struct sst_stream *s, sst_time_t now)
 }
 
 static void
-op_connected(void *ctx, struct sst_stream *s, int err)
+op_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct endpoint *ep = ctx;
 	struct flow *f = flow_of(ep->w, s);
 
+	(void)now;
 	if (f == NULL)
 		return;
 	f->connected = err == 0;
@@ -351,11 +352,10 @@ op_connected(void *ctx, struct sst_stream *s, int err)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	struct endpoint *ep = ctx;
 	struct flow *f;
-	sst_time_t now = sim_now(ep->w->sim);
 
 	(void)svc;
 	if (parent != NULL) {
@@ -363,7 +363,7 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 		 * they are complete and read with sst_stream_recv_datagram(). */
 		if (flow_lookup(ep->w, s) == NULL)
 			return;
-		s = sst_stream_accept_substream(parent);
+		s = sst_stream_accept_substream(parent, now);
 		if (s == NULL)
 			return;
 	}
@@ -376,11 +376,11 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct endpoint *ep = ctx;
 
-	read_some(ep, s, sim_now(ep->w->sim));
+	read_some(ep, s, now);
 }
 
 void
@@ -429,30 +429,32 @@ world_read_flow_unflushed(struct world *w, struct flow *f, int side)
 }
 
 static void
-op_writable(void *ctx, struct sst_stream *s)
+op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct endpoint *ep = ctx;
 	struct flow *f = flow_of(ep->w, s);
 
 	if (f != NULL)
-		write_more(ep, f, sim_now(ep->w->sim));
+		write_more(ep, f, now);
 }
 
 static void
-op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct endpoint *ep = ctx;
 	struct flow *f = flow_of(ep->w, s);
 
+	(void)now;
 	if (f != NULL)
 		f->end[ep->side] = (int)why + 1;
 }
 
 static void
-op_channel_closed(void *ctx, struct sst_stream_chan *c)
+op_channel_closed(void *ctx, struct sst_stream_chan *c, sst_time_t now)
 {
 	struct endpoint *ep = ctx;
 
+	(void)now;
 	(void)c;
 	ep->w->chans_closed[ep->side]++;
 }

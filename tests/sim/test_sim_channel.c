@@ -85,7 +85,7 @@ item_check(const uint8_t *p, uint32_t len, uint64_t *item)
 
 static void app_pump(struct app *a, sst_time_t now);
 
-static bool
+static enum sst_channel_rx_verdict
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	struct app *a = ctx;
@@ -108,7 +108,7 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 		a->distinct++;
 	}
 	rte_pktmbuf_free(m);
-	return eliciting;
+	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
 static void

@@ -77,7 +77,7 @@ struct app {
 	uint64_t rng;
 };
 
-static bool
+static enum sst_channel_rx_verdict
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	struct chan *c = ctx;
@@ -93,7 +93,7 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 		c->confirmed = true;
 	}
 	rte_pktmbuf_free(m);
-	return eliciting;
+	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
 static void

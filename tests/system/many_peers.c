@@ -120,19 +120,20 @@ drain(struct client *c, sst_time_t now)
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct client *c = ctx;
 
 	if (s == c->s)
-		drain(c, sst_engine_now());
+		drain(c, now);
 }
 
 static void
-op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct client *c = ctx;
 
+	(void)now;
 	if (s == c->s && why != SST_STREAM_FINISHED && !c->killed) {
 		fprintf(stderr, "many_peers: client %d: stream ended (%d)\n", c->id, (int)why);
 		c->failed = true;

@@ -25,6 +25,7 @@
 
 #include "ethdev_internal.h"
 #include "sst_ethdev.h"
+#include "sst_params.h"
 
 /* Hash types the engine wants: UDP flows by addresses and ports, anything
  * else (fragments included, so all fragments of a datagram meet on one
@@ -161,7 +162,7 @@ sst_ethdev_port_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	if (!rte_eth_dev_is_valid_port(port_id))
 		return setup_fail(info, port_id, -ENODEV, "no such port (%u ports available)",
 			rte_eth_dev_count_avail());
-	if (conf == NULL || conf->size < sizeof(*conf))
+	if (conf == NULL || !sst_params_size_ok(conf->size, sizeof(*conf), SST_PARAMS_ANY_LARGER))
 		return setup_fail(
 			info, port_id, -EINVAL, "no configuration, or one without its size set");
 	if (conf->nb_queues == 0 || conf->pools == NULL)

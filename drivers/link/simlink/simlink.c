@@ -23,6 +23,7 @@
 #include "simlink_heap.h"
 #include "simlink_impair.h"
 #include "sst_log.h"
+#include "sst_params.h"
 #include "sst_simlink.h"
 
 RTE_LOG_REGISTER_DEFAULT(sst_logtype_simlink, NOTICE);
@@ -73,7 +74,7 @@ sst_simlink_params_default(struct sst_simlink_params *p)
 static int
 params_import(struct sst_simlink_params *dst, const struct sst_simlink_params *src)
 {
-	if (src == NULL || src->size == 0 || src->size > sizeof(*dst))
+	if (src == NULL || !sst_params_size_ok(src->size, 1, sizeof(*dst)))
 		return -EINVAL;
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst, src, src->size);

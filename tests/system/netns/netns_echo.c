@@ -78,31 +78,32 @@ check(struct sst_stream *s, sst_time_t now)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	(void)ctx;
 	(void)svc;
 	if (parent != NULL)
-		s = sst_stream_accept_substream(parent);
+		s = sst_stream_accept_substream(parent, now);
 	if (s != NULL)
-		echo(s, sst_engine_now());
+		echo(s, now);
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	(void)ctx;
 	if (opt.serve)
-		echo(s, sst_engine_now());
+		echo(s, now);
 	else
-		check(s, sst_engine_now());
+		check(s, now);
 }
 
 static void
-op_connected(void *ctx, struct sst_stream *s, int err)
+op_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	(void)ctx;
 	(void)s;
+	(void)now;
 	if (err != 0) {
 		fprintf(stderr, "netns_echo: stream refused: %s\n", strerror(-err));
 		st.failed = true;
@@ -110,11 +111,11 @@ op_connected(void *ctx, struct sst_stream *s, int err)
 }
 
 static void
-op_writable(void *ctx, struct sst_stream *s)
+op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	(void)ctx;
 	if (opt.serve)
-		echo(s, sst_engine_now());
+		echo(s, now);
 }
 
 static const struct sst_stream_ops stream_ops = {

@@ -45,7 +45,7 @@ make_packet(const void *data, uint32_t len)
 	return m;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	struct end *e = ctx;
@@ -62,9 +62,9 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	rte_pktmbuf_free(m);
 	if (seq == e->refuse_seq) {
 		e->refuse_seq = 0;
-		sst_channel_refuse(e->ch);
+		return SST_CHANNEL_RX_REFUSE;
 	}
-	return eliciting;
+	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
 static void

@@ -76,44 +76,45 @@ check(struct app *a, struct sst_stream *s, sst_time_t now)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	(void)ctx;
 	(void)svc;
 	if (parent != NULL)
-		s = sst_stream_accept_substream(parent);
+		s = sst_stream_accept_substream(parent, now);
 	if (s != NULL)
-		echo(s, sst_engine_now());
+		echo(s, now);
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct app *a = ctx;
 
 	if (a->server)
-		echo(s, sst_engine_now());
+		echo(s, now);
 	else
-		check(a, s, sst_engine_now());
+		check(a, s, now);
 }
 
 static void
-op_connected(void *ctx, struct sst_stream *s, int err)
+op_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct app *a = ctx;
 
+	(void)now;
 	(void)s;
 	CU_ASSERT_EQUAL(err, 0);
 	a->connected += err == 0;
 }
 
 static void
-op_writable(void *ctx, struct sst_stream *s)
+op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct app *a = ctx;
 
 	if (a->server)
-		echo(s, sst_engine_now());
+		echo(s, now);
 }
 
 static const struct sst_stream_ops stream_ops = {

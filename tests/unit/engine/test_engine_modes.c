@@ -304,41 +304,41 @@ emb_echo(struct sst_stream *s, sst_time_t now)
 }
 
 static void
-emb_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+emb_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	struct side *sd = ctx;
 
 	(void)parent;
 	(void)svc;
 	sd->accepted++;
-	emb_echo(s, sst_engine_now());
+	emb_echo(s, now);
 }
 
 static void
-emb_readable(void *ctx, struct sst_stream *s)
+emb_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct side *sd = ctx;
 	struct sst_stream_data d[32];
 	int k;
 
 	if (sd->server) {
-		emb_echo(s, sst_engine_now());
+		emb_echo(s, now);
 		return;
 	}
 	for (int i = 0; i < STREAMS; i++)
 		if (sd->s[i] == s)
-			while ((k = sst_stream_read(s, d, 32, sst_engine_now())) > 0)
+			while ((k = sst_stream_read(s, d, 32, now)) > 0)
 				for (int j = 0; j < k; j++)
 					check(sd, i, d[j].m);
 }
 
 static void
-emb_writable(void *ctx, struct sst_stream *s)
+emb_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct side *sd = ctx;
 
 	if (sd->server)
-		emb_echo(s, sst_engine_now());
+		emb_echo(s, now);
 }
 
 static const struct sst_stream_ops emb_stream_ops = {

@@ -246,23 +246,23 @@ check(struct sst_stream *s, sst_time_t now)
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(parent);
 	RTE_SET_USED(svc);
-	echo(s, sst_engine_now());
+	echo(s, now);
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct side *sd = ctx;
 
 	if (sd->server)
-		echo(s, sst_engine_now());
+		echo(s, now);
 	else
-		check(s, sst_engine_now());
+		check(s, now);
 }
 
 static const struct sst_stream_ops stream_ops = {.accepted = op_accepted, .readable = op_readable};

@@ -371,13 +371,13 @@ check(struct node *n, struct sst_stream *s, uint64_t id, uint64_t *got, sst_time
 }
 
 static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc)
+op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
 {
 	struct node *n = ctx;
 
 	(void)svc;
 	if (parent != NULL)
-		s = sst_stream_accept_substream(parent);
+		s = sst_stream_accept_substream(parent, now);
 	if (s == NULL)
 		return;
 	sst_stream_listen_substream(s, true);
@@ -385,10 +385,11 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 }
 
 static void
-op_readable(void *ctx, struct sst_stream *s)
+op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct node *n = ctx;
 
+	(void)now;
 	if (n->server) {
 		echo(n, s, now_ns());
 		return;
@@ -404,10 +405,11 @@ op_readable(void *ctx, struct sst_stream *s)
 }
 
 static void
-op_connected(void *ctx, struct sst_stream *s, int err)
+op_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct node *n = ctx;
 
+	(void)now;
 	(void)s;
 	if (!n->hog)
 		CU_ASSERT_EQUAL(err, 0);
@@ -415,10 +417,11 @@ op_connected(void *ctx, struct sst_stream *s, int err)
 }
 
 static void
-op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	struct node *n = ctx;
 
+	(void)now;
 	n->aborted += why == SST_STREAM_ABORTED;
 	n->timed_out += why == SST_STREAM_TIMED_OUT;
 	if (n->server)
@@ -430,10 +433,11 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
 }
 
 static void
-op_writable(void *ctx, struct sst_stream *s)
+op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct node *n = ctx;
 
+	(void)now;
 	if (n->server)
 		echo(n, s, now_ns());
 }

@@ -368,13 +368,13 @@ test_prototype_i1(void)
 static unsigned int chan_delivered;
 static struct rte_mbuf *last_sent;
 
-static bool
+static enum sst_channel_rx_verdict
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	(void)ctx, (void)seq, (void)now;
 	chan_delivered++;
 	rte_pktmbuf_free(m);
-	return true;
+	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
 static void

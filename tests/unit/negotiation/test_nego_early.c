@@ -56,7 +56,7 @@ app_of(const struct tp_side *s)
 	return s == &C ? &AC : &AS;
 }
 
-static bool
+static enum sst_channel_rx_verdict
 up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 {
 	struct app_chan *c = ctx;
@@ -80,7 +80,7 @@ up_receive(void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	}
 	rte_pktmbuf_free(m);
 	(void)now;
-	return eliciting;
+	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
 static void
