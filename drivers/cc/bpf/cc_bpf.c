@@ -231,18 +231,9 @@ static void
 cc_bpf_fallback(struct sst_cc *cc, sst_time_t now)
 {
 	struct cc_bpf_module *m = (struct cc_bpf_module *)(uintptr_t)cc->ops;
-	const struct sst_cc_ops *fb = sst_cc_find(SST_CC_DEFAULT);
-	struct sst_cc keep = *cc;
 
 	atomic_fetch_add_explicit(&m->fallbacks, 1, memory_order_relaxed);
-	memset(cc->priv, 0, sizeof(cc->priv));
-	cc->ops = fb;
-	cc->pacing_rate = 0;
-	fb->init(cc, now);
-	cc->cwnd = keep.cwnd;
-	cc->ssthresh = keep.ssthresh;
-	cc->in_recovery = keep.in_recovery;
-	cc->recovery_seq = keep.recovery_seq;
+	sst_cc_switch(cc, sst_cc_find(SST_CC_DEFAULT), now);
 }
 
 /* Whether the channel may run its module; if not, it is now on the fallback. */
@@ -545,6 +536,33 @@ cc_bpf_load_mem(
 	}
 	rte_spinlock_unlock(&cc_bpf_lock);
 	return m != NULL ? &m->ops : NULL;
+}
+
+const struct sst_cc_ops *
+cc_bpf_find_hash(const uint8_t *hash, bool jit)
+{
+	unsigned int count = atomic_load_explicit(&cc_bpf_count, memory_order_acquire);
+	const struct cc_bpf_module *m = hash != NULL ? cc_bpf_lookup_hash(hash, jit, count) : NULL;
+
+	if (m == NULL || atomic_load_explicit(&m->revoked, memory_order_relaxed))
+		return NULL;
+	return &m->ops;
+}
+
+void
+cc_bpf_totals(struct cc_bpf_totals *t)
+{
+	unsigned int count = atomic_load_explicit(&cc_bpf_count, memory_order_acquire);
+
+	memset(t, 0, sizeof(*t));
+	t->modules = count;
+	for (unsigned int i = 0; i < count; i++) {
+		const struct cc_bpf_module *m = &cc_bpf_cache[i];
+
+		t->revoked += atomic_load_explicit(&m->revoked, memory_order_relaxed);
+		t->violations += atomic_load_explicit(&m->violations, memory_order_relaxed);
+		t->fallbacks += atomic_load_explicit(&m->fallbacks, memory_order_relaxed);
+	}
 }
 
 static const struct sst_cc_ops *
