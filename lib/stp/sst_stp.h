@@ -40,6 +40,11 @@ enum {
 	SST_STP_KEY_LEN = 32,	  /**< an Ed25519 public key */
 };
 
+/** The service and protocol of the control stream an exchange runs on: a
+ * top-level stream (a substream of the root) of the peer that asks. */
+#define SST_STP_SERVICE "sst-stp"
+#define SST_STP_PROTOCOL "cc"
+
 /** How long a side waits for the next message before it gives up. */
 #define SST_STP_TIMEOUT (10 * SST_NSEC_PER_SEC)
 
@@ -203,6 +208,12 @@ bool sst_stp_done(const struct sst_stp *st);
 /** The reason of a NO sent or received (0 otherwise). */
 enum sst_stp_reason sst_stp_reason(const struct sst_stp *st);
 
+/** A short name for a reason ("policy", "hash", ...; "none" for 0). */
+const char *sst_stp_reason_name(enum sst_stp_reason r);
+
+/** Whether a requester shipped the code (the peer answered SENDME). */
+bool sst_stp_code_shipped(const struct sst_stp *st);
+
 /** A readable account of the outcome: the NO's detail, or why it failed; "" otherwise. */
 const char *sst_stp_detail(const struct sst_stp *st);
 
@@ -224,7 +235,8 @@ struct sst_stp_counters {
 	uint64_t failed;    /**< either side: malformed, timeout, cut short */
 };
 
-/** Read the counters (relaxed: each is exact, the set is not a snapshot). */
+/** Read the counters (relaxed: each is exact, the set is not a snapshot);
+ * rte_telemetry shows them as /sst/stp. */
 void sst_stp_counters(struct sst_stp_counters *c);
 
 #endif /* SST_STP_H */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_telemetry.h>
 #include <sodium.h>
 
 #include "stp_wire.h"
@@ -27,6 +28,7 @@ struct sst_stp {
 	sst_time_t deadline;
 	uint8_t hash[SST_STP_HASH_LEN];
 	bool code_received;
+	bool shipped;
 	/* Requester: the image to ship. */
 	const uint8_t *code;
 	size_t code_len;
@@ -188,6 +190,7 @@ stp_on_reply(struct sst_stp *st, sst_time_t now)
 		stp_send(st, SST_STP_MSG_CODE, (uint32_t)st->code_len, 0, NULL);
 		st->tx_code = st->code;
 		st->tx_code_len = st->code_len;
+		st->shipped = true;
 		st->deadline = sst_time_add(now, SST_STP_TIMEOUT);
 		STP_COUNT(shipped);
 		return;
@@ -415,6 +418,29 @@ sst_stp_hash(const struct sst_stp *st)
 	return st->hash;
 }
 
+const char *
+sst_stp_reason_name(enum sst_stp_reason r)
+{
+	static const char *const names[] = {
+		[SST_STP_NO_POLICY] = "policy",
+		[SST_STP_NO_HASH] = "hash",
+		[SST_STP_NO_INVALID] = "invalid",
+		[SST_STP_NO_TOO_LARGE] = "too-large",
+		[SST_STP_NO_FAILED] = "failed",
+		[SST_STP_NO_PROTOCOL] = "protocol",
+	};
+
+	if ((unsigned int)r < RTE_DIM(names) && names[r] != NULL)
+		return names[r];
+	return r == 0 ? "none" : "unknown";
+}
+
+bool
+sst_stp_code_shipped(const struct sst_stp *st)
+{
+	return st->shipped;
+}
+
 bool
 sst_stp_code_received(const struct sst_stp *st)
 {
@@ -432,4 +458,31 @@ sst_stp_counters(struct sst_stp_counters *c)
 	c->cached = atomic_load_explicit(&stp_counters.cached, memory_order_relaxed);
 	c->denied = atomic_load_explicit(&stp_counters.denied, memory_order_relaxed);
 	c->failed = atomic_load_explicit(&stp_counters.failed, memory_order_relaxed);
+}
+
+static int
+stp_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct sst_stp_counters c;
+
+	(void)cmd;
+	(void)params;
+	sst_stp_counters(&c);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "requested", c.requested);
+	rte_tel_data_add_dict_u64(d, "shipped", c.shipped);
+	rte_tel_data_add_dict_u64(d, "accepted", c.accepted);
+	rte_tel_data_add_dict_u64(d, "refused", c.refused);
+	rte_tel_data_add_dict_u64(d, "used", c.used);
+	rte_tel_data_add_dict_u64(d, "cached", c.cached);
+	rte_tel_data_add_dict_u64(d, "denied", c.denied);
+	rte_tel_data_add_dict_u64(d, "failed", c.failed);
+	return 0;
+}
+
+RTE_INIT(stp_telemetry_register)
+{
+	rte_telemetry_register_cmd("/sst/stp", stp_telemetry,
+		"Module exchanges of this process (requested, shipped, accepted, refused, used, "
+		"cached, denied, failed). No parameters");
 }

@@ -34,6 +34,7 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_spinlock.h>
+#include <rte_telemetry.h>
 #include <sodium.h>
 
 #include "cc_bpf.h"
@@ -565,6 +566,22 @@ cc_bpf_totals(struct cc_bpf_totals *t)
 	}
 }
 
+static int
+cc_bpf_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct cc_bpf_totals t;
+
+	(void)cmd;
+	(void)params;
+	cc_bpf_totals(&t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "modules", t.modules);
+	rte_tel_data_add_dict_u64(d, "revoked", t.revoked);
+	rte_tel_data_add_dict_u64(d, "violations", t.violations);
+	rte_tel_data_add_dict_u64(d, "fallbacks", t.fallbacks);
+	return 0;
+}
+
 static const struct sst_cc_ops *
 cc_bpf_load_file(const char *path, bool jit, char *err, size_t errlen)
 {
@@ -686,4 +703,7 @@ RTE_INIT(cc_bpf_register)
 	if (sst_cc_register_loader("bpf", cc_bpf_resolve_jit) != 0 ||
 		sst_cc_register_loader("bpfi", cc_bpf_resolve_interp) != 0)
 		CC_BPF_LOG(ERR, "cannot register the bpf: and bpfi: loaders");
+	rte_telemetry_register_cmd("/sst/cc_bpf", cc_bpf_telemetry,
+		"Congestion-control modules of this process: loaded, revoked (CPU budget or "
+		"policer), policer violations, channels moved to NewReno. No parameters");
 }
