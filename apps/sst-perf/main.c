@@ -30,6 +30,7 @@ enum {
 	OPT_CAPTURE,
 	OPT_SHIP_CC,
 	OPT_CC_POLICY,
+	OPT_UNPOLICED,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -89,6 +90,8 @@ usage(FILE *out)
 		"      --ship-cc FILE.o   server (the receiver): ask each client to send with\n"
 		"                         this eBPF module (STP; shipped when the client lacks\n"
 		"                         it); the client's --cc-policy decides\n"
+		"      --unpoliced        the --cc module runs without the TCP-friendly policer\n"
+		"                         (benchmarks of the module's own cost only)\n"
 		"      --cc-policy POLICY whose modules this host runs: deny (default),\n"
 		"                         allow-all, or pinned:KEYFILE (peers authenticated in\n"
 		"                         secure mode with a key listed in KEYFILE, 64 hex\n"
@@ -308,6 +311,9 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		return 0;
 	case OPT_SHIP_CC:
 		return perf_stp_parse_ship(c, arg) == 0 ? 0 : TOOL_EXIT_ARGS;
+	case OPT_UNPOLICED:
+		c->unpoliced = true;
+		return 0;
 	case OPT_CC_POLICY:
 		if (perf_stp_parse_policy(c, arg) != 0)
 			return bad("--cc-policy '%s': want deny, allow-all or pinned:KEYFILE", arg);
@@ -349,6 +355,8 @@ check_conf(struct perf_conf *c, const struct given *g)
 		return bad("%s", "say where: --loopback, or --udp HOST:PORT");
 	if (c->ship_code != NULL && !c->server && !c->loopback)
 		return bad("%s", "--ship-cc: the receiver asks, so a server (or --loopback)");
+	if (c->unpoliced && perf_stp_unpolice(c->cc) != 0)
+		return bad("%s", "--unpoliced goes with --cc bpf:FILE.o or bpfi:FILE.o");
 	if (c->server && c->loopback)
 		return bad("%s", "--server goes with --udp (--loopback runs both sides)");
 	if (g->impair && !c->loopback)
@@ -449,6 +457,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"ship-cc", required_argument, NULL, OPT_SHIP_CC},
 		{"cc-policy", required_argument, NULL, OPT_CC_POLICY},
+		{"unpoliced", no_argument, NULL, OPT_UNPOLICED},
 		{"rate", required_argument, NULL, 'r'},
 		{"delay", required_argument, NULL, 'd'},
 		{"loss", required_argument, NULL, 'L'},

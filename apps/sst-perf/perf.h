@@ -66,6 +66,7 @@ struct perf_conf {
 	size_t ship_len;
 	uint8_t ship_hash[SST_STP_HASH_LEN];
 	struct sst_stp_policy cc_policy;
+	bool unpoliced; /**< --unpoliced: the --cc module without its policer */
 };
 
 /* ---- Control messages (big-endian) ---- */

@@ -509,3 +509,15 @@ perf_stp_parse_policy(struct perf_conf *c, const char *arg)
 		return -1;
 	return sst_stp_policy_parse(&c->cc_policy, arg) == 0 ? 0 : -1;
 }
+
+int
+perf_stp_unpolice(const char *cc)
+{
+	const struct sst_cc_ops *ops =
+		cc != NULL && strncmp(cc, "bpf", 3) == 0 ? sst_cc_find(cc) : NULL;
+
+	if (ops == NULL)
+		return -1;
+	cc_bpf_set_policed(ops, false);
+	return 0;
+}

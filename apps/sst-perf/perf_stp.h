@@ -40,4 +40,8 @@ int perf_stp_parse_ship(struct perf_conf *c, const char *path);
 /** Parse --cc-policy deny|allow-all|pinned:KEYFILE into @p c. @return 0 or -1. */
 int perf_stp_parse_policy(struct perf_conf *c, const char *arg);
 
+/** --unpoliced: turn the policer off for the module @p cc names.
+ * @return 0, or -1 when @p cc is not a loaded bpf module. */
+int perf_stp_unpolice(const char *cc);
+
 #endif /* PERF_STP_H */

@@ -11,6 +11,8 @@
  *    off). Over 60 s of virtual time and 5 seeds, the flow it drives gets
  *    at most the TCP-fair share + 10 %; the policer revokes it and the
  *    channel goes on with NewReno; every item sent arrives, intact.
+ *  - test_newreno_kept: NewReno in eBPF, shipped the same way, is never
+ *    judged: it runs to the end (20 s) beside native NewReno.
  *  - test_budget_revoked: Vegas under a CPU budget of 1 cycle per call is
  *    revoked after a budget window (40 s of virtual time leave room for
  *    256 timed calls); the transfer completes, intact.
@@ -512,7 +514,26 @@ test_budget_revoked(void)
 	world_end(w);
 }
 
+/* A module that complies is never judged: NewReno in eBPF, shipped the
+ * same way, runs to the end beside native NewReno and shares fairly. */
+static void
+test_newreno_kept(void)
+{
+	struct world *w = world_run(0x5eed4e52, "newreno", 0, 20 * SST_NSEC_PER_SEC);
+	double x1 = (double)w->got_at_stop[0], x2 = (double)w->got_at_stop[1];
+	struct sst_channel_info info;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w->shipped);
+	sst_channel_info(w->a[1].ch, &info);
+	printf(" native %.0f items, shipped %.0f, verdicts %" PRIu64 ", on %s ", x1, x2,
+		cc_bpf_violations(w->shipped), info.cc);
+	CU_ASSERT_FALSE(cc_bpf_revoked(w->shipped));
+	CU_ASSERT_STRING_NOT_EQUAL(info.cc, "newreno");
+	world_end(w);
+}
+
 static const struct sst_test_case cases[] = {
+	SST_TEST(test_newreno_kept),
 	SST_TEST(test_greedy_policed),
 	SST_TEST(test_budget_revoked),
 	SST_TEST_END,
