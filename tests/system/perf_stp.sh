@@ -5,8 +5,12 @@
 #  2. the server (the receiver) ships newreno.o to the client, which runs it
 #     under --cc-policy allow-all: USE, SENDME, code, OK;
 #  3. the default policy (deny): the client answers NO and keeps NewReno;
-#  4. the greedy module shipped over a 50 Mbit/s link: the policer revokes
-#     it mid-transfer and the channel goes on with NewReno, no byte lost;
+#  4. over a 10 Mbit/s link with 10 ms each way and a 25-packet queue,
+#     NewReno in eBPF and the greedy module shipped, no byte lost. Whether
+#     the policer revokes greedy within the run depends on real time and on
+#     whether flow control let it fill its window (a round trip that did
+#     not is not judged), so it is printed, not asserted; test_sim_stp
+#     checks the revocation mid-transfer deterministically;
 #  5. a module that does not load is refused before anything is sent.
 # Usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR
 set -u
@@ -37,8 +41,11 @@ run shipped 'peer asked us to run .*running on 1 channel \(code received\);asked
 run denied 'peer asked us to run .*refused, policy;asked the peer to run .*refused, policy' \
 	--time 1 --ship-cc "$mods/newreno.o"
 grep -q 'running on' "$tmp/denied.out" && fail "denied: the module ran"
-run greedy_policed 'accepted \(code shipped\);1 revoked \(1 policer verdicts\), 1 channels moved to newreno' \
-	--time 2 --rate 50 --delay 5 --ship-cc "$mods/greedy.o" --cc-policy allow-all
+run kept 'accepted \(code shipped\);modules in this process: 1 loaded' \
+	--time 2 --rate 10 --delay 10 --queue 25 --ship-cc "$mods/newreno.o" --cc-policy allow-all
+run greedy 'accepted \(code shipped\);modules in this process: 1 loaded' \
+	--time 2 --streams 8 --rate 10 --delay 10 --queue 25 --ship-cc "$mods/greedy.o" \
+	--cc-policy allow-all
 head -c 300 "$mods/newreno.o" >"$tmp/cut.o"
 "$perf" --loopback --time 1 --ship-cc "$tmp/cut.o" >"$tmp/cut.out" 2>&1
 rc=$?
