@@ -175,6 +175,10 @@ stp_on_reply(struct sst_stp *st, sst_time_t now)
 	case SST_STP_MSG_NO:
 		snprintf(st->detail, sizeof(st->detail), "%.*s", (int)(st->body_len - STP_NO_FIXED),
 			(const char *)st->body + STP_NO_FIXED);
+		/* The peer's words end up on terminals and in logs: printable ASCII only. */
+		for (char *c = st->detail; *c != '\0'; c++)
+			if (*c < 0x20 || *c > 0x7e)
+				*c = '?';
 		st->state = SST_STP_REFUSED;
 		st->reason = st->body[SST_STP_HASH_LEN];
 		st->deadline = SST_TIME_NEVER;

@@ -309,6 +309,17 @@ test_malformed(void)
 	CU_ASSERT_EQUAL(sst_stp_state(rs), SST_STP_REFUSED);
 	CU_ASSERT_EQUAL(sst_stp_reason(rs), SST_STP_NO_PROTOCOL);
 	CU_ASSERT_EQUAL(sst_stp_input(rs, msg, 1, 0), -EPROTO); /* nothing after the end */
+	/* A requester prints a NO's detail: control bytes become '?'. */
+	{
+		uint8_t no[8 + 33 + 3] = {5, 1, 0, 0, 0, 0, 0, 36};
+		struct sst_stp *rq = sst_stp_request(req_mem, no + 8, NULL, 0, 0);
+
+		no[8 + 32] = SST_STP_NO_POLICY;
+		memcpy(no + 41, "a\033b", 3);
+		CU_ASSERT_EQUAL(sst_stp_input(rq, no, sizeof(no), 0), 0);
+		CU_ASSERT_EQUAL(sst_stp_state(rq), SST_STP_REFUSED);
+		CU_ASSERT_STRING_EQUAL(sst_stp_detail(rq), "a?b");
+	}
 	CU_ASSERT_STRING_EQUAL(cc.ops->name, "newreno");
 	CU_ASSERT_EQUAL(applies + loads, 0);
 
