@@ -286,7 +286,7 @@ test_malformed(void)
 {
 	static const uint8_t bad_version[] = {1, 2, 0, 0, 0, 0, 0, 32};
 	static const uint8_t big_code[] = {4, 1, 0, 0, 0x7f, 0, 0, 0};
-	uint8_t msg[40] = {4, 1, 0, 0, 0, 0, 0, 33}; /* CODE before USE */
+	uint8_t msg[41] = {4, 1, 0, 0, 0, 0, 0, 33}; /* CODE before USE */
 	struct sst_stp *rs;
 	const uint8_t *p;
 	size_t n;
