@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "perf.h"
+#include "perf_stp.h"
 #include "sst_cc_driver.h"
 #include "tool_args.h"
 
@@ -27,6 +28,9 @@ enum {
 	OPT_LEGACY,
 	OPT_IDLE_TIMEOUT,
 	OPT_CAPTURE,
+	OPT_SHIP_CC,
+	OPT_CC_POLICY,
+	OPT_UNPOLICED,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -83,6 +87,15 @@ usage(FILE *out)
 		"      --cc NAME          congestion control: newreno (default), cubic, or an\n"
 		"                         eBPF module: bpf:FILE.o (JIT), bpfi:FILE.o "
 		"(interpreted)\n"
+		"      --ship-cc FILE.o   server (the receiver): ask each client to send with\n"
+		"                         this eBPF module (STP; shipped when the client lacks\n"
+		"                         it); the client's --cc-policy decides\n"
+		"      --unpoliced        the --cc module runs without the TCP-friendly policer\n"
+		"                         (benchmarks of the module's own cost only)\n"
+		"      --cc-policy POLICY whose modules this host runs: deny (default),\n"
+		"                         allow-all, or pinned:KEYFILE (peers authenticated in\n"
+		"                         secure mode with a key listed in KEYFILE, 64 hex\n"
+		"                         digits a line)\n"
 		"  -w, --workers N        workers per side (1..64; loopback with more than one:\n"
 		"                         a net_ring pair, Ethernet frames, no impairments)\n"
 		"      --port N           with --udp: DPDK port N (from the EAL arguments)\n"
@@ -296,6 +309,15 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 			return bad("%s", "--capture: want a file prefix");
 		c->capture = arg;
 		return 0;
+	case OPT_SHIP_CC:
+		return perf_stp_parse_ship(c, arg) == 0 ? 0 : TOOL_EXIT_ARGS;
+	case OPT_UNPOLICED:
+		c->unpoliced = true;
+		return 0;
+	case OPT_CC_POLICY:
+		if (perf_stp_parse_policy(c, arg) != 0)
+			return bad("--cc-policy '%s': want deny, allow-all or pinned:KEYFILE", arg);
+		return 0;
 	case OPT_IDLE_TIMEOUT:
 		if (tool_parse_double(arg, 0.1, 86400, &d) < 0)
 			return bad("--idle-timeout '%s': want seconds, 0.1 to 86400", arg);
@@ -331,6 +353,10 @@ check_conf(struct perf_conf *c, const struct given *g)
 	}
 	if (c->loopback + g->udp != 1)
 		return bad("%s", "say where: --loopback, or --udp HOST:PORT");
+	if (c->ship_code != NULL && !c->server && !c->loopback)
+		return bad("%s", "--ship-cc: the receiver asks, so a server (or --loopback)");
+	if (c->unpoliced && perf_stp_unpolice(c->cc) != 0)
+		return bad("%s", "--unpoliced goes with --cc bpf:FILE.o or bpfi:FILE.o");
 	if (c->server && c->loopback)
 		return bad("%s", "--server goes with --udp (--loopback runs both sides)");
 	if (g->impair && !c->loopback)
@@ -429,6 +455,9 @@ parse_args(int argc, char **argv, void *conf)
 		{"legacy", no_argument, NULL, OPT_LEGACY},
 		{"capture", required_argument, NULL, OPT_CAPTURE},
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+		{"ship-cc", required_argument, NULL, OPT_SHIP_CC},
+		{"cc-policy", required_argument, NULL, OPT_CC_POLICY},
+		{"unpoliced", no_argument, NULL, OPT_UNPOLICED},
 		{"rate", required_argument, NULL, 'r'},
 		{"delay", required_argument, NULL, 'd'},
 		{"loss", required_argument, NULL, 'L'},
@@ -534,9 +563,11 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 }
 
 /* The client's host (@p side a perf_client) or the server's (a perf_server),
- * with that side's callbacks (perf_client.c, perf_server.c). */
+ * with that side's callbacks (perf_client.c, perf_server.c) behind the STP
+ * agent @p ps made for them (perf_stp_new()). */
 static void
-host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, void *side)
+host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, void *side,
+	struct perf_stp *ps)
 {
 	/* One prefix per side: on the loopback both are in this process. */
 	static char capture[2][4096];
@@ -548,8 +579,9 @@ host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, voi
 		hc->capture = capture[server];
 	}
 	hc->name = server ? "perfs" : "perfc";
-	hc->stream.ops = server ? &perf_server_stream_ops : &perf_client_stream_ops;
-	hc->stream.ctx = side;
+	/* STP's streams are perf_stp's, the others go through to the side's. */
+	hc->stream.ops = &perf_stp_stream_ops;
+	hc->stream.ctx = ps;
 	hc->ops = server ? &perf_server_worker_ops : &perf_client_worker_ops;
 	hc->ctx = side;
 }
@@ -602,20 +634,23 @@ run_loopback(struct perf_conf *c)
 {
 	struct perf_client *cl = perf_client_new(c);
 	struct perf_server *sv = perf_server_new(c);
+	struct perf_stp *cps = perf_stp_new(c, false, &perf_client_stream_ops, cl);
+	struct perf_stp *sps = perf_stp_new(c, true, &perf_server_stream_ops, sv);
 	struct tool_host_conf cc, sc;
-	struct tool_net *net;
+	struct tool_net *net = NULL;
 	int rc;
 
-	if (cl == NULL || sv == NULL) {
+	if (cl == NULL || sv == NULL || cps == NULL || sps == NULL) {
 		fprintf(stderr, "sst-perf: out of memory\n");
-		perf_client_destroy(cl);
-		perf_server_destroy(sv);
-		return TOOL_EXIT_SETUP;
+		rc = TOOL_EXIT_SETUP;
+		goto out;
 	}
-	host_conf(&cc, c, false, cl);
-	host_conf(&sc, c, true, sv);
+	host_conf(&cc, c, false, cl, cps);
+	host_conf(&sc, c, true, sv, sps);
 	net = tool_net_loopback(&cc, &sc, c->impaired ? &c->impair : NULL);
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 1)) < 0 ||
+		perf_stp_start(sps, tool_net_host(net, 1)) < 0 ||
+		perf_stp_start(cps, tool_net_host(net, 0)) < 0 ||
 		perf_client_start(
 			cl, tool_net_host(net, 0), tool_host_local(tool_net_host(net, 1))) < 0) {
 		rc = TOOL_EXIT_SETUP;
@@ -625,9 +660,13 @@ run_loopback(struct perf_conf *c)
 out:
 	perf_client_quiesce(cl);
 	perf_server_quiesce(sv);
+	perf_stp_quiesce(cps);
+	perf_stp_quiesce(sps);
 	tool_net_destroy(net);
 	perf_client_destroy(cl);
 	perf_server_destroy(sv);
+	perf_stp_destroy(cps);
+	perf_stp_destroy(sps);
 	return rc;
 }
 
@@ -635,18 +674,21 @@ static int
 run_client(struct perf_conf *c)
 {
 	struct perf_client *cl = perf_client_new(c);
+	struct perf_stp *ps = perf_stp_new(c, false, &perf_client_stream_ops, cl);
 	struct tool_host_conf hc;
-	struct tool_net *net;
+	struct tool_net *net = NULL;
 	int rc;
 
-	if (cl == NULL) {
+	if (cl == NULL || ps == NULL) {
 		fprintf(stderr, "sst-perf: out of memory\n");
-		return TOOL_EXIT_SETUP;
+		rc = TOOL_EXIT_SETUP;
+		goto out;
 	}
-	host_conf(&hc, c, false, cl);
+	host_conf(&hc, c, false, cl, ps);
 	hc.local.addr.family = c->peer.addr.family;
 	net = tool_net_open(&hc, &c->port);
-	if (net == NULL || perf_client_start(cl, tool_net_host(net, 0), &c->peer) < 0) {
+	if (net == NULL || perf_stp_start(ps, tool_net_host(net, 0)) < 0 ||
+		perf_client_start(cl, tool_net_host(net, 0), &c->peer) < 0) {
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
@@ -656,8 +698,10 @@ run_client(struct perf_conf *c)
 	tool_net_finish_channels(net, SST_NSEC_PER_SEC / 2);
 out:
 	perf_client_quiesce(cl);
+	perf_stp_quiesce(ps);
 	tool_net_destroy(net);
 	perf_client_destroy(cl);
+	perf_stp_destroy(ps);
 	return rc;
 }
 
@@ -665,19 +709,22 @@ static int
 run_server(struct perf_conf *c)
 {
 	struct perf_server *sv = perf_server_new(c);
+	struct perf_stp *ps = perf_stp_new(c, true, &perf_server_stream_ops, sv);
 	struct tool_host_conf hc;
-	struct tool_net *net;
+	struct tool_net *net = NULL;
 	char ep[80];
 	int rc = 0;
 
-	if (sv == NULL) {
+	if (sv == NULL || ps == NULL) {
 		fprintf(stderr, "sst-perf: out of memory\n");
-		return TOOL_EXIT_SETUP;
+		rc = TOOL_EXIT_SETUP;
+		goto out;
 	}
-	host_conf(&hc, c, true, sv);
+	host_conf(&hc, c, true, sv, ps);
 	hc.local = c->local;
 	net = tool_net_open(&hc, &c->port);
-	if (net == NULL || perf_server_start(sv, tool_net_host(net, 0)) < 0) {
+	if (net == NULL || perf_server_start(sv, tool_net_host(net, 0)) < 0 ||
+		perf_stp_start(ps, tool_net_host(net, 0)) < 0) {
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
@@ -687,8 +734,10 @@ run_server(struct perf_conf *c)
 		tool_net_poll(net, true);
 out:
 	perf_server_quiesce(sv);
+	perf_stp_quiesce(ps);
 	tool_net_destroy(net);
 	perf_server_destroy(sv);
+	perf_stp_destroy(ps);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 
 #include <rte_mbuf.h>
 
+#include "sst_stp.h"
 #include "sst_stream.h"
 #include "tool_link.h"
 
@@ -58,6 +59,14 @@ struct perf_conf {
 	uint64_t idle_ns; /**< server: a test with no traffic for this long is abandoned */
 	struct tool_impair impair;
 	bool impaired;
+	/* STP (perf_stp.h): the module this host asks its peer to use, and
+	 * whose modules this host runs. */
+	const char *ship_path;
+	uint8_t *ship_code;
+	size_t ship_len;
+	uint8_t ship_hash[SST_STP_HASH_LEN];
+	struct sst_stp_policy cc_policy;
+	bool unpoliced; /**< --unpoliced: the --cc module without its policer */
 };
 
 /* ---- Control messages (big-endian) ---- */

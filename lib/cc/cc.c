@@ -118,6 +118,29 @@ sst_cc_init(struct sst_cc *cc, const struct sst_cc_ops *ops, uint32_t mss, sst_t
 	return 0;
 }
 
+int
+sst_cc_switch(struct sst_cc *cc, const struct sst_cc_ops *ops, sst_time_t now)
+{
+	uint64_t cwnd, ssthresh, recovery_seq;
+	bool in_recovery;
+
+	if (cc == NULL || ops == NULL || cc->ops == NULL || cc->mss == 0)
+		return -EINVAL;
+	cwnd = cc->cwnd;
+	ssthresh = cc->ssthresh;
+	in_recovery = cc->in_recovery;
+	recovery_seq = cc->recovery_seq;
+	memset(cc->priv, 0, sizeof(cc->priv));
+	cc->ops = ops;
+	cc->pacing_rate = 0;
+	ops->init(cc, now);
+	cc->cwnd = cwnd;
+	cc->ssthresh = ssthresh;
+	cc->in_recovery = in_recovery;
+	cc->recovery_seq = recovery_seq;
+	return 0;
+}
+
 uint64_t
 sst_cc_pacing_rate(const struct sst_cc *cc, sst_time_t srtt)
 {

@@ -170,6 +170,17 @@ const struct sst_cc_ops *sst_cc_resolve(const char *name, char *err, size_t errl
  */
 int sst_cc_init(struct sst_cc *cc, const struct sst_cc_ops *ops, uint32_t mss, sst_time_t now);
 
+/**
+ * Move a live channel to another controller (a module a peer shipped, or
+ * the fallback when a module is revoked): the window, ssthresh and the
+ * recovery state carry over, so what is in flight stays accounted; the
+ * private state and the pacing rate are the new controller's (priv is
+ * cleared and ops->init runs, then the carried fields are put back).
+ * Control plane, on the lcore that owns the channel, between events.
+ * @return 0 or -EINVAL (NULL cc or ops, cc not initialised).
+ */
+int sst_cc_switch(struct sst_cc *cc, const struct sst_cc_ops *ops, sst_time_t now);
+
 /** Initial window of RFC 6928 / RFC 5681 for a given MSS, in bytes. */
 static inline uint64_t
 sst_cc_initial_window(uint32_t mss)

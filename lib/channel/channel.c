@@ -406,6 +406,19 @@ sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info)
 	info->cc = ch->cc.ops->name;
 }
 
+int
+sst_channel_set_cc(struct sst_channel *ch, const struct sst_cc_ops *ops, sst_time_t now)
+{
+	int rc;
+
+	if (ch == NULL)
+		return -EINVAL;
+	rc = sst_cc_switch(&ch->cc, ops, now);
+	if (rc == 0)
+		channel_update_pacing(ch, now);
+	return rc;
+}
+
 void
 channel_update_pacing(struct sst_channel *ch, sst_time_t now)
 {

@@ -29,6 +29,7 @@
 #include "sst_time.h"
 
 struct sst_channel;
+struct sst_cc_ops;
 
 /**
  * The highest of our sequence numbers the 2007 prototype acknowledges on a
@@ -295,6 +296,15 @@ struct sst_channel_info {
 
 /** Fill info. */
 void sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info);
+
+/**
+ * Move the channel to another congestion controller while it runs (a
+ * module its peer shipped, lib/stp): the window, ssthresh and recovery
+ * state carry over (sst_cc_switch()), and the pacer takes the new
+ * controller's rate. Call between events, on the channel's lcore.
+ * @return 0, or -EINVAL (NULL ch or ops).
+ */
+int sst_channel_set_cc(struct sst_channel *ch, const struct sst_cc_ops *ops, sst_time_t now);
 
 /**
  * Send the acknowledgment the channel owes now (through upper->ack_due())

@@ -168,6 +168,28 @@ struct sst_stream_host *sst_worker_stream_host(struct sst_worker *w);
 /** The peer at ep, or NULL. */
 struct sst_stream_peer *sst_worker_peer(struct sst_worker *w, const struct sst_net_endpoint *ep);
 
+/**
+ * The identity peer @p sp proved when its channels were negotiated: its
+ * Ed25519 key in secure mode, all zero in checksum mode (for lib/stp's
+ * policy, sst_stp_policy_allows()).
+ * @return the key (SST_SECURE_KEY_LEN bytes), or NULL when @p sp has no
+ *   channel on @p w.
+ */
+const uint8_t *sst_worker_peer_identity(
+	const struct sst_worker *w, const struct sst_stream_peer *sp);
+
+struct sst_cc_ops;
+
+/**
+ * Move the live channels to peer @p sp to congestion controller @p ops
+ * (a module the peer shipped, lib/stp), keeping their windows
+ * (sst_channel_set_cc()). Channels negotiated later start on the host's
+ * own controller. Call from the worker's thread (a stream callback).
+ * @return the channels moved, or -ENOENT (none).
+ */
+int sst_worker_peer_set_cc(struct sst_worker *w, const struct sst_stream_peer *sp,
+	const struct sst_cc_ops *ops, sst_time_t now);
+
 const struct sst_worker_stats *sst_worker_stats(const struct sst_worker *w);
 
 /** The link's counters. */

@@ -34,6 +34,7 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_spinlock.h>
+#include <rte_telemetry.h>
 #include <sodium.h>
 
 #include "cc_bpf.h"
@@ -231,18 +232,9 @@ static void
 cc_bpf_fallback(struct sst_cc *cc, sst_time_t now)
 {
 	struct cc_bpf_module *m = (struct cc_bpf_module *)(uintptr_t)cc->ops;
-	const struct sst_cc_ops *fb = sst_cc_find(SST_CC_DEFAULT);
-	struct sst_cc keep = *cc;
 
 	atomic_fetch_add_explicit(&m->fallbacks, 1, memory_order_relaxed);
-	memset(cc->priv, 0, sizeof(cc->priv));
-	cc->ops = fb;
-	cc->pacing_rate = 0;
-	fb->init(cc, now);
-	cc->cwnd = keep.cwnd;
-	cc->ssthresh = keep.ssthresh;
-	cc->in_recovery = keep.in_recovery;
-	cc->recovery_seq = keep.recovery_seq;
+	sst_cc_switch(cc, sst_cc_find(SST_CC_DEFAULT), now);
 }
 
 /* Whether the channel may run its module; if not, it is now on the fallback. */
@@ -332,8 +324,14 @@ cc_bpf_on_ack(struct sst_cc *cc, const struct sst_cc_ack_event *ev)
 		return;
 	}
 	cc_bpf_measure_ack(st, ev);
+	/* A round trip in which the window was not filled is not judged, as an
+	 * application-limited one is not: a window that flow control or the
+	 * application leaves unused sends nothing faster (found with sst-perf,
+	 * where receive windows capped the flight while NewReno's slow start
+	 * kept growing the window it asked for, and the policer revoked it). */
 	sst_policer_on_ack(&st->pol, ev->now, ev->acked_bytes, ev->acked_packets, ev->rtt_sample,
-		ev->srtt, ev->app_limited);
+		ev->srtt,
+		ev->app_limited || ev->bytes_in_flight + ev->acked_bytes + cc->mss < cc->cwnd);
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_ACK, ev->now, ev->bytes_in_flight);
 	ctx.app_limited = ev->app_limited;
 	ctx.rtt_sample = ev->rtt_sample;
@@ -547,6 +545,49 @@ cc_bpf_load_mem(
 	return m != NULL ? &m->ops : NULL;
 }
 
+const struct sst_cc_ops *
+cc_bpf_find_hash(const uint8_t *hash, bool jit)
+{
+	unsigned int count = atomic_load_explicit(&cc_bpf_count, memory_order_acquire);
+	const struct cc_bpf_module *m = hash != NULL ? cc_bpf_lookup_hash(hash, jit, count) : NULL;
+
+	if (m == NULL || atomic_load_explicit(&m->revoked, memory_order_relaxed))
+		return NULL;
+	return &m->ops;
+}
+
+void
+cc_bpf_totals(struct cc_bpf_totals *t)
+{
+	unsigned int count = atomic_load_explicit(&cc_bpf_count, memory_order_acquire);
+
+	memset(t, 0, sizeof(*t));
+	t->modules = count;
+	for (unsigned int i = 0; i < count; i++) {
+		const struct cc_bpf_module *m = &cc_bpf_cache[i];
+
+		t->revoked += atomic_load_explicit(&m->revoked, memory_order_relaxed);
+		t->violations += atomic_load_explicit(&m->violations, memory_order_relaxed);
+		t->fallbacks += atomic_load_explicit(&m->fallbacks, memory_order_relaxed);
+	}
+}
+
+static int
+cc_bpf_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct cc_bpf_totals t;
+
+	(void)cmd;
+	(void)params;
+	cc_bpf_totals(&t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "modules", t.modules);
+	rte_tel_data_add_dict_u64(d, "revoked", t.revoked);
+	rte_tel_data_add_dict_u64(d, "violations", t.violations);
+	rte_tel_data_add_dict_u64(d, "fallbacks", t.fallbacks);
+	return 0;
+}
+
 static const struct sst_cc_ops *
 cc_bpf_load_file(const char *path, bool jit, char *err, size_t errlen)
 {
@@ -668,4 +709,7 @@ RTE_INIT(cc_bpf_register)
 	if (sst_cc_register_loader("bpf", cc_bpf_resolve_jit) != 0 ||
 		sst_cc_register_loader("bpfi", cc_bpf_resolve_interp) != 0)
 		CC_BPF_LOG(ERR, "cannot register the bpf: and bpfi: loaders");
+	rte_telemetry_register_cmd("/sst/cc_bpf", cc_bpf_telemetry,
+		"Congestion-control modules of this process: loaded, revoked (CPU budget or "
+		"policer), policer violations, channels moved to NewReno. No parameters");
 }

@@ -111,4 +111,20 @@ bool cc_bpf_is_jit(const struct sst_cc_ops *ops);
 /* The module's identity: the BLAKE2b-256 of its ELF image. */
 const uint8_t *cc_bpf_hash(const struct sst_cc_ops *ops);
 
+/*
+ * The loaded, unrevoked module of BLAKE2b-256 @p hash for execution mode
+ * @p jit, or NULL: what a host asked to run module H looks up before it
+ * asks for the code (lib/stp). Reads published entries without the lock.
+ */
+const struct sst_cc_ops *cc_bpf_find_hash(const uint8_t *hash, bool jit);
+
+/* Sums over every module loaded in the process, for telemetry. */
+struct cc_bpf_totals {
+	uint64_t modules;    /* loaded (revoked ones included) */
+	uint64_t revoked;    /* modules unloaded: over budget or by the policer */
+	uint64_t violations; /* policer verdicts */
+	uint64_t fallbacks;  /* channels moved to NewReno */
+};
+void cc_bpf_totals(struct cc_bpf_totals *t);
+
 #endif /* CC_BPF_H */

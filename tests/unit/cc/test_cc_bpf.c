@@ -318,13 +318,16 @@ test_greedy(void)
 	CU_ASSERT_EQUAL(cc.cwnd, 4 * MSS); /* INIT: 4 packets per second, over 1 s */
 	sst_cc_on_loss(&cc, &loss);
 	CU_ASSERT_EQUAL(cc.cwnd, 4 * MSS);
-	/* Acks of 10 packets every 2 ms at 20 ms RTT, the window asked ignored. */
+	/* Acks of 10 packets every 2 ms at 20 ms RTT from a sender that fills
+	 * the window it is given (a round trip in which it did not would not
+	 * be judged), the window asked ignored. */
 	while (!cc_bpf_revoked(ops) && acks < 1000) {
 		struct sst_cc_ack_event ack = {
 			.now = rtt + (sst_time_t)acks * 2000000,
 			.largest_acked = 10 + 10 * (uint64_t)acks,
 			.acked_bytes = 10 * MSS,
 			.acked_packets = 10,
+			.bytes_in_flight = cc.cwnd > 10 * MSS ? cc.cwnd - 10 * MSS : 0,
 			.rtt_sample = rtt,
 			.srtt = rtt,
 			.min_rtt = rtt,
