@@ -6,7 +6,8 @@
 #     headers compile with only the installed include directory and
 #     DPDK's (so no installed header includes a private one);
 #  2. every installed header is public (sst_*.h);
-#  3. the examples build against the installed tree through pkg-config and
+#  3. the manual pages of the tools are installed and render cleanly;
+#  4. the examples build against the installed tree through pkg-config and
 #     as a meson subproject, and each runs an echo against sst-cat
 #     (examples.sh, when given).
 # Usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]
@@ -54,6 +55,16 @@ ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Werror -fsyntax-only "$dir/all.c" $cflag
 [ "$n" -ge 20 ] || fail "only $n headers installed"
 for h in sst_engine.h sst_stream.h sst_ring.h sst_channel.h sst_worker.h sst_negotiation.h; do
 	[ -f "$inc/$h" ] || fail "$h is not installed"
+done
+
+# The manual pages, from the tools' --help text, render without warnings.
+for t in sst-perf sst-cat sst-dump; do
+	page=$(find "$dir/root" -name "$t.1")
+	if [ -z "$page" ]; then
+		fail "no manual page for $t installed"
+	elif [ -n "$(groff -man -Tutf8 -ww -z "$page" 2>&1)" ]; then
+		fail "$t.1: $(groff -man -Tutf8 -ww -z "$page" 2>&1 | head -3)"
+	fi
 done
 
 if [ -n "$cat_bin" ]; then
