@@ -228,6 +228,14 @@ engine_check_params(const struct sst_engine_params *p)
 			SST_WORKERS_MAX);
 		return -EINVAL;
 	}
+	if (p->nego.secure != NULL && sst_secure_config_check(p->nego.secure, false) < 0) {
+		ENGINE_LOG(ERR, "nego.secure is refused: its size, random source and suites are "
+				"required, SST_CRYPTO_NULL is never acceptable (sst_secure.h)\n");
+		return -EINVAL;
+	}
+	if (p->ring_mode && (p->ops != NULL || p->stream.ops != NULL))
+		ENGINE_LOG(WARNING, "ring_mode: ops and stream.ops are ignored (the ring agents "
+				    "take their place)\n");
 	if (memcmp(p->nego.secret, zero, sizeof(zero)) == 0)
 		ENGINE_LOG(WARNING,
 			"nego.secret is all zero: cookies and handshake tags are predictable "

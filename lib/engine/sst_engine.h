@@ -123,8 +123,9 @@ void sst_engine_params_default(struct sst_engine_params *p);
  * @return
  *   The engine, or NULL with rte_errno set and a line logged through
  *   rte_log (type sst.engine) that names the parameter at fault:
- *   EINVAL (p NULL, size missing, workers over SST_WORKERS_MAX, or a layer
- *   below refused its parameters), EEXIST (two engines of one
+ *   EINVAL (p NULL, size missing, workers over SST_WORKERS_MAX, a secure
+ *   configuration sst_secure_config_check() refuses, or a layer below
+ *   refused its parameters), EEXIST (two engines of one
  *   stream.name),
  *   ENOMEM (the EAL's memory cannot hold the pools: lower mbufs or give
  *   the EAL more, -m), or a link driver's error.

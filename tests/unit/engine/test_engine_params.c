@@ -110,6 +110,8 @@ expect_named(const struct sst_engine_params *ep, const char *name)
 	}
 }
 
+static const struct sst_secure_config bad_secure = {.size = sizeof(bad_secure)};
+
 static void
 test_missing_named(void)
 {
@@ -122,6 +124,9 @@ test_missing_named(void)
 	sst_engine_params_default(&ep);
 	ep.workers = SST_WORKERS_MAX + 1;
 	expect_named(&ep, "params.workers");
+	sst_engine_params_default(&ep);
+	ep.nego.secure = &bad_secure; /* no random source, no suite */
+	expect_named(&ep, "nego.secure is refused");
 }
 
 /* Failures after the pools and inboxes exist (an unknown link driver,
