@@ -10,8 +10,10 @@ profile=${1:-test}
 build_pkgs=(gcc pkg-config python3 meson ninja-build dpdk-dev libdpdk-dev libipsec-mb-dev
 	libsodium-dev libpcap-dev libcunit1-dev)
 # clang with its runtimes builds the sanitizer and libFuzzer configuration;
-# clang-format checks style; tshark's editcap converts captures to pcapng.
-test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark iproute2 iputils-ping ethtool)
+# clang-format checks style; tshark's editcap converts captures to pcapng;
+# groff renders the manual pages in suite 'consumer'.
+test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark iproute2 iputils-ping ethtool
+	groff-base)
 
 case "$profile" in
 build) wanted=("${build_pkgs[@]}") ;;

@@ -39,6 +39,7 @@ struct cat_conf {
 	uint64_t stats_ns;     /**< --echo --stats: a line of counters this often; 0: none */
 	struct tool_port port; /**< --port: a DPDK port instead of kernel UDP */
 	uint32_t workers;
+	const char *capture; /**< --capture PREFIX: pcapng of each worker's traffic */
 };
 
 struct cat;

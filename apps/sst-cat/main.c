@@ -58,7 +58,8 @@ usage(FILE *out)
 		"                         aes128gcm with AES instructions, else chacha20)\n"
 		"      --identity FILE    our Ed25519 key (64 hex digits; created if missing);\n"
 		"                         default: anonymous client, throwaway listener key\n"
-		"      --known-hosts FILE client: accept only servers whose key is listed\n"
+		"      --known-hosts FILE\n"
+		"                         client: accept only servers whose key is listed\n"
 		"                         ('<64 hex digits> <name>' lines); default: any key\n"
 		"      --legacy           act as the 2007 prototype: checksum mode only, empty\n"
 		"                         ulpi/ulpr (no SST-DPDK capabilities advertised, none\n"
@@ -81,6 +82,8 @@ usage(FILE *out)
 		"      --ip ADDR/LEN      with --port: our address on it (required)\n"
 		"      --gateway ADDR     with --port: the default route\n"
 		"      --workers N        workers (1..64), each with its own queue of the port\n"
+		"      --capture PREFIX   record what each worker sends and receives to\n"
+		"                         PREFIX-w<i>.pcapng (sst-dump reads them)\n"
 		"  -v, --verbose          say what happens on stderr (channel, keys, substreams)\n"
 		"  -q, --quiet            no 'listening on' line\n"
 		"  -h, --help             this help\n"
@@ -113,6 +116,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"ip", required_argument, NULL, 'A'},
 		{"gateway", required_argument, NULL, 'G'},
 		{"workers", required_argument, NULL, 'w'},
+		{"capture", required_argument, NULL, 'C'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -196,6 +200,9 @@ parse_args(int argc, char **argv, void *conf)
 				return bad("--dead-peer-timeout '%s': want seconds, 0.1 to 86400",
 					optarg);
 			c->dead_peer_ns = (uint64_t)(d * 1e9);
+			break;
+		case 'C':
+			c->capture = optarg;
 			break;
 		case 'T':
 			if (tool_parse_double(optarg, 0.1, 86400, &d) < 0)
@@ -387,6 +394,7 @@ run(const struct cat_conf *c)
 		goto out;
 	hc.workers = c->workers;
 	hc.dead_peer_timeout = c->dead_peer_ns;
+	hc.capture = c->capture;
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL)
 		goto out;

@@ -251,7 +251,7 @@ sst_crypto_burst_each(const void *session, struct rte_mbuf **pkts, uint64_t *seq
 	uint16_t good = 0;
 
 	for (uint32_t off = 0; off < n; off += SST_CRYPTO_CHUNK) {
-		uint16_t cnt = RTE_MIN(n - off, SST_CRYPTO_CHUNK);
+		uint16_t cnt = (uint16_t)RTE_MIN(n - off, (uint32_t)SST_CRYPTO_CHUNK);
 		uint64_t fail = 0;
 
 		for (uint16_t i = 0; i < cnt; i++)

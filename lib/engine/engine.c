@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
+#include <sodium.h>
 
 #include "sst_capture.h"
 #include "sst_engine.h"
@@ -33,8 +34,9 @@ struct engine_worker {
 	struct sst_capture *capture;
 	struct sst_ring_agent *agent; /**< ring mode */
 	struct rte_mempool *pool;
-	unsigned int lcore; /**< launched on; RTE_MAX_LCORE: not launched */
-	bool grow_logged;   /**< a pool failed to grow: said once */
+	struct rte_mempool *clones; /**< when params.stream.clone_pool is NULL */
+	unsigned int lcore;	    /**< launched on; RTE_MAX_LCORE: not launched */
+	bool grow_logged;	    /**< a pool failed to grow: said once */
 };
 
 struct sst_engine {
@@ -43,6 +45,7 @@ struct sst_engine {
 	bool device_ready; /**< we set the links' device up: we tear it down */
 	atomic_bool stop;
 	atomic_uint loops; /**< sst_engine_worker_loop()s running */
+	unsigned int id;   /**< names the stream pools when params.stream.name is NULL */
 	sst_time_t drain_ns;
 	struct rte_ring *inboxes[SST_WORKERS_MAX];
 	struct engine_worker workers[SST_WORKERS_MAX];
@@ -51,6 +54,7 @@ struct sst_engine {
 };
 
 static uint64_t tsc_hz;
+static atomic_uint engines_created;
 
 sst_time_t
 sst_engine_now(void)
@@ -178,12 +182,20 @@ create_workers(struct sst_engine *e)
 			sst_ring_agent_worker_params(e->workers[i].agent, &wp);
 		}
 		/* The stream host names its objects: one name per worker. */
-		snprintf(e->names[i], sizeof(e->names[i]), "%.14s.w%u",
-			e->p.stream.name != NULL ? e->p.stream.name : "sst", i);
+		if (e->p.stream.name != NULL)
+			snprintf(
+				e->names[i], sizeof(e->names[i]), "%.14s.w%u", e->p.stream.name, i);
+		else
+			snprintf(e->names[i], sizeof(e->names[i]), "sst%u.w%u", e->id, i);
 		wp.stream.name = e->names[i];
+		if (wp.stream.clone_pool == NULL)
+			wp.stream.clone_pool = e->workers[i].clones;
 		e->workers[i].w = sst_worker_create(&wp);
 		if (e->workers[i].w == NULL) {
-			ENGINE_LOG(ERR, "worker %u: %s\n", i, rte_strerror(rte_errno));
+			ENGINE_LOG(ERR, "worker %u: %s%s\n", i, rte_strerror(rte_errno),
+				rte_errno == EEXIST ? " (params.stream.name: the stream pools' "
+						      "names must be unique in the process)"
+						    : "");
 			return -rte_errno;
 		}
 		if (e->workers[i].agent != NULL)
@@ -201,59 +213,141 @@ pool_cache(const struct sst_engine_params *p)
 	return p->mbuf_cache != 0 ? p->mbuf_cache : 256;
 }
 
+void
+sst_engine_params_default(struct sst_engine_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->workers = 1;
+	p->mbufs = SST_ENGINE_DEFAULT_MBUFS;
+	p->inbox_size = SST_ENGINE_DEFAULT_INBOX;
+	p->nego.size = sizeof(p->nego);
+	/* The host secret keys the cookies and handshake tags: it must be
+	 * unpredictable, never a constant default. */
+	randombytes_buf(p->nego.secret, sizeof(p->nego.secret));
+	p->stream.size = sizeof(p->stream);
+	p->stream.max_streams = SST_ENGINE_DEFAULT_STREAMS;
+	p->stream.max_tx_buffers = SST_ENGINE_DEFAULT_STREAM_BUFFERS;
+	p->stream.max_rx_buffers = SST_ENGINE_DEFAULT_STREAM_BUFFERS;
+}
+
+/* Name the first parameter that is missing or out of range, so that a
+ * caller learns which one from the log rather than from a bare EINVAL of
+ * a layer below. Returns 0 or -EINVAL. */
+static int
+engine_check_params(const struct sst_engine_params *p)
+{
+	static const uint8_t zero[SST_NEGO_SECRET_LEN];
+
+	if (p == NULL) {
+		ENGINE_LOG(ERR, "params are required: see sst_engine_params_default()\n");
+		return -EINVAL;
+	}
+	if (p->size == 0 || p->size > sizeof(*p)) {
+		ENGINE_LOG(ERR, "params.size is required: sizeof(struct sst_engine_params) "
+				"(sst_engine_params_default() sets it)\n");
+		return -EINVAL;
+	}
+	if (p->workers > SST_WORKERS_MAX) {
+		ENGINE_LOG(ERR, "params.workers: %u is over SST_WORKERS_MAX (%u)\n", p->workers,
+			SST_WORKERS_MAX);
+		return -EINVAL;
+	}
+	if (p->nego.secure != NULL && sst_secure_config_check(p->nego.secure, false) < 0) {
+		ENGINE_LOG(ERR, "nego.secure is refused: its size, random source and suites are "
+				"required, SST_CRYPTO_NULL is never acceptable (sst_secure.h)\n");
+		return -EINVAL;
+	}
+	if (p->ring_mode && (p->ops != NULL || p->stream.ops != NULL))
+		ENGINE_LOG(WARNING, "ring_mode: ops and stream.ops are ignored (the ring agents "
+				    "take their place)\n");
+	if (memcmp(p->nego.secret, zero, sizeof(zero)) == 0)
+		ENGINE_LOG(WARNING,
+			"nego.secret is all zero: cookies and handshake tags are predictable "
+			"(sst_engine_params_default() draws one)\n");
+	return 0;
+}
+
+/* Worker i's pools: packets, and clones unless the caller brought them. */
+static int
+create_pools(struct sst_engine *e, uint16_t i)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	/* Small at first, grown between passes (engine_housekeeping()). */
+	struct sst_pool_params pp = {
+		.size = sizeof(pp),
+		.name = name,
+		.max = e->p.mbufs,
+		.initial = RTE_MIN(e->p.mbufs_initial, e->p.mbufs),
+		.cache_size = pool_cache(&e->p),
+		.data_room = RTE_MBUF_DEFAULT_BUF_SIZE,
+		.socket_id = e->p.socket_id,
+	};
+
+	snprintf(name, sizeof(name), "sst_e%p_w%u", (void *)e, i);
+	e->workers[i].pool = sst_pool_create(&pp);
+	if (e->workers[i].pool == NULL) {
+		ENGINE_LOG(ERR,
+			"worker %u: no mbuf pool of %u (params.mbufs; "
+			"the EAL's memory, -m, must hold it): %s\n",
+			i, e->p.mbufs, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	if (e->p.stream.clone_pool != NULL)
+		return 0;
+	/* Indirect mbufs only: the segments they describe stay in pool. */
+	snprintf(name, sizeof(name), "sst_e%p_c%u", (void *)e, i);
+	pp.data_room = 0;
+	e->workers[i].clones = sst_pool_create(&pp);
+	if (e->workers[i].clones == NULL) {
+		ENGINE_LOG(ERR, "worker %u: no clone pool of %u: %s\n", i, e->p.mbufs,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
 struct sst_engine *
 sst_engine_create(const struct sst_engine_params *p)
 {
 	struct sst_engine *e;
-	int rc = 0;
+	int rc;
 
-	if (p == NULL || p->workers > SST_WORKERS_MAX) {
-		rte_errno = EINVAL;
+	rc = engine_check_params(p);
+	if (rc < 0) {
+		rte_errno = -rc;
 		return NULL;
 	}
 	e = rte_zmalloc_socket("sst_engine", sizeof(*e), RTE_CACHE_LINE_SIZE, p->socket_id);
 	if (e == NULL) {
+		ENGINE_LOG(ERR, "no memory for the engine\n");
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	e->p = *p;
+	/* Fields past the caller's size (an older caller) read as zero. */
+	memcpy(&e->p, p, p->size);
 	e->n = p->workers != 0 ? p->workers : 1;
+	e->id = atomic_fetch_add(&engines_created, 1);
 	if (e->p.mbufs == 0)
 		e->p.mbufs = 16383;
 	if (e->p.mbufs_initial == 0)
 		e->p.mbufs_initial = SST_POOL_INITIAL;
 	if (e->p.inbox_size == 0)
 		e->p.inbox_size = 4096;
-	for (uint16_t i = 0; i < e->n && rc == 0; i++) {
-		char name[RTE_MEMPOOL_NAMESIZE];
-		/* Small at first, grown between passes (engine_housekeeping()). */
-		struct sst_pool_params pp = {
-			.size = sizeof(pp),
-			.name = name,
-			.max = e->p.mbufs,
-			.initial = RTE_MIN(e->p.mbufs_initial, e->p.mbufs),
-			.cache_size = pool_cache(&e->p),
-			.data_room = RTE_MBUF_DEFAULT_BUF_SIZE,
-			.socket_id = p->socket_id,
-		};
-
+	for (uint16_t i = 0; i < e->n; i++)
 		e->workers[i].lcore = RTE_MAX_LCORE;
-		snprintf(name, sizeof(name), "sst_e%p_w%u", (void *)e, i);
-		e->workers[i].pool = sst_pool_create(&pp);
-		if (e->workers[i].pool == NULL) {
-			ENGINE_LOG(ERR, "worker %u: no mbuf pool of %u: %s\n", i, e->p.mbufs,
-				rte_strerror(rte_errno));
-			rc = -rte_errno;
-			break;
-		}
-		if (e->n == 1)
+	for (uint16_t i = 0; i < e->n && rc == 0; i++) {
+		char name[RTE_RING_NAMESIZE];
+
+		rc = create_pools(e, i);
+		if (rc < 0 || e->n == 1)
 			continue;
 		snprintf(name, sizeof(name), "sst_e%p_in%u", (void *)e, i);
 		/* Any worker may hand over (multi-producer); only i takes. */
 		e->inboxes[i] = rte_ring_create(name, e->p.inbox_size, p->socket_id, RING_F_SC_DEQ);
 		if (e->inboxes[i] == NULL) {
-			ENGINE_LOG(
-				ERR, "worker %u: no inbox ring: %s\n", i, rte_strerror(rte_errno));
+			ENGINE_LOG(ERR, "worker %u: no inbox ring of %u (params.inbox_size): %s\n",
+				i, e->p.inbox_size, rte_strerror(rte_errno));
 			rc = -rte_errno;
 		}
 	}
@@ -297,6 +391,7 @@ sst_engine_destroy(struct sst_engine *e)
 			e->p.driver_confs != NULL ? e->p.driver_confs[0] : NULL);
 	for (uint16_t i = 0; i < e->n; i++) {
 		rte_ring_free(e->inboxes[i]);
+		rte_mempool_free(e->workers[i].clones);
 		rte_mempool_free(e->workers[i].pool);
 	}
 	rte_free(e);
@@ -339,7 +434,7 @@ static void
 engine_housekeeping(struct sst_engine *e, uint16_t i)
 {
 	struct rte_mempool *pools[] = {
-		e->workers[i].pool, e->p.stream.pool, e->p.stream.clone_pool};
+		e->workers[i].pool, e->workers[i].clones, e->p.stream.pool, e->p.stream.clone_pool};
 	struct engine_worker *ew = &e->workers[i];
 
 	for (size_t k = 0; k < RTE_DIM(pools); k++) {

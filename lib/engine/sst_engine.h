@@ -32,7 +32,23 @@ struct sst_engine;
 /** sst_engine_params.mbuf_cache: pools without a per-lcore cache. */
 #define SST_ENGINE_NO_CACHE UINT32_MAX
 
-/** How to create an engine. Fields left zero take the defaults shown. */
+/** The sizes sst_engine_params_default() gives: an engine of one worker
+ * with them fits the EAL's default memory under --no-huge (64 MB) with
+ * room to spare for the application's own pools. */
+enum {
+	SST_ENGINE_DEFAULT_MBUFS = 4095,	/**< params.mbufs, per worker */
+	SST_ENGINE_DEFAULT_INBOX = 1024,	/**< params.inbox_size */
+	SST_ENGINE_DEFAULT_STREAMS = 1024,	/**< params.stream.max_streams */
+	SST_ENGINE_DEFAULT_STREAM_BUFFERS = 64, /**< stream.max_tx_buffers, max_rx_buffers */
+};
+
+/**
+ * How to create an engine. Fields left zero take the defaults shown;
+ * sst_engine_params_default() gives a smaller, working set. Only size is
+ * required. Pointers in it (driver_confs, ring, the stream and
+ * negotiation parameters' pools and configurations) are borrowed: they
+ * must outlive the engine.
+ */
 struct sst_engine_params {
 	uint32_t size;	  /**< sizeof(struct sst_engine_params) */
 	uint16_t workers; /**< 1..SST_WORKERS_MAX; 0: 1 */
@@ -52,8 +68,12 @@ struct sst_engine_params {
 	 * routes); the MAC is the port's when left zero. */
 	struct sst_net_params net;
 	struct sst_nego_host_params nego;
-	struct sst_stream_host_params stream; /**< embedded mode: ops and ctx */
-	const struct sst_worker_ops *ops;     /**< embedded mode */
+	/** Embedded mode: ops and ctx. stream.pool and stream.clone_pool may
+	 * be NULL: each worker then uses its own packet pool and a clone pool
+	 * (indirect mbufs) that the engine creates, grows and frees; a
+	 * clone_pool of the caller's needs its pool too. */
+	struct sst_stream_host_params stream;
+	const struct sst_worker_ops *ops; /**< embedded mode */
 	void *ctx;
 	/** Ring mode (sst_ring.h): every worker gets a ring agent, which takes
 	 * the place of the embedded callbacks above (ignored then). */
@@ -90,8 +110,34 @@ struct sst_engine_params {
 	uint32_t mbufs_initial;
 };
 
-/** Create an engine (at setup: this allocates), its pools, links, inboxes
- * and workers. @return NULL with rte_errno set (and a message logged). */
+/**
+ * Fill @p p with defaults that work as they are: one worker on a kernel
+ * UDP socket (udpsock) on an ephemeral port, the SST_ENGINE_DEFAULT_*
+ * sizes, and a fresh random negotiation secret (libsodium). The caller
+ * then sets what it needs (local, ops, ctx, workers, ...).
+ *
+ * @param p
+ *   Overwritten entirely. The EAL need not be up.
+ */
+void sst_engine_params_default(struct sst_engine_params *p);
+
+/**
+ * Create an engine (at setup: this allocates), its pools, links, inboxes
+ * and workers. Call after rte_eal_init(), from the main lcore. Every error
+ * path releases what was created.
+ *
+ * @param p
+ *   Read during the call; the pointers it holds must outlive the engine.
+ * @return
+ *   The engine, or NULL with rte_errno set and a line logged through
+ *   rte_log (type sst.engine) that names the parameter at fault:
+ *   EINVAL (p NULL, size missing, workers over SST_WORKERS_MAX, a secure
+ *   configuration sst_secure_config_check() refuses, or a layer below
+ *   refused its parameters), EEXIST (two engines of one
+ *   stream.name),
+ *   ENOMEM (the EAL's memory cannot hold the pools: lower mbufs or give
+ *   the EAL more, -m), or a link driver's error.
+ */
 struct sst_engine *sst_engine_create(const struct sst_engine_params *p);
 
 /** Destroy a stopped engine and everything it created. NULL is ignored. */

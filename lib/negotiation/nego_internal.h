@@ -17,6 +17,7 @@
 
 #include <sodium.h>
 
+#include "nego_secure.h"
 #include "nego_wire.h"
 #include "sst_negotiation.h"
 

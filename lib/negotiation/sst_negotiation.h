@@ -17,7 +17,8 @@
  *
  * Modes: checksum mode (ChkI1/ChkR1, prototype-compatible, no
  * authentication) and secure mode (SecI1/SecR1/SecI2, docs/secure-mode.md,
- * through the sans-IO core of nego_secure.h). A responder goes under load by
+ * through the sans-IO handshake core of lib/negotiation; sst_secure.h
+ * configures it). A responder goes under load by
  * itself when its half-open entries pass a threshold (and leaves it with
  * hysteresis); under load it answers a SecI1, and the ChkI1 of an SST-DPDK
  * initiator, with a stateless cookie challenge, drops the ChkI1 of a legacy
@@ -40,11 +41,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nego_secure.h"
 #include "sst_channel.h"
 #include "sst_crypto_driver.h"
+#include "sst_secure.h"
 #include "sst_time.h"
-#include "stream_wire.h"
+#include "sst_usid.h"
 
 struct sst_nego_host;
 

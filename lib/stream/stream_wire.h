@@ -24,6 +24,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "sst_usid.h"
 #include "sst_xdr.h"
 
 /** Stream packet types (the high nibble of the type byte). */
@@ -77,7 +78,6 @@ enum {
 	SST_WINDOW_INHERITED = 0x40, /**< defined by the prototype, never used */
 	SST_WINDOW_RESERVED = 0x20,
 	SST_SEGMENT_MAX = 1200,	     /**< the prototype's segment payload limit */
-	SST_HCID_MAX = 32,	     /**< longest half-channel ID we accept */
 	SST_SERVICE_REQUEST = 0x101, /**< ConnectRequest message code */
 	SST_SERVICE_REPLY = 0x201,   /**< ConnectReply message code */
 	SST_SERVICE_MSG_MAX = 1024,  /**< longest service message */
@@ -155,13 +155,6 @@ sst_window_credit(uint8_t window)
 {
 	return (uint32_t)((UINT64_C(1) << (window & SST_WINDOW_EXP_MASK)) - 1);
 }
-
-/** A Unique Stream ID: stream counter and the half-channel ID it was born on. */
-struct sst_usid {
-	uint64_t counter;
-	uint8_t hcid_len;
-	uint8_t hcid[SST_HCID_MAX];
-};
 
 /**
  * Decode an Attach body: the stream's USID and, with the Init flag, the

@@ -23,7 +23,7 @@
 #include <rte_mbuf.h>
 #include <sodium.h>
 
-#include "channel_wire.h"
+#include "sst_chk32.h"
 #include "sst_crypto_driver.h"
 #include "sst_log.h"
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# SST-DPDK as an outside project sees it (issue 20, suite 'consumer'):
+# meson install into a temporary prefix, then
+#  1. libsst.pc answers pkg-config --cflags --libs, and the installed
+#     headers compile with only the installed include directory and
+#     DPDK's (so no installed header includes a private one);
+#  2. every installed header is public (sst_*.h);
+#  3. the manual pages of the tools are installed and render cleanly;
+#  4. the examples build against the installed tree through pkg-config and
+#     as a meson subproject, and each runs an echo against sst-cat
+#     (examples.sh, when given).
+# Usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]
+set -u
+src=${1:?usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]}
+build=${2:?usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]}
+cat_bin=${3:-}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-consumer.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+fails=0
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+meson install -C "$build" --no-rebuild --quiet --destdir "$dir/root" >"$dir/install.log" 2>&1 || {
+	cat "$dir/install.log" >&2
+	exit 1
+}
+pc=$(find "$dir/root" -name libsst.pc)
+[ -n "$pc" ] || { echo "FAIL: no libsst.pc installed" >&2; exit 1; }
+# The tree was installed for its configured prefix under a staging
+# directory: point the copy of libsst.pc at the staged prefix.
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+sed -i "s|^prefix=.*|prefix=$dir/root$prefix|" "$pc"
+export PKG_CONFIG_PATH=$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+cflags=$(pkg-config --cflags libsst) || fail "pkg-config --cflags libsst"
+pkg-config --libs libsst >/dev/null || fail "pkg-config --libs libsst"
+pkg-config --print-requires libsst | grep -q '^libdpdk' || fail "libsst.pc does not require libdpdk"
+inc=$dir/root$prefix/include/sst
+
+# One translation unit with every installed header: any "private.h" an
+# installed header includes is missing from the include path.
+n=0
+for h in "$inc"/*; do
+	name=$(basename "$h")
+	case $name in
+	sst_*.h) printf '#include <%s>\n' "$name" >>"$dir/all.c" ;;
+	*) fail "installed header $name is not a public one (sst_*.h)" ;;
+	esac
+	n=$((n + 1))
+done
+${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Werror -fsyntax-only "$dir/all.c" $cflags \
+	>"$dir/hdr.log" 2>&1 || fail "the installed headers do not compile alone: $(head -5 "$dir/hdr.log")"
+[ "$n" -ge 20 ] || fail "only $n headers installed"
+for h in sst_engine.h sst_stream.h sst_ring.h sst_channel.h sst_worker.h sst_negotiation.h; do
+	[ -f "$inc/$h" ] || fail "$h is not installed"
+done
+
+# The manual pages, from the tools' --help text, render without warnings.
+for t in sst-perf sst-cat sst-dump; do
+	page=$(find "$dir/root" -name "$t.1")
+	if [ -z "$page" ]; then
+		fail "no manual page for $t installed"
+	elif [ -n "$(groff -man -Tutf8 -ww -z "$page" 2>&1)" ]; then
+		fail "$t.1: $(groff -man -Tutf8 -ww -z "$page" 2>&1 | head -3)"
+	fi
+done
+
+if [ -n "$cat_bin" ]; then
+	. "$(dirname "$0")/examples.sh"
+fi
+[ "$fails" -eq 0 ] || exit 1
+echo "consumer: $n public headers, libsst.pc: $(pkg-config --libs libsst | wc -w) link words"
