@@ -381,6 +381,10 @@ run(const struct cat_conf *c)
 	 * 1024, for an echo service with hundreds of clients at once (with
 	 * 256, some of 300 concurrent clients were refused). */
 	hc.mbufs = CAT_MBUFS;
+	/* A stream queues at most 4 MiB (2048 mbufs of the pool, the rest for
+	 * packets in flight and received): input is copied into the pool, and
+	 * the library's 32 MiB default would empty it. */
+	hc.stream.send_buffer = 4 << 20;
 	hc.stream.max_streams = 4096;
 	hc.stream.max_tx_buffers = CAT_STREAM_BUFFERS;
 	hc.stream.max_rx_buffers = CAT_STREAM_BUFFERS;

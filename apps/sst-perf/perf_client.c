@@ -26,6 +26,12 @@ enum {
 
 /* Datagrams still in flight when the sender stops get this long to land. */
 #define DGRAM_GRACE (250 * SST_NSEC_PER_MSEC)
+/* Bytes of a datagram made in one step (next_dgram()). */
+#define DGRAM_PIECE (64u << 10)
+/* Bytes of large datagrams travelling at once at most. */
+#define DGRAM_INFLIGHT (8u << 20)
+/* Reliable datagrams still travelling then get up to this much more. */
+#define DGRAM_DRAIN (5 * SST_NSEC_PER_SEC)
 
 static void __attribute__((format(printf, 2, 3))) fail(struct perf_client *cl, const char *fmt, ...)
 {
@@ -211,12 +217,88 @@ pump_work(struct perf_client *cl, sst_time_t now)
 	}
 }
 
+/*
+ * Reliable datagrams still travelling: each one's substream lives at this
+ * side until the server has read it, so more streams than when the data
+ * stream connected (the control and data streams) means some have not
+ * landed yet. They get DGRAM_DRAIN; the report fails the run for those
+ * that never arrive (perf_report.c).
+ */
+static bool
+dgrams_draining(struct perf_client *cl, sst_time_t now)
+{
+	struct tool_counters c;
+
+	if (now - cl->t_stop >= DGRAM_GRACE + DGRAM_DRAIN)
+		return false;
+	tool_host_counters(cl->h, &c);
+	return c.streams_live > cl->dgram_live0;
+}
+
+/*
+ * The next datagram, built 64 KB at a time and kept across passes: the
+ * pool grows only as it empties (sst_pool.h), so a 1 MB datagram (512
+ * mbufs) could never be made at once from the 256 a pool starts with.
+ * NULL while it is not complete.
+ */
+static struct rte_mbuf *
+next_dgram(struct perf_client *cl)
+{
+	struct rte_mempool *pool = tool_host_pool(cl->h);
+	uint32_t size = (uint32_t)cl->conf->size;
+	struct rte_mbuf *m;
+
+	while (cl->dg_built < size) {
+		uint32_t n = RTE_MIN(size - cl->dg_built, DGRAM_PIECE);
+
+		m = perf_mbuf(pool, perf_tag(cl->started), cl->dg_built, n);
+		if (m == NULL)
+			return NULL;
+		if (cl->dg_part == NULL) {
+			cl->dg_part = m;
+		} else if (rte_pktmbuf_chain(cl->dg_part, m) < 0) {
+			rte_pktmbuf_free(m);
+			return NULL;
+		}
+		cl->dg_built += n;
+	}
+	m = cl->dg_part;
+	cl->dg_part = NULL;
+	cl->dg_built = 0;
+	return m;
+}
+
+/*
+ * Large datagrams wait while DGRAM_INFLIGHT bytes of them are travelling
+ * (substreams live at this side): the receiver holds each one's mbufs until
+ * it is whole, and 60 datagrams of 1 MB would take both sides' pools,
+ * leaving none to carry the rest.
+ */
+static bool
+dgrams_too_many(struct perf_client *cl)
+{
+	struct tool_counters c;
+
+	if (cl->conf->size <= DGRAM_PIECE)
+		return false;
+	tool_host_counters(cl->h, &c);
+	return c.streams_live > cl->dgram_live0 &&
+	       (c.streams_live - cl->dgram_live0) * cl->conf->size >= DGRAM_INFLIGHT;
+}
+
+/* Keep a datagram the stack refused for the next pass. */
+static void
+keep_dgram(struct perf_client *cl, struct rte_mbuf *m)
+{
+	cl->dg_part = m;
+	cl->dg_built = rte_pktmbuf_pkt_len(m);
+}
+
 static void
 pump_dgrams(struct perf_client *cl, sst_time_t now)
 {
 	const struct perf_conf *c = cl->conf;
 	struct cli_flow *f = &cl->flows[0];
-	struct rte_mempool *pool = tool_host_pool(cl->h);
 
 	if (!cl->dgram_ready || f->state != FL_OPEN)
 		return;
@@ -229,14 +311,16 @@ pump_dgrams(struct perf_client *cl, sst_time_t now)
 			cl->t_stop = now;
 			break;
 		}
-		m = perf_mbuf(pool, perf_tag(cl->started), 0, (uint32_t)c->size);
+		if (dgrams_too_many(cl))
+			break;
+		m = next_dgram(cl);
 		if (m == NULL)
 			break;
 		rc = sst_stream_send_datagram(f->s, m, now);
 		if (rc == -ENOBUFS) {
 			/* The congestion window is full (or no stream control
 			 * block for the reliable path): the datagram is ours. */
-			rte_pktmbuf_free(m);
+			keep_dgram(cl, m);
 			break;
 		}
 		if (rc < 0) {
@@ -247,7 +331,7 @@ pump_dgrams(struct perf_client *cl, sst_time_t now)
 		cl->started++;
 		cl->tx_bytes += c->size;
 	}
-	if (cl->stopping && now - cl->t_stop >= DGRAM_GRACE) {
+	if (cl->stopping && now - cl->t_stop >= DGRAM_GRACE && !dgrams_draining(cl, now)) {
 		sst_stream_shutdown(f->s, now);
 		f->state = FL_SHUT;
 	}
@@ -596,8 +680,13 @@ op_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 			strerror(-err));
 		return;
 	}
-	if (cl->conf->mode == PERF_DGRAM && s != cl->ctl)
+	if (cl->conf->mode == PERF_DGRAM && s != cl->ctl) {
+		struct tool_counters c;
+
+		tool_host_counters(cl->h, &c);
+		cl->dgram_live0 = c.streams_live;
 		cl->dgram_ready = true;
+	}
 }
 
 static void
@@ -741,6 +830,7 @@ perf_client_destroy(struct perf_client *cl)
 {
 	if (cl == NULL)
 		return;
+	rte_pktmbuf_free(cl->dg_part);
 	free(cl->flows);
 	free(cl->work);
 	free(cl->hist);

@@ -63,10 +63,13 @@ struct perf_client {
 	uint64_t finished; /**< streams finished / transactions done */
 	uint64_t answered; /**< streams mode */
 	uint64_t in_flight;
-	bool stopping;	  /**< no new data: the time or the count is reached */
-	bool data_ended;  /**< every data stream finished */
-	bool dgram_ready; /**< dgram mode: the data stream is connected */
-	bool shutting;	  /**< streams mode: all answered, ending them */
+	bool stopping;		  /**< no new data: the time or the count is reached */
+	bool data_ended;	  /**< every data stream finished */
+	bool dgram_ready;	  /**< dgram mode: the data stream is connected */
+	uint64_t dgram_live0;	  /**< dgram mode: streams live then (control, data) */
+	struct rte_mbuf *dg_part; /**< dgram mode: the next datagram, being made */
+	uint32_t dg_built;	  /**< its bytes so far */
+	bool shutting;		  /**< streams mode: all answered, ending them */
 	uint32_t shut_next;
 	uint64_t open_retries; /**< sst_stream_connect() found no resources */
 	uint64_t failures;     /**< data streams that ended abnormally */

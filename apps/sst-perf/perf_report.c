@@ -262,12 +262,32 @@ print_json(const struct perf_client *cl, const struct summary *s, const char *li
 	printf("}\n");
 }
 
+/*
+ * Datagrams that went as Datagram packets may be lost like any packet;
+ * those that went as reliable substreams must all arrive. The server
+ * counts both kinds together, so more missing than went unreliably means
+ * reliable ones were lost: the run fails.
+ */
+static void
+check_dgrams(struct perf_client *cl, const struct summary *s)
+{
+	uint64_t missing = s->dg_sent > s->dg_received ? s->dg_sent - s->dg_received : 0;
+
+	if (cl->conf->mode != PERF_DGRAM || cl->failed || missing <= s->dg_packets)
+		return;
+	cl->failed = true;
+	snprintf(cl->error, sizeof(cl->error),
+		"%" PRIu64 " of %" PRIu64 " reliable datagrams (sent as substreams) not delivered",
+		missing - s->dg_packets, s->dg_substreams);
+}
+
 int
 perf_client_report(struct perf_client *cl, const char *link_desc)
 {
 	struct summary s;
 
 	summarize(cl, &s);
+	check_dgrams(cl, &s);
 	if (cl->conf->json)
 		print_json(cl, &s, link_desc);
 	else

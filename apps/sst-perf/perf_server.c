@@ -58,6 +58,9 @@ struct perf_server {
 	struct sst_stream *in_read;
 	bool close_pending;
 	enum sst_stream_end close_why;
+	/* Test hook (tests/system/perf_dgram_fail.sh): datagrams to discard
+	 * uncounted, from SST_PERF_TEST_LOSE_DGRAMS, as if they never came. */
+	uint64_t lose_dgrams;
 };
 
 static bool
@@ -171,6 +174,11 @@ take_dgrams(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
 	while ((m = sst_stream_recv_datagram(f->s, now)) != NULL) {
 		struct perf_rx rx = {0};
 
+		if (sv->lose_dgrams > 0) {
+			sv->lose_dgrams--;
+			rte_pktmbuf_free(m);
+			continue;
+		}
 		for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next)
 			sv->r.verify_errors += perf_rx_take(&rx,
 				rte_pktmbuf_mtod(seg, const uint8_t *), rte_pktmbuf_data_len(seg),
@@ -493,9 +501,12 @@ struct perf_server *
 perf_server_new(const struct perf_conf *c)
 {
 	struct perf_server *sv = calloc(1, sizeof(*sv));
+	const char *lose = getenv("SST_PERF_TEST_LOSE_DGRAMS");
 
-	if (sv != NULL)
+	if (sv != NULL) {
 		sv->conf = c;
+		sv->lose_dgrams = lose != NULL ? strtoull(lose, NULL, 10) : 0;
+	}
 	return sv;
 }
 

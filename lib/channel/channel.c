@@ -22,7 +22,6 @@ RTE_LOG_REGISTER(sst_logtype_channel, sst.channel, NOTICE);
 
 enum {
 	DEFAULT_REPLAY_WINDOW = 32,
-	DEFAULT_TX_LOG = 4096,
 	DEFAULT_MTU = 1232, /* 8 + 8 + 1200 + 16: the prototype's largest packet */
 	MIN_MTU = 64,
 	MIN_PACKET_LIMIT = 256,
@@ -49,7 +48,7 @@ resolve_params(const struct sst_channel_params *p, struct resolved_params *r)
 		p->lower->transmit == NULL || p->pool == NULL)
 		return -EINVAL;
 	r->replay_window = p->replay_window != 0 ? p->replay_window : DEFAULT_REPLAY_WINDOW;
-	r->tx_log = p->tx_log != 0 ? p->tx_log : DEFAULT_TX_LOG;
+	r->tx_log = p->tx_log != 0 ? p->tx_log : SST_CHANNEL_TX_LOG_DEFAULT;
 	r->mtu = p->mtu != 0 ? p->mtu : DEFAULT_MTU;
 	if (sst_replay_size(r->replay_window) == 0 || sst_txlog_size(r->tx_log) == 0 ||
 		r->mtu < MIN_MTU || r->mtu > MAX_MTU)

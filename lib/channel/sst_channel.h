@@ -99,6 +99,13 @@ struct sst_channel_lower {
 };
 
 /** How to create a channel. Fields left zero take the defaults shown. */
+/**
+ * Default tx_log (sst_channel_params): 20 MB of 1232-byte packets in
+ * flight, so that one channel fills 1 Gbit/s x 100 ms. The log grows to it
+ * with use: 24 bytes per packet in flight, 384 KB at the most.
+ */
+#define SST_CHANNEL_TX_LOG_DEFAULT 16384
+
 struct sst_channel_params {
 	uint32_t size;		     /**< sizeof(struct sst_channel_params), for future growth */
 	uint8_t local_channel;	     /**< our number: byte 0 of packets sent to us, 1..255 */
@@ -108,7 +115,8 @@ struct sst_channel_params {
 	struct sst_crypto_keys keys;
 	const char *cc;		/**< congestion controller name; NULL: "newreno" */
 	uint32_t replay_window; /**< packets, power of two; 0: 32 (the prototype's) */
-	uint32_t tx_log;	/**< packets that may be outstanding, power of two; 0: 4096
+	uint32_t tx_log;	/**< packets that may be outstanding, power of two; 0:
+				     SST_CHANNEL_TX_LOG_DEFAULT
 				     (the log's limit: it grows up to it with use) */
 	uint32_t mtu;		/**< largest channel packet (UDP payload); 0: 1232 */
 	uint64_t skip_seed;	/**< secret for the unpredictable skipped numbers; 0: never skip */

@@ -123,12 +123,14 @@ struct sst_stream_host_params {
 	 * are free or a stream waits. An idle host then costs a few pages
 	 * instead of one per buffer. 0: all of max_tx/rx_buffers at once. */
 	uint32_t initial_buffers;
-	uint32_t max_sids;	/**< attached SIDs per channel direction; 0: 16384 */
-	uint32_t send_buffer;	/**< bytes a stream may queue; 0: 1 MiB */
-	uint32_t send_mbufs;	/**< mbufs a stream may queue; 0: 1024 */
+	uint32_t max_sids; /**< attached SIDs per channel direction; 0: 16384 */
+	/* The defaults let one stream fill 1 Gbit/s x 100 ms (12.5 MB in
+	 * flight); each table grows with use (docs/stream.md "Buffers"). */
+	uint32_t send_buffer;	/**< bytes a stream may queue; 0: 32 MiB */
+	uint32_t send_mbufs;	/**< mbufs a stream may queue; 0: 32768 */
 	uint32_t rx_window_min; /**< initial receive window; 0: 65536 */
-	uint32_t rx_window_max; /**< auto-tuning bound; 0: 4 MiB */
-	uint32_t rx_pieces;	/**< reassembly pieces per stream; 0: 1024 */
+	uint32_t rx_window_max; /**< auto-tuning bound; 0: 32 MiB */
+	uint32_t rx_pieces;	/**< reassembly pieces per stream; 0: 32768 */
 	uint32_t peer_usids;	/**< streams per peer findable by USID; 0: max_streams */
 	/* Fair shares (docs/robustness.md): one peer holds at most this many
 	 * control blocks, send buffers and receive buffers, so that a peer
@@ -467,7 +469,9 @@ int32_t sst_stream_priority(const struct sst_stream *s);
  * too large for the current loss rate. On success @p m is the stack's
  * (a datagram packet may still be dropped, as the network may drop it);
  * on error the caller still owns @p m, unchanged, and may retry or free it.
- * @return 0, -EMSGSIZE (over 64 KiB), -ENOBUFS (no room in the congestion
+ * Datagrams over 64 KiB always go as substreams; the receiver takes one of
+ * up to its rx_window_max bytes.
+ * @return 0, -EMSGSIZE (over the host's send_buffer), -ENOBUFS (no room in the congestion
  *   window, no buffer, or the channel is held: sst_stream_chan_params.hold),
  *   -ENOTCONN (reset, or no channel to the peer).
  */

@@ -279,6 +279,26 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 		ops->readable(s->peer->host->p.ctx, s, now);
 }
 
+/*
+ * A substream waiting in the accept queue counts its in-order bytes as
+ * read: a datagram that came as one is taken only whole, so a window that
+ * closed on its unread bytes would never let it complete (paper 2.2: large
+ * datagrams degrade into streams). The reassembly buffer's window
+ * (rx_window_max) still bounds what it holds. Once the application takes
+ * the substream, flow control counts from the furthest offset reported.
+ */
+void
+stream_rx_fc_update(struct sst_stream *s)
+{
+	struct stream_rxio *rx = s->rx;
+	uint64_t end = sst_rob_read_offset(&rx->rob) + sst_rob_readable(&rx->rob);
+	uint64_t read = (s->flags & SF_ACCEPT_QUEUED) ? end : sst_rob_read_offset(&rx->rob);
+
+	read = RTE_MAX(read, rx->fc.read_off);
+	sst_flowctl_rx_set_buffered(&rx->fc, read, end > read ? end - read : 0,
+		sst_rob_buffered(&rx->rob) - sst_rob_readable(&rx->rob));
+}
+
 int
 sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max, sst_time_t now)
 {
@@ -297,9 +317,7 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 		out[i].m = rec[i].m;
 		out[i].flags = rec[i].flags & SST_FLAG_MESSAGE ? SST_WRITE_MESSAGE : 0;
 	}
-	sst_flowctl_rx_set_buffered(&rx->fc, sst_rob_read_offset(&rx->rob),
-		sst_rob_readable(&rx->rob),
-		sst_rob_buffered(&rx->rob) - sst_rob_readable(&rx->rob));
+	stream_rx_fc_update(s);
 	if (sst_flowctl_rx_update_due(&rx->fc) && (s->flags & SF_RX_ATTACHED)) {
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
@@ -406,7 +424,8 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 	struct sst_stream *s;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 
-	if (len > UINT16_MAX)
+	/* Beyond the send buffer it could never be queued whole. */
+	if (len > parent->peer->host->p.send_buffer)
 		return -EMSGSIZE;
 	if (parent->flags & SF_RESET)
 		return -ENOTCONN;
@@ -422,9 +441,10 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 		/* Fragments when the peer reassembles them and all k arrive
 		 * about 90% of the time or more: k x loss <= 0.1 (loss_rate is
 		 * in 1/65536). Otherwise the reliable path below. */
-		if (k == 1 ||
-			(stream_peer_can(parent->peer, SST_CAP_DGRAM_FRAGMENTS) &&
-				k <= STREAM_DGRAM_FRAGS && (uint64_t)k * c->loss_rate <= 6554))
+		if (len <= UINT16_MAX &&
+			(k == 1 || (stream_peer_can(parent->peer, SST_CAP_DGRAM_FRAGMENTS) &&
+					   k <= STREAM_DGRAM_FRAGS &&
+					   (uint64_t)k * c->loss_rate <= 6554)))
 			return stream_send_dgram_packets(parent, m, now);
 	}
 	/* Too large for one packet: a reliable ephemeral substream, written

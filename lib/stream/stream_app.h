@@ -28,6 +28,10 @@ void stream_reoffer_children(struct sst_stream *parent, sst_time_t now);
  * once it closed s, the data is read and discarded so the peer can finish. */
 void stream_rx_deliverable(struct sst_stream *s, sst_time_t now);
 
+/* Tell s's flow control what its reassembly buffer holds, after every
+ * insert and read. */
+void stream_rx_fc_update(struct sst_stream *s);
+
 /* Queue datagram m (taken in every case) for parent's application, which
  * hears ops.readable(). Dropped when parent was reset, has no receive
  * buffers, or holds STREAM_DGRAM_QUEUE datagrams (counted). */

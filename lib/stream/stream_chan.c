@@ -124,7 +124,7 @@ sst_stream_chan_create(
 	 * these limits (issue 14): the records of packets in flight with the
 	 * packets, the codes owed with the SIDs taken, the SID spaces with
 	 * the streams attached. */
-	c->sent_max = chp.tx_log != 0 ? chp.tx_log : 4096;
+	c->sent_max = chp.tx_log != 0 ? chp.tx_log : SST_CHANNEL_TX_LOG_DEFAULT;
 	c->code_max = h->p.max_sids + STREAM_CODES_STATELESS;
 	c->tx_sids = &c->tx_space;
 	c->rx_sids = &c->rx_space;

@@ -38,16 +38,18 @@ host_defaults(struct sst_stream_host_params *p)
 		p->initial_buffers = UINT32_MAX;
 	if (p->max_sids == 0)
 		p->max_sids = 16384;
+	/* Enough for one stream to fill 1 Gbit/s x 100 ms (12.5 MB in
+	 * flight, docs/stream.md "Buffers"); each grows with use. */
 	if (p->send_buffer == 0)
-		p->send_buffer = 1 << 20;
+		p->send_buffer = 32 << 20;
 	if (p->send_mbufs == 0)
-		p->send_mbufs = 1024;
+		p->send_mbufs = 32768;
 	if (p->rx_window_min == 0)
 		p->rx_window_min = 65536;
 	if (p->rx_window_max == 0)
-		p->rx_window_max = 4 << 20;
+		p->rx_window_max = 32 << 20;
 	if (p->rx_pieces == 0)
-		p->rx_pieces = 1024;
+		p->rx_pieces = 32768;
 	if (p->peer_usids == 0)
 		p->peer_usids = p->max_streams;
 	if (p->peer_max_streams == 0)
@@ -87,13 +89,16 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 		err = EINVAL;
 		goto fail;
 	}
-	/* A segment acked or lost in the middle adds at most two ranges. */
-	h->txio_mbufs = h->p.send_mbufs;
-	h->txio_ranges = 2 * h->p.send_mbufs + 2;
+	/* A segment acked or lost in the middle adds at most two ranges. The
+	 * buffer holds the tables for the first STREAM_TXIO_MBUFS mbufs; a
+	 * stream that holds more grows them on the heap (stream_life.c). */
+	h->txio_mbufs = RTE_MIN(h->p.send_mbufs, (uint32_t)STREAM_TXIO_MBUFS);
+	h->txio_ranges = 2 * h->txio_mbufs + 2;
 	txio = offsetof(struct stream_txio, q) + sst_sendq_size(h->txio_mbufs, h->txio_ranges);
-	rxio = offsetof(struct stream_rxio, rob) + sst_rob_size(h->p.rx_pieces);
+	h->rxio_pieces = RTE_MIN(h->p.rx_pieces, (uint32_t)STREAM_RXIO_PIECES);
+	rxio = offsetof(struct stream_rxio, rob) + sst_rob_size(h->rxio_pieces);
 	if (sst_sendq_size(h->txio_mbufs, h->txio_ranges) == 0 ||
-		sst_rob_size(h->p.rx_pieces) == 0) {
+		sst_rob_size(h->rxio_pieces) == 0 || sst_rob_size(h->p.rx_pieces) == 0) {
 		err = EINVAL;
 		goto fail;
 	}

@@ -48,6 +48,13 @@ enum {
 	STREAM_PEER_HCIDS_MAX = 16, /**< half-channel IDs a peer's USIDs refer to */
 	STREAM_DGRAM_QUEUE = 32,    /**< datagrams waiting per parent */
 	STREAM_RX_BURST = 32,
+	/** mbufs whose send-queue entries every send buffer holds (4.6 KB
+	 * with their ranges); beyond, up to send_mbufs, the tables double on
+	 * the heap (stream_sendq.h) and go with the buffer. */
+	STREAM_TXIO_MBUFS = 64,
+	/** Reassembly pieces every receive buffer holds (5 KB); beyond, up to
+	 * rx_pieces, they are added on the heap (stream_rob.h). */
+	STREAM_RXIO_PIECES = 64,
 	STREAM_HCID_ROOT = 0xff,     /**< hcid index of the root stream */
 	STREAM_CODES_STATELESS = 64, /**< stateless Resets owed per channel at most */
 	/** A pass of the idle sweep starts at most this often, so a stream
@@ -277,7 +284,7 @@ struct sst_stream_host {
 	sst_time_t buffers_retry_at; /**< the pools failed to grow: not before then */
 	struct stream_service services[STREAM_SERVICES_MAX];
 	struct sst_stream_host_stats stats;
-	uint32_t txio_mbufs, txio_ranges;
+	uint32_t txio_mbufs, txio_ranges, rxio_pieces;
 	struct sst_stream *reap;	/**< ended streams to free at the next safe point */
 	struct sst_stream **tx_waiters; /**< FIFO of streams waiting for send buffers */
 	uint32_t tx_waiters_head, tx_waiting, tx_waiters_cap;

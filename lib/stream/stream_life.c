@@ -244,7 +244,10 @@ stream_tx_buffers(struct sst_stream *s)
 	tx->parent = NULL;
 	tx->charged = 0;
 	if (sst_sendq_init(&tx->q, h->p.send_buffer, h->txio_mbufs, h->txio_ranges, h->p.clone_pool,
-		    s->tx_off) < 0) {
+		    s->tx_off) < 0 ||
+		(h->p.send_mbufs > h->txio_mbufs &&
+			sst_sendq_set_growth(&tx->q, h->p.send_mbufs, 2 * h->p.send_mbufs + 2,
+				&sst_mem_rte) < 0)) {
 		rte_mempool_put(h->txios, obj);
 		return -EINVAL;
 	}
@@ -285,8 +288,10 @@ stream_rx_buffers(struct sst_stream *s)
 	rx->dgram_head = rx->dgram_count = 0;
 	rx->dgram_drops = 0;
 	rx->svc_len = 0;
-	if (sst_rob_init(&rx->rob, h->p.rx_pieces, h->p.rx_window_max, h->p.clone_pool, s->rx_off) <
-		0) {
+	if (sst_rob_init(&rx->rob, h->rxio_pieces, h->p.rx_window_max, h->p.clone_pool, s->rx_off) <
+			0 ||
+		(h->p.rx_pieces > h->rxio_pieces &&
+			sst_rob_set_growth(&rx->rob, h->p.rx_pieces, &sst_mem_rte) < 0)) {
 		rte_mempool_put(h->rxios, obj);
 		return -EINVAL;
 	}

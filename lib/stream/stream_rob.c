@@ -30,11 +30,39 @@ sst_rob_size(uint32_t capacity)
 	       (size_t)capacity * (sizeof(struct rob_piece) + sizeof(struct rob_island));
 }
 
-/* Put every piece and island on the free lists and forget all data. */
+static inline struct rob_piece *
+chunk_pieces(struct rob_chunk *c)
+{
+	return (struct rob_piece *)(c + 1);
+}
+
+static inline struct rob_island *
+chunk_islands(struct rob_chunk *c)
+{
+	return (struct rob_island *)(chunk_pieces(c) + c->n);
+}
+
+/* Give the chunks back (their pieces hold nothing). */
+static void
+release_chunks(struct sst_rob *rob)
+{
+	while (rob->chunks != NULL) {
+		struct rob_chunk *c = rob->chunks;
+
+		rob->chunks = c->next;
+		rob->mem->release(rob->mem->ctx, c);
+	}
+	rob->capacity = rob->own_capacity;
+}
+
+/* Put every piece and island on the free lists and forget all data (the
+ * chunks go back: memory in proportion to use). */
 static void
 state_init(struct sst_rob *rob, uint64_t start)
 {
 	uint32_t i;
+
+	release_chunks(rob);
 
 	rob->read_off = start;
 	rob->ready_end = start;
@@ -51,7 +79,7 @@ state_init(struct sst_rob *rob, uint64_t start)
 	rob->root = NULL;
 	rob->free_pieces = NULL;
 	rob->free_islands = NULL;
-	for (i = rob->capacity; i-- > 0;) {
+	for (i = rob->own_capacity; i-- > 0;) {
 		rob->piece_mem[i] = (struct rob_piece){.next = rob->free_pieces};
 		rob->free_pieces = &rob->piece_mem[i];
 		rob->island_mem[i] = (struct rob_island){.r = rob->free_islands};
@@ -67,6 +95,8 @@ sst_rob_init(struct sst_rob *rob, uint32_t capacity, uint32_t window,
 		return -EINVAL;
 	memset(rob, 0, sizeof(*rob));
 	rob->capacity = capacity;
+	rob->own_capacity = capacity;
+	rob->max_capacity = capacity;
 	rob->window = window;
 	rob->clone_pool = clone_pool;
 	rob->rng = 0x9e3779b9u ^ (uint32_t)(uintptr_t)rob;
@@ -78,15 +108,62 @@ sst_rob_init(struct sst_rob *rob, uint32_t capacity, uint32_t window,
 	return 0;
 }
 
+int
+sst_rob_set_growth(struct sst_rob *rob, uint32_t max_capacity, const struct sst_mem_ops *mem)
+{
+	if (mem == NULL || max_capacity < rob->own_capacity || max_capacity > SST_ROB_CAP_MAX)
+		return -EINVAL;
+	rob->max_capacity = max_capacity;
+	rob->mem = mem;
+	return 0;
+}
+
+/*
+ * Add as many pieces as the rob has (at most up to max_capacity), and as
+ * many islands, to the free lists. Returns 0, or -ENOSPC (at the limit,
+ * or no memory).
+ */
+static int
+grow(struct sst_rob *rob)
+{
+	uint32_t n = RTE_MIN(rob->capacity, rob->max_capacity - rob->capacity);
+	struct rob_chunk *c;
+
+	if (n == 0)
+		return -ENOSPC;
+	c = rob->mem->zalloc(rob->mem->ctx,
+		sizeof(*c) + (size_t)n * (sizeof(struct rob_piece) + sizeof(struct rob_island)));
+	if (c == NULL) {
+		rob->stats.grow_failures++;
+		return -ENOSPC;
+	}
+	c->n = n;
+	c->next = rob->chunks;
+	rob->chunks = c;
+	for (uint32_t i = n; i-- > 0;) {
+		chunk_pieces(c)[i].next = rob->free_pieces;
+		rob->free_pieces = &chunk_pieces(c)[i];
+		chunk_islands(c)[i].r = rob->free_islands;
+		rob->free_islands = &chunk_islands(c)[i];
+	}
+	rob->capacity += n;
+	rob->stats.grows++;
+	return 0;
+}
+
 /* Free every buffered mbuf; the pieces in use are exactly those with one. */
 static void
 release_all(struct sst_rob *rob)
 {
 	uint32_t i;
 
-	for (i = 0; i < rob->capacity; i++)
+	for (i = 0; i < rob->own_capacity; i++)
 		if (rob->piece_mem[i].m != NULL)
 			rte_pktmbuf_free(rob->piece_mem[i].m);
+	for (struct rob_chunk *c = rob->chunks; c != NULL; c = c->next)
+		for (i = 0; i < c->n; i++)
+			if (chunk_pieces(c)[i].m != NULL)
+				rte_pktmbuf_free(chunk_pieces(c)[i].m);
 }
 
 void
@@ -218,6 +295,8 @@ piece_get(struct sst_rob *rob)
 {
 	struct rob_piece *p = rob->free_pieces;
 
+	if (p == NULL && rob->capacity < rob->max_capacity && grow(rob) == 0)
+		p = rob->free_pieces;
 	if (p != NULL) {
 		rob->free_pieces = p->next;
 		p->next = NULL;

@@ -38,6 +38,7 @@
 
 #include <rte_mbuf.h>
 
+#include "sst_mem.h"
 #include "stream_wire.h"
 
 enum {
@@ -75,6 +76,8 @@ struct sst_rob_stats {
 	uint64_t drop_nomem;	/**< segments (partly) dropped: no clone mbuf */
 	uint64_t proto_errors;	/**< segments beyond or conflicting with the end */
 	uint64_t clones;	/**< indirect mbufs made to fill holes */
+	uint64_t grows;		/**< chunks of pieces added */
+	uint64_t grow_failures; /**< a chunk could not be allocated */
 };
 
 struct rob_piece {
@@ -90,6 +93,12 @@ struct rob_island {
 	struct rob_piece *head, *tail;
 	uint64_t start, end; /**< [start, end) */
 	uint32_t prio;
+};
+
+/** Pieces and islands a rob added with use (sst_rob_set_growth()). */
+struct rob_chunk {
+	struct rob_chunk *next;
+	uint32_t n; /**< pieces, then as many islands, after the header */
 };
 
 struct sst_rob {
@@ -111,9 +120,25 @@ struct sst_rob {
 	struct rob_piece *free_pieces;
 	struct rob_island *root, *free_islands;
 	struct sst_rob_stats stats;
-	struct rob_piece *piece_mem;   /**< capacity entries after the struct */
-	struct rob_island *island_mem; /**< capacity entries after the pieces */
+	struct rob_piece *piece_mem;   /**< own_capacity entries after the struct */
+	struct rob_island *island_mem; /**< own_capacity entries after the pieces */
+	uint32_t own_capacity;	       /**< pieces in the caller's memory */
+	uint32_t max_capacity;	       /**< pieces it may grow to */
+	const struct sst_mem_ops *mem; /**< where chunks come from; NULL: no growth */
+	struct rob_chunk *chunks;      /**< pieces added beyond own_capacity */
 };
+
+/**
+ * Let the rob track more pieces than given at init: when none is free it
+ * adds as many again (a chunk of pieces and islands on @p mem), up to
+ * @p max_capacity; chunks go back at sst_rob_fini() and sst_rob_reset().
+ * A long fat path needs thousands of segments buffered around a loss, most
+ * streams a few. A growth that fails is counted in stats.grow_failures and
+ * the segment is dropped as when the rob is full.
+ * @return 0, or -EINVAL (NULL mem, or max_capacity below the capacity given
+ *   at init or above SST_ROB_CAP_MAX).
+ */
+int sst_rob_set_growth(struct sst_rob *rob, uint32_t max_capacity, const struct sst_mem_ops *mem);
 
 /**
  * Bytes of caller memory for a rob that tracks up to @p capacity pieces.

@@ -156,9 +156,7 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 	}
 	c->last_rx_sid = s->rx_sid;
 	s->flags |= SF_RX_RECENT;
-	sst_flowctl_rx_set_buffered(&rx->fc, sst_rob_read_offset(&rx->rob),
-		sst_rob_readable(&rx->rob),
-		sst_rob_buffered(&rx->rob) - sst_rob_readable(&rx->rob));
+	stream_rx_fc_update(s);
 	if (sst_rob_readable(&rx->rob) > 0 || sst_rob_eof(&rx->rob))
 		stream_rx_deliverable(s, now);
 	if (s->rx != NULL && sst_flowctl_rx_update_due(&s->rx->fc) && !(s->flags & SF_WINDOW_DUE)) {

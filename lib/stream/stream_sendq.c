@@ -71,10 +71,29 @@ sst_sendq_init(struct sst_sendq *q, uint64_t max_bytes, uint32_t max_mbufs, uint
 	q->max_bytes = max_bytes;
 	q->max_mbufs = max_mbufs;
 	q->max_ranges = max_ranges;
+	q->ent_cap = max_mbufs;
+	q->range_cap = max_ranges;
+	q->own_ent_cap = max_mbufs;
+	q->own_range_cap = max_ranges;
 	q->clone_pool = clone_pool;
-	q->ents = (struct sendq_ent *)(q + 1);
-	q->ranges = (struct sendq_range *)(q->ents + max_mbufs);
+	q->own_ents = (struct sendq_ent *)(q + 1);
+	q->own_ranges = (struct sendq_range *)(q->own_ents + max_mbufs);
+	q->ents = q->own_ents;
+	q->ranges = q->own_ranges;
 	state_init(q);
+	return 0;
+}
+
+int
+sst_sendq_set_growth(
+	struct sst_sendq *q, uint32_t max_mbufs, uint32_t max_ranges, const struct sst_mem_ops *mem)
+{
+	if (mem == NULL || max_mbufs < q->ent_cap || max_ranges < q->range_cap ||
+		max_mbufs > SST_SENDQ_CAP_MAX || max_ranges > SST_SENDQ_CAP_MAX)
+		return -EINVAL;
+	q->max_mbufs = max_mbufs;
+	q->max_ranges = max_ranges;
+	q->mem = mem;
 	return 0;
 }
 
@@ -84,9 +103,87 @@ ent(const struct sst_sendq *q, uint32_t i)
 {
 	uint32_t k = q->ent_head + i;
 
-	if (k >= q->max_mbufs)
-		k -= q->max_mbufs;
+	if (k >= q->ent_cap)
+		k -= q->ent_cap;
 	return &q->ents[k];
+}
+
+/*
+ * A table for need entries of size bytes, doubling *cap (at most max), on
+ * the queue's allocator; *cap is set to its capacity. NULL (counted when
+ * memory is short) if need is beyond max or no memory is left.
+ */
+static void *
+table_alloc(struct sst_sendq *q, uint32_t *cap, uint32_t need, uint32_t max, size_t size)
+{
+	uint32_t c = *cap;
+	void *t;
+
+	if (need > max)
+		return NULL;
+	while (c < need)
+		c = c > max / 2 ? max : 2 * c;
+	t = q->mem->zalloc(q->mem->ctx, (size_t)c * size);
+	if (t == NULL) {
+		q->stats.grow_failures++;
+		return NULL;
+	}
+	*cap = c;
+	q->stats.grows++;
+	return t;
+}
+
+/* Give the tables back to the caller's memory (they hold nothing). */
+static void
+release_tables(struct sst_sendq *q)
+{
+	if (q->ents != q->own_ents)
+		q->mem->release(q->mem->ctx, q->ents);
+	if (q->ranges != q->own_ranges)
+		q->mem->release(q->mem->ctx, q->ranges);
+	q->ents = q->own_ents;
+	q->ranges = q->own_ranges;
+	q->ent_cap = q->own_ent_cap;
+	q->range_cap = q->own_range_cap;
+}
+
+/*
+ * Make room for need entries in the ring, which is re-laid from index 0.
+ * Returns 0, or -ENOSPC (beyond max_mbufs, or no memory: nothing changed).
+ */
+static int
+grow_ents(struct sst_sendq *q, uint32_t need)
+{
+	uint32_t cap = q->ent_cap;
+	struct sendq_ent *e = table_alloc(q, &cap, need, q->max_mbufs, sizeof(*e));
+
+	if (e == NULL)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < q->ent_count; i++)
+		e[i] = *ent(q, i);
+	if (q->ents != q->own_ents)
+		q->mem->release(q->mem->ctx, q->ents);
+	q->ents = e;
+	q->ent_cap = cap;
+	q->ent_head = 0;
+	return 0;
+}
+
+/* Make room for need ranges. Returns 0, or -ENOSPC (nothing changed). */
+static int
+grow_ranges(struct sst_sendq *q, uint32_t need)
+{
+	uint32_t cap = q->range_cap;
+	struct sendq_range *r = table_alloc(q, &cap, need, q->max_ranges, sizeof(*r));
+
+	if (r == NULL)
+		return -ENOSPC;
+	memcpy(r, q->ranges, (size_t)q->nranges * sizeof(*r));
+	if (q->ranges != q->own_ranges)
+		q->mem->release(q->mem->ctx, q->ranges);
+	q->ranges = r;
+	q->range_cap = cap;
+	return 0;
 }
 
 /* Release every held mbuf and empty the ring. */
@@ -107,6 +204,7 @@ sst_sendq_fini(struct sst_sendq *q)
 	if (q == NULL)
 		return;
 	release_all(q);
+	release_tables(q);
 	state_init(q);
 }
 
@@ -221,7 +319,8 @@ rg_paint(struct sst_sendq *q, uint64_t a, uint64_t b, uint32_t st)
 		nv[n - 1].end = q->ranges[j].end;
 		hi = j + 1;
 	}
-	if (q->nranges - (hi - lo) + n > q->max_ranges)
+	if (q->nranges - (hi - lo) + n > q->range_cap &&
+		grow_ranges(q, q->nranges - (hi - lo) + n) < 0)
 		return -ENOSPC;
 	rg_replace(q, lo, hi, nv, n);
 	return 0;
@@ -308,7 +407,7 @@ release_acked(struct sst_sendq *q, uint64_t a, uint64_t b)
 			e->m = NULL;
 			q->bytes_held -= e->len;
 		}
-		q->ent_head = q->ent_head + 1 == q->max_mbufs ? 0 : q->ent_head + 1;
+		q->ent_head = q->ent_head + 1 == q->ent_cap ? 0 : q->ent_head + 1;
 		q->ent_count--;
 	}
 }
@@ -340,7 +439,7 @@ sst_sendq_append(struct sst_sendq *q, struct rte_mbuf *m, uint32_t flags)
 	}
 	if (q->bytes_held + len > q->max_bytes)
 		return -ENOBUFS;
-	if (q->ent_count + n > q->max_mbufs)
+	if (q->ent_count + n > q->ent_cap && grow_ents(q, q->ent_count + n) < 0)
 		return -ENOSPC;
 	/* Unlink the chain: each mbuf is released on its own when acked. */
 	for (s = m; s != NULL; s = nx) {
@@ -566,7 +665,7 @@ sst_sendq_on_lost(struct sst_sendq *q, uint64_t off, uint32_t len)
 			gaps++;
 		}
 	}
-	if (q->nranges + gaps > q->max_ranges) {
+	if (q->nranges + gaps > q->range_cap && grow_ranges(q, q->nranges + gaps) < 0) {
 		q->stats.nospace++;
 		return -ENOSPC;
 	}

@@ -35,7 +35,11 @@
  * original both arriving); a byte is counted and released once.
  *
  * Bounds. At most max_bytes bytes and max_mbufs mbufs are held; at most
- * max_ranges lost/acked ranges are tracked. Every acknowledged or lost
+ * max_ranges lost/acked ranges are tracked. The tables of both live in
+ * the caller's memory at init; sst_sendq_set_growth() lets them double on
+ * an allocator, up to larger limits, as a stream's flight grows (a long fat
+ * path needs thousands of mbufs in flight, most streams a few), until
+ * sst_sendq_fini() gives the memory back. Every acknowledged or lost
  * range of a sent segment can at worst add two ranges, so max_ranges should
  * be at least 2 x the segments in flight + 2 for the operations never to
  * fail with -ENOSPC. Nothing is allocated after init except the clones.
@@ -53,6 +57,7 @@
 
 #include <rte_mbuf.h>
 
+#include "sst_mem.h"
 #include "stream_wire.h"
 
 enum {
@@ -84,6 +89,8 @@ struct sst_sendq_stats {
 	uint64_t nomem;		/**< segments not made: clone pool empty */
 	uint64_t bytes_dup_ack; /**< bytes acknowledged again */
 	uint64_t nospace;	/**< on_acked/on_lost refused: no range left */
+	uint64_t grows;		/**< a table doubled */
+	uint64_t grow_failures; /**< a table could not grow (no memory) */
 };
 
 struct sendq_ent {
@@ -108,7 +115,9 @@ struct sst_sendq {
 	uint64_t bytes_lost; /**< bytes waiting to be resent */
 	uint64_t max_bytes;
 	uint32_t max_mbufs, max_ranges;
-	uint32_t ent_head, ent_count; /**< ring of held mbufs, in offset order */
+	uint32_t ent_cap, range_cap;	     /**< entries the tables have now */
+	uint32_t own_ent_cap, own_range_cap; /**< those given at init */
+	uint32_t ent_head, ent_count;	     /**< ring of held mbufs, in offset order */
 	uint32_t nranges;
 	uint8_t close;	 /**< enum sendq_close (stream_sendq.c) */
 	bool close_zero; /**< the end goes as a zero-length segment */
@@ -116,8 +125,11 @@ struct sst_sendq {
 	bool zero_sent;	 /**< and was sent at least once */
 	struct rte_mempool *clone_pool;
 	struct sst_sendq_stats stats;
-	struct sendq_ent *ents;	    /**< max_mbufs entries after the struct */
-	struct sendq_range *ranges; /**< max_ranges entries after the entries */
+	const struct sst_mem_ops *mem; /**< where grown tables come from; NULL: none */
+	struct sendq_ent *ents;	       /**< ent_cap entries (at init: after the struct) */
+	struct sendq_range *ranges;    /**< range_cap entries (at init: after the entries) */
+	struct sendq_ent *own_ents;    /**< the tables in the caller's memory */
+	struct sendq_range *own_ranges;
 };
 
 /**
@@ -148,7 +160,24 @@ size_t sst_sendq_size(uint32_t max_mbufs, uint32_t max_ranges);
 int sst_sendq_init(struct sst_sendq *q, uint64_t max_bytes, uint32_t max_mbufs, uint32_t max_ranges,
 	struct rte_mempool *clone_pool, uint64_t start);
 
-/** Release every held mbuf. The memory is the caller's; init may follow. */
+/**
+ * Let the tables grow beyond the capacities given at init: each doubles on
+ * @p mem, when an append or an acknowledgment needs room, up to the new
+ * limits. A growth that fails is reported as the limit (-ENOSPC) and
+ * counted in stats.grow_failures.
+ *
+ * @param max_mbufs
+ *   Most mbufs held, at least the capacity given at init.
+ * @param max_ranges
+ *   Most ranges tracked, at least the capacity given at init.
+ * @return 0, or -EINVAL (NULL mem, or a limit below the capacity given at
+ *   init or above SST_SENDQ_CAP_MAX).
+ */
+int sst_sendq_set_growth(struct sst_sendq *q, uint32_t max_mbufs, uint32_t max_ranges,
+	const struct sst_mem_ops *mem);
+
+/** Release every held mbuf and the grown tables. The memory is the
+ * caller's; init may follow. */
 void sst_sendq_fini(struct sst_sendq *q);
 
 /**

@@ -15,7 +15,10 @@
 #include "sim.h"
 #include "sst_stream.h"
 
-enum { WORLD_MAX_CHANS = 4 };
+enum {
+	WORLD_MAX_CHANS = 4,
+	WORLD_DGRAM_MAX = 4 << 20, /* largest datagram checked on arrival */
+};
 
 struct world;
 
@@ -83,6 +86,9 @@ struct world {
 	bool (*tx_filter)(struct world *w, int side, uint16_t port, const struct rte_mbuf *m);
 	/* Datagrams: [8-byte number][pattern]; counted where they arrive. */
 	uint64_t dgram_sizes_rx[2];
+	/* Bulk runs: flows write unpatterned bytes and reads only count them
+	 * (a byte-by-byte check of gigabytes would dominate the run). */
+	bool unchecked;
 };
 
 struct world_params {
@@ -95,6 +101,7 @@ struct world_params {
 	enum sst_crypto_suite suite;
 	uint64_t flows_cap;
 	uint64_t packet_limit; /* each channel's (sst_channel_params); 0: the suite's */
+	bool channel_defaults; /* replay window and tx log: the channel's defaults */
 };
 
 /** EAL and pools; call once. */
@@ -108,7 +115,8 @@ struct rte_mempool *world_pool(void);
 void world_link_defaults(struct sst_simlink_params *l);
 
 /** The scenarios' defaults: both sides extended, replay window 64, 4096
- * streams, 512 send and receive buffers, 2048 SIDs per direction. */
+ * streams, 512 send and receive buffers of 1 MiB to send, 2048 SIDs per
+ * direction. */
 void world_params_default(struct world_params *wp, uint64_t seed);
 
 /** Close the handles of the flows that finished while w->hold_finished. */
