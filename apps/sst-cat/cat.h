@@ -39,7 +39,8 @@ struct cat_conf {
 	uint64_t stats_ns;     /**< --echo --stats: a line of counters this often; 0: none */
 	struct tool_port port; /**< --port: a DPDK port instead of kernel UDP */
 	uint32_t workers;
-	const char *capture; /**< --capture PREFIX: pcapng of each worker's traffic */
+	const char *capture;  /**< --capture PREFIX: pcapng of each worker's traffic */
+	uint32_t send_buffer; /**< --send-buffer in bytes; 0: 4 MiB */
 };
 
 struct cat;

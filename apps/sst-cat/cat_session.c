@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cat.h"
+#include "sst_pool.h"
 
 enum {
 	READ_BURST = 32,
@@ -45,6 +46,11 @@ struct cat {
 	/* --datagram: the line being read. */
 	char *line;
 	size_t line_len;
+	bool line_full; /**< a whole line waits for mbufs (the pool was empty) */
+	/* Input read but not yet in mbufs: the pool was empty. It goes out
+	 * before anything more is read: nothing read is ever dropped. */
+	uint8_t held[IN_CHUNK];
+	size_t held_len;
 	struct rte_mbuf *dgram; /**< a datagram the window has no room for yet */
 	bool in_eof, shut, peer_eof, finished, failed, done, closing;
 	bool reread;			/**< data waits while standard output is full */
@@ -148,15 +154,39 @@ trim_sent(struct cat *cat)
 	cat->sent_base = low;
 }
 
-static void
+/* The bytes in mbufs for the stream and each substream, all or none.
+ * @return false when the pool had too few (the caller keeps the bytes). */
+static bool
 take_bytes(struct cat *cat, const uint8_t *p, size_t len)
 {
-	cat->pend = mbuf_of(cat, p, len);
+	struct rte_mbuf *m[1 + CAT_SUBSTREAMS_MAX];
+
+	for (uint32_t i = 0; i <= cat->nsub; i++) {
+		m[i] = mbuf_of(cat, p, len);
+		if (m[i] == NULL) {
+			while (i-- > 0)
+				rte_pktmbuf_free(m[i]);
+			return false;
+		}
+	}
+	cat->pend = m[0];
 	for (uint32_t i = 0; i < cat->nsub; i++)
-		cat->sub[i].pend = mbuf_of(cat, p, len);
+		cat->sub[i].pend = m[1 + i];
 	if (cat->nsub > 0 && remember(cat, p, len) < 0)
 		fail(cat, "out of memory for the substream check");
 	cat->in_bytes += len;
+	return true;
+}
+
+/* The line read so far goes out as a datagram, or waits (line_full) for
+ * mbufs to come back. */
+static void
+line_out(struct cat *cat)
+{
+	cat->dgram = mbuf_of(cat, cat->line, cat->line_len);
+	cat->line_full = cat->dgram == NULL;
+	if (!cat->line_full)
+		cat->line_len = 0;
 }
 
 /* --datagram: whole lines go out, one datagram each (without the newline);
@@ -180,15 +210,23 @@ take_lines(struct cat *cat, const uint8_t *p, size_t len, bool eof)
 			p++;
 			len--;
 		}
-		if (cut || nl != NULL) {
-			cat->dgram = mbuf_of(cat, cat->line, cat->line_len);
-			cat->line_len = 0;
-		}
+		if (cut || nl != NULL)
+			line_out(cat);
 	}
-	if (eof && cat->line_len > 0) {
-		cat->dgram = mbuf_of(cat, cat->line, cat->line_len);
-		cat->line_len = 0;
-	}
+	if (eof && cat->line_len > 0)
+		line_out(cat);
+}
+
+/* Input is copied into the pool the stream layer also takes headers and
+ * control packets from: reading waits while less than a quarter of the
+ * pool's largest size is free, so queued input never starves the sending
+ * that frees it (a send buffer larger than the pool would deadlock). */
+static bool
+pool_low(const struct cat *cat)
+{
+	const struct rte_mempool *mp = tool_host_pool(cat->h);
+
+	return sst_pool_in_use(mp) + mp->size / 4 >= mp->size;
 }
 
 static void
@@ -203,7 +241,13 @@ pump_input(struct cat *cat, sst_time_t now)
 		return;
 	if (cat->conf->datagram && !cat->connected)
 		return; /* datagrams on a stream the peer knows of */
-	for (int n = 0; n < 4096 && !cat->in_eof; n++) {
+	if (cat->line_full)
+		line_out(cat);
+	if (cat->held_len > 0 && take_bytes(cat, cat->held, cat->held_len))
+		cat->held_len = 0;
+	if (cat->line_full || cat->held_len > 0 || !flush_pending(cat, now) || pool_low(cat))
+		return;
+	for (int n = 0; n < 4096 && !cat->in_eof && !cat->line_full && !pool_low(cat); n++) {
 		ssize_t k = cat_in_read(0, buf, want);
 
 		if (k == 0)
@@ -214,13 +258,16 @@ pump_input(struct cat *cat, sst_time_t now)
 				take_lines(cat, buf, 0, true);
 		} else if (cat->conf->datagram) {
 			take_lines(cat, buf, (size_t)k, false);
-		} else {
-			take_bytes(cat, buf, (size_t)k);
+		} else if (!take_bytes(cat, buf, (size_t)k)) {
+			memcpy(cat->held, buf, (size_t)k);
+			cat->held_len = (size_t)k;
+			break;
 		}
 		if (!flush_pending(cat, now) || !cat->conf->datagram)
 			break;
 	}
-	if (cat->in_eof && flush_pending(cat, now) && !cat->shut) {
+	if (cat->in_eof && !cat->line_full && cat->held_len == 0 && flush_pending(cat, now) &&
+		!cat->shut) {
 		sst_stream_shutdown(cat->s, now);
 		for (uint32_t i = 0; i < cat->nsub; i++)
 			sst_stream_shutdown(cat->sub[i].s, now);

@@ -69,6 +69,9 @@ usage(FILE *out)
 		"      --dead-peer-timeout SECONDS  a peer not heard from for this long while\n"
 		"                         our data waits for it is dead: its channels end, its\n"
 		"                         streams fail (default 30)\n"
+		"      --send-buffer MB   bytes a stream may queue, in MiB (1-64; default 4):\n"
+		"                         more fills long fat pipes, and input waits while the\n"
+		"                         packet pool is empty\n"
 		"      --stats SECONDS    with --echo: a line of counters on stderr this often\n"
 		"                         (peers, channels, streams, dead peers, refusals)\n"
 		"      --bind [ADDR:]PORT client: send from this address and port (a peer then\n"
@@ -111,6 +114,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"timeout", required_argument, NULL, 't'},
 		{"dead-peer-timeout", required_argument, NULL, 'D'},
 		{"stats", required_argument, NULL, 'T'},
+		{"send-buffer", required_argument, NULL, 'B'},
 		{"bind", required_argument, NULL, 'b'},
 		{"port", required_argument, NULL, 'P'},
 		{"ip", required_argument, NULL, 'A'},
@@ -203,6 +207,11 @@ parse_args(int argc, char **argv, void *conf)
 			break;
 		case 'C':
 			c->capture = optarg;
+			break;
+		case 'B':
+			if (tool_parse_double(optarg, 1, 64, &d) < 0 || d != (double)(uint32_t)d)
+				return bad("--send-buffer '%s': want whole MiB, 1 to 64", optarg);
+			c->send_buffer = (uint32_t)d << 20;
 			break;
 		case 'T':
 			if (tool_parse_double(optarg, 0.1, 86400, &d) < 0)
@@ -384,7 +393,7 @@ run(const struct cat_conf *c)
 	/* A stream queues at most 4 MiB (2048 mbufs of the pool, the rest for
 	 * packets in flight and received): input is copied into the pool, and
 	 * the library's 32 MiB default would empty it. */
-	hc.stream.send_buffer = 4 << 20;
+	hc.stream.send_buffer = c->send_buffer != 0 ? c->send_buffer : 4u << 20;
 	hc.stream.max_streams = 4096;
 	hc.stream.max_tx_buffers = CAT_STREAM_BUFFERS;
 	hc.stream.max_rx_buffers = CAT_STREAM_BUFFERS;

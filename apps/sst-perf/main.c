@@ -540,8 +540,6 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	hc->stream.max_streams = n + 1024;
 	hc->stream.max_tx_buffers = RTE_MIN(buffers, n + 64);
 	hc->stream.max_rx_buffers = RTE_MIN(buffers, n + 64);
-	/* An idle server holds a few buffers; they grow with the load. */
-	hc->stream.initial_buffers = 64;
 	if (small) {
 		hc->stream.send_mbufs = RTE_MIN(RTE_MAX(msg / 2048 + 2, 8u), 64u);
 		hc->stream.rx_pieces = 32;

@@ -126,8 +126,8 @@ struct sst_stream_host_params {
 	uint32_t max_sids; /**< attached SIDs per channel direction; 0: 16384 */
 	/* The defaults let one stream fill 1 Gbit/s x 100 ms (12.5 MB in
 	 * flight); each table grows with use (docs/stream.md "Buffers"). */
-	uint32_t send_buffer;	/**< bytes a stream may queue; 0: 32 MiB */
-	uint32_t send_mbufs;	/**< mbufs a stream may queue; 0: 32768 */
+	uint32_t send_buffer; /**< bytes a stream may queue; 0: 1 MiB (docs/stream.md "Buffers") */
+	uint32_t send_mbufs;  /**< mbufs a stream may queue; 0: 32768 */
 	uint32_t rx_window_min; /**< initial receive window; 0: 65536 */
 	uint32_t rx_window_max; /**< auto-tuning bound; 0: 32 MiB */
 	uint32_t rx_pieces;	/**< reassembly pieces per stream; 0: 32768 */

@@ -41,7 +41,7 @@ host_defaults(struct sst_stream_host_params *p)
 	/* Enough for one stream to fill 1 Gbit/s x 100 ms (12.5 MB in
 	 * flight, docs/stream.md "Buffers"); each grows with use. */
 	if (p->send_buffer == 0)
-		p->send_buffer = 32 << 20;
+		p->send_buffer = 1 << 20;
 	if (p->send_mbufs == 0)
 		p->send_mbufs = 32768;
 	if (p->rx_window_min == 0)
