@@ -8,12 +8,16 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 scripts/setup-deps.sh test
 
-echo "=== release build (gcc, -Werror)"
+phase() { echo "=== $1 (at $(($(date +%s) - start)) s)"; }
+
+phase "release build (gcc, -Werror)"
 scripts/build.sh release build
+phase "release tests"
 meson test -C build --print-errorlogs --no-suite matrix-alias
 
-echo "=== sanitizer build (clang, ASan+UBSan, fuzz targets)"
+phase "sanitizer build (clang, ASan+UBSan, fuzz targets)"
 scripts/build.sh asan build-asan
+phase "sanitizer tests"
 meson test -C build-asan --print-errorlogs --timeout-multiplier 3 --no-suite matrix-alias
 
 echo "=== all tests passed in $(($(date +%s) - start)) s"
