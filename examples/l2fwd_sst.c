@@ -132,8 +132,11 @@ main(int argc, char **argv)
 	while (!quit && rte_get_timer_cycles() < end)
 		sst_engine_poll(e, 0);
 
-	sst_engine_destroy(e); /* the port stays ours: stop it ourselves */
+	/* The port stays ours: stop it ourselves, and first, since its
+	 * transmit queue may still hold mbufs of the engine's pools, which
+	 * sst_engine_destroy() frees (a crash at exit, one run in a few). */
 	rte_eth_dev_stop(PORT);
+	sst_engine_destroy(e);
 	rte_eth_dev_close(PORT);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
