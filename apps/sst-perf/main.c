@@ -23,6 +23,9 @@ enum {
 	DEFAULT_RR_BYTES = 64,
 	DEFAULT_MBUFS = 32767,
 	SERVER_STREAMS = 120000,
+	/* Stream buffers each pool starts with; it doubles between passes as
+	 * streams need more (a pool made whole costs a page per buffer). */
+	INITIAL_STREAM_BUFFERS = 64,
 	STREAMS_MAX = 1000000,
 	/* Long options without a short form. */
 	OPT_PACKET_LIMIT = 256,
@@ -540,6 +543,7 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	hc->stream.max_streams = n + 1024;
 	hc->stream.max_tx_buffers = RTE_MIN(buffers, n + 64);
 	hc->stream.max_rx_buffers = RTE_MIN(buffers, n + 64);
+	hc->stream.initial_buffers = INITIAL_STREAM_BUFFERS;
 	if (small) {
 		hc->stream.send_mbufs = RTE_MIN(RTE_MAX(msg / 2048 + 2, 8u), 64u);
 		hc->stream.rx_pieces = 32;

@@ -138,10 +138,16 @@ sst_flowctl_rx_update_due(const struct sst_flowctl_rx *rx)
 	uint32_t credit = sst_window_credit(sst_flowctl_rx_window(rx));
 	uint32_t step = rx_target(rx) / 4;
 
-	if (!rx->advertised)
-		return false;
 	if (step > 2 * rx->mss)
 		step = 2 * rx->mss;
+	/* An advert would move the edge the sender knows by a step. This
+	 * also covers a stream that never advertised (a datagram substream
+	 * answers nothing): its sender knows only the initial credit, and
+	 * once that much arrived it would wait for good. */
+	if (rx->read_off + rx->ready + rx->ooo + credit >= rx->edge + step)
+		return true;
+	if (!rx->advertised)
+		return false;
 	return credit > rx->adv_credit && credit - rx->adv_credit >= step;
 }
 

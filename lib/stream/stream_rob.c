@@ -55,13 +55,13 @@ release_chunks(struct sst_rob *rob)
 	rob->capacity = rob->own_capacity;
 }
 
-/* Put every piece and island on the free lists and forget all data (the
- * chunks go back: memory in proportion to use). */
+/* Forget all data (the chunks go back: memory in proportion to use). The
+ * caller's pieces and islands are handed out fresh, in order, as they are
+ * first needed, so a new stream starts in O(1) whatever its capacity, and
+ * release_all() visits only what this incarnation used. */
 static void
 state_init(struct sst_rob *rob, uint64_t start)
 {
-	uint32_t i;
-
 	release_chunks(rob);
 
 	rob->read_off = start;
@@ -79,12 +79,8 @@ state_init(struct sst_rob *rob, uint64_t start)
 	rob->root = NULL;
 	rob->free_pieces = NULL;
 	rob->free_islands = NULL;
-	for (i = rob->own_capacity; i-- > 0;) {
-		rob->piece_mem[i] = (struct rob_piece){.next = rob->free_pieces};
-		rob->free_pieces = &rob->piece_mem[i];
-		rob->island_mem[i] = (struct rob_island){.r = rob->free_islands};
-		rob->free_islands = &rob->island_mem[i];
-	}
+	rob->fresh_pieces = 0;
+	rob->fresh_islands = 0;
 }
 
 int
@@ -151,13 +147,14 @@ grow(struct sst_rob *rob)
 	return 0;
 }
 
-/* Free every buffered mbuf; the pieces in use are exactly those with one. */
+/* Free every buffered mbuf; the pieces in use are exactly those with one,
+ * all among those handed out since state_init(). */
 static void
 release_all(struct sst_rob *rob)
 {
 	uint32_t i;
 
-	for (i = 0; i < rob->own_capacity; i++)
+	for (i = 0; i < rob->fresh_pieces; i++)
 		if (rob->piece_mem[i].m != NULL)
 			rte_pktmbuf_free(rob->piece_mem[i].m);
 	for (struct rob_chunk *c = rob->chunks; c != NULL; c = c->next)
@@ -288,13 +285,36 @@ island_remove(struct sst_rob *rob, struct rob_island *n)
 	rob->free_islands = n;
 }
 
+/* A free island (place() checked there is one), handed out like pieces. */
+static struct rob_island *
+island_get(struct sst_rob *rob)
+{
+	struct rob_island *n = rob->free_islands;
+
+	if (n == NULL) {
+		n = &rob->island_mem[rob->fresh_islands++];
+		*n = (struct rob_island){0};
+		return n;
+	}
+	rob->free_islands = n->r;
+	return n;
+}
+
 /* ---- pieces ---- */
 
+/* A free piece: one given back, else one of the caller's never handed out
+ * since state_init(), else one of a new chunk. */
 static struct rob_piece *
 piece_get(struct sst_rob *rob)
 {
 	struct rob_piece *p = rob->free_pieces;
 
+	if (p == NULL && rob->fresh_pieces < rob->own_capacity) {
+		p = &rob->piece_mem[rob->fresh_pieces++];
+		*p = (struct rob_piece){0};
+		rob->pieces_used++;
+		return p;
+	}
 	if (p == NULL && rob->capacity < rob->max_capacity && grow(rob) == 0)
 		p = rob->free_pieces;
 	if (p != NULL) {
@@ -404,7 +424,7 @@ place(struct sst_rob *rob, struct rob_island **g, struct rte_mbuf *m, uint64_t o
 		rob->stats.drop_capacity++;
 		return -ENOSPC;
 	}
-	if (*g == NULL && rob->free_islands == NULL) {
+	if (*g == NULL && rob->free_islands == NULL && rob->fresh_islands == rob->own_capacity) {
 		/* Cannot happen: islands never outnumber pieces. */
 		piece_put(rob, p);
 		rob->stats.drop_capacity++;
@@ -426,9 +446,8 @@ place(struct sst_rob *rob, struct rob_island **g, struct rte_mbuf *m, uint64_t o
 	p->len = len;
 	p->flags = at_end ? flags & ROB_MARKS : 0;
 	if (*g == NULL) {
-		struct rob_island *n = rob->free_islands;
+		struct rob_island *n = island_get(rob);
 
-		rob->free_islands = n->r;
 		n->start = a;
 		n->end = b;
 		n->head = p;

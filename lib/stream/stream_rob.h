@@ -123,6 +123,8 @@ struct sst_rob {
 	struct rob_piece *piece_mem;   /**< own_capacity entries after the struct */
 	struct rob_island *island_mem; /**< own_capacity entries after the pieces */
 	uint32_t own_capacity;	       /**< pieces in the caller's memory */
+	uint32_t fresh_pieces;	       /**< of those, handed out since the last init */
+	uint32_t fresh_islands;	       /**< likewise for the caller's islands */
 	uint32_t max_capacity;	       /**< pieces it may grow to */
 	const struct sst_mem_ops *mem; /**< where chunks come from; NULL: no growth */
 	struct rob_chunk *chunks;      /**< pieces added beyond own_capacity */

@@ -113,11 +113,19 @@ test_update_due(void)
 	/* A big read: 40000 free, credit 32767. */
 	CU_ASSERT_EQUAL(sst_flowctl_rx_set_buffered(&rx, 40000, 25536, 0), 0);
 	CU_ASSERT_TRUE(sst_flowctl_rx_update_due(&rx));
-	/* A shrinking window never asks for an update. */
+	/* Data arriving in order, unread, leaves the credit at 32767: no
+	 * update while the edge it would give (40000 + 26536 + 32767) stays
+	 * within a step of the advertised one (98303)... */
 	CU_ASSERT_EQUAL(sst_flowctl_rx_advertise(&rx, 3, &w), 0);
 	CU_ASSERT_EQUAL(w, 15);
-	CU_ASSERT_EQUAL(sst_flowctl_rx_set_buffered(&rx, 40000, 60000, 0), 0);
+	CU_ASSERT_EQUAL(rx.edge, 98303);
+	CU_ASSERT_EQUAL(sst_flowctl_rx_set_buffered(&rx, 40000, 26536, 0), 0);
 	CU_ASSERT_FALSE(sst_flowctl_rx_update_due(&rx));
+	/* ... but once it would move the edge a step (100767), the sender,
+	 * which may be waiting at the old edge with nothing to ack, must hear
+	 * it, although the credit did not grow. */
+	CU_ASSERT_EQUAL(sst_flowctl_rx_set_buffered(&rx, 40000, 28000, 0), 0);
+	CU_ASSERT_TRUE(sst_flowctl_rx_update_due(&rx));
 	CU_ASSERT_EQUAL(rx.stats.adverts, 3);
 
 	/* A small buffer: the step is target / 4 = 1024, not 2400. */

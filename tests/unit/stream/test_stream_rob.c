@@ -334,7 +334,7 @@ test_capacity(void)
 		/* Nothing leaked by the failures: only the buffered chains are out. */
 		unsigned int held = 0;
 
-		for (unsigned int i = 0; i < rob->capacity; i++)
+		for (unsigned int i = 0; i < rob->fresh_pieces; i++)
 			if (rob->piece_mem[i].m != NULL)
 				held += rob->piece_mem[i].m->nb_segs;
 		CU_ASSERT_EQUAL(rte_mempool_avail_count(pool) + held, pool_avail);
