@@ -11,11 +11,19 @@
  *
  * conn: a new TCP connection per transaction (the handshake is in every
  * latency); persist: one TCP connection for all of them; udp: one request
- * datagram, one response datagram of up to 65,507 bytes (IP fragments it;
- * one fragment lost loses it all), sent again by the client after
- * --timeout. A request starts with its own length and the response length
- * wanted (two 32-bit big-endian words). The client prints one JSON object:
- * the latency distribution in microseconds and, for udp, the resends.
+ * datagram, answered by a response of up to 65,507 bytes (a UDP datagram's
+ * most) in pieces of one packet each, all sent again when the request
+ * comes again (the client resends it after --timeout, 10 times at most,
+ * then counts the transaction as failed). The pieces stand for the IP
+ * fragments of one large datagram: losing one loses the whole response.
+ * They are datagrams of their own because an emulator on net_af_packet
+ * never sees IP fragments (DPDK's af_packet socket asks the kernel to
+ * reassemble them, and a reassembled datagram is no frame of the link).
+ * A request starts with its own length and the response length wanted
+ * (two 32-bit big-endian words; udp adds the transaction's number). The
+ * client prints one JSON object: the latency distribution in microseconds
+ * of the transactions that completed, the failed ones and, for udp, the
+ * resends.
  *
  * Plain POSIX and the kernel's sockets: no DPDK, no SST.
  */
@@ -155,6 +163,10 @@ serve_tcp_conn(int fd)
 	close(fd);
 }
 
+/* The payload of one UDP piece, after its id and index words, so that a
+ * piece fits a 1500-byte packet. */
+enum { UDP_PIECE = 1400, UDP_MAX_RESENDS = 10 };
+
 static void
 serve_udp(int fd)
 {
@@ -162,20 +174,26 @@ serve_udp(int fd)
 	socklen_t fl;
 
 	for (;;) {
-		uint32_t h[2], want;
+		uint32_t h[3], want;
 		ssize_t n;
 
 		fl = sizeof(from);
 		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
-		if (n < HEADER)
+		if (n < (ssize_t)sizeof(h))
 			continue;
-		memcpy(h, buf, HEADER);
+		memcpy(h, buf, sizeof(h));
 		want = ntohl(h[1]);
 		if (want > UDP_MAX)
 			want = UDP_MAX;
-		if (want < HEADER)
-			want = HEADER;
-		sendto(fd, buf, want, 0, (struct sockaddr *)&from, fl);
+		/* Each piece: the request's id, the piece's index, its payload. */
+		for (uint32_t i = 0; i * UDP_PIECE < want || i == 0; i++) {
+			uint32_t len =
+				want - i * UDP_PIECE < UDP_PIECE ? want - i * UDP_PIECE : UDP_PIECE;
+			uint32_t ph[2] = {h[2], htonl(i)};
+
+			memcpy(buf, ph, sizeof(ph));
+			sendto(fd, buf, sizeof(ph) + len, 0, (struct sockaddr *)&from, fl);
+		}
 	}
 }
 
@@ -265,27 +283,38 @@ tcp_txn(int fd, const struct client_conf *c)
 	return drain(fd, c->response < HEADER ? HEADER : c->response);
 }
 
-/* One UDP transaction, resent after the timeout. @return resends, or -1. */
+/* One UDP transaction (request id @p id), the request resent after the
+ * timeout. @return resends, or -1 when the response never came whole. */
 static int
-udp_txn(int fd, const struct client_conf *c)
+udp_txn(int fd, const struct client_conf *c, uint32_t id)
 {
-	uint32_t h[2] = {htonl(c->request), htonl(c->response)};
-	uint32_t want = c->response < HEADER ? HEADER : c->response;
+	uint32_t h[3] = {htonl(c->request), htonl(c->response), htonl(id)};
+	uint32_t pieces = c->response == 0 ? 1 : (c->response + UDP_PIECE - 1) / UDP_PIECE;
+	uint64_t got = 0, all = pieces >= 64 ? UINT64_MAX : (UINT64_C(1) << pieces) - 1;
+	uint8_t req[UDP_PIECE];
 	int resends = 0;
 
-	memcpy(buf, h, HEADER);
+	memset(req, 0, sizeof(req));
+	memcpy(req, h, sizeof(h));
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t n;
+		uint32_t ph[2];
 
-		if (send(fd, buf, c->request < HEADER ? HEADER : c->request, 0) < 0)
+		if (send(fd, req, c->request < sizeof(h) ? sizeof(h) : c->request, 0) < 0)
 			return -1;
 		while (poll(&p, 1, c->timeout_ms) == 1) {
-			n = recv(fd, buf + HEADER, sizeof(buf) - HEADER, 0);
-			if (n == (ssize_t)want)
+			ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+			if (n < (ssize_t)sizeof(ph))
+				continue;
+			memcpy(ph, buf, sizeof(ph));
+			if (ntohl(ph[0]) != id || ntohl(ph[1]) >= pieces)
+				continue; /* a late piece of an earlier transaction */
+			got |= UINT64_C(1) << ntohl(ph[1]);
+			if (got == all)
 				return resends;
 		}
-		if (++resends > 100)
+		if (++resends > UDP_MAX_RESENDS)
 			return -1;
 	}
 }
@@ -310,6 +339,7 @@ client(const struct client_conf *c)
 	double *lat = calloc(c->count, sizeof(*lat));
 	bool conn = strcmp(c->mode, "conn") == 0, udp = strcmp(c->mode, "udp") == 0;
 	int fd = -1, resends = 0;
+	uint32_t done = 0; /* transactions that completed */
 	double sum = 0;
 
 	if (lat == NULL)
@@ -330,13 +360,14 @@ client(const struct client_conf *c)
 			if (fd < 0)
 				return die("connect");
 		}
-		rc = udp ? udp_txn(fd, c) : tcp_txn(fd, c);
-		if (rc < 0)
+		rc = udp ? udp_txn(fd, c, i) : tcp_txn(fd, c);
+		if (rc < 0 && !udp)
 			return die("transaction");
-		if (udp)
-			resends += rc;
-		lat[i] = now_us() - t0;
-		sum += lat[i];
+		if (rc >= 0) {
+			resends += udp ? rc : 0;
+			lat[done] = now_us() - t0;
+			sum += lat[done++];
+		}
 		if (conn) {
 			close(fd);
 			fd = -1;
@@ -344,13 +375,17 @@ client(const struct client_conf *c)
 	}
 	if (fd >= 0)
 		close(fd);
-	qsort(lat, c->count, sizeof(*lat), cmp_double);
-	printf("{\"mode\":\"%s\",\"request\":%u,\"response\":%u,\"count\":%u,\"latency_us\":{"
-	       "\"min\":%.1f,\"p10\":%.1f,\"p50\":%.1f,\"p90\":%.1f,\"max\":%.1f,\"mean\":%.1f},"
-	       "\"resends\":%d}\n",
-		c->mode, c->request, c->response, c->count, lat[0], pct(lat, c->count, 0.1),
-		pct(lat, c->count, 0.5), pct(lat, c->count, 0.9), lat[c->count - 1], sum / c->count,
-		resends);
+	printf("{\"mode\":\"%s\",\"request\":%u,\"response\":%u,\"count\":%u,\"failed\":%u,",
+		c->mode, c->request, c->response, c->count, c->count - done);
+	if (done == 0) {
+		printf("\"latency_us\":null,\"resends\":%d}\n", resends);
+	} else {
+		qsort(lat, done, sizeof(*lat), cmp_double);
+		printf("\"latency_us\":{\"min\":%.1f,\"p10\":%.1f,\"p50\":%.1f,\"p90\":%.1f,"
+		       "\"max\":%.1f,\"mean\":%.1f},\"resends\":%d}\n",
+			lat[0], pct(lat, done, 0.1), pct(lat, done, 0.5), pct(lat, done, 0.9),
+			lat[done - 1], sum / done, resends);
+	}
 	free(lat);
 	return 0;
 }
