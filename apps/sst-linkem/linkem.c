@@ -267,6 +267,8 @@ linkem_run(const struct linkem_conf *conf, volatile sig_atomic_t *stop,
 	for (int d = 0; d < LINKEM_DIRS && rc == 0; d++)
 		rc = port_open(&le, d);
 	if (rc == 0) {
+		/* Scripts wait for this line before they send. */
+		fprintf(stderr, "sst-linkem: bridging %s and %s\n", conf->iface[0], conf->iface[1]);
 		le.ns_per_tick = 1e9 / (double)rte_get_tsc_hz();
 		le.tsc0 = rte_get_tsc_cycles();
 		bridge(&le, stop);

@@ -55,11 +55,17 @@ ip netns exec "$mid" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 ip -n "$mid" link set lc$tag up
 ip -n "$mid" link set ls$tag up
 
-# start_lem ARGS...: sst-linkem in the middle namespace, then wait until
-# the bridge answers (at most 10 s) unless it is told to lose everything.
+# start_lem ARGS...: sst-linkem in the middle namespace; returns once it
+# says it is bridging (at most 20 s: slow under sanitizers).
 start_lem() {
 	ip netns exec "$mid" "$lem_bin" -q "$@" lc$tag ls$tag >"$dir/lem.out" 2>"$dir/lem.err" &
 	lem=$!
+	for _ in $(seq 100); do
+		grep -q '^sst-linkem: bridging' "$dir/lem.err" && return 0
+		kill -0 "$lem" 2>/dev/null || break
+		sleep 0.2
+	done
+	fail "sst-linkem did not start: $(cat "$dir/lem.err")"
 }
 stop_lem() {
 	kill "$lem" 2>/dev/null
@@ -93,7 +99,6 @@ stop_lem || fail "sst-linkem exit status $? after SIGTERM: $(cat "$dir/lem.err")
 grep -q '^A>B in [1-9]' "$dir/lem.out" || fail "no totals: $(cat "$dir/lem.out")"
 
 start_lem --loss 100
-sleep 1
 got=$(ip netns exec "$cli" ping -c 5 -i 0.2 -W 1 10.78.0.2 2>/dev/null |
 	sed -n 's/.* \([0-9]*\) received.*/\1/p')
 [ "${got:-x}" = 0 ] || fail "100 % loss: $got of 5 pings answered"
