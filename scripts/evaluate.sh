@@ -15,6 +15,8 @@
 #   fig7   Figure 7: transaction latency vs response size: SST new stream
 #          per transaction, TCP connection per transaction, persistent TCP,
 #          UDP (up to 64 KB)
+#   headers  Table 1: header bytes per data packet, ack and stream creation,
+#          from captures (dumpcap; sst-dump and tshark decode them)
 #
 # Results: results/<date-time>/ (git-ignored): raw/ (every tool's output),
 # one CSV per experiment, summary.json (medians and spreads) and PNG plots
@@ -22,7 +24,7 @@
 #
 # Usage: scripts/evaluate.sh [--quick] [--only LIST] [--links LIST] [--build DIR] [--out DIR]
 #        scripts/evaluate.sh --plot-only DIR
-#   --quick   shorter runs, one repetition (about 6 minutes); the full run
+#   --quick   shorter runs, one repetition (about 8 minutes); the full run
 #             repeats each point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk experiment's links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
@@ -32,7 +34,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 quick=0
-only=bulk,fair,fig7
+only=bulk,fair,fig7,headers
 links=
 plot_only=
 build=build
@@ -167,14 +169,15 @@ if [ -n "$plot_only" ]; then
 	exit
 fi
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, af_packet)"
-for t in ip ethtool ping iperf3 python3; do
+for t in ip ethtool ping iperf3 python3 $(want headers && echo dumpcap tshark); do
 	command -v "$t" >/dev/null || die "needs $t (scripts/setup-deps.sh eval)"
 done
 perf_bin=$root/$build/apps/sst-perf/sst-perf
 lem_bin=$root/$build/apps/sst-linkem/sst-linkem
 txn_bin=$root/$build/perf/txn_anchor
-for b in "$perf_bin" "$lem_bin" "$txn_bin"; do
-	[ "$b" = "$txn_bin" ] && ! want fig7 && continue
+dump_bin=$root/$build/apps/sst-dump/sst-dump
+for b in "$perf_bin" "$lem_bin" "$txn_bin" "$dump_bin"; do
+	[ "$b" = "$txn_bin" ] && ! want fig7 && ! want headers && continue
 	[ -x "$b" ] || die "$b is missing: build first (scripts/build.sh release $build)"
 done
 
@@ -420,10 +423,98 @@ exp_fig7() {
 	done
 }
 
+
+# Table 1: header bytes per packet, from captures on the client's veth of
+# a few transactions each way: SST (sst-perf rr, decoded by sst-dump) and
+# TCP (txn_anchor, one connection per transaction, decoded by tshark).
+exp_headers() {
+	local cap=$raw/headers cp
+	want_link=lan100
+	link_up $(link_params)
+	for stack in sst tcp; do
+		if [ $stack = sst ]; then
+			in_c dumpcap -q -i evcp$tag -f "udp port $sst_port" -w "$cap-sst.pcapng" \
+				2>"$cap-sst.dumpcap.err" &
+		else
+			in_c dumpcap -q -i evcp$tag -f "tcp port $txn_port" -w "$cap-tcp.pcapng" \
+				2>"$cap-tcp.dumpcap.err" &
+		fi
+		cp=$!
+		sleep 1.5
+		if [ $stack = sst ]; then
+			in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --json --quiet --count 5 \
+				--request 64 --response 20000 rr >"$cap-sst.json" 2>&1
+		else
+			in_c "$txn_bin" client $ip_s --port $txn_port --mode conn --count 5 --request 64 \
+				--response 20000 >"$cap-tcp.json" 2>&1
+		fi
+		sleep 0.5
+		# SIGTERM: a background job of a script ignores SIGINT.
+		kill -TERM $cp
+		wait $cp
+	done
+	"$dump_bin" -p $sst_port --json "$cap-sst.pcapng" >"$cap-sst.dump.json" 2>/dev/null
+	tshark -r "$cap-sst.pcapng" -T fields -e frame.number -e ip.hdr_len -e udp.length \
+		>"$cap-sst.fields" 2>/dev/null
+	tshark -r "$cap-tcp.pcapng" -T fields -e frame.number -e ip.hdr_len -e tcp.hdr_len -e tcp.len \
+		-e tcp.flags.syn -e tcp.flags.fin -e tcp.stream >"$cap-tcp.fields" 2>/dev/null
+	"$py" - "$cap" "$out/headers.csv" <<'PY'
+import collections, json, statistics, sys
+cap, out = sys.argv[1], sys.argv[2]
+rows = []
+# SST: header = IP + UDP + (UDP payload - the stream payload sst-dump reports).
+udp = {}
+for line in open(cap + "-sst.fields"):
+    f = line.split()
+    if len(f) == 3:
+        udp[int(f[0])] = (int(f[1]), int(f[2]))
+sst = collections.defaultdict(list)
+for line in open(cap + "-sst.dump.json"):
+    p = json.loads(line)
+    if p.get("kind") != "channel" or p.get("frame") not in udp:
+        continue
+    ip, ulen = udp[p["frame"]]
+    hdr = ip + 8 + (ulen - 8 - p["len"])
+    # A stream is created by its first packet, which carries data: it costs
+    # no packet of its own, only this header.
+    if p["type"] == "Init" and p["tsn"] == 0:
+        sst["stream creation (the first Init, with data)"].append(hdr)
+    if p["type"] in ("Init", "Reply", "Data") and p["len"] > 0:
+        sst["data packet"].append(hdr)
+    elif p["type"] == "Ack":
+        sst["ack"].append(hdr)
+# TCP: header = IP + TCP (options included); a connection's setup is its
+# SYN, SYN-ACK and the ACK after them, its end the FINs and their ACKs.
+tcp = collections.defaultdict(list)
+conns = collections.defaultdict(list)
+for line in open(cap + "-tcp.fields"):
+    f = line.split()
+    if len(f) != 7:
+        continue
+    ip, th, tl, syn, fin, conn = int(f[1]), int(f[2]), int(f[3]), f[4], f[5], f[6]
+    hdr = ip + th
+    conns[conn].append((hdr, tl, syn in ("1", "True"), fin in ("1", "True")))
+    if tl > 0:
+        tcp["data packet"].append(hdr)
+    elif syn not in ("1", "True") and fin not in ("1", "True"):
+        tcp["ack"].append(hdr)
+for pk in conns.values():
+    setup = pk[:3] if len(pk) >= 3 and pk[0][2] and pk[1][2] else []
+    if setup:
+        tcp["stream creation (SYN, SYN-ACK, ACK)"].append(sum(h for h, _, _, _ in setup))
+with open(out, "w") as o:
+    o.write("stack,what,packets,header_bytes_median,header_bytes_min,header_bytes_max\n")
+    for name, d in (("sst", sst), ("tcp", tcp)):
+        for what, v in d.items():
+            o.write(f"{name},{what},{len(v)},{statistics.median(v)},{min(v)},{max(v)}\n")
+PY
+	log "headers: $(tr '\n' ';' <"$out/headers.csv")"
+}
 setup_net
 log "results in $out"
 want bulk && exp_bulk
 want fair && exp_fair
 want fig7 && exp_fig7
+want headers && exp_headers
 summarize "$out" || log "summary or plots not made (python3-matplotlib?)"
 log "done: $out"
