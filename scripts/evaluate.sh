@@ -222,6 +222,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'log interrupted; exit 130' INT TERM
 
+# For commands in the foreground: a background job started through these
+# functions would be a subshell, whose pid ($!) is not the command's (so
+# that killing it would leave the command running); those are started with
+# ip netns exec directly, which execs the command in place.
 in_c() { ip netns exec "$ns_c" "$@"; }
 in_s() { ip netns exec "$ns_s" "$@"; }
 
@@ -248,9 +252,9 @@ setup_net() {
 	in_s iperf3 -s -D --pidfile "$raw/iperf3.pid" >/dev/null 2>&1 || die "iperf3 -s failed"
 	sleep 0.2
 	servers+=("$(cat "$raw/iperf3.pid")")
-	in_s "$perf_bin" -- --server --udp $ip_s:$sst_port --mtu $sst_mtu --quiet >"$raw/sst-perf-server.log" 2>&1 &
+	ip netns exec "$ns_s" "$perf_bin" -- --server --udp $ip_s:$sst_port --mtu $sst_mtu --quiet >"$raw/sst-perf-server.log" 2>&1 &
 	servers+=($!)
-	in_s "$txn_bin" server --port $txn_port >"$raw/txn-server.log" 2>&1 &
+	ip netns exec "$ns_s" "$txn_bin" server --port $txn_port >"$raw/txn-server.log" 2>&1 &
 	servers+=($!)
 }
 
@@ -338,11 +342,11 @@ exp_fair() {
 				# SST's from sst-perf's progress lines (acknowledged bytes
 				# each second), stamped here with the wall clock; the
 				# window is where both ran, less a second at each end.
-				in_s iperf3 -s -1 -p $fair_port -J >"$raw/$run-tcp.json" 2>&1 &
+				ip netns exec "$ns_s" iperf3 -s -1 -p $fair_port -J >"$raw/$run-tcp.json" 2>&1 &
 				local ip3s=$!
 				sleep 0.5
 				t0=$(date +%s.%N)
-				in_c iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$tcc" \
+				ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$tcc" \
 					>"$raw/$run-tcp-client.txt" 2>&1 &
 				local ip3=$!
 				sleep 1
@@ -433,10 +437,10 @@ exp_headers() {
 	link_up $(link_params)
 	for stack in sst tcp; do
 		if [ $stack = sst ]; then
-			in_c dumpcap -q -i evcp$tag -f "udp port $sst_port" -w "$cap-sst.pcapng" \
+			ip netns exec "$ns_c" dumpcap -q -i evcp$tag -f "udp port $sst_port" -w "$cap-sst.pcapng" \
 				2>"$cap-sst.dumpcap.err" &
 		else
-			in_c dumpcap -q -i evcp$tag -f "tcp port $txn_port" -w "$cap-tcp.pcapng" \
+			ip netns exec "$ns_c" dumpcap -q -i evcp$tag -f "tcp port $txn_port" -w "$cap-tcp.pcapng" \
 				2>"$cap-tcp.dumpcap.err" &
 		fi
 		cp=$!
