@@ -28,7 +28,9 @@
 #             repeats each point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk experiment's links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
-# Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3.
+# Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3, and
+# for Table 1 dumpcap and tshark; builds DIR (scripts/build.sh release) when
+# a tool is missing.
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -178,7 +180,12 @@ txn_bin=$root/$build/perf/txn_anchor
 dump_bin=$root/$build/apps/sst-dump/sst-dump
 for b in "$perf_bin" "$lem_bin" "$txn_bin" "$dump_bin"; do
 	[ "$b" = "$txn_bin" ] && ! want fig7 && ! want headers && continue
-	[ -x "$b" ] || die "$b is missing: build first (scripts/build.sh release $build)"
+	if [ ! -x "$b" ]; then
+		# From a clean clone: build once (a few minutes).
+		log "$b is missing: scripts/build.sh release $build"
+		scripts/build.sh release "$build" >&2 || die "the build failed"
+	fi
+	[ -x "$b" ] || die "$b is missing after the build"
 done
 
 [ -n "$out" ] || out=$root/results/$(date +%Y%m%d-%H%M%S)
