@@ -3,7 +3,8 @@
 # Install what SST-DPDK needs on Debian bookworm, and nothing that is already
 # there: packages are checked first, and apt-get runs (update once, then
 # install) only for the missing ones. Needs root when something is missing.
-# Usage: setup-deps.sh [build|test]   (default: test, which adds clang & co.)
+# Usage: setup-deps.sh [build|test|eval]   (default: test, which adds clang
+# & co.; eval adds what scripts/evaluate.sh needs on top of test)
 set -eu
 profile=${1:-test}
 
@@ -14,12 +15,15 @@ build_pkgs=(gcc pkg-config python3 meson ninja-build dpdk-dev libdpdk-dev libips
 # groff renders the manual pages in suite 'consumer'.
 test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark iproute2 iputils-ping ethtool
 	groff-base)
+# scripts/evaluate.sh: kernel TCP's bulk runs (iperf3) and the plots.
+eval_pkgs=(iperf3 python3-matplotlib)
 
 case "$profile" in
 build) wanted=("${build_pkgs[@]}") ;;
 test) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+eval) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}" "${eval_pkgs[@]}") ;;
 *)
-	echo "usage: $0 [build|test]" >&2
+	echo "usage: $0 [build|test|eval]" >&2
 	exit 2
 	;;
 esac

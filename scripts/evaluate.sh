@@ -1,0 +1,531 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The SST paper's experiments, SST-DPDK against the kernel's TCP and UDP on
+# the same emulated links (issue 19, docs/evaluation.md):
+#
+#   client namespace -- veth -- sst-linkem (middle namespace) -- veth -- server namespace
+#
+# sst-linkem applies the link model (rate, one-way delay, loss, bottleneck
+# queue) each way; SST runs as sst-perf over kernel UDP in the namespaces,
+# the kernel as iperf3 (bulk) and perf/txn_anchor (transactions).
+#
+# Experiments (--only takes a comma-separated list of these names):
+#   bulk   bulk goodput, one flow: SST (NewReno, CUBIC) vs TCP (Reno, CUBIC)
+#   fair   SST and TCP sharing the bottleneck: shares and Jain's index
+#   fig7   Figure 7: transaction latency vs response size: SST new stream
+#          per transaction, TCP connection per transaction, persistent TCP,
+#          UDP (up to 64 KB)
+#   headers  Table 1: header bytes per data packet, ack and stream creation,
+#          from captures (dumpcap; sst-dump and tshark decode them)
+#
+# Results: results/<date-time>/ (git-ignored): raw/ (every tool's output),
+# one CSV per experiment, summary.json (medians and spreads) and PNG plots
+# (python3-matplotlib; scripts/setup-deps.sh eval installs it).
+#
+# Usage: scripts/evaluate.sh [--quick] [--only LIST] [--links LIST] [--build DIR] [--out DIR]
+#        scripts/evaluate.sh --plot-only DIR
+#   --quick   shorter runs, one repetition (about 8 minutes); the full run
+#             repeats each point 5 times, 60 s per bulk and fairness run
+#   --links   the bulk experiment's links (default: all; names below)
+#   --plot-only DIR   only redo summary.json and the plots of a results folder
+# Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3, and
+# for Table 1 dumpcap and tshark; builds DIR (scripts/build.sh release) when
+# a tool is missing.
+set -u
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+quick=0
+only=bulk,fair,fig7,headers
+links=
+plot_only=
+build=build
+out=
+usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 ;;
+	--only) only=${2:?--only needs a list}; shift ;;
+	--links) links=${2:?--links needs a list}; shift ;;
+	--build) build=${2:?--build needs a directory}; shift ;;
+	--out) out=${2:?--out needs a directory}; shift ;;
+	--plot-only) plot_only=${2:?--plot-only needs a results directory}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "evaluate.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+die() { echo "evaluate.sh: $*" >&2; exit 1; }
+# summarize DIR: summary.json (median, min and max of every point over its
+# repetitions) and the PNG plots from the CSVs.
+summarize() {
+	"$py" - "$1" <<'PY'
+import csv, json, os, statistics, sys
+out = sys.argv[1]
+
+def rows(name):
+    path = os.path.join(out, name)
+    return list(csv.DictReader(open(path))) if os.path.exists(path) else []
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+def stats(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+
+def group(rs, keys, field):
+    g = {}
+    for r in rs:
+        g.setdefault(tuple(r[k] for k in keys), []).append(num(r[field]))
+    return {"/".join(k): stats(v) for k, v in g.items()}
+
+bulk, fair, fig7 = rows("bulk.csv"), rows("fair.csv"), rows("fig7.csv")
+summary = {
+    "bulk_goodput_mbps": group(bulk, ["link", "stack", "cc"], "goodput_mbps"),
+    "fair_sst_share": group(fair, ["link", "pair"], "sst_share"),
+    "fair_jain": group(fair, ["link", "pair"], "jain"),
+    "fig7_p50_us": group(fig7, ["method", "response_bytes"], "p50_us"),
+}
+json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1, sort_keys=True)
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+def save(fig, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=72)
+    plt.close(fig)
+
+if bulk:
+    links = list(dict.fromkeys(r["link"] for r in bulk))
+    rate = {r["link"]: float(r["rate_mbps"]) for r in bulk}
+    series = [("sst", "newreno"), ("sst", "cubic"), ("tcp", "reno"), ("tcp", "cubic")]
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    w = 0.2
+    for i, (st, cc) in enumerate(series):
+        ys = []
+        for l in links:
+            s = summary["bulk_goodput_mbps"].get(f"{l}/{st}/{cc}")
+            ys.append(100 * s["median"] / rate[l] if s else 0)
+        ax.bar([x + (i - 1.5) * w for x in range(len(links))], ys, w,
+               label=f"{'SST' if st == 'sst' else 'TCP'} {cc}")
+    ax.set_xticks(range(len(links)))
+    ax.set_xticklabels([f"{l}\n{rate[l]:g} Mbit/s" for l in links], fontsize=8)
+    ax.set_ylabel("goodput, % of link rate")
+    ax.set_ylim(0, 125)
+    ax.legend(fontsize=7, ncol=4, loc="upper center")
+    ax.set_title("Bulk goodput, one flow (median)", fontsize=9)
+    save(fig, "bulk.png")
+
+if fair:
+    keys = list(summary["fair_sst_share"].keys())
+    fig, ax = plt.subplots(figsize=(6.4, 3))
+    ys = [100 * summary["fair_sst_share"][k]["median"] for k in keys]
+    ax.bar(range(len(keys)), ys, 0.5, color="tab:blue", label="SST")
+    ax.bar(range(len(keys)), [100 - y for y in ys], 0.5, bottom=ys, color="tab:orange",
+           label="TCP")
+    ax.axhline(50, color="k", lw=0.8, ls="--")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([k.replace("/", "\n") for k in keys], fontsize=7)
+    ax.set_ylabel("share of goodput, %")
+    ax.legend(fontsize=7)
+    ax.set_title("SST and TCP sharing one bottleneck", fontsize=9)
+    save(fig, "fair.png")
+
+if fig7:
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    labels = {"sst": "SST, new stream per transaction", "tcp-conn": "TCP, connection per transaction",
+              "tcp-persist": "TCP, persistent connection", "udp": "UDP, response in one-packet datagrams"}
+    for m, label in labels.items():
+        pts = sorted((int(k.split("/")[1]), v["median"] / 1000)
+                     for k, v in summary["fig7_p50_us"].items() if k.split("/")[0] == m and v)
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("response size, bytes")
+    ax.set_ylabel("transaction latency, ms (median)")
+    ax.legend(fontsize=7)
+    ax.set_title("Figure 7: 1.5 Mbit/s, 50 ms RTT", fontsize=9)
+    save(fig, "fig7.png")
+PY
+}
+
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+want() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
+
+# Debian's python3-matplotlib lives in the system's python3, which a
+# python3 of one's own (pyenv, venv) earlier on the PATH does not see.
+py=python3
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null && py=/usr/bin/python3
+if [ -n "$plot_only" ]; then
+	summarize "$plot_only"
+	exit
+fi
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, af_packet)"
+for t in ip ethtool ping iperf3 python3 $(want headers && echo dumpcap tshark); do
+	command -v "$t" >/dev/null || die "needs $t (scripts/setup-deps.sh eval)"
+done
+perf_bin=$root/$build/apps/sst-perf/sst-perf
+lem_bin=$root/$build/apps/sst-linkem/sst-linkem
+txn_bin=$root/$build/perf/txn_anchor
+dump_bin=$root/$build/apps/sst-dump/sst-dump
+for b in "$perf_bin" "$lem_bin" "$txn_bin" "$dump_bin"; do
+	[ "$b" = "$txn_bin" ] && ! want fig7 && ! want headers && continue
+	if [ ! -x "$b" ]; then
+		# From a clean clone: build once (a few minutes).
+		log "$b is missing: scripts/build.sh release $build"
+		scripts/build.sh release "$build" >&2 || die "the build failed"
+	fi
+	[ -x "$b" ] || die "$b is missing after the build"
+done
+
+[ -n "$out" ] || out=$root/results/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out/raw" || die "cannot create $out"
+raw=$out/raw
+
+# Links: name, rate Mbit/s, one-way delay ms, loss %. The paper's DSL and
+# WiFi-like links, then modern ones.
+links_all=(
+	"dsl 1.5 25 0"
+	"wifi 18 10 0.1"
+	"lan100 100 10 0"
+	"gig 1000 1 0"
+	"mobile 50 30 0.1"
+)
+if [ $quick -eq 1 ]; then
+	reps=1 bulk_s=8 fair_s=15 fair_links="dsl wifi"
+	fig7_sizes="32 128 512 2048 8192 32768 131072 524288"
+else
+	reps=5 bulk_s=60 fair_s=60 fair_links="dsl wifi"
+	fig7_sizes=$(for i in $(seq 5 21); do echo $((1 << i)); done)
+fi
+
+tag=$$
+ns_c=sst-ev-c$tag ns_m=sst-ev-m$tag ns_s=sst-ev-s$tag
+ip_c=10.79.0.1 ip_s=10.79.0.2
+sst_port=4433 txn_port=5301 fair_port=5202
+# SST's channel packets as large as the link's 1500-byte MTU allows over
+# UDP (the default, 1232, is the safe size for unknown paths), so that SST
+# and TCP send packets of the same size.
+sst_mtu=1472
+lem_pid= servers=()
+
+cleanup() {
+	trap - EXIT INT TERM
+	[ -n "$lem_pid" ] && kill "$lem_pid" 2>/dev/null && wait "$lem_pid" 2>/dev/null
+	for p in "${servers[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${servers[@]}"; do wait "$p" 2>/dev/null; done
+	for n in "$ns_c" "$ns_m" "$ns_s"; do ip netns del "$n" 2>/dev/null; done
+}
+trap cleanup EXIT
+trap 'log interrupted; exit 130' INT TERM
+
+# For commands in the foreground: a background job started through these
+# functions would be a subshell, whose pid ($!) is not the command's (so
+# that killing it would leave the command running); those are started with
+# ip netns exec directly, which execs the command in place.
+in_c() { ip netns exec "$ns_c" "$@"; }
+in_s() { ip netns exec "$ns_s" "$@"; }
+
+setup_net() {
+	local d
+	for n in "$ns_c" "$ns_m" "$ns_s"; do ip netns add "$n" || die "cannot create namespace $n"; done
+	ip -n "$ns_m" link add evc$tag type veth peer name evcp$tag netns "$ns_c" ||
+		die "cannot create a veth pair"
+	ip -n "$ns_m" link add evs$tag type veth peer name evsp$tag netns "$ns_s" ||
+		die "cannot create a veth pair"
+	ip netns exec "$ns_m" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	in_c ip addr add $ip_c/24 dev evcp$tag
+	in_s ip addr add $ip_s/24 dev evsp$tag
+	# Frames cross the emulator as they are on the wire: no segmentation
+	# or checksum offloads (a 64 KB TSO frame is not a packet of the link,
+	# and af_packet never completes a checksum left to the device).
+	for d in "$ns_c evcp$tag" "$ns_s evsp$tag" "$ns_m evc$tag" "$ns_m evs$tag"; do
+		set -- $d
+		ip netns exec "$1" ethtool -K "$2" tx off rx off tso off gso off gro off >/dev/null 2>&1
+		ip -n "$1" link set "$2" up
+	done
+	ip -n "$ns_c" link set lo up
+	ip -n "$ns_s" link set lo up
+	in_s iperf3 -s -D --pidfile "$raw/iperf3.pid" >/dev/null 2>&1 || die "iperf3 -s failed"
+	sleep 0.2
+	servers+=("$(cat "$raw/iperf3.pid")")
+	ip netns exec "$ns_s" "$perf_bin" -- --server --udp $ip_s:$sst_port --mtu $sst_mtu --quiet >"$raw/sst-perf-server.log" 2>&1 &
+	servers+=($!)
+	ip netns exec "$ns_s" "$txn_bin" server --port $txn_port >"$raw/txn-server.log" 2>&1 &
+	servers+=($!)
+}
+
+# link_up NAME RATE DELAY LOSS: (re)start the emulator with that link and
+# wait until a ping crosses it.
+link_up() {
+	local name=$1 rate=$2 delay=$3 loss=$4 i
+	[ -n "$lem_pid" ] && kill "$lem_pid" 2>/dev/null && wait "$lem_pid" 2>/dev/null
+	ip netns exec "$ns_m" "$lem_bin" --rate "$rate" --delay "$delay" --loss "$loss" \
+		evc$tag evs$tag >"$raw/linkem-$name.out" 2>"$raw/linkem-$name.err" &
+	lem_pid=$!
+	for i in $(seq 40); do
+		in_c ping -c 1 -W 1 $ip_s >/dev/null 2>&1 && break
+		kill -0 "$lem_pid" 2>/dev/null || die "sst-linkem failed: $(tail -3 "$raw/linkem-$name.err")"
+		sleep 0.25
+	done
+	in_c ping -c 3 -i 0.2 $ip_s >"$raw/ping-$name.txt" 2>&1
+	log "link $name: $rate Mbit/s, $delay ms one way, $loss % loss: $(tail -1 "$raw/ping-$name.txt")"
+}
+
+link_params() {
+	local l
+	for l in "${links_all[@]}"; do
+		set -- $l
+		[ "$1" = "$want_link" ] && { echo "$l"; return; }
+	done
+}
+
+# jfield FILE EXPR: a value from a JSON file (EXPR indexes the object d).
+jfield() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+
+tcp_bulk() { # NAME CC SECONDS -> Mbit/s
+	local f=$raw/$1
+	in_c iperf3 -c $ip_s -t "$3" -C "$2" -J >"$f.json" 2>"$f.err"
+	jfield "$f.json" "round(d['end']['sum_received']['bits_per_second']/1e6,3)"
+}
+tcp_retx() { jfield "$raw/$1.json" "d['end']['sum_sent'].get('retransmits',0)"; }
+sst_bulk() { # NAME CC SECONDS -> Mbit/s
+	local f=$raw/$1
+	in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
+		>"$f.json" 2>"$f.err"
+	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
+}
+sst_retx() { jfield "$raw/$1.json" "d['retransmits']"; }
+
+exp_bulk() {
+	local csv=$out/bulk.csv l name r stack cc mbps retx
+	echo "link,rate_mbps,stack,cc,rep,goodput_mbps,retransmits" >"$csv"
+	for l in "${links_all[@]}"; do
+		set -- $l
+		name=$1
+		case ",${links:-$name}," in *",$name,"*) ;; *) continue ;; esac
+		link_up "$@"
+		for r in $(seq $reps); do
+			for stack in sst tcp; do
+				for cc in newreno cubic; do
+					local kcc=$cc
+					[ $stack = tcp ] && [ $cc = newreno ] && kcc=reno
+					local run=bulk-$name-$stack-$kcc-$r
+					if [ $stack = sst ]; then
+						mbps=$(sst_bulk "$run" "$cc" "$bulk_s") retx=$(sst_retx "$run")
+					else
+						mbps=$(tcp_bulk "$run" "$kcc" "$bulk_s") retx=$(tcp_retx "$run")
+					fi
+					log "bulk $name $stack $kcc #$r: ${mbps:-failed} Mbit/s, $retx retransmits"
+					echo "$name,$2,$stack,$kcc,$r,$mbps,$retx" >>"$csv"
+				done
+			done
+		done
+	done
+}
+
+exp_fair() {
+	local csv=$out/fair.csv name r pair scc tcc sst tcp
+	echo "link,pair,rep,sst_mbps,tcp_mbps,sst_share,jain" >"$csv"
+	for name in $fair_links; do
+		want_link=$name
+		link_up $(link_params)
+		for r in $(seq $reps); do
+			for pair in newreno:reno cubic:cubic; do
+				scc=${pair%:*} tcc=${pair#*:}
+				local run=fair-$name-$scc-$r t0 share jain
+				# Both rates over the same seconds: TCP's from a one-off
+				# iperf3 server's one-second intervals (received bytes),
+				# SST's from sst-perf's progress lines (acknowledged bytes
+				# each second), stamped here with the wall clock; the
+				# window is where both ran, less a second at each end.
+				ip netns exec "$ns_s" iperf3 -s -1 -p $fair_port -J >"$raw/$run-tcp.json" 2>&1 &
+				local ip3s=$!
+				sleep 0.5
+				t0=$(date +%s.%N)
+				ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$tcc" \
+					>"$raw/$run-tcp-client.txt" 2>&1 &
+				local ip3=$!
+				sleep 1
+				in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$scc" \
+					--time "$fair_s" bulk >"$raw/$run-sst.txt" 2> >(while IFS= read -r l; do
+						echo "$(date +%s.%N) $l"
+					done >"$raw/$run-sst.progress")
+				wait $ip3 $ip3s
+				read -r sst tcp share jain < <("$py" - "$raw/$run-tcp.json" \
+					"$raw/$run-sst.progress" "$t0" <<'PY'
+import json, re, sys
+tcp_j, t0 = json.load(open(sys.argv[1])), float(sys.argv[3])
+# (start, end, Mbit/s) in wall-clock seconds.
+tcp = [(t0 + i["sum"]["start"], t0 + i["sum"]["end"], i["sum"]["bits_per_second"] / 1e6)
+       for i in tcp_j["intervals"]]
+sst = []
+for line in open(sys.argv[2]):
+    m = re.match(r"([0-9.]+) \[ *[0-9.]+ s\] +([0-9.]+) Mbit/s acknowledged", line)
+    if m:
+        w = float(m.group(1))
+        sst.append((w - 1, w, float(m.group(2))))
+lo = max(tcp[0][0], sst[0][0]) + 1
+hi = min(tcp[-1][1], sst[-1][1]) - 1
+
+def mean(bins):
+    bits = span = 0.0
+    for s, e, r in bins:
+        o = min(hi, e) - max(lo, s)
+        if o > 0:
+            bits += r * o
+            span += o
+    return bits / span if span else 0.0
+
+a, b = mean(sst), mean(tcp)
+t = a + b
+print(round(a, 3), round(b, 3), round(a / t, 4) if t else "",
+      round(t * t / (2 * (a * a + b * b)), 4) if t else "")
+PY
+				)
+				log "fair $name SST $scc vs TCP $tcc #$r: $sst vs $tcp Mbit/s, share $share, Jain $jain"
+				echo "$name,$scc-vs-$tcc,$r,$sst,$tcp,$share,$jain" >>"$csv"
+			done
+		done
+	done
+}
+
+exp_fig7() {
+	local csv=$out/fig7.csv size n m run p50 p10 p90 r
+	echo "link,method,response_bytes,rep,count,failed,p50_us,p10_us,p90_us" >"$csv"
+	want_link=dsl
+	link_up $(link_params)
+	for size in $fig7_sizes; do
+		# Enough transactions for a median, fewer where one takes seconds.
+		n=9
+		[ "$size" -ge 131072 ] && n=3
+		[ "$size" -ge 1048576 ] && n=1
+		for r in $(seq $reps); do
+			run=fig7-sst-$size-$r
+			in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --json --quiet --count $((n + 1)) \
+				--request 64 --response "$size" rr >"$raw/$run.json" 2>"$raw/$run.err"
+			read -r p50 p10 p90 < <(jfield "$raw/$run.json" \
+				"'%s - -' % d['latency_us']['p50'] if d['ok'] else ''")
+			p10= p90=
+			echo "dsl,sst,$size,$r,$((n + 1)),$(jfield "$raw/$run.json" "d['failed_streams']"),$p50,$p10,$p90" >>"$csv"
+			log "fig7 $size B sst #$r: p50 ${p50:-failed} us"
+			for m in conn persist udp; do
+				[ $m = udp ] && [ "$size" -gt 65507 ] && continue
+				run=fig7-$m-$size-$r
+				in_c "$txn_bin" client $ip_s --port $txn_port --mode $m --count "$n" \
+					--request 64 --response "$size" >"$raw/$run.json" 2>"$raw/$run.err"
+				read -r p50 p10 p90 < <(jfield "$raw/$run.json" \
+					"'%s %s %s' % (d['latency_us']['p50'], d['latency_us']['p10'], d['latency_us']['p90'])")
+				echo "dsl,tcp-$m,$size,$r,$n,$(jfield "$raw/$run.json" "d['failed']"),$p50,$p10,$p90" >>"$csv"
+				[ $m = udp ] && sed -i '$ s/tcp-udp/udp/' "$csv"
+				log "fig7 $size B $m #$r: p50 ${p50:-failed} us"
+			done
+		done
+	done
+}
+
+
+# Table 1: header bytes per packet, from captures on the client's veth of
+# a few transactions each way: SST (sst-perf rr, decoded by sst-dump) and
+# TCP (txn_anchor, one connection per transaction, decoded by tshark).
+exp_headers() {
+	local cap=$raw/headers cp
+	want_link=lan100
+	link_up $(link_params)
+	for stack in sst tcp; do
+		if [ $stack = sst ]; then
+			ip netns exec "$ns_c" dumpcap -q -i evcp$tag -f "udp port $sst_port" -w "$cap-sst.pcapng" \
+				2>"$cap-sst.dumpcap.err" &
+		else
+			ip netns exec "$ns_c" dumpcap -q -i evcp$tag -f "tcp port $txn_port" -w "$cap-tcp.pcapng" \
+				2>"$cap-tcp.dumpcap.err" &
+		fi
+		cp=$!
+		sleep 1.5
+		if [ $stack = sst ]; then
+			in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --json --quiet --count 5 \
+				--request 64 --response 20000 rr >"$cap-sst.json" 2>&1
+		else
+			in_c "$txn_bin" client $ip_s --port $txn_port --mode conn --count 5 --request 64 \
+				--response 20000 >"$cap-tcp.json" 2>&1
+		fi
+		sleep 0.5
+		# SIGTERM: a background job of a script ignores SIGINT.
+		kill -TERM $cp
+		wait $cp
+	done
+	"$dump_bin" -p $sst_port --json "$cap-sst.pcapng" >"$cap-sst.dump.json" 2>/dev/null
+	tshark -r "$cap-sst.pcapng" -T fields -e frame.number -e ip.hdr_len -e udp.length \
+		>"$cap-sst.fields" 2>/dev/null
+	tshark -r "$cap-tcp.pcapng" -T fields -e frame.number -e ip.hdr_len -e tcp.hdr_len -e tcp.len \
+		-e tcp.flags.syn -e tcp.flags.fin -e tcp.stream >"$cap-tcp.fields" 2>/dev/null
+	"$py" - "$cap" "$out/headers.csv" <<'PY'
+import collections, json, statistics, sys
+cap, out = sys.argv[1], sys.argv[2]
+rows = []
+# SST: header = IP + UDP + (UDP payload - the stream payload sst-dump reports).
+udp = {}
+for line in open(cap + "-sst.fields"):
+    f = line.split()
+    if len(f) == 3:
+        udp[int(f[0])] = (int(f[1]), int(f[2]))
+sst = collections.defaultdict(list)
+for line in open(cap + "-sst.dump.json"):
+    p = json.loads(line)
+    if p.get("kind") != "channel" or p.get("frame") not in udp:
+        continue
+    ip, ulen = udp[p["frame"]]
+    hdr = ip + 8 + (ulen - 8 - p["len"])
+    # A stream is created by its first packet, which carries data: it costs
+    # no packet of its own, only this header.
+    if p["type"] == "Init" and p["tsn"] == 0:
+        sst["stream creation (the first Init, with data)"].append(hdr)
+    if p["type"] in ("Init", "Reply", "Data") and p["len"] > 0:
+        sst["data packet"].append(hdr)
+    elif p["type"] == "Ack":
+        sst["ack"].append(hdr)
+# TCP: header = IP + TCP (options included); a connection's setup is its
+# SYN, SYN-ACK and the ACK after them, its end the FINs and their ACKs.
+tcp = collections.defaultdict(list)
+conns = collections.defaultdict(list)
+for line in open(cap + "-tcp.fields"):
+    f = line.split()
+    if len(f) != 7:
+        continue
+    ip, th, tl, syn, fin, conn = int(f[1]), int(f[2]), int(f[3]), f[4], f[5], f[6]
+    hdr = ip + th
+    conns[conn].append((hdr, tl, syn in ("1", "True"), fin in ("1", "True")))
+    if tl > 0:
+        tcp["data packet"].append(hdr)
+    elif syn not in ("1", "True") and fin not in ("1", "True"):
+        tcp["ack"].append(hdr)
+for pk in conns.values():
+    setup = pk[:3] if len(pk) >= 3 and pk[0][2] and pk[1][2] else []
+    if setup:
+        tcp["stream creation (SYN, SYN-ACK, ACK)"].append(sum(h for h, _, _, _ in setup))
+with open(out, "w") as o:
+    o.write("stack,what,packets,header_bytes_median,header_bytes_min,header_bytes_max\n")
+    for name, d in (("sst", sst), ("tcp", tcp)):
+        for what, v in d.items():
+            o.write(f"{name},{what},{len(v)},{statistics.median(v)},{min(v)},{max(v)}\n")
+PY
+	log "headers: $(tr '\n' ';' <"$out/headers.csv")"
+}
+setup_net
+log "results in $out"
+want bulk && exp_bulk
+want fair && exp_fair
+want fig7 && exp_fig7
+want headers && exp_headers
+summarize "$out" || log "summary or plots not made (python3-matplotlib?)"
+log "done: $out"
