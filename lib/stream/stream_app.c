@@ -116,7 +116,7 @@ sst_stream_connect(
 struct sst_stream *
 sst_stream_create_substream(struct sst_stream *parent, sst_time_t now)
 {
-	if (parent->flags & SF_RESET) {
+	if (stream_is_reset(parent)) {
 		rte_errno = ECONNRESET;
 		return NULL;
 	}
@@ -159,10 +159,12 @@ datagram_as_substream(struct sst_stream *parent)
 {
 	struct stream_rxio *prx = parent->rx;
 	struct rte_mbuf *m = prx->dgrams[prx->dgram_head];
-	struct sst_stream *s = stream_alloc(parent->peer, SF_SHUTDOWN | SF_SENT_CLOSE_ACKED);
+	struct sst_stream *s = stream_alloc(parent->peer, 0);
 
 	if (s == NULL)
 		return NULL;
+	/* Born with nothing to send: its initial state, not a transition. */
+	s->send = STREAM_SEND_CLOSE_ACKED;
 	if (stream_rx_buffers(s) < 0) {
 		parent->peer->nstreams--;
 		stream_slab_put(parent->peer->host, s);
@@ -173,8 +175,7 @@ datagram_as_substream(struct sst_stream *parent)
 	/* The reassembly buffer takes the mbuf in every case. */
 	if (sst_rob_insert(&s->rx->rob, 0, m, SST_FLAG_PUSH | SST_FLAG_MESSAGE | SST_FLAG_CLOSE) <
 		0) {
-		s->flags |= SF_RESET;
-		stream_maybe_release_buffers(s, 0);
+		stream_release_buffers(s, true, 0);
 		parent->peer->nstreams--;
 		stream_slab_put(parent->peer->host, s);
 		return NULL;
@@ -215,9 +216,9 @@ sst_stream_write(struct sst_stream *s, struct rte_mbuf *m, uint32_t flags, sst_t
 	int rc;
 
 	RTE_SET_USED(now);
-	if (s->flags & SF_RESET)
+	if (stream_is_reset(s))
 		return -ECONNRESET;
-	if (s->flags & SF_SHUTDOWN)
+	if (stream_send_closed(s))
 		return -EPIPE;
 	if (flags & SST_WRITE_MESSAGE)
 		wflags |= SST_FLAG_MESSAGE;
@@ -256,7 +257,7 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 
 	if ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)) {
 		s->peer->host->up->service_rx(s, now);
-		if (!(s->flags & SF_SERVICE_DONE) || (s->flags & SF_RESET))
+		if (!(s->flags & SF_SERVICE_DONE) || stream_is_reset(s))
 			return;
 	}
 	if (s->flags & SF_APP_CLOSED) {
@@ -306,10 +307,10 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 	struct stream_rxio *rx = s->rx;
 	uint16_t n;
 
-	if (s->flags & SF_RESET)
+	if (stream_is_reset(s))
 		return -ECONNRESET;
 	if (rx == NULL || ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)))
-		return (s->flags & SF_RX_EOF) ? -EPIPE : 0;
+		return stream_recv_eof(s) ? -EPIPE : 0;
 	if (max > STREAM_RX_BURST)
 		max = STREAM_RX_BURST;
 	n = sst_rob_read(&rx->rob, rec, max);
@@ -322,11 +323,11 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
 	}
-	if (sst_rob_eof(&rx->rob) && !(s->flags & SF_RX_EOF)) {
-		s->flags |= SF_RX_EOF;
+	if (sst_rob_eof(&rx->rob) && !stream_recv_eof(s)) {
+		stream_set_recv(s, STREAM_RECV_EOF_READ);
 		stream_check_finished(s, now);
 	}
-	if (n == 0 && (s->flags & SF_RX_EOF)) {
+	if (n == 0 && stream_recv_eof(s)) {
 		stream_maybe_release_buffers(s, now);
 		return -EPIPE;
 	}
@@ -339,17 +340,16 @@ int
 sst_stream_shutdown(struct sst_stream *s, sst_time_t now)
 {
 	RTE_SET_USED(now);
-	if (s->flags & SF_RESET)
+	if (stream_is_reset(s))
 		return -ECONNRESET;
-	if (s->flags & SF_SHUTDOWN)
+	if (stream_send_closed(s))
 		return 0;
-	s->flags |= SF_SHUTDOWN;
 	if (stream_tx_buffers(s) < 0) {
 		/* The Close is a segment and needs a send buffer. With many
 		 * streams all may be taken: it waits in the FIFO like a write
 		 * (stream_tx_buffer_freed()), so ending a stream never fails
 		 * and never needs the application to try again. */
-		s->flags |= SF_CLOSE_OWED;
+		stream_set_send(s, STREAM_SEND_CLOSE_OWED);
 		stream_tx_buffer_queue(s);
 		return 0;
 	}
@@ -363,7 +363,7 @@ sst_stream_close(struct sst_stream *s, sst_time_t now)
 	if (s->flags & SF_APP_CLOSED)
 		return;
 	s->flags |= SF_APP_CLOSED;
-	if (!(s->flags & SF_RESET)) {
+	if (!stream_is_reset(s)) {
 		if (sst_stream_shutdown(s, now) < 0)
 			stream_do_reset(s, SST_STREAM_ABORTED, true, now);
 		else
@@ -399,7 +399,7 @@ stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t 
 	struct stream_rxio *rx;
 	const struct sst_stream_ops *ops = parent->peer->host->p.ops;
 
-	if ((parent->flags & SF_RESET) || stream_rx_buffers(parent) < 0) {
+	if (stream_is_reset(parent) || stream_rx_buffers(parent) < 0) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -427,7 +427,7 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 	/* Beyond the send buffer it could never be queued whole. */
 	if (len > parent->peer->host->p.send_buffer)
 		return -EMSGSIZE;
-	if (parent->flags & SF_RESET)
+	if (stream_is_reset(parent))
 		return -ENOTCONN;
 	if (c == NULL || c->dead)
 		c = stream_peer_chan(parent->peer);
@@ -533,7 +533,7 @@ sst_stream_request_priority(struct sst_stream *s, int32_t prio, sst_time_t now)
 	struct sst_stream *sub;
 	uint32_t v[2] = {rte_cpu_to_be_32(PRIORITY_REQUEST), rte_cpu_to_be_32((uint32_t)prio)};
 
-	if (s->flags & (SF_RESET | SF_ROOT))
+	if (stream_is_reset(s) || (s->flags & SF_ROOT))
 		return -ENOTCONN;
 	memcpy(msg, v, sizeof(msg));
 	/* Reliable even when small: a lost request would leave the old
@@ -573,7 +573,8 @@ sst_stream_migrate(struct sst_stream *s, struct sst_stream_chan *c, sst_time_t n
 	struct sst_stream_chan *old = s->tx_chan;
 
 	RTE_SET_USED(now);
-	if (c == NULL || c->peer != s->peer || c->dead || (s->flags & (SF_RESET | SF_ROOT)))
+	if (c == NULL || c->peer != s->peer || c->dead ||
+		(stream_is_reset(s) || (s->flags & SF_ROOT)))
 		return -EINVAL;
 	if (old == c)
 		return 0;
@@ -629,6 +630,6 @@ sst_stream_info(const struct sst_stream *s, struct sst_stream_info *info)
 	info->rx_sid = s->rx_sid;
 	info->tx_buffers = s->tx != NULL;
 	info->rx_buffers = s->rx != NULL;
-	info->finished = (s->flags & SF_FINISHED) != 0;
-	info->reset = (s->flags & SF_RESET) != 0;
+	info->finished = stream_is_finished(s);
+	info->reset = stream_is_reset(s);
 }

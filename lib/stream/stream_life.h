@@ -80,6 +80,11 @@ int stream_rx_buffers(struct sst_stream *s);
  * smaller window is advertised when the fresh state offers less. */
 void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
 
+/* The same, giving back every buffer when all is set, whatever they hold
+ * (a control block being freed, a peer's root going with its peer): as for
+ * a reset stream, but without resetting it. */
+void stream_release_buffers(struct sst_stream *s, bool all, sst_time_t now);
+
 /* One pass over h's streams holding receive buffers, at most every
  * STREAM_SWEEP_INTERVAL: those that received nothing since the last pass
  * give their idle buffers back. */

@@ -108,7 +108,7 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 	 * with too little credit would wait for good. Advertise here. */
 	if (s->rx_chan != c) {
 		stream_ctl_moving(s);
-		if (!(s->flags & (SF_RESET | SF_RX_EOF))) {
+		if (!(stream_is_reset(s) || stream_recv_eof(s))) {
 			s->flags |= SF_WINDOW_DUE;
 			moved = true;
 		}
@@ -131,7 +131,7 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 	int rc;
 
 	peer_window(s, seq, hdr->window);
-	if (s->flags & (SF_RESET | SF_RX_EOF | SF_FINISHED)) {
+	if (stream_is_ended(s) || stream_recv_eof(s)) {
 		rte_pktmbuf_free(m);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
@@ -217,7 +217,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	bool pending = (parent->flags & SF_ACCEPT_QUEUED) ||
 		       (parent->flags & (SF_TOPLEVEL | SF_SERVICE_DONE)) == SF_TOPLEVEL;
 
-	if ((parent->flags & SF_RESET) || (!(parent->flags & SF_LISTEN) && !pending) ||
+	if (stream_is_reset(parent) || (!(parent->flags & SF_LISTEN) && !pending) ||
 		(!top && stream_rx_buffers(parent) < 0) || !peer_share_left(c))
 		return NULL;
 	s = stream_alloc(c->peer, SF_APP_CLOSED | (top ? SF_TOPLEVEL : 0));
@@ -507,12 +507,12 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
-	if (s == NULL || (s->flags & (SF_RESET | SF_ROOT)))
+	if (s == NULL || (stream_is_reset(s) || (s->flags & SF_ROOT)))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 	/* We have all the peer sent, and it has all we sent: its side moved
 	 * before it heard so, and will send nothing on this SID. Bound, the
 	 * SID would keep the channel in use with nothing to release it. */
-	if (s->flags & SF_FINISHED)
+	if (stream_is_finished(s))
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	if (attach_rx(c, s, hdr->sid) < 0) {
 		return SST_CHANNEL_RX_REFUSE;
@@ -525,7 +525,7 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	 * it attached on the one both sides then retire), and following it
 	 * back would leave our side on a channel being closed. */
 	if ((s->flags & SF_TX_ATTACHED) && s->tx_chan != NULL && s->tx_chan != c &&
-		!s->tx_chan->dead && !(s->flags & SF_FINISHED) && stream_chan_newer(c, s->tx_chan))
+		!s->tx_chan->dead && !stream_is_finished(s) && stream_chan_newer(c, s->tx_chan))
 		sst_stream_migrate(s, c, now);
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }
