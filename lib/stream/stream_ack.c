@@ -73,7 +73,7 @@ segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t s
 	if ((s->flags & SF_WRITABLE_WANTED) && s->tx != NULL &&
 		sst_sendq_queued(&s->tx->q) < s->peer->host->p.send_buffer / 2) {
 		s->flags &= ~SF_WRITABLE_WANTED;
-		if (ops != NULL && ops->writable != NULL && !(s->flags & SF_APP_CLOSED))
+		if (ops != NULL && ops->writable != NULL && stream_app_holds(s))
 			ops->writable(s->peer->host->p.ctx, s, now);
 	}
 	stream_tx_wake(s);

@@ -46,7 +46,7 @@ stream_attach_new(struct sst_stream *s, struct sst_stream *parent, struct sst_st
 }
 
 static struct sst_stream *
-stream_open(struct sst_stream_peer *p, struct sst_stream *parent, uint32_t flags, sst_time_t now)
+stream_open(struct sst_stream_peer *p, struct sst_stream *parent, bool toplevel, sst_time_t now)
 {
 	struct sst_stream_chan *c;
 	struct sst_stream *s;
@@ -57,7 +57,8 @@ stream_open(struct sst_stream_peer *p, struct sst_stream *parent, uint32_t flags
 		rte_errno = ENOTCONN;
 		return NULL;
 	}
-	s = stream_alloc(p, flags | SF_INITIATOR);
+	s = stream_alloc(p, SF_INITIATOR, STREAM_APP_OWNED,
+		toplevel ? STREAM_SERVICE_WAITING : STREAM_SERVICE_NONE);
 	if (s == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -102,7 +103,7 @@ sst_stream_connect(
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	s = stream_open(p, &p->root, SF_TOPLEVEL, now);
+	s = stream_open(p, &p->root, true, now);
 	if (s == NULL)
 		return NULL;
 	if (stream_write_internal(s, req, (size_t)len, SST_FLAG_PUSH | SST_FLAG_MESSAGE) < 0) {
@@ -120,7 +121,7 @@ sst_stream_create_substream(struct sst_stream *parent, sst_time_t now)
 		rte_errno = ECONNRESET;
 		return NULL;
 	}
-	return stream_open(parent->peer, parent, 0, now);
+	return stream_open(parent->peer, parent, false, now);
 }
 
 void
@@ -159,7 +160,7 @@ datagram_as_substream(struct sst_stream *parent)
 {
 	struct stream_rxio *prx = parent->rx;
 	struct rte_mbuf *m = prx->dgrams[prx->dgram_head];
-	struct sst_stream *s = stream_alloc(parent->peer, 0);
+	struct sst_stream *s = stream_alloc(parent->peer, 0, STREAM_APP_OWNED, STREAM_SERVICE_NONE);
 
 	if (s == NULL)
 		return NULL;
@@ -199,7 +200,7 @@ sst_stream_accept_substream(struct sst_stream *parent, sst_time_t now)
 		parent->rx->accept_tail = NULL;
 	s->link = NULL;
 	s->user = NULL;
-	s->flags &= ~(SF_ACCEPT_QUEUED | SF_APP_CLOSED);
+	stream_set_life(s, STREAM_APP_OWNED);
 	stream_maybe_release_buffers(parent, 0);
 	/* The accept queue's reference is now the application's. */
 	if (s->rx != NULL && (sst_rob_readable(&s->rx->rob) > 0 || sst_rob_eof(&s->rx->rob)))
@@ -255,17 +256,17 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 {
 	const struct sst_stream_ops *ops = s->peer->host->p.ops;
 
-	if ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)) {
+	if (stream_service_waiting(s)) {
 		s->peer->host->up->service_rx(s, now);
-		if (!(s->flags & SF_SERVICE_DONE) || stream_is_reset(s))
+		if (stream_service_waiting(s) || stream_is_reset(s))
 			return;
 	}
-	if (s->flags & SF_APP_CLOSED) {
+	if (!stream_app_holds(s)) {
 		/* Nobody reads: consume and discard so the peer can finish. */
 		struct sst_stream_data d[STREAM_RX_BURST];
 		int n;
 
-		if (s->flags & SF_ACCEPT_QUEUED) {
+		if (s->life == STREAM_PENDING_ACCEPT) {
 			/* A complete ephemeral substream is a datagram to read. */
 			if (stream_rx_complete(s) && ops != NULL && ops->readable != NULL)
 				ops->readable(s->peer->host->p.ctx, s->user, now);
@@ -293,7 +294,7 @@ stream_rx_fc_update(struct sst_stream *s)
 {
 	struct stream_rxio *rx = s->rx;
 	uint64_t end = sst_rob_read_offset(&rx->rob) + sst_rob_readable(&rx->rob);
-	uint64_t read = (s->flags & SF_ACCEPT_QUEUED) ? end : sst_rob_read_offset(&rx->rob);
+	uint64_t read = s->life == STREAM_PENDING_ACCEPT ? end : sst_rob_read_offset(&rx->rob);
 
 	read = RTE_MAX(read, rx->fc.read_off);
 	sst_flowctl_rx_set_buffered(&rx->fc, read, end > read ? end - read : 0,
@@ -309,7 +310,7 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 
 	if (stream_is_reset(s))
 		return -ECONNRESET;
-	if (rx == NULL || ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)))
+	if (rx == NULL || stream_service_waiting(s))
 		return stream_recv_eof(s) ? -EPIPE : 0;
 	if (max > STREAM_RX_BURST)
 		max = STREAM_RX_BURST;
@@ -360,9 +361,9 @@ sst_stream_shutdown(struct sst_stream *s, sst_time_t now)
 void
 sst_stream_close(struct sst_stream *s, sst_time_t now)
 {
-	if (s->flags & SF_APP_CLOSED)
+	if (!stream_app_holds(s))
 		return;
-	s->flags |= SF_APP_CLOSED;
+	stream_set_life(s, STREAM_APP_RELEASED);
 	if (!stream_is_reset(s)) {
 		if (sst_stream_shutdown(s, now) < 0)
 			stream_do_reset(s, SST_STREAM_ABORTED, true, now);
@@ -413,7 +414,7 @@ stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t 
 	rx->dgram_count++;
 	parent->peer->host->stats.datagrams_rx++;
 	RTE_SET_USED(now);
-	if (ops != NULL && ops->readable != NULL && !(parent->flags & SF_APP_CLOSED))
+	if (ops != NULL && ops->readable != NULL && stream_app_holds(parent))
 		ops->readable(parent->peer->host->p.ctx, parent, now);
 }
 
@@ -449,7 +450,7 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 	}
 	/* Too large for one packet: a reliable ephemeral substream, written
 	 * and closed at once (the receiver reads it as a datagram). */
-	s = stream_open(parent->peer, parent, SF_DGRAM, now);
+	s = stream_open(parent->peer, parent, false, now);
 	if (s == NULL)
 		return -ENOBUFS;
 	if (sst_stream_write(s, m, SST_WRITE_MESSAGE, now) < 0) {
@@ -469,7 +470,7 @@ drain_substream(struct sst_stream *s, sst_time_t now)
 	struct rte_mbuf *head = NULL;
 	int n;
 
-	s->flags &= ~SF_APP_CLOSED;
+	stream_set_life(s, STREAM_APP_OWNED);
 	while ((n = sst_stream_read(s, d, STREAM_RX_BURST, now)) > 0)
 		for (int i = 0; i < n; i++) {
 			if (head == NULL)
@@ -513,7 +514,6 @@ sst_stream_recv_datagram(struct sst_stream *parent, sst_time_t now)
 			rx->accept_tail = prev;
 		s->link = NULL;
 		s->user = NULL;
-		s->flags &= ~SF_ACCEPT_QUEUED;
 		{
 			struct rte_mbuf *m = drain_substream(s, now);
 
@@ -538,7 +538,7 @@ sst_stream_request_priority(struct sst_stream *s, int32_t prio, sst_time_t now)
 	memcpy(msg, v, sizeof(msg));
 	/* Reliable even when small: a lost request would leave the old
 	 * priority in place without anyone knowing. */
-	sub = stream_open(s->peer, s, SF_DGRAM, now);
+	sub = stream_open(s->peer, s, false, now);
 	if (sub == NULL)
 		return -ENOBUFS;
 	if (stream_write_internal(sub, msg, sizeof(msg), SST_FLAG_PUSH | SST_FLAG_MESSAGE) < 0) {

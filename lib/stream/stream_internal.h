@@ -79,36 +79,29 @@ enum {
 	STREAM_CODES_INIT = 8, /**< Resets and Detaches owed, up to max_sids + STATELESS */
 };
 
-/* Stream flags (struct sst_stream.flags): independent facts and work due;
- * the lifecycle is in the states of stream_state.h. */
+/* Stream flags (struct sst_stream.flags): facts about a stream and work
+ * due on it; its lifecycle is in the states of stream_state.h. */
 enum {
-	SF_INITIATOR = 1u << 0,	    /**< we created it */
-	SF_TX_ATTACHED = 1u << 1,   /**< tx_sid is ours on tx_chan */
-	SF_TX_ACKED = 1u << 2,	    /**< a packet carrying the attachment was acked: Data */
-	SF_RX_ATTACHED = 1u << 3,   /**< rx_sid is the peer's on rx_chan */
-	SF_LISTEN = 1u << 4,	    /**< accepts substreams */
-	SF_TOPLEVEL = 1u << 5,	    /**< child of the root: service rendezvous */
-	SF_SERVICE_DONE = 1u << 6,  /**< the rendezvous message was exchanged */
-	SF_APP_CLOSED = 1u << 7,    /**< the application released its handle */
-	SF_ACCEPT_QUEUED = 1u << 8, /**< waiting in its parent's accept queue */
-	SF_CTL_QUEUED = 1u << 9,    /**< in its channel's control queue */
-	SF_WINDOW_DUE = 1u << 10,   /**< a window update is owed */
-	SF_ATTACH_DUE = 1u << 11,   /**< an Attach is to be (re)sent */
-	SF_ATTACH_INIT = 1u << 12,  /**< ... with the Init flag (new stream) */
-	SF_SLOT = 1u << 13,	    /**< current attachment slot */
-	SF_CLOSED_REPORTED = 1u << 14,
-	SF_DGRAM = 1u << 15, /**< an ephemeral datagram substream */
-	SF_WRITABLE_WANTED = 1u << 16,
-	SF_ROOT = 1u << 17,
-	SF_WANT_WRITE = 1u << 18, /**< queued in the scheduler */
-	SF_SERVICE_REFUSED = 1u << 19,
-	SF_VIA_ATTACH = 1u << 20,  /**< attaching by Attach: no data until acked */
-	SF_REAP = 1u << 21,	   /**< ended with no references: on the reap list */
-	SF_TX_WAITING = 1u << 22,  /**< waits for a send buffer (host FIFO) */
-	SF_RX_RECENT = 1u << 23,   /**< data arrived since the last idle sweep */
-	SF_PEER_KNOWS = 1u << 24,  /**< the peer has state for it: re-attach without Init */
-	SF_SID_WAITING = 1u << 25, /**< waits for a SID on its channel */
-	SF_BITS = 26,		   /**< the width of struct sst_stream.flags */
+	SF_INITIATOR = 1u << 0,	       /**< we created it */
+	SF_TX_ATTACHED = 1u << 1,      /**< tx_sid is ours on tx_chan */
+	SF_TX_ACKED = 1u << 2,	       /**< a packet carrying the attachment was acked: Data */
+	SF_RX_ATTACHED = 1u << 3,      /**< rx_sid is the peer's on rx_chan */
+	SF_LISTEN = 1u << 4,	       /**< accepts substreams */
+	SF_CTL_QUEUED = 1u << 5,       /**< in its channel's control queue */
+	SF_WINDOW_DUE = 1u << 6,       /**< a window update is owed */
+	SF_ATTACH_DUE = 1u << 7,       /**< an Attach is to be (re)sent */
+	SF_ATTACH_INIT = 1u << 8,      /**< ... with the Init flag (new stream) */
+	SF_SLOT = 1u << 9,	       /**< current attachment slot */
+	SF_CLOSED_REPORTED = 1u << 10, /**< its end was reported (ops.closed()), or needs not be */
+	SF_WRITABLE_WANTED = 1u << 11, /**< the application waits for ops.writable() */
+	SF_ROOT = 1u << 12,	       /**< a peer's root stream (sst_stream_peer.root) */
+	SF_VIA_ATTACH = 1u << 13,      /**< attaching by Attach: no data until acked */
+	SF_REAP = 1u << 14,	       /**< ended with no references: on the reap list */
+	SF_TX_WAITING = 1u << 15,      /**< waits for a send buffer (host FIFO) */
+	SF_RX_RECENT = 1u << 16,       /**< data arrived since the last idle sweep */
+	SF_PEER_KNOWS = 1u << 17,      /**< the peer has state for it: re-attach without Init */
+	SF_SID_WAITING = 1u << 18,     /**< waits for a SID on its channel */
+	SF_BITS = 19,		       /**< the width of struct sst_stream.flags */
 };
 
 /* Send side buffers, attached while the stream has anything to send or in
@@ -160,12 +153,15 @@ struct sst_stream {
 	 * stream_set_*(): packed in one word, so that the lifecycle costs
 	 * no byte more than the flags it replaced. */
 	uint32_t flags : SF_BITS;
-	uint32_t send : 2; /**< enum stream_send_state */
-	uint32_t recv : 1; /**< enum stream_recv_state */
-	uint32_t end : 2;  /**< enum stream_end_state */
+	uint32_t send : 2;    /**< enum stream_send_state */
+	uint32_t recv : 1;    /**< enum stream_recv_state */
+	uint32_t end : 2;     /**< enum stream_end_state */
+	uint32_t service : 2; /**< enum stream_service_state */
+	uint32_t life : 3;    /**< enum stream_life_state */
 };
 
-static_assert(STREAM_SEND_STATES <= 4 && STREAM_RECV_STATES <= 2 && STREAM_END_STATES <= 4,
+static_assert(STREAM_SEND_STATES <= 4 && STREAM_RECV_STATES <= 2 && STREAM_END_STATES <= 4 &&
+		      STREAM_SERVICE_STATES <= 4 && STREAM_LIFE_STATES <= 8,
 	"the states fit their bit-fields");
 
 /*
@@ -304,29 +300,37 @@ struct sst_stream_host {
 	uint32_t rx_data_flags;
 };
 
-/* Move our direction to state to (stream_state.h): the only way it
- * changes; debug builds check the transition is legal. */
-static inline void
-stream_set_send(struct sst_stream *s, enum stream_send_state to)
+/*
+ * stream_set_send(), _recv(), _end(), _service(), _life(): move one of s's
+ * states (stream_state.h) to to, the only way they change; debug builds
+ * check the transition against its table (stream_state.c).
+ */
+#define STREAM_STATE_SETTER(field, state)                                          \
+	static inline void stream_set_##field(struct sst_stream *s, enum state to) \
+	{                                                                          \
+		SST_DEBUG_ASSERT(state##_legal((enum state)s->field, to));         \
+		s->field = (unsigned int)to;                                       \
+	}
+
+STREAM_STATE_SETTER(send, stream_send_state)
+STREAM_STATE_SETTER(recv, stream_recv_state)
+STREAM_STATE_SETTER(end, stream_end_state)
+STREAM_STATE_SETTER(service, stream_service_state)
+STREAM_STATE_SETTER(life, stream_life_state)
+
+/* A top-level stream whose rendezvous message is still being gathered:
+ * neither the application nor its children see its data yet. */
+static inline bool
+stream_service_waiting(const struct sst_stream *s)
 {
-	SST_DEBUG_ASSERT(stream_send_state_legal((enum stream_send_state)s->send, to));
-	s->send = (unsigned int)to;
+	return s->service == STREAM_SERVICE_WAITING;
 }
 
-/* Move the peer's direction to state to, likewise. */
-static inline void
-stream_set_recv(struct sst_stream *s, enum stream_recv_state to)
+/* The application holds s's handle: it hears of s's events. */
+static inline bool
+stream_app_holds(const struct sst_stream *s)
 {
-	SST_DEBUG_ASSERT(stream_recv_state_legal((enum stream_recv_state)s->recv, to));
-	s->recv = (unsigned int)to;
-}
-
-/* Move the stream's end to state to, likewise. */
-static inline void
-stream_set_end(struct sst_stream *s, enum stream_end_state to)
-{
-	SST_DEBUG_ASSERT(stream_end_state_legal((enum stream_end_state)s->end, to));
-	s->end = (unsigned int)to;
+	return s->life == STREAM_APP_OWNED;
 }
 
 /* Reset (by either side): no more traffic either way. */

@@ -46,7 +46,8 @@ sst_stream_end_describe(enum sst_stream_end why)
 }
 
 struct sst_stream *
-stream_alloc(struct sst_stream_peer *p, uint32_t flags)
+stream_alloc(struct sst_stream_peer *p, uint32_t flags, enum stream_life_state life,
+	enum stream_service_state service)
 {
 	struct sst_stream_host *h = p->host;
 	struct sst_stream *s = h->slab_free;
@@ -65,6 +66,8 @@ stream_alloc(struct sst_stream_peer *p, uint32_t flags)
 	memset(s, 0, sizeof(*s));
 	s->peer = p;
 	s->flags = flags;
+	s->life = life;
+	s->service = service;
 	s->refs = 1; /* the application's handle, or the accept queue's */
 	s->tx_window = sst_window_encode(p->host->p.rx_window_min);
 	p->nstreams++;
@@ -200,7 +203,7 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 			stream_unref(s, now);
 			continue;
 		}
-		wake = !stream_is_reset(s) && !(s->flags & SF_APP_CLOSED) &&
+		wake = !stream_is_reset(s) && stream_app_holds(s) &&
 		       (s->flags & SF_WRITABLE_WANTED);
 		if (wake) {
 			s->flags &= ~SF_WRITABLE_WANTED;
@@ -312,7 +315,7 @@ rx_idle(const struct sst_stream *s)
 {
 	const struct stream_rxio *rx = s->rx;
 
-	if ((s->flags & (SF_TOPLEVEL | SF_SERVICE_DONE)) == SF_TOPLEVEL && !stream_is_reset(s))
+	if (stream_service_waiting(s) && !stream_is_reset(s))
 		return false; /* the rendezvous message is being gathered */
 	return sst_rob_buffered(&rx->rob) == 0 && rx->accept_head == NULL && rx->dgram_count == 0;
 }
@@ -379,7 +382,7 @@ stream_release_buffers(struct sst_stream *s, bool all, sst_time_t now)
 
 			rx->accept_head = c->link;
 			c->link = NULL;
-			c->flags &= ~SF_ACCEPT_QUEUED;
+			stream_set_life(c, STREAM_ABANDONED);
 			stream_do_reset(c, SST_STREAM_ABORTED, true, now);
 			stream_unref(c, now); /* the accept queue's reference */
 		}
@@ -471,14 +474,13 @@ report_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 	if (s->flags & SF_CLOSED_REPORTED)
 		return;
 	s->flags |= SF_CLOSED_REPORTED;
-	if (s->flags & SF_APP_CLOSED)
+	if (!stream_app_holds(s))
 		return;
-	if ((s->flags & SF_TOPLEVEL) && (s->flags & SF_INITIATOR) &&
-		!(s->flags & SF_SERVICE_DONE)) {
+	if (stream_service_waiting(s) && (s->flags & SF_INITIATOR)) {
 		if (ops != NULL && ops->connected != NULL)
 			ops->connected(s->peer->host->p.ctx, s,
 				why == SST_STREAM_REFUSED ? -ECONNREFUSED : -ECONNRESET, now);
-		s->flags |= SF_SERVICE_DONE;
+		stream_set_service(s, STREAM_SERVICE_REFUSED);
 	}
 	if (ops != NULL && ops->closed != NULL)
 		ops->closed(s->peer->host->p.ctx, s, why, now);
@@ -510,7 +512,7 @@ stream_check_finished(struct sst_stream *s, sst_time_t now)
 void
 stream_abandon(struct sst_stream *s, sst_time_t now)
 {
-	s->flags |= SF_APP_CLOSED;
+	stream_set_life(s, STREAM_ABANDONED);
 	stream_do_reset(s, SST_STREAM_ABORTED, false, now);
 	stream_unref(s, now);
 }

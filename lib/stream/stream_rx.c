@@ -177,7 +177,6 @@ offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
 	if (parent->flags & SF_ROOT)
 		return; /* top-level: offered once its service request is in */
 	prx = parent->rx;
-	s->flags |= SF_ACCEPT_QUEUED;
 	s->link = NULL;
 	s->user = parent; /* until accepted: whom to tell when it completes */
 	if (prx->accept_tail != NULL)
@@ -185,7 +184,7 @@ offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
 	else
 		prx->accept_head = s;
 	prx->accept_tail = s;
-	if (ops != NULL && ops->accepted != NULL && !(parent->flags & SF_APP_CLOSED))
+	if (ops != NULL && ops->accepted != NULL && stream_app_holds(parent))
 		ops->accepted(s->peer->host->p.ctx, parent, s, NULL, now);
 }
 
@@ -214,13 +213,13 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 
 	/* A parent the application has not taken yet (its rendezvous or its
 	 * accept is pending) keeps its children until it can decide. */
-	bool pending = (parent->flags & SF_ACCEPT_QUEUED) ||
-		       (parent->flags & (SF_TOPLEVEL | SF_SERVICE_DONE)) == SF_TOPLEVEL;
+	bool pending = parent->life == STREAM_PENDING_ACCEPT || stream_service_waiting(parent);
 
 	if (stream_is_reset(parent) || (!(parent->flags & SF_LISTEN) && !pending) ||
 		(!top && stream_rx_buffers(parent) < 0) || !peer_share_left(c))
 		return NULL;
-	s = stream_alloc(c->peer, SF_APP_CLOSED | (top ? SF_TOPLEVEL : 0));
+	s = stream_alloc(c->peer, 0, top ? STREAM_PENDING_SERVICE : STREAM_PENDING_ACCEPT,
+		top ? STREAM_SERVICE_WAITING : STREAM_SERVICE_NONE);
 	if (s == NULL)
 		return NULL;
 	if (sst_sid_attach(c->rx_sids, sid, s, &counter) < 0) {
@@ -240,6 +239,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	s->tx_window = window & SST_WINDOW_EXP_MASK;
 	s->prio = top ? 0 : parent->prio;
 	if (stream_usid_insert(c->peer, s) < 0) {
+		stream_set_life(s, STREAM_ABANDONED);
 		stream_do_reset(s, SST_STREAM_ABORTED, true, now);
 		stream_unref(s, now);
 		return NULL;
@@ -455,7 +455,7 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	if (s == NULL || s == &c->held || (s->flags & SF_ROOT))
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	c->peer->host->stats.streams_reset_rx++;
-	if ((s->flags & SF_TOPLEVEL) && (s->flags & SF_INITIATOR) && !(s->flags & SF_SERVICE_DONE))
+	if (stream_service_waiting(s) && (s->flags & SF_INITIATOR))
 		stream_do_reset(s, SST_STREAM_REFUSED, false, now);
 	else
 		stream_do_reset(s, SST_STREAM_RESET_REMOTE, false, now);

@@ -68,6 +68,19 @@ end_legal(int from, int to)
 	return stream_end_state_legal((enum stream_end_state)from, (enum stream_end_state)to);
 }
 
+static bool
+service_legal(int from, int to)
+{
+	return stream_service_state_legal(
+		(enum stream_service_state)from, (enum stream_service_state)to);
+}
+
+static bool
+life_legal(int from, int to)
+{
+	return stream_life_state_legal((enum stream_life_state)from, (enum stream_life_state)to);
+}
+
 /* The transitions each diagram of stream_state.h draws. */
 static const struct pair send_pairs[] = {
 	{STREAM_SEND_OPEN, STREAM_SEND_CLOSE_OWED},
@@ -82,6 +95,18 @@ static const struct pair end_pairs[] = {
 	{STREAM_LIVE, STREAM_FINISHED},
 	{STREAM_LIVE, STREAM_RESET},
 	{STREAM_FINISHED, STREAM_RESET_AFTER_FINISH},
+};
+static const struct pair service_pairs[] = {
+	{STREAM_SERVICE_WAITING, STREAM_SERVICE_DONE},
+	{STREAM_SERVICE_WAITING, STREAM_SERVICE_REFUSED},
+};
+static const struct pair life_pairs[] = {
+	{STREAM_PENDING_SERVICE, STREAM_APP_OWNED},
+	{STREAM_PENDING_ACCEPT, STREAM_APP_OWNED},
+	{STREAM_APP_OWNED, STREAM_APP_RELEASED},
+	{STREAM_PENDING_SERVICE, STREAM_ABANDONED},
+	{STREAM_PENDING_ACCEPT, STREAM_ABANDONED},
+	{STREAM_APP_OWNED, STREAM_ABANDONED},
 };
 
 #define TABLE(name, fn, states, pairs)                  \
@@ -99,6 +124,8 @@ static const struct table {
 	TABLE("send", send_legal, STREAM_SEND_STATES, send_pairs),
 	TABLE("recv", recv_legal, STREAM_RECV_STATES, recv_pairs),
 	TABLE("end", end_legal, STREAM_END_STATES, end_pairs),
+	TABLE("service", service_legal, STREAM_SERVICE_STATES, service_pairs),
+	TABLE("life", life_legal, STREAM_LIFE_STATES, life_pairs),
 };
 
 static void
@@ -122,6 +149,11 @@ test_illegal(void)
 	CU_ASSERT_FALSE(stream_end_state_legal(STREAM_RESET, STREAM_LIVE));
 	CU_ASSERT_FALSE(stream_end_state_legal(STREAM_RESET, STREAM_FINISHED));
 	CU_ASSERT_FALSE(stream_end_state_legal(STREAM_LIVE, STREAM_RESET_AFTER_FINISH));
+	CU_ASSERT_FALSE(stream_service_state_legal(STREAM_SERVICE_NONE, STREAM_SERVICE_WAITING));
+	CU_ASSERT_FALSE(stream_service_state_legal(STREAM_SERVICE_DONE, STREAM_SERVICE_REFUSED));
+	CU_ASSERT_FALSE(stream_life_state_legal(STREAM_APP_RELEASED, STREAM_APP_OWNED));
+	CU_ASSERT_FALSE(stream_life_state_legal(STREAM_ABANDONED, STREAM_APP_OWNED));
+	CU_ASSERT_FALSE(stream_life_state_legal(STREAM_PENDING_ACCEPT, STREAM_APP_RELEASED));
 }
 
 static const struct sst_test_case cases[] = {
