@@ -49,7 +49,7 @@ segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t s
 
 	if (s->rx != NULL)
 		sst_flowctl_rx_on_ack(&s->rx->fc, seq);
-	if (tx == NULL || (s->flags & SF_RESET))
+	if (tx == NULL || stream_is_reset(s))
 		return;
 	sst_sendq_on_acked(&tx->q, r->off, r->len);
 	sst_flowctl_tx_acked(&tx->fc, r->len);
@@ -65,14 +65,15 @@ segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t s
 		tx->parent = NULL;
 		stream_unref(parent, now);
 	}
-	if ((s->flags & SF_SHUTDOWN) && sst_sendq_finished(&tx->q)) {
-		s->flags |= SF_SENT_CLOSE_ACKED;
+	if (stream_send_closed(s) && sst_sendq_finished(&tx->q)) {
+		if (s->send == STREAM_SEND_CLOSE_QUEUED)
+			stream_set_send(s, STREAM_SEND_CLOSE_ACKED);
 		stream_check_finished(s, now);
 	}
 	if ((s->flags & SF_WRITABLE_WANTED) && s->tx != NULL &&
 		sst_sendq_queued(&s->tx->q) < s->peer->host->p.send_buffer / 2) {
 		s->flags &= ~SF_WRITABLE_WANTED;
-		if (ops != NULL && ops->writable != NULL && !(s->flags & SF_APP_CLOSED))
+		if (ops != NULL && ops->writable != NULL && stream_app_holds(s))
 			ops->writable(s->peer->host->p.ctx, s, now);
 	}
 	stream_tx_wake(s);
@@ -109,7 +110,7 @@ stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
 		break;
 	case SENT_ATTACH:
 		if (r->s->tx_chan == c && (r->s->flags & SF_TX_ATTACHED) &&
-			!(r->s->flags & SF_RESET)) {
+			!stream_is_reset(r->s)) {
 			r->s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
 			r->s->flags &= ~(SF_VIA_ATTACH | SF_ATTACH_INIT);
 			stream_tx_wake(r->s);
@@ -128,7 +129,7 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 
 	switch (r->kind) {
 	case SENT_SEGMENT:
-		if (s->tx == NULL || (s->flags & SF_RESET))
+		if (s->tx == NULL || stream_is_reset(s))
 			break;
 		sst_sendq_on_lost(&s->tx->q, r->off, r->len);
 		sst_flowctl_tx_lost(&s->tx->fc, r->len);
@@ -141,13 +142,14 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		 * then gives the fresh window): a sender that used up its credit
 		 * waits for exactly this update and has nothing else to send. */
 		s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
-		if (s != NULL && !(s->flags & (SF_RESET | SF_ROOT | SF_RX_EOF))) {
+		if (s != NULL && !stream_is_reset(s) && !(s->flags & SF_ROOT) &&
+			!stream_recv_eof(s)) {
 			s->flags |= SF_WINDOW_DUE;
 			stream_ctl_queue(s);
 		}
 		break;
 	case SENT_ATTACH:
-		if (s->tx_chan == c && !(s->flags & (SF_TX_ACKED | SF_RESET))) {
+		if (s->tx_chan == c && !(s->flags & SF_TX_ACKED) && !stream_is_reset(s)) {
 			s->flags |= SF_ATTACH_DUE;
 			s->flags &= ~SF_VIA_ATTACH;
 			stream_ctl_queue(s);

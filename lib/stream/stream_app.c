@@ -46,7 +46,7 @@ stream_attach_new(struct sst_stream *s, struct sst_stream *parent, struct sst_st
 }
 
 static struct sst_stream *
-stream_open(struct sst_stream_peer *p, struct sst_stream *parent, uint32_t flags, sst_time_t now)
+stream_open(struct sst_stream_peer *p, struct sst_stream *parent, bool toplevel, sst_time_t now)
 {
 	struct sst_stream_chan *c;
 	struct sst_stream *s;
@@ -57,7 +57,8 @@ stream_open(struct sst_stream_peer *p, struct sst_stream *parent, uint32_t flags
 		rte_errno = ENOTCONN;
 		return NULL;
 	}
-	s = stream_alloc(p, flags | SF_INITIATOR);
+	s = stream_alloc(p, SF_INITIATOR, STREAM_APP_OWNED,
+		toplevel ? STREAM_SERVICE_WAITING : STREAM_SERVICE_NONE);
 	if (s == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -102,7 +103,7 @@ sst_stream_connect(
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	s = stream_open(p, &p->root, SF_TOPLEVEL, now);
+	s = stream_open(p, &p->root, true, now);
 	if (s == NULL)
 		return NULL;
 	if (stream_write_internal(s, req, (size_t)len, SST_FLAG_PUSH | SST_FLAG_MESSAGE) < 0) {
@@ -116,11 +117,11 @@ sst_stream_connect(
 struct sst_stream *
 sst_stream_create_substream(struct sst_stream *parent, sst_time_t now)
 {
-	if (parent->flags & SF_RESET) {
+	if (stream_is_reset(parent)) {
 		rte_errno = ECONNRESET;
 		return NULL;
 	}
-	return stream_open(parent->peer, parent, 0, now);
+	return stream_open(parent->peer, parent, false, now);
 }
 
 void
@@ -159,10 +160,12 @@ datagram_as_substream(struct sst_stream *parent)
 {
 	struct stream_rxio *prx = parent->rx;
 	struct rte_mbuf *m = prx->dgrams[prx->dgram_head];
-	struct sst_stream *s = stream_alloc(parent->peer, SF_SHUTDOWN | SF_SENT_CLOSE_ACKED);
+	struct sst_stream *s = stream_alloc(parent->peer, 0, STREAM_APP_OWNED, STREAM_SERVICE_NONE);
 
 	if (s == NULL)
 		return NULL;
+	/* Born with nothing to send: its initial state, not a transition. */
+	s->send = STREAM_SEND_CLOSE_ACKED;
 	if (stream_rx_buffers(s) < 0) {
 		parent->peer->nstreams--;
 		stream_slab_put(parent->peer->host, s);
@@ -173,8 +176,7 @@ datagram_as_substream(struct sst_stream *parent)
 	/* The reassembly buffer takes the mbuf in every case. */
 	if (sst_rob_insert(&s->rx->rob, 0, m, SST_FLAG_PUSH | SST_FLAG_MESSAGE | SST_FLAG_CLOSE) <
 		0) {
-		s->flags |= SF_RESET;
-		stream_maybe_release_buffers(s, 0);
+		stream_release_buffers(s, true, 0);
 		parent->peer->nstreams--;
 		stream_slab_put(parent->peer->host, s);
 		return NULL;
@@ -198,7 +200,7 @@ sst_stream_accept_substream(struct sst_stream *parent, sst_time_t now)
 		parent->rx->accept_tail = NULL;
 	s->link = NULL;
 	s->user = NULL;
-	s->flags &= ~(SF_ACCEPT_QUEUED | SF_APP_CLOSED);
+	stream_set_life(s, STREAM_APP_OWNED);
 	stream_maybe_release_buffers(parent, 0);
 	/* The accept queue's reference is now the application's. */
 	if (s->rx != NULL && (sst_rob_readable(&s->rx->rob) > 0 || sst_rob_eof(&s->rx->rob)))
@@ -215,9 +217,9 @@ sst_stream_write(struct sst_stream *s, struct rte_mbuf *m, uint32_t flags, sst_t
 	int rc;
 
 	RTE_SET_USED(now);
-	if (s->flags & SF_RESET)
+	if (stream_is_reset(s))
 		return -ECONNRESET;
-	if (s->flags & SF_SHUTDOWN)
+	if (stream_send_closed(s))
 		return -EPIPE;
 	if (flags & SST_WRITE_MESSAGE)
 		wflags |= SST_FLAG_MESSAGE;
@@ -254,17 +256,17 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 {
 	const struct sst_stream_ops *ops = s->peer->host->p.ops;
 
-	if ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)) {
+	if (stream_service_waiting(s)) {
 		s->peer->host->up->service_rx(s, now);
-		if (!(s->flags & SF_SERVICE_DONE) || (s->flags & SF_RESET))
+		if (stream_service_waiting(s) || stream_is_reset(s))
 			return;
 	}
-	if (s->flags & SF_APP_CLOSED) {
+	if (!stream_app_holds(s)) {
 		/* Nobody reads: consume and discard so the peer can finish. */
 		struct sst_stream_data d[STREAM_RX_BURST];
 		int n;
 
-		if (s->flags & SF_ACCEPT_QUEUED) {
+		if (s->life == STREAM_PENDING_ACCEPT) {
 			/* A complete ephemeral substream is a datagram to read. */
 			if (stream_rx_complete(s) && ops != NULL && ops->readable != NULL)
 				ops->readable(s->peer->host->p.ctx, s->user, now);
@@ -292,7 +294,7 @@ stream_rx_fc_update(struct sst_stream *s)
 {
 	struct stream_rxio *rx = s->rx;
 	uint64_t end = sst_rob_read_offset(&rx->rob) + sst_rob_readable(&rx->rob);
-	uint64_t read = (s->flags & SF_ACCEPT_QUEUED) ? end : sst_rob_read_offset(&rx->rob);
+	uint64_t read = s->life == STREAM_PENDING_ACCEPT ? end : sst_rob_read_offset(&rx->rob);
 
 	read = RTE_MAX(read, rx->fc.read_off);
 	sst_flowctl_rx_set_buffered(&rx->fc, read, end > read ? end - read : 0,
@@ -311,7 +313,7 @@ static bool
 substreams_arriving(const struct stream_rxio *rx)
 {
 	for (const struct sst_stream *c = rx->accept_head; c != NULL; c = c->link)
-		if (!(c->flags & SF_RESET) && !stream_rx_complete(c))
+		if (!stream_is_reset(c) && !stream_rx_complete(c))
 			return true;
 	return false;
 }
@@ -319,7 +321,7 @@ substreams_arriving(const struct stream_rxio *rx)
 void
 stream_accept_queue_settled(struct sst_stream *parent, sst_time_t now)
 {
-	if (parent->rx != NULL && sst_rob_eof(&parent->rx->rob) && !(parent->flags & SF_RX_EOF))
+	if (parent->rx != NULL && sst_rob_eof(&parent->rx->rob) && !stream_recv_eof(parent))
 		stream_rx_deliverable(parent, now);
 }
 
@@ -330,10 +332,10 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 	struct stream_rxio *rx = s->rx;
 	uint16_t n;
 
-	if (s->flags & SF_RESET)
+	if (stream_is_reset(s))
 		return -ECONNRESET;
-	if (rx == NULL || ((s->flags & SF_TOPLEVEL) && !(s->flags & SF_SERVICE_DONE)))
-		return (s->flags & SF_RX_EOF) ? -EPIPE : 0;
+	if (rx == NULL || stream_service_waiting(s))
+		return stream_recv_eof(s) ? -EPIPE : 0;
 	if (max > STREAM_RX_BURST)
 		max = STREAM_RX_BURST;
 	n = sst_rob_read(&rx->rob, rec, max);
@@ -346,11 +348,11 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
 	}
-	if (sst_rob_eof(&rx->rob) && !(s->flags & SF_RX_EOF) && !substreams_arriving(rx)) {
-		s->flags |= SF_RX_EOF;
+	if (sst_rob_eof(&rx->rob) && !stream_recv_eof(s) && !substreams_arriving(rx)) {
+		stream_set_recv(s, STREAM_RECV_EOF_READ);
 		stream_check_finished(s, now);
 	}
-	if (n == 0 && (s->flags & SF_RX_EOF)) {
+	if (n == 0 && stream_recv_eof(s)) {
 		stream_maybe_release_buffers(s, now);
 		return -EPIPE;
 	}
@@ -363,17 +365,16 @@ int
 sst_stream_shutdown(struct sst_stream *s, sst_time_t now)
 {
 	RTE_SET_USED(now);
-	if (s->flags & SF_RESET)
+	if (stream_is_reset(s))
 		return -ECONNRESET;
-	if (s->flags & SF_SHUTDOWN)
+	if (stream_send_closed(s))
 		return 0;
-	s->flags |= SF_SHUTDOWN;
 	if (stream_tx_buffers(s) < 0) {
 		/* The Close is a segment and needs a send buffer. With many
 		 * streams all may be taken: it waits in the FIFO like a write
 		 * (stream_tx_buffer_freed()), so ending a stream never fails
 		 * and never needs the application to try again. */
-		s->flags |= SF_CLOSE_OWED;
+		stream_set_send(s, STREAM_SEND_CLOSE_OWED);
 		stream_tx_buffer_queue(s);
 		return 0;
 	}
@@ -384,10 +385,10 @@ sst_stream_shutdown(struct sst_stream *s, sst_time_t now)
 void
 sst_stream_close(struct sst_stream *s, sst_time_t now)
 {
-	if (s->flags & SF_APP_CLOSED)
+	if (!stream_app_holds(s))
 		return;
-	s->flags |= SF_APP_CLOSED;
-	if (!(s->flags & SF_RESET)) {
+	stream_set_life(s, STREAM_APP_RELEASED);
+	if (!stream_is_reset(s)) {
 		if (sst_stream_shutdown(s, now) < 0)
 			stream_do_reset(s, SST_STREAM_ABORTED, true, now);
 		else
@@ -423,7 +424,7 @@ stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t 
 	struct stream_rxio *rx;
 	const struct sst_stream_ops *ops = parent->peer->host->p.ops;
 
-	if ((parent->flags & SF_RESET) || stream_rx_buffers(parent) < 0) {
+	if (stream_is_reset(parent) || stream_rx_buffers(parent) < 0) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -437,7 +438,7 @@ stream_queue_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t 
 	rx->dgram_count++;
 	parent->peer->host->stats.datagrams_rx++;
 	RTE_SET_USED(now);
-	if (ops != NULL && ops->readable != NULL && !(parent->flags & SF_APP_CLOSED))
+	if (ops != NULL && ops->readable != NULL && stream_app_holds(parent))
 		ops->readable(parent->peer->host->p.ctx, parent, now);
 }
 
@@ -451,7 +452,7 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 	/* Beyond the send buffer it could never be queued whole. */
 	if (len > parent->peer->host->p.send_buffer)
 		return -EMSGSIZE;
-	if (parent->flags & SF_RESET)
+	if (stream_is_reset(parent))
 		return -ENOTCONN;
 	if (c == NULL || c->dead)
 		c = stream_peer_chan(parent->peer);
@@ -473,7 +474,7 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 	}
 	/* Too large for one packet: a reliable ephemeral substream, written
 	 * and closed at once (the receiver reads it as a datagram). */
-	s = stream_open(parent->peer, parent, SF_DGRAM, now);
+	s = stream_open(parent->peer, parent, false, now);
 	if (s == NULL)
 		return -ENOBUFS;
 	if (sst_stream_write(s, m, SST_WRITE_MESSAGE, now) < 0) {
@@ -493,7 +494,7 @@ drain_substream(struct sst_stream *s, sst_time_t now)
 	struct rte_mbuf *head = NULL;
 	int n;
 
-	s->flags &= ~SF_APP_CLOSED;
+	stream_set_life(s, STREAM_APP_OWNED);
 	while ((n = sst_stream_read(s, d, STREAM_RX_BURST, now)) > 0)
 		for (int i = 0; i < n; i++) {
 			if (head == NULL)
@@ -537,7 +538,6 @@ sst_stream_recv_datagram(struct sst_stream *parent, sst_time_t now)
 			rx->accept_tail = prev;
 		s->link = NULL;
 		s->user = NULL;
-		s->flags &= ~SF_ACCEPT_QUEUED;
 		{
 			struct rte_mbuf *m = drain_substream(s, now);
 
@@ -557,12 +557,12 @@ sst_stream_request_priority(struct sst_stream *s, int32_t prio, sst_time_t now)
 	struct sst_stream *sub;
 	uint32_t v[2] = {rte_cpu_to_be_32(PRIORITY_REQUEST), rte_cpu_to_be_32((uint32_t)prio)};
 
-	if (s->flags & (SF_RESET | SF_ROOT))
+	if (stream_is_reset(s) || (s->flags & SF_ROOT))
 		return -ENOTCONN;
 	memcpy(msg, v, sizeof(msg));
 	/* Reliable even when small: a lost request would leave the old
 	 * priority in place without anyone knowing. */
-	sub = stream_open(s->peer, s, SF_DGRAM, now);
+	sub = stream_open(s->peer, s, false, now);
 	if (sub == NULL)
 		return -ENOBUFS;
 	if (stream_write_internal(sub, msg, sizeof(msg), SST_FLAG_PUSH | SST_FLAG_MESSAGE) < 0) {
@@ -597,7 +597,8 @@ sst_stream_migrate(struct sst_stream *s, struct sst_stream_chan *c, sst_time_t n
 	struct sst_stream_chan *old = s->tx_chan;
 
 	RTE_SET_USED(now);
-	if (c == NULL || c->peer != s->peer || c->dead || (s->flags & (SF_RESET | SF_ROOT)))
+	if (c == NULL || c->peer != s->peer || c->dead ||
+		(stream_is_reset(s) || (s->flags & SF_ROOT)))
 		return -EINVAL;
 	if (old == c)
 		return 0;
@@ -653,6 +654,6 @@ sst_stream_info(const struct sst_stream *s, struct sst_stream_info *info)
 	info->rx_sid = s->rx_sid;
 	info->tx_buffers = s->tx != NULL;
 	info->rx_buffers = s->rx != NULL;
-	info->finished = (s->flags & SF_FINISHED) != 0;
-	info->reset = (s->flags & SF_RESET) != 0;
+	info->finished = stream_is_finished(s);
+	info->reset = stream_is_reset(s);
 }

@@ -71,7 +71,7 @@ adopt_orphans(struct sst_stream_chan *c)
 	for (uint32_t i = 0; i <= p->usid_mask; i++) {
 		struct sst_stream *s = p->usids[i];
 
-		if (s == NULL || s->tx_chan != NULL || (s->flags & (SF_RESET | SF_FINISHED)))
+		if (s == NULL || s->tx_chan != NULL || stream_is_ended(s))
 			continue;
 		s->tx_chan = c;
 		s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
@@ -236,8 +236,8 @@ sst_stream_chan_probe(struct sst_stream_chan *c)
 	for (uint32_t i = 0; i <= p->usid_mask; i++) {
 		struct sst_stream *s = p->usids[i];
 
-		if (s == NULL || (s->flags & (SF_RESET | SF_FINISHED)) ||
-			!(s->flags & SF_RX_ATTACHED) || s->rx_chan != c)
+		if (s == NULL || stream_is_ended(s) || !(s->flags & SF_RX_ATTACHED) ||
+			s->rx_chan != c)
 			continue;
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
@@ -318,7 +318,7 @@ sst_stream_chan_migrate_all(struct sst_stream_chan *old, struct sst_stream_chan 
 	for (uint32_t i = 0; i <= p->usid_mask; i++) {
 		struct sst_stream *s = p->usids[i];
 
-		if (s != NULL && s->tx_chan == old && !(s->flags & (SF_RESET | SF_FINISHED)) &&
+		if (s != NULL && s->tx_chan == old && !stream_is_ended(s) &&
 			sst_stream_migrate(s, c, now) == 0)
 			moved++;
 	}

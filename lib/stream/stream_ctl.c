@@ -15,7 +15,7 @@ stream_tx_wake(struct sst_stream *s)
 {
 	struct sst_stream_chan *c = s->tx_chan;
 
-	if (s->tx == NULL || c == NULL || c->dead || (s->flags & SF_RESET) ||
+	if (s->tx == NULL || c == NULL || c->dead || stream_is_reset(s) ||
 		!sst_sendq_pending(&s->tx->q))
 		return;
 	if (s->tx->sched.sched != NULL && s->tx->sched.sched != &c->sched)

@@ -30,6 +30,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "sst_assert.h"
+
 #include "sst_channel.h"
 #include "sst_stream.h"
 #include "stream_dgram.h"
@@ -39,6 +41,7 @@
 #include "stream_rob.h"
 #include "stream_sched.h"
 #include "stream_sendq.h"
+#include "stream_state.h"
 #include "stream_wire.h"
 
 enum {
@@ -76,40 +79,29 @@ enum {
 	STREAM_CODES_INIT = 8, /**< Resets and Detaches owed, up to max_sids + STATELESS */
 };
 
-/* Stream flags (struct sst_stream.flags). */
+/* Stream flags (struct sst_stream.flags): facts about a stream and work
+ * due on it; its lifecycle is in the states of stream_state.h. */
 enum {
-	SF_INITIATOR = 1u << 0,	     /**< we created it */
-	SF_TX_ATTACHED = 1u << 1,    /**< tx_sid is ours on tx_chan */
-	SF_TX_ACKED = 1u << 2,	     /**< a packet carrying the attachment was acked: Data */
-	SF_RX_ATTACHED = 1u << 3,    /**< rx_sid is the peer's on rx_chan */
-	SF_LISTEN = 1u << 4,	     /**< accepts substreams */
-	SF_TOPLEVEL = 1u << 5,	     /**< child of the root: service rendezvous */
-	SF_SERVICE_DONE = 1u << 6,   /**< the rendezvous message was exchanged */
-	SF_SHUTDOWN = 1u << 7,	     /**< our direction is closed (by the app) */
-	SF_RX_EOF = 1u << 8,	     /**< the peer's direction ended and was read */
-	SF_RESET = 1u << 9,	     /**< reset: no more traffic */
-	SF_APP_CLOSED = 1u << 10,    /**< the application released its handle */
-	SF_ACCEPT_QUEUED = 1u << 11, /**< waiting in its parent's accept queue */
-	SF_CTL_QUEUED = 1u << 12,    /**< in its channel's control queue */
-	SF_WINDOW_DUE = 1u << 13,    /**< a window update is owed */
-	SF_ATTACH_DUE = 1u << 14,    /**< an Attach is to be (re)sent */
-	SF_ATTACH_INIT = 1u << 15,   /**< ... with the Init flag (new stream) */
-	SF_SLOT = 1u << 16,	     /**< current attachment slot */
-	SF_FINISHED = 1u << 17,	     /**< both directions ended */
-	SF_CLOSED_REPORTED = 1u << 18,
-	SF_DGRAM = 1u << 19, /**< an ephemeral datagram substream */
-	SF_WRITABLE_WANTED = 1u << 20,
-	SF_ROOT = 1u << 21,
-	SF_SENT_CLOSE_ACKED = 1u << 22, /**< our Close was acknowledged */
-	SF_WANT_WRITE = 1u << 23,	/**< queued in the scheduler */
-	SF_SERVICE_REFUSED = 1u << 24,
-	SF_VIA_ATTACH = 1u << 25,  /**< attaching by Attach: no data until acked */
-	SF_REAP = 1u << 26,	   /**< ended with no references: on the reap list */
-	SF_TX_WAITING = 1u << 27,  /**< waits for a send buffer (host FIFO) */
-	SF_RX_RECENT = 1u << 28,   /**< data arrived since the last idle sweep */
-	SF_PEER_KNOWS = 1u << 29,  /**< the peer has state for it: re-attach without Init */
-	SF_SID_WAITING = 1u << 30, /**< waits for a SID on its channel */
-	SF_CLOSE_OWED = 1u << 31,  /**< shut down with no send buffer: the Close waits for one */
+	SF_INITIATOR = 1u << 0,	       /**< we created it */
+	SF_TX_ATTACHED = 1u << 1,      /**< tx_sid is ours on tx_chan */
+	SF_TX_ACKED = 1u << 2,	       /**< a packet carrying the attachment was acked: Data */
+	SF_RX_ATTACHED = 1u << 3,      /**< rx_sid is the peer's on rx_chan */
+	SF_LISTEN = 1u << 4,	       /**< accepts substreams */
+	SF_CTL_QUEUED = 1u << 5,       /**< in its channel's control queue */
+	SF_WINDOW_DUE = 1u << 6,       /**< a window update is owed */
+	SF_ATTACH_DUE = 1u << 7,       /**< an Attach is to be (re)sent */
+	SF_ATTACH_INIT = 1u << 8,      /**< ... with the Init flag (new stream) */
+	SF_SLOT = 1u << 9,	       /**< current attachment slot */
+	SF_CLOSED_REPORTED = 1u << 10, /**< its end was reported (ops.closed()), or needs not be */
+	SF_WRITABLE_WANTED = 1u << 11, /**< the application waits for ops.writable() */
+	SF_ROOT = 1u << 12,	       /**< a peer's root stream (sst_stream_peer.root) */
+	SF_VIA_ATTACH = 1u << 13,      /**< attaching by Attach: no data until acked */
+	SF_REAP = 1u << 14,	       /**< ended with no references: on the reap list */
+	SF_TX_WAITING = 1u << 15,      /**< waits for a send buffer (host FIFO) */
+	SF_RX_RECENT = 1u << 16,       /**< data arrived since the last idle sweep */
+	SF_PEER_KNOWS = 1u << 17,      /**< the peer has state for it: re-attach without Init */
+	SF_SID_WAITING = 1u << 18,     /**< waits for a SID on its channel */
+	SF_BITS = 19,		       /**< the width of struct sst_stream.flags */
 };
 
 /* Send side buffers, attached while the stream has anything to send or in
@@ -152,13 +144,25 @@ struct sst_stream {
 	uint64_t usid_counter;
 	uint64_t tx_off; /**< bytes written by the application */
 	uint64_t rx_off; /**< bytes read by the application (while no rx buffers) */
-	uint32_t flags;
 	int32_t prio;
 	uint16_t tx_sid, rx_sid;
 	uint16_t refs;	   /**< packets in flight, children, the app handle */
 	uint8_t hcid;	   /**< index into the peer's half-channel IDs */
 	uint8_t tx_window; /**< the peer's latest window byte (no tx buffers) */
+	/* The SF_ bits, and the states (stream_state.h), changed only by
+	 * stream_set_*(): packed in one word, so that the lifecycle costs
+	 * no byte more than the flags it replaced. */
+	uint32_t flags : SF_BITS;
+	uint32_t send : 2;    /**< enum stream_send_state */
+	uint32_t recv : 1;    /**< enum stream_recv_state */
+	uint32_t end : 2;     /**< enum stream_end_state */
+	uint32_t service : 2; /**< enum stream_service_state */
+	uint32_t life : 3;    /**< enum stream_life_state */
 };
+
+static_assert(STREAM_SEND_STATES <= 4 && STREAM_RECV_STATES <= 2 && STREAM_END_STATES <= 4 &&
+		      STREAM_SERVICE_STATES <= 4 && STREAM_LIFE_STATES <= 8,
+	"the states fit their bit-fields");
 
 /*
  * The calls from a lower stream module up to a higher one: the only ones,
@@ -295,6 +299,74 @@ struct sst_stream_host {
 	 * but Close when posing as the prototype's reader (chosen once). */
 	uint32_t rx_data_flags;
 };
+
+/*
+ * stream_set_send(), _recv(), _end(), _service(), _life(): move one of s's
+ * states (stream_state.h) to to, the only way they change; debug builds
+ * check the transition against its table (stream_state.c).
+ */
+#define STREAM_STATE_SETTER(field, state)                                          \
+	static inline void stream_set_##field(struct sst_stream *s, enum state to) \
+	{                                                                          \
+		SST_DEBUG_ASSERT(state##_legal((enum state)s->field, to));         \
+		s->field = (unsigned int)to;                                       \
+	}
+
+STREAM_STATE_SETTER(send, stream_send_state)
+STREAM_STATE_SETTER(recv, stream_recv_state)
+STREAM_STATE_SETTER(end, stream_end_state)
+STREAM_STATE_SETTER(service, stream_service_state)
+STREAM_STATE_SETTER(life, stream_life_state)
+
+/* A top-level stream whose rendezvous message is still being gathered:
+ * neither the application nor its children see its data yet. */
+static inline bool
+stream_service_waiting(const struct sst_stream *s)
+{
+	return s->service == STREAM_SERVICE_WAITING;
+}
+
+/* The application holds s's handle: it hears of s's events. */
+static inline bool
+stream_app_holds(const struct sst_stream *s)
+{
+	return s->life == STREAM_APP_OWNED;
+}
+
+/* Reset (by either side): no more traffic either way. */
+static inline bool
+stream_is_reset(const struct sst_stream *s)
+{
+	return s->end == STREAM_RESET || s->end == STREAM_RESET_AFTER_FINISH;
+}
+
+/* Both directions closed cleanly (reset since or not). */
+static inline bool
+stream_is_finished(const struct sst_stream *s)
+{
+	return s->end == STREAM_FINISHED || s->end == STREAM_RESET_AFTER_FINISH;
+}
+
+/* Finished or reset: the protocol needs the stream no more. */
+static inline bool
+stream_is_ended(const struct sst_stream *s)
+{
+	return s->end != STREAM_LIVE;
+}
+
+/* Our direction was shut down (its Close owed, queued or acknowledged). */
+static inline bool
+stream_send_closed(const struct sst_stream *s)
+{
+	return s->send != STREAM_SEND_OPEN;
+}
+
+/* The peer's Close was read. */
+static inline bool
+stream_recv_eof(const struct sst_stream *s)
+{
+	return s->recv == STREAM_RECV_EOF_READ;
+}
 
 /* Take a reference on s (stream_life.h drops it: stream_unref()). */
 static inline void

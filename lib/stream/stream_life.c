@@ -46,7 +46,8 @@ sst_stream_end_describe(enum sst_stream_end why)
 }
 
 struct sst_stream *
-stream_alloc(struct sst_stream_peer *p, uint32_t flags)
+stream_alloc(struct sst_stream_peer *p, uint32_t flags, enum stream_life_state life,
+	enum stream_service_state service)
 {
 	struct sst_stream_host *h = p->host;
 	struct sst_stream *s = h->slab_free;
@@ -65,6 +66,8 @@ stream_alloc(struct sst_stream_peer *p, uint32_t flags)
 	memset(s, 0, sizeof(*s));
 	s->peer = p;
 	s->flags = flags;
+	s->life = life;
+	s->service = service;
 	s->refs = 1; /* the application's handle, or the accept queue's */
 	s->tx_window = sst_window_encode(p->host->p.rx_window_min);
 	p->nstreams++;
@@ -78,9 +81,8 @@ stream_free(struct sst_stream *s, sst_time_t now)
 	struct sst_stream_peer *p = s->peer;
 
 	stream_release_sids(s, now);
-	s->flags |= SF_RESET;
 	if (s->tx != NULL || s->rx != NULL)
-		stream_maybe_release_buffers(s, now);
+		stream_release_buffers(s, true, now);
 	stream_usid_remove(p, s);
 	p->nstreams--;
 	p->nours -= (s->flags & SF_INITIATOR) != 0;
@@ -102,15 +104,9 @@ stream_slab_put(struct sst_stream_host *h, struct sst_stream *s)
  * accept queue, a packet in flight, a child being attached, the control
  * queue. When both are over, the stream goes on the reap list and is freed
  * at the next safe point (the end of a received packet or of a flush), never
- * deep inside processing that may still use it.
+ * deep inside processing that may still use it. Never frees at once: the
+ * caller's callers may still be using s.
  */
-static bool
-stream_is_ended(const struct sst_stream *s)
-{
-	return (s->flags & (SF_FINISHED | SF_RESET)) != 0;
-}
-
-/* Never frees at once: the caller's callers may still be using s. */
 void
 stream_unref(struct sst_stream *s, sst_time_t now)
 {
@@ -192,14 +188,14 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 		bool wake;
 
 		h->tx_waiters_head = (h->tx_waiters_head + 1) % h->tx_waiters_cap;
-		if (!(s->flags & SF_RESET) && tx_share_used(s)) {
+		if (!stream_is_reset(s) && tx_share_used(s)) {
 			h->tx_waiters[(h->tx_waiters_head + h->tx_waiting - 1) %
 				      h->tx_waiters_cap] = s;
 			continue;
 		}
 		h->tx_waiting--;
 		s->flags &= ~SF_TX_WAITING;
-		if ((s->flags & (SF_CLOSE_OWED | SF_RESET)) == SF_CLOSE_OWED &&
+		if (s->send == STREAM_SEND_CLOSE_OWED && !stream_is_reset(s) &&
 			stream_tx_buffers(s) == 0) {
 			/* An end that waited for a buffer: it goes out now and
 			 * the buffer is used, so the next waiter may have one. */
@@ -207,7 +203,8 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 			stream_unref(s, now);
 			continue;
 		}
-		wake = !(s->flags & (SF_RESET | SF_APP_CLOSED)) && (s->flags & SF_WRITABLE_WANTED);
+		wake = !stream_is_reset(s) && stream_app_holds(s) &&
+		       (s->flags & SF_WRITABLE_WANTED);
 		if (wake) {
 			s->flags &= ~SF_WRITABLE_WANTED;
 			if (h->p.ops != NULL && h->p.ops->writable != NULL)
@@ -310,7 +307,7 @@ tx_idle(const struct sst_stream *s)
 	/* fc.inflight also counts children's Init bytes charged to us. */
 	return sst_sendq_queued(&tx->q) == 0 && sst_sendq_in_flight(&tx->q) == 0 &&
 	       tx->fc.inflight == 0 && !sst_sendq_pending(&tx->q) && tx->parent == NULL &&
-	       (!(s->flags & SF_SHUTDOWN) || sst_sendq_finished(&tx->q));
+	       (!stream_send_closed(s) || sst_sendq_finished(&tx->q));
 }
 
 static bool
@@ -318,7 +315,7 @@ rx_idle(const struct sst_stream *s)
 {
 	const struct stream_rxio *rx = s->rx;
 
-	if ((s->flags & (SF_TOPLEVEL | SF_SERVICE_DONE | SF_RESET)) == SF_TOPLEVEL)
+	if (stream_service_waiting(s) && !stream_is_reset(s))
 		return false; /* the rendezvous message is being gathered */
 	return sst_rob_buffered(&rx->rob) == 0 && rx->accept_head == NULL && rx->dgram_count == 0;
 }
@@ -326,10 +323,17 @@ rx_idle(const struct sst_stream *s)
 void
 stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 {
+	stream_release_buffers(s, false, now);
+}
+
+void
+stream_release_buffers(struct sst_stream *s, bool all, sst_time_t now)
+{
 	struct sst_stream_host *h = s->peer->host;
 
-	RTE_SET_USED(now);
-	if (s->tx != NULL && (tx_idle(s) || (s->flags & SF_RESET))) {
+	/* A reset stream has nothing to keep either. */
+	all = all || stream_is_reset(s);
+	if (s->tx != NULL && (all || tx_idle(s))) {
 		sst_sched_remove(&s->tx->sched);
 		s->tx_window = s->tx->fc.window;
 		sst_sendq_fini(&s->tx->q);
@@ -353,8 +357,7 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 	/* Receive buffers stay while data keeps coming (their window tuning
 	 * spans rounds); the idle sweep takes them once it stops. */
 	if (s->rx != NULL &&
-		((rx_idle(s) && (!(s->flags & SF_RX_RECENT) || (s->flags & SF_RX_EOF))) ||
-			(s->flags & SF_RESET))) {
+		(all || (rx_idle(s) && (!(s->flags & SF_RX_RECENT) || stream_recv_eof(s))))) {
 		struct stream_rxio *rx = s->rx;
 		uint64_t fresh_edge =
 			rx->fc.read_off + sst_window_credit(sst_window_encode(rx->fc.min_buf));
@@ -364,7 +367,7 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 		 * state gives: tell it the smaller window (newest advert wins).
 		 * Or it used up its credit (it sent up to our last edge) and
 		 * waits for a larger one, which nothing else would bring. */
-		if (rx->fc.edge != fresh_edge && !(s->flags & (SF_RESET | SF_RX_EOF)) &&
+		if (rx->fc.edge != fresh_edge && !all && !stream_recv_eof(s) &&
 			(s->flags & SF_RX_ATTACHED)) {
 			s->flags |= SF_WINDOW_DUE;
 			stream_ctl_queue(s);
@@ -379,7 +382,7 @@ stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now)
 
 			rx->accept_head = c->link;
 			c->link = NULL;
-			c->flags &= ~SF_ACCEPT_QUEUED;
+			stream_set_life(c, STREAM_ABANDONED);
 			stream_do_reset(c, SST_STREAM_ABORTED, true, now);
 			stream_unref(c, now); /* the accept queue's reference */
 		}
@@ -448,7 +451,7 @@ stream_release_tx_sid(struct sst_stream *s)
 {
 	if (s->flags & SF_TX_ATTACHED)
 		stream_sid_quiet(s->tx_chan, s->tx_chan != NULL ? s->tx_chan->tx_sids : NULL,
-			s->tx_sid, (s->flags & SF_FINISHED) != 0);
+			s->tx_sid, stream_is_finished(s));
 	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
 }
 
@@ -459,7 +462,7 @@ stream_release_sids(struct sst_stream *s, sst_time_t now)
 	stream_release_tx_sid(s);
 	if (s->flags & SF_RX_ATTACHED)
 		stream_sid_quiet(s->rx_chan, s->rx_chan != NULL ? s->rx_chan->rx_sids : NULL,
-			s->rx_sid, (s->flags & SF_FINISHED) != 0);
+			s->rx_sid, stream_is_finished(s));
 	s->flags &= ~SF_RX_ATTACHED;
 }
 
@@ -471,14 +474,13 @@ report_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 	if (s->flags & SF_CLOSED_REPORTED)
 		return;
 	s->flags |= SF_CLOSED_REPORTED;
-	if (s->flags & SF_APP_CLOSED)
+	if (!stream_app_holds(s))
 		return;
-	if ((s->flags & SF_TOPLEVEL) && (s->flags & SF_INITIATOR) &&
-		!(s->flags & SF_SERVICE_DONE)) {
+	if (stream_service_waiting(s) && (s->flags & SF_INITIATOR)) {
 		if (ops != NULL && ops->connected != NULL)
 			ops->connected(s->peer->host->p.ctx, s,
 				why == SST_STREAM_REFUSED ? -ECONNREFUSED : -ECONNRESET, now);
-		s->flags |= SF_SERVICE_DONE;
+		stream_set_service(s, STREAM_SERVICE_REFUSED);
 	}
 	if (ops != NULL && ops->closed != NULL)
 		ops->closed(s->peer->host->p.ctx, s, why, now);
@@ -488,16 +490,15 @@ report_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 void
 stream_check_finished(struct sst_stream *s, sst_time_t now)
 {
-	if ((s->flags & (SF_FINISHED | SF_RESET | SF_ROOT)) != 0)
+	if (stream_is_ended(s) || (s->flags & SF_ROOT))
 		return;
-	if (!(s->flags & SF_SHUTDOWN) || !(s->flags & SF_SENT_CLOSE_ACKED) ||
-		!(s->flags & SF_RX_EOF))
+	if (s->send != STREAM_SEND_CLOSE_ACKED || !stream_recv_eof(s))
 		return;
 	/* Nothing is owed on any channel any more: an Attach or a window
 	 * update still due (it migrated just before) would bind a SID again
 	 * that nothing releases, keeping that channel in use. send_controls()
 	 * skips finished streams for what a loss report queues later. */
-	s->flags |= SF_FINISHED;
+	stream_set_end(s, STREAM_FINISHED);
 	s->flags &= ~(SF_ATTACH_DUE | SF_ATTACH_INIT | SF_VIA_ATTACH | SF_WINDOW_DUE);
 	stream_release_sids(s, now);
 	stream_maybe_release_buffers(s, now);
@@ -511,7 +512,7 @@ stream_check_finished(struct sst_stream *s, sst_time_t now)
 void
 stream_abandon(struct sst_stream *s, sst_time_t now)
 {
-	s->flags |= SF_APP_CLOSED;
+	stream_set_life(s, STREAM_ABANDONED);
 	stream_do_reset(s, SST_STREAM_ABORTED, false, now);
 	stream_unref(s, now);
 }
@@ -521,7 +522,7 @@ stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_ti
 {
 	struct sst_stream_chan *c;
 
-	if (s->flags & (SF_RESET | SF_ROOT))
+	if (stream_is_reset(s) || (s->flags & SF_ROOT))
 		return;
 	/* The Reset names the stream by our own SID if we have one (paper
 	 * 4.3.8), otherwise by the peer's, and is resent until acknowledged. */
@@ -534,7 +535,7 @@ stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_ti
 			s->peer->host->stats.streams_reset_tx++;
 		}
 	}
-	s->flags |= SF_RESET;
+	stream_set_end(s, stream_is_finished(s) ? STREAM_RESET_AFTER_FINISH : STREAM_RESET);
 	s->flags &= ~(SF_ATTACH_DUE | SF_WINDOW_DUE);
 	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead &&
 		s->rx_chan->dgram != NULL)
@@ -586,7 +587,7 @@ stream_write_internal(struct sst_stream *s, const void *buf, size_t len, uint32_
 void
 stream_close_tx(struct sst_stream *s)
 {
-	s->flags &= ~SF_CLOSE_OWED;
+	stream_set_send(s, STREAM_SEND_CLOSE_QUEUED);
 	if (stream_peer_legacy(s->peer))
 		sst_sendq_close_alone(&s->tx->q);
 	else

@@ -7,8 +7,9 @@
  * of the SIDs it released.
  *
  * Owns: the host's slab free list, reap list, tx_waiters FIFO and
- * rx_owners array; s->refs, s->tx, s->rx and the SF_FINISHED, SF_RESET,
- * SF_REAP, SF_CLOSED_REPORTED, SF_TX_WAITING bits. Calls: stream_usid.h
+ * rx_owners array; s->refs, s->tx, s->rx, the end state (finished or
+ * reset), the send state from CLOSE_OWED, ABANDONED, and the SF_REAP,
+ * SF_CLOSED_REPORTED, SF_TX_WAITING bits. Calls: stream_usid.h
  * and stream_ctl.h, and the application's closed, connected and writable
  * callbacks. Frees: a control block only in stream_reap(), at a safe
  * point (the end of a received packet, of a flush, of a timer), never
@@ -20,10 +21,12 @@
 
 #include "stream_internal.h"
 
-/* A control block for a new stream of p with these SF_ flags and one
- * reference (the application's handle or the accept queue's), counted in
- * p's streams. Returns NULL (counted in stats.no_stream) when none is left. */
-struct sst_stream *stream_alloc(struct sst_stream_peer *p, uint32_t flags);
+/* A control block for a new stream of p with these SF_ flags, these
+ * initial states (both directions open, live) and one reference (the
+ * application's handle or the accept queue's), counted in p's streams.
+ * Returns NULL (counted in stats.no_stream) when none is left. */
+struct sst_stream *stream_alloc(struct sst_stream_peer *p, uint32_t flags,
+	enum stream_life_state life, enum stream_service_state service);
 
 /* Give back a control block from stream_alloc() that never became a
  * stream (nothing refers to it, it is in no index). The peer's counts are
@@ -79,6 +82,11 @@ int stream_rx_buffers(struct sst_stream *s);
  * the last idle sweep. Children still in its accept queue are reset; a
  * smaller window is advertised when the fresh state offers less. */
 void stream_maybe_release_buffers(struct sst_stream *s, sst_time_t now);
+
+/* The same, giving back every buffer when all is set, whatever they hold
+ * (a control block being freed, a peer's root going with its peer): as for
+ * a reset stream, but without resetting it. */
+void stream_release_buffers(struct sst_stream *s, bool all, sst_time_t now);
 
 /* One pass over h's streams holding receive buffers, at most every
  * STREAM_SWEEP_INTERVAL: those that received nothing since the last pass

@@ -85,8 +85,7 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 		}
 	}
 	/* The root never resets; its buffers go with the peer. */
-	p->root.flags |= SF_RESET;
-	stream_maybe_release_buffers(&p->root, 0);
+	stream_release_buffers(&p->root, true, 0);
 	stream_reap(p->host, 0);
 	rte_free(p->usids);
 	rte_free(p);
@@ -98,7 +97,7 @@ sst_stream_peer_fail(struct sst_stream_peer *p, enum sst_stream_end why, sst_tim
 	for (uint32_t i = 0; i <= p->usid_mask; i++) {
 		struct sst_stream *s = p->usids[i];
 
-		if (s != NULL && !(s->flags & SF_RESET))
+		if (s != NULL && !stream_is_reset(s))
 			stream_do_reset(s, why, false, now);
 	}
 }

@@ -108,7 +108,7 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 	 * with too little credit would wait for good. Advertise here. */
 	if (s->rx_chan != c) {
 		stream_ctl_moving(s);
-		if (!(s->flags & (SF_RESET | SF_RX_EOF))) {
+		if (!(stream_is_reset(s) || stream_recv_eof(s))) {
 			s->flags |= SF_WINDOW_DUE;
 			moved = true;
 		}
@@ -131,7 +131,7 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 	int rc;
 
 	peer_window(s, seq, hdr->window);
-	if (s->flags & (SF_RESET | SF_RX_EOF | SF_FINISHED)) {
+	if (stream_is_ended(s) || stream_recv_eof(s)) {
 		rte_pktmbuf_free(m);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
@@ -177,7 +177,6 @@ offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
 	if (parent->flags & SF_ROOT)
 		return; /* top-level: offered once its service request is in */
 	prx = parent->rx;
-	s->flags |= SF_ACCEPT_QUEUED;
 	s->link = NULL;
 	s->user = parent; /* until accepted: whom to tell when it completes */
 	if (prx->accept_tail != NULL)
@@ -185,7 +184,7 @@ offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
 	else
 		prx->accept_head = s;
 	prx->accept_tail = s;
-	if (ops != NULL && ops->accepted != NULL && !(parent->flags & SF_APP_CLOSED))
+	if (ops != NULL && ops->accepted != NULL && stream_app_holds(parent))
 		ops->accepted(s->peer->host->p.ctx, parent, s, NULL, now);
 }
 
@@ -214,13 +213,13 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 
 	/* A parent the application has not taken yet (its rendezvous or its
 	 * accept is pending) keeps its children until it can decide. */
-	bool pending = (parent->flags & SF_ACCEPT_QUEUED) ||
-		       (parent->flags & (SF_TOPLEVEL | SF_SERVICE_DONE)) == SF_TOPLEVEL;
+	bool pending = parent->life == STREAM_PENDING_ACCEPT || stream_service_waiting(parent);
 
-	if ((parent->flags & SF_RESET) || (!(parent->flags & SF_LISTEN) && !pending) ||
+	if (stream_is_reset(parent) || (!(parent->flags & SF_LISTEN) && !pending) ||
 		(!top && stream_rx_buffers(parent) < 0) || !peer_share_left(c))
 		return NULL;
-	s = stream_alloc(c->peer, SF_APP_CLOSED | (top ? SF_TOPLEVEL : 0));
+	s = stream_alloc(c->peer, 0, top ? STREAM_PENDING_SERVICE : STREAM_PENDING_ACCEPT,
+		top ? STREAM_SERVICE_WAITING : STREAM_SERVICE_NONE);
 	if (s == NULL)
 		return NULL;
 	if (sst_sid_attach(c->rx_sids, sid, s, &counter) < 0) {
@@ -240,6 +239,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	s->tx_window = window & SST_WINDOW_EXP_MASK;
 	s->prio = top ? 0 : parent->prio;
 	if (stream_usid_insert(c->peer, s) < 0) {
+		stream_set_life(s, STREAM_ABANDONED);
 		stream_do_reset(s, SST_STREAM_ABORTED, true, now);
 		stream_unref(s, now);
 		return NULL;
@@ -456,9 +456,9 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	if (s == NULL || s == &c->held || (s->flags & SF_ROOT))
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	c->peer->host->stats.streams_reset_rx++;
-	if (s->flags & SF_ACCEPT_QUEUED)
+	if (s->life == STREAM_PENDING_ACCEPT)
 		queued_parent = s->user;
-	if ((s->flags & SF_TOPLEVEL) && (s->flags & SF_INITIATOR) && !(s->flags & SF_SERVICE_DONE))
+	if (stream_service_waiting(s) && (s->flags & SF_INITIATOR))
 		stream_do_reset(s, SST_STREAM_REFUSED, false, now);
 	else
 		stream_do_reset(s, SST_STREAM_RESET_REMOTE, false, now);
@@ -512,12 +512,12 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
-	if (s == NULL || (s->flags & (SF_RESET | SF_ROOT)))
+	if (s == NULL || (stream_is_reset(s) || (s->flags & SF_ROOT)))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 	/* We have all the peer sent, and it has all we sent: its side moved
 	 * before it heard so, and will send nothing on this SID. Bound, the
 	 * SID would keep the channel in use with nothing to release it. */
-	if (s->flags & SF_FINISHED)
+	if (stream_is_finished(s))
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	if (attach_rx(c, s, hdr->sid) < 0) {
 		return SST_CHANNEL_RX_REFUSE;
@@ -530,7 +530,7 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	 * it attached on the one both sides then retire), and following it
 	 * back would leave our side on a channel being closed. */
 	if ((s->flags & SF_TX_ATTACHED) && s->tx_chan != NULL && s->tx_chan != c &&
-		!s->tx_chan->dead && !(s->flags & SF_FINISHED) && stream_chan_newer(c, s->tx_chan))
+		!s->tx_chan->dead && !stream_is_finished(s) && stream_chan_newer(c, s->tx_chan))
 		sst_stream_migrate(s, c, now);
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }

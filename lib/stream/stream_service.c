@@ -77,7 +77,7 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 	struct sst_rob_rx rec;
 	bool complete = false;
 
-	if (rx == NULL || (s->flags & SF_SERVICE_DONE))
+	if (rx == NULL || !stream_service_waiting(s))
 		return;
 	/* Records never span a message end, so the message is gathered
 	 * record by record into the receive buffers' service area. */
@@ -99,26 +99,27 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 	}
 	if (!complete)
 		return;
-	s->flags |= SF_SERVICE_DONE;
 	if (s->flags & SF_INITIATOR) {
 		const struct sst_stream_ops *ops = h->p.ops;
 		int32_t err;
 
 		if (sst_service_reply_decode(rx->svc, rx->svc_len, &err) < 0 || err != 0) {
+			/* Still waiting: the reset reports the refusal
+			 * (connected() with -ECONNREFUSED) and ends it. */
 			if (stream_peer_can(s->peer, SST_CAP_RESET)) {
-				s->flags &= ~SF_SERVICE_DONE;
 				stream_do_reset(s, SST_STREAM_REFUSED, true, now);
 				return;
 			}
 			/* The prototype cannot take a Reset: end our direction so
 			 * its side of the stream can finish too. */
-			s->flags |= SF_SERVICE_REFUSED;
-			if (ops != NULL && ops->connected != NULL && !(s->flags & SF_APP_CLOSED))
+			stream_set_service(s, STREAM_SERVICE_REFUSED);
+			if (ops != NULL && ops->connected != NULL && stream_app_holds(s))
 				ops->connected(h->p.ctx, s, -ECONNREFUSED, now);
 			sst_stream_shutdown(s, now);
 			return;
 		}
-		if (ops != NULL && ops->connected != NULL && !(s->flags & SF_APP_CLOSED))
+		stream_set_service(s, STREAM_SERVICE_DONE);
+		if (ops != NULL && ops->connected != NULL && stream_app_holds(s))
 			ops->connected(h->p.ctx, s, 0, now);
 	} else {
 		struct sst_service_request req;
@@ -130,6 +131,8 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 				(const char *)req.protocol.ptr, req.protocol.len);
 		if (sv == NULL) {
 			h->stats.services_refused++;
+			stream_set_service(s, STREAM_SERVICE_REFUSED);
+			stream_set_life(s, STREAM_ABANDONED);
 			/* Peers that know Reset get one (the initiator reports the
 			 * refusal); the prototype gets the non-zero reply it
 			 * understands as failure, then the end of the stream. */
@@ -141,15 +144,15 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 			sst_service_reply_encode(1, reply, sizeof(reply));
 			stream_write_internal(
 				s, reply, sizeof(reply), SST_FLAG_PUSH | SST_FLAG_MESSAGE);
-			s->flags |= SF_SERVICE_REFUSED;
 			sst_stream_shutdown(s, now);
 			stream_unref(s, now);
 			return;
 		}
+		stream_set_service(s, STREAM_SERVICE_DONE);
 		sst_service_reply_encode(0, reply, sizeof(reply));
 		stream_write_internal(s, reply, sizeof(reply), SST_FLAG_PUSH | SST_FLAG_MESSAGE);
 		h->stats.streams_accepted++;
-		s->flags &= ~SF_APP_CLOSED;
+		stream_set_life(s, STREAM_APP_OWNED);
 		if (h->p.ops != NULL && h->p.ops->accepted != NULL) {
 			h->p.ops->accepted(h->p.ctx, NULL, s, sv->ctx, now);
 			stream_reoffer_children(s, now);

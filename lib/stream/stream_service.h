@@ -5,8 +5,8 @@
  * top-level stream, the request (acceptor) or the reply (initiator),
  * consumed before the application sees the stream.
  *
- * Owns: sst_stream_host.services, rxio.svc and svc_len, and the
- * SF_SERVICE_DONE and SF_SERVICE_REFUSED bits. Calls: stream_life.h,
+ * Owns: sst_stream_host.services, rxio.svc and svc_len, and a stream's
+ * service state (enum stream_service_state) past WAITING. Calls: stream_life.h,
  * stream_app.h (shutdown, close and offering children on the acceptor's
  * behalf), the application's connected and accepted callbacks. Reached
  * from stream_app.c only through struct stream_upcalls. Frees: the mbufs
@@ -19,7 +19,7 @@
 
 /*
  * Gather the rendezvous message of top-level stream s from its receive
- * buffers and act on it once complete (SF_SERVICE_DONE): the initiator
+ * buffers and act on it once complete (STREAM_SERVICE_DONE or REFUSED): the initiator
  * hears ops.connected() (an error reply resets s, or shuts it down for the
  * prototype); the acceptor answers, then hands s to ops.accepted() with
  * the service's context, or refuses an unknown service (s is reset, or

@@ -287,7 +287,7 @@ ctl_due_only_on(const struct sst_stream *s, const struct sst_stream_chan *c)
 	bool attach = (s->flags & SF_ATTACH_DUE) && s->tx_chan != NULL;
 	bool window = (s->flags & SF_WINDOW_DUE) && s->rx_chan != NULL;
 
-	if (s->flags & (SF_RESET | SF_FINISHED))
+	if (stream_is_ended(s))
 		return false;
 	return (attach || window) && (!attach || s->tx_chan == c) && (!window || s->rx_chan == c);
 }
@@ -331,7 +331,7 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 			stream_queue_pop(&c->ctl, c->peer->host->ctl_next, c->peer->host);
 
 		s->flags &= ~SF_CTL_QUEUED;
-		if (!(s->flags & (SF_RESET | SF_FINISHED))) {
+		if (!stream_is_ended(s)) {
 			if ((s->flags & SF_ATTACH_DUE) && s->tx_chan == c)
 				send_attach(c, b, s, now);
 			if ((s->flags & SF_WINDOW_DUE) && s->rx_chan == c)
