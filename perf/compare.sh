@@ -20,11 +20,15 @@
 #             process); ngtcp2's examples when installed
 #
 # Usage: perf/compare.sh [--quick] [--rounds N] [--window SECONDS] [--build DIR]
+#                        [--versus DIR]
 #   --quick        one round, 2-second windows (under 2 minutes)
 #   --rounds N     rounds (default 3)
 #   --window S     seconds measured per run (default 4)
 #   --build DIR    the build to measure (default build-fast, made by
 #                  scripts/build.sh fast when missing)
+#   --versus DIR   also SST-DPDK's rows with DIR's sst-perf (another build, or
+#                  a directory holding apps/sst-perf/sst-perf of another
+#                  commit), interleaved with the others: a before/after table
 # Needs root (network namespaces), iperf3 and ethtool.
 set -eu
 cd "$(dirname "$0")/.."
@@ -32,6 +36,7 @@ cd "$(dirname "$0")/.."
 rounds=3
 window=4
 build=build-fast
+versus=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick)
@@ -48,6 +53,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--build)
 		build=$2
+		shift
+		;;
+	--versus)
+		versus=$2
 		shift
 		;;
 	*)
@@ -191,12 +200,17 @@ measure() {
 }
 
 run_time=$((window + 3))
+# sst_bulk NAME ARMOR [SST-PERF], sst_rr NAME [SST-PERF]
 sst_bulk() {
-	measure "$1" count "" "$perf" --loopback -t "$run_time" --armor "$2" bulk
+	measure "$1" count "" "${3:-$perf}" --loopback -t "$run_time" --armor "$2" bulk
 }
 sst_rr() {
-	measure sst_rr count "" "$perf" --loopback -t "$run_time" --request 32 --response 32 rr
+	measure "$1" count "" "${2:-$perf}" --loopback -t "$run_time" --request 32 --response 32 rr
 }
+if [ -n "$versus" ] && [ ! -x "$versus/apps/sst-perf/sst-perf" ]; then
+	echo "compare.sh: $versus/apps/sst-perf/sst-perf is missing" >&2
+	exit 2
+fi
 iperf() {
 	local srv
 	offloads "$2"
@@ -217,7 +231,12 @@ for r in $(seq "$rounds"); do
 	iperf tcp_on on
 	sst_bulk sst_aes aes128gcm
 	iperf tcp_off off
-	sst_rr
+	sst_rr sst_rr
+	if [ -n "$versus" ]; then
+		sst_bulk v_chk32 chk32 "$versus/apps/sst-perf/sst-perf"
+		sst_rr v_rr "$versus/apps/sst-perf/sst-perf"
+		sst_bulk v_aes aes128gcm "$versus/apps/sst-perf/sst-perf"
+	fi
 	measure udp_rr count "" "$anchor" udp -t "$run_time" -s 32
 	measure tcp_crr count "" "$anchor" crr -t "$run_time" -s 32
 	cp "$tmp/sst_chk32.out" "$tmp/sst_chk32.$r.out"
@@ -262,4 +281,20 @@ awk -v chk="$chk" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$u
 		udp / 1e3, crr / 1e3, rr / 1e3, pt, udp / rr, crr / rr
 	printf "| cycles per packet, both ends, loopback bulk | (testpmd: not measured by this script) | %.0f | - |\n",
 		chk / pb
+}'
+
+# Every round's figure, so that the spread of the sitting shows.
+echo
+echo "Per round (cycles per byte, or per transaction for the rr rows):"
+for n in sst_chk32 tcp_on sst_aes tcp_off sst_rr udp_rr tcp_crr v_chk32 v_aes v_rr; do
+	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
+		"$tmp/results"
+done
+[ -n "$versus" ] || exit 0
+awk -v a="$(med v_chk32)" -v b="$chk" -v c="$(med v_aes)" -v d="$aes" -v e="$(med v_rr)" \
+	-v f="$rr" -v va="$versus" -v vb="$build" 'BEGIN {
+	printf "\n| SST-DPDK, same sitting | %s | %s | ratio |\n|---|---|---|---|\n", va, vb
+	printf "| bulk chk32, cycles/byte | %.2f | %.2f | %.2fx |\n", a, b, a / b
+	printf "| bulk AES-128-GCM, cycles/byte | %.2f | %.2f | %.2fx |\n", c, d, c / d
+	printf "| rr 32 B, cycles/txn | %.0f | %.0f | %.2fx |\n", e, f, e / f
 }'
