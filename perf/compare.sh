@@ -13,7 +13,9 @@
 # nominal frequency, whatever the core's clock did meanwhile).
 #
 #   SST-DPDK  sst-perf --loopback bulk (chk32, AES-128-GCM) and rr (32 B each
-#             way, each transaction on a new stream), one process: both ends
+#             way, each transaction on a new stream), one process: both ends;
+#             sst-perf bulk over the veth pair below, each end a DPDK port on
+#             net_af_packet (two processes)
 #   anchors   kernel TCP (iperf3) over a veth pair between two network
 #             namespaces made for the run, offloads on and off; kernel UDP
 #             ping-pong and TCP_CRR (perf/anchor_rr, both ends in one
@@ -222,6 +224,22 @@ iperf() {
 	wait "$srv" || true
 }
 
+# SST-DPDK over the same veth pair: each end a DPDK port on net_af_packet,
+# frames through lib/net at addresses the kernel does not hold.
+eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
+sst_afp() {
+	local srv
+	ip netns exec "$ns_a" "$perf" "${eal[@]}" --file-prefix="sstcmp-s-$$" \
+		--vdev="net_af_packet0,iface=$if_a" -- --server --once --udp 4433 --port 0 \
+		--ip 10.211.1.1/24 >/dev/null 2>&1 &
+	srv=$!
+	sleep 2
+	measure "$1" count "$srv" ip netns exec "$ns_b" "$perf" "${eal[@]}" \
+		--file-prefix="sstcmp-c-$$" --vdev="net_af_packet0,iface=$if_b" -- \
+		--udp 10.211.1.1:4433 --port 0 --ip 10.211.1.2/24 -t "$run_time" bulk
+	wait "$srv" || true
+}
+
 ngtcp2_client=$(command -v ngtcp2-client || command -v gtlsclient || true)
 echo "compare.sh: $rounds round(s), ${window}-second windows, $build; cycles = CPU-seconds x" \
 	"${tsc_mhz} MHz ($tsc_src)" >&2
@@ -231,6 +249,7 @@ for r in $(seq "$rounds"); do
 	iperf tcp_on on
 	sst_bulk sst_aes aes128gcm
 	iperf tcp_off off
+	sst_afp sst_afp
 	sst_rr sst_rr
 	if [ -n "$versus" ]; then
 		sst_bulk v_chk32 chk32 "$versus/apps/sst-perf/sst-perf"
@@ -254,6 +273,7 @@ aes=$(med sst_aes)
 rr=$(med sst_rr)
 on=$(med tcp_on)
 off=$(med tcp_off)
+afp=$(med sst_afp)
 udp=$(med udp_rr)
 crr=$(med tcp_crr)
 # Packets per byte and per transaction from sst-perf's own count (the
@@ -265,7 +285,7 @@ pkt_txn=$(awk '/^  packets / {p = $2} /^  transactions / {t = $2} END {print p /
 ngtcp2_row="not installed"
 [ -z "$ngtcp2_client" ] || ngtcp2_row="installed ($ngtcp2_client), not yet measured by this script"
 
-awk -v chk="$chk" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$udp" \
+awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$udp" \
 	-v crr="$crr" -v pb="$pkt_byte" -v pt="$pkt_txn" -v ng="$ngtcp2_row" -v rounds="$rounds" \
 	-v win="$window" -v mhz="$tsc_mhz" 'BEGIN {
 	printf "\nMedians of %d round(s), %d-second windows; cycles = CPU-seconds of both ends x %s MHz\n\n",
@@ -274,8 +294,8 @@ awk -v chk="$chk" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$u
 	print "|---|---|---|---|"
 	printf "| bulk, in-memory link, chk32 | kernel TCP over veth, offloads on: %.2f cycles/byte | `sst-perf --loopback`: %.2f cycles/byte | %.2fx per CPU-second |\n",
 		on, chk, on / chk
-	printf "| bulk, veth, offloads off | kernel TCP over veth, offloads off: %.2f cycles/byte | (net_af_packet: not measured by this script) | - |\n",
-		off
+	printf "| bulk, veth + net_af_packet, chk32 | kernel TCP over veth, offloads off: %.2f cycles/byte | %.2f cycles/byte | %.2fx |\n",
+		off, afp, off / afp
 	printf "| bulk, AES-128-GCM, in-memory | ngtcp2: %s | %.2f cycles/byte | - |\n", ng, aes
 	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong %.1fk cycles/txn; TCP_CRR %.1fk | %.1fk cycles/txn, %.1f packets each | %.2fx UDP, %.2fx TCP_CRR |\n",
 		udp / 1e3, crr / 1e3, rr / 1e3, pt, udp / rr, crr / rr
@@ -286,7 +306,7 @@ awk -v chk="$chk" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$u
 # Every round's figure, so that the spread of the sitting shows.
 echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
-for n in sst_chk32 tcp_on sst_aes tcp_off sst_rr udp_rr tcp_crr v_chk32 v_aes v_rr; do
+for n in sst_chk32 tcp_on sst_aes tcp_off sst_afp sst_rr udp_rr tcp_crr v_chk32 v_aes v_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 		"$tmp/results"
 done
