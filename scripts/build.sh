@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Configure (once) and build one configuration.
-# Usage: build.sh release|asan [BUILD_DIR]
-#   release: gcc, optimised, warnings as errors            (default dir: build)
+# Usage: build.sh release|fast|asan [BUILD_DIR]
+#   release: gcc, debug-optimised (-O2 -g, assertions on), warnings as
+#            errors: the tests' build (scripts/test.sh)      (default dir: build)
+#   fast:    gcc, -O3, assertions compiled out (-DNDEBUG), no tests: the
+#            build users run (scripts/run.sh) and the benchmarks measure
+#            (perf/compare.sh)                              (default dir: build-fast)
 #   asan:    clang, ASan+UBSan, libFuzzer targets, -Werror (default dir: build-asan)
+# Every configuration compiles for the CPU baseline DPDK was built for
+# (libdpdk's pkg-config flags carry its -march).
 set -eu
 cd "$(dirname "$0")/.."
 kind=${1:-release}
@@ -11,6 +17,13 @@ case "$kind" in
 release)
 	dir=${2:-build}
 	opts=(-Dbuildtype=debugoptimized -Dwerror=true)
+	cc=${CC:-gcc}
+	;;
+fast)
+	dir=${2:-build-fast}
+	# No -Werror: -O3 and -DNDEBUG change what gcc can see (the warnings
+	# gate is the release and asan builds).
+	opts=(-Dbuildtype=release -Db_ndebug=true -Dtests=false -Dfuzz=disabled)
 	cc=${CC:-gcc}
 	;;
 asan)
@@ -21,7 +34,7 @@ asan)
 	cc=clang
 	;;
 *)
-	echo "usage: $0 release|asan [BUILD_DIR]" >&2
+	echo "usage: $0 release|fast|asan [BUILD_DIR]" >&2
 	exit 2
 	;;
 esac

@@ -8,8 +8,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh build
-scripts/build.sh release build
-perf=build/apps/sst-perf/sst-perf
+# The optimised build (-O3, no assertions); the tests use build/.
+scripts/build.sh fast build-fast
+perf=build-fast/apps/sst-perf/sst-perf
 echo
 echo "SST-DPDK: sst-perf --loopback, bulk transfer for 3 s (one stream, Chk32 armor, --verify)"
 "$perf" --loopback --time 3 --verify bulk
@@ -17,7 +18,7 @@ echo
 echo "SST-DPDK: sst-perf --loopback, transactions for 3 s (each on a new stream, 64 B each way)"
 "$perf" --loopback --time 3 --verify rr
 echo
-dump=build/apps/sst-dump/sst-dump
+dump=build-fast/apps/sst-dump/sst-dump
 vec=tests/vectors/sst-prototype
 C=127.0.0.1:8665
 S=127.0.0.1:8661

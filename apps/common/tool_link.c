@@ -68,6 +68,10 @@ struct tool_net {
 	const void *eth_ptr[2][SST_WORKERS_MAX];
 	uint64_t last_rx;
 	sst_time_t busy_at;
+	/** The time of the pass tool_net_poll() is making, 0 outside one: the
+	 * loopback link's clock during a pass, so that a pass reads the clock
+	 * once, not at every burst of each side (issue 17). */
+	sst_time_t pass_now;
 	char desc[160];
 };
 
@@ -83,8 +87,9 @@ tool_now(void)
 static sst_time_t
 pair_clock(void *ctx)
 {
-	(void)ctx;
-	return tool_now();
+	const struct tool_net *n = ctx;
+
+	return n->pass_now != 0 ? n->pass_now : tool_now();
 }
 
 /* The CPUs this process may run on, as an EAL cpuset "(0,1,...)": the
@@ -587,7 +592,7 @@ tool_net_loopback(const struct tool_host_conf *c0, const struct tool_host_conf *
 		ep[i].addr.bytes[3] = (uint8_t)(1 + i);
 		ep[i].port = 8661;
 	}
-	n->pair = sst_simpair_create(&lp, &lp, &ep[0], &ep[1], pair_clock, NULL);
+	n->pair = sst_simpair_create(&lp, &lp, &ep[0], &ep[1], pair_clock, n);
 	if (n->pair == NULL) {
 		fprintf(stderr, "cannot create the loopback link: %s\n", rte_strerror(rte_errno));
 		free(n);
@@ -650,12 +655,14 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 
 	/* The tools' clock, not the engine's: the callbacks and the loopback
 	 * link read tool_now() too. */
+	n->pass_now = now;
 	for (int i = 0; i < n->n; i++)
 		for (uint16_t k = 0; k < n->h[i]->workers; k++) {
 			/* With the engine's housekeeping: it grows the pools. */
 			sst_engine_poll_at(n->h[i]->e, k, now);
 			rx += sst_worker_stats(sst_engine_worker(n->h[i]->e, k))->rx_packets;
 		}
+	n->pass_now = 0;
 	if (!may_sleep)
 		return;
 	if (rx != n->last_rx) {

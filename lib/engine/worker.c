@@ -17,6 +17,7 @@
 
 #include "sst_burst.h"
 #include "sst_worker.h"
+#include "worker_burst.h"
 #include "worker_internal.h"
 
 /* The worker polling on this thread, for sst_worker_running(). */
@@ -310,29 +311,41 @@ sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 /*
  * Channel packets, n of them (at most SST_MAX_BURST), each from its
  * endpoint: byte 0 and the endpoint name the channel. Looked up together
- * (worker_chans_find()), then received in order.
+ * (worker_chans_find()), then grouped by channel: each channel receives
+ * its packets in one call, in their order, so that its armor opens them as
+ * a burst (sst_crypto_ops.open_burst).
  */
 static void
 channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *from,
 	uint16_t n, sst_time_t now)
 {
 	struct worker_chan *wcs[SST_MAX_BURST];
+	uintptr_t keys[SST_MAX_BURST];
+	struct rte_mbuf *mine[SST_MAX_BURST];
+	uint16_t order[SST_MAX_BURST], starts[SST_MAX_BURST + 1];
 	uint8_t numbers[SST_MAX_BURST] = {0}; /* gcc cannot tell that n <= SST_MAX_BURST */
+	uint16_t groups;
 
 	for (uint16_t i = 0; i < n; i++)
 		numbers[i] = *rte_pktmbuf_mtod(pkts[i], uint8_t *);
 	worker_chans_find(w, from, numbers, n, wcs);
-	for (uint16_t i = 0; i < n; i++) {
-		struct worker_chan *wc = wcs[i];
+	for (uint16_t i = 0; i < n; i++)
+		keys[i] = (uintptr_t)wcs[i];
+	groups = worker_burst_group(keys, n, order, starts);
+	for (uint16_t g = 0; g < groups; g++) {
+		uint16_t first = order[starts[g]], count = (uint16_t)(starts[g + 1] - starts[g]);
+		struct worker_chan *wc = wcs[first];
 
+		for (uint16_t k = 0; k < count; k++)
+			mine[k] = pkts[order[starts[g] + k]];
 		if (wc == NULL) {
-			w->stats.rx_no_channel++;
-			rte_pktmbuf_free(pkts[i]);
+			w->stats.rx_no_channel += count;
+			rte_pktmbuf_free_bulk(mine, count);
 			continue;
 		}
-		w->stats.rx_channel++;
+		w->stats.rx_channel += count;
 		worker_chan_activate(w, wc);
-		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), &pkts[i], 1, now) != 1)
+		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), mine, count, now) == 0)
 			continue;
 		wc->peer->last_heard = now;
 		if (wc->unconfirmed) {
@@ -342,8 +355,8 @@ channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 			 * (load detection, docs/negotiation.md 5.1). */
 			struct sst_nego_addr a;
 
-			ep_to_addr(&from[i], &a);
-			sst_nego_confirm(w->nego, &a, numbers[i]);
+			ep_to_addr(&from[first], &a);
+			sst_nego_confirm(w->nego, &a, numbers[first]);
 			wc->unconfirmed = false;
 		}
 	}

@@ -25,6 +25,7 @@
 
 #include "sst_burst.h"
 #include "sst_capture.h"
+#include "worker_burst.h"
 #include "worker_internal.h"
 
 /* Where a handed-over packet came from travels with it in the mbuf. */
@@ -209,19 +210,18 @@ owner_of(const struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_en
 	return sst_shard_owner(&w->shard, from);
 }
 
+/* n packets whose endpoint (or SST_NET_NONE: a frame) is set go to
+ * worker to's inbox; those that do not fit are dropped and counted. */
 static void
-handoff(struct sst_worker *w, uint16_t to, struct rte_mbuf *m, const struct sst_net_endpoint *from)
+handoff_burst(struct sst_worker *w, uint16_t to, struct rte_mbuf **pkts, uint16_t n)
 {
-	if (from != NULL)
-		*handoff_ep(m) = *from;
-	else
-		handoff_ep(m)->addr.family = SST_NET_NONE; /* a frame */
-	if (rte_ring_mp_enqueue(w->p.inboxes[to], m) != 0) {
-		w->stats.handoff_full++;
-		rte_pktmbuf_free(m);
-		return;
+	unsigned int done = rte_ring_mp_enqueue_burst(w->p.inboxes[to], (void **)pkts, n, NULL);
+
+	w->stats.handoff_out += done;
+	if (done < n) {
+		w->stats.handoff_full += n - done;
+		rte_pktmbuf_free_bulk(&pkts[done], n - done);
 	}
-	w->stats.handoff_out++;
 }
 
 /* Neighbour answers go to every worker: each has its own cache and asks
@@ -262,28 +262,46 @@ share_neighbour_answers(struct sst_worker *w, struct rte_mbuf **frames, uint16_t
 			if (k == w->p.shard_index)
 				continue;
 			copy = rte_pktmbuf_copy(frames[i], w->p.pool, 0, UINT32_MAX);
-			if (copy != NULL)
-				handoff(w, k, copy, NULL);
+			if (copy == NULL)
+				continue;
+			handoff_ep(copy)->addr.family = SST_NET_NONE; /* a frame */
+			handoff_burst(w, k, &copy, 1);
 		}
 	}
 }
 
-/* Datagrams for this worker, in rx_pkts/rx_from; the others handed over. */
+/* Datagrams for this worker, in rx_pkts/rx_from; the others handed over,
+ * one ring operation per owner. n is at most SST_MAX_BURST. */
 static void
 keep_or_handoff(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *from,
 	uint16_t n)
 {
-	for (uint16_t i = 0; i < n; i++) {
-		uint16_t owner =
-			w->p.shard_count > 1 ? owner_of(w, pkts[i], &from[i]) : w->p.shard_index;
+	uintptr_t owners[SST_MAX_BURST];
+	struct rte_mbuf *out[SST_MAX_BURST];
+	uint16_t order[SST_MAX_BURST], starts[SST_MAX_BURST + 1];
+	uint16_t groups;
 
-		if (owner != w->p.shard_index) {
-			handoff(w, owner, pkts[i], &from[i]);
-			continue;
+	for (uint16_t i = 0; i < n && i < SST_MAX_BURST; i++)
+		owners[i] =
+			w->p.shard_count > 1 ? owner_of(w, pkts[i], &from[i]) : w->p.shard_index;
+	groups = worker_burst_group(owners, n, order, starts);
+	for (uint16_t g = 0; g < groups; g++) {
+		uint16_t to = (uint16_t)owners[order[starts[g]]], count = 0;
+
+		for (uint16_t k = starts[g]; k < starts[g + 1]; k++) {
+			uint16_t i = order[k];
+
+			if (to == w->p.shard_index) {
+				w->rx_pkts[w->rx_n] = pkts[i];
+				w->rx_from[w->rx_n] = from[i];
+				w->rx_n++;
+				continue;
+			}
+			*handoff_ep(pkts[i]) = from[i];
+			out[count++] = pkts[i];
 		}
-		w->rx_pkts[w->rx_n] = pkts[i];
-		w->rx_from[w->rx_n] = from[i];
-		w->rx_n++;
+		if (count > 0)
+			handoff_burst(w, to, out, count);
 	}
 }
 

@@ -220,9 +220,14 @@ worker_chans_find(const struct sst_worker *w, const struct sst_net_endpoint *eps
 	const struct worker_table *t = &w->chan_table;
 	uint64_t hash[SST_MAX_BURST];
 	uint32_t pos[SST_MAX_BURST];
+	uint64_t ep_hash = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		hash[i] = worker_hash_chan(worker_hash_ep(w, &eps[i]), numbers[i]);
+		/* A burst comes mostly from one endpoint: its hash (SipHash,
+		 * keyed) once per run of packets from it. */
+		if (i == 0 || !worker_ep_equal(&eps[i], &eps[i - 1]))
+			ep_hash = worker_hash_ep(w, &eps[i]);
+		hash[i] = worker_hash_chan(ep_hash, numbers[i]);
 		rte_prefetch0(&t->slots[(uint32_t)hash[i] & t->mask]);
 	}
 	for (uint16_t i = 0; i < n; i++) {

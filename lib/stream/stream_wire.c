@@ -114,12 +114,12 @@ sst_stream_hdr_encode(const struct sst_stream_hdr *hdr, void *buf, size_t cap)
 uint8_t
 sst_window_encode(uint64_t free_bytes)
 {
-	uint8_t e = 0;
-
-	/* 2^(e+1) - 1 <= free  <=>  2^(e+1) <= free + 1 */
-	while (e < SST_WINDOW_EXP_MASK && (UINT64_C(1) << (e + 1)) - 1 <= free_bytes)
-		e++;
-	return e;
+	/* The largest e with 2^e - 1 <= free, i.e. floor(log2(free + 1)),
+	 * at most the field's maximum: one bit scan, not a loop, since it
+	 * runs for every packet that advertises a window. */
+	if (free_bytes >= (UINT64_C(1) << SST_WINDOW_EXP_MASK) - 1)
+		return SST_WINDOW_EXP_MASK;
+	return (uint8_t)(63 - __builtin_clzll(free_bytes + 1));
 }
 
 static int

@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# SST-DPDK next to the kernel in one sitting (issue 17; docs/performance.md).
+#
+# Every row is measured in rounds, the rows interleaved within a round, and
+# the median of the rounds is printed. A run's cost is the CPU time of both
+# of its ends as the scheduler accounts it (utime + stime of every thread,
+# /proc/PID/task/TID/stat), taken between two of the run's progress lines
+# (one a second: sst-perf's and anchor_rr's "N in all", iperf3's
+# intervals), so that setup and teardown are left out. Cycles are those
+# CPU-seconds times the TSC frequency the kernel reports (constant_tsc: the
+# nominal frequency, whatever the core's clock did meanwhile).
+#
+#   SST-DPDK  sst-perf --loopback bulk (chk32, AES-128-GCM) and rr (32 B each
+#             way, each transaction on a new stream), one process: both ends;
+#             sst-perf bulk over the veth pair below, each end a DPDK port on
+#             net_af_packet (two processes)
+#   anchors   kernel TCP (iperf3) over a veth pair between two network
+#             namespaces made for the run, offloads on and off; kernel UDP
+#             ping-pong and TCP_CRR (perf/anchor_rr, both ends in one
+#             process); ngtcp2's examples when installed
+#
+# Usage: perf/compare.sh [--quick] [--rounds N] [--window SECONDS] [--build DIR]
+#                        [--versus DIR]
+#   --quick        one round, 2-second windows (under 2 minutes)
+#   --rounds N     rounds (default 3)
+#   --window S     seconds measured per run (default 4)
+#   --build DIR    the build to measure (default build-fast, made by
+#                  scripts/build.sh fast when missing)
+#   --versus DIR   also SST-DPDK's rows with DIR's sst-perf (another build, or
+#                  a directory holding apps/sst-perf/sst-perf of another
+#                  commit), interleaved with the others: a before/after table
+# Needs root (network namespaces), iperf3 and ethtool.
+set -eu
+cd "$(dirname "$0")/.."
+
+rounds=3
+window=4
+build=build-fast
+versus=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick)
+		rounds=1
+		window=2
+		;;
+	--rounds)
+		rounds=$2
+		shift
+		;;
+	--window)
+		window=$2
+		shift
+		;;
+	--build)
+		build=$2
+		shift
+		;;
+	--versus)
+		versus=$2
+		shift
+		;;
+	*)
+		sed -n '/^# Usage/,/^# Needs/p' "$0" | sed 's/^# \{0,1\}//' >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+
+if [ ! -x "$build/apps/sst-perf/sst-perf" ] || [ ! -x "$build/perf/anchor_rr" ]; then
+	if [ "$build" = build-fast ]; then
+		scripts/build.sh fast build-fast >&2
+	else
+		echo "compare.sh: $build has no sst-perf or anchor_rr (ninja -C $build)" >&2
+		exit 2
+	fi
+fi
+for tool in iperf3 ethtool ip; do
+	command -v $tool >/dev/null || {
+		echo "compare.sh: $tool is missing (scripts/setup-deps.sh)" >&2
+		exit 2
+	}
+done
+
+perf=$build/apps/sst-perf/sst-perf
+anchor=$build/perf/anchor_rr
+tmp=$(mktemp -d)
+ns_a=sstcmp-a-$$
+ns_b=sstcmp-b-$$
+clk_tck=$(getconf CLK_TCK)
+# The TSC frequency: the kernel's calibration (dmesg) when readable, else
+# the frequency /proc/cpuinfo reports (the same with constant_tsc).
+tsc_mhz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | tail -n 1)
+tsc_src="the kernel's TSC calibration"
+if [ -z "$tsc_mhz" ]; then
+	tsc_mhz=$(awk -F': ' '/^cpu MHz/ {print $2; exit}' /proc/cpuinfo)
+	tsc_src="/proc/cpuinfo cpu MHz"
+fi
+
+cleanup() {
+	ip netns del "$ns_a" 2>/dev/null || true
+	ip netns del "$ns_b" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The veth pair between two namespaces of our own: 10.211.0.1 (server) in
+# ns_a, 10.211.0.2 in ns_b.
+ip netns add "$ns_a"
+ip netns add "$ns_b"
+# Interface names: at most 15 characters.
+if_a=sstca$$
+if_b=sstcb$$
+ip link add "$if_a" type veth peer name "$if_b"
+ip link set "$if_a" netns "$ns_a"
+ip link set "$if_b" netns "$ns_b"
+ip -n "$ns_a" addr add 10.211.0.1/24 dev "$if_a"
+ip -n "$ns_b" addr add 10.211.0.2/24 dev "$if_b"
+for n in "$ns_a" "$ns_b"; do
+	ip -n "$n" link set lo up
+done
+ip -n "$ns_a" link set "$if_a" up
+ip -n "$ns_b" link set "$if_b" up
+
+offloads() {
+	ip netns exec "$ns_a" ethtool -K "$if_a" tso "$1" gso "$1" gro "$1" tx "$1" rx "$1" \
+		>/dev/null 2>&1 || true
+	ip netns exec "$ns_b" ethtool -K "$if_b" tso "$1" gso "$1" gro "$1" tx "$1" rx "$1" \
+		>/dev/null 2>&1 || true
+}
+
+# CPU ticks (1/CLK_TCK s) of every thread of the given processes.
+cpu_ticks() {
+	local total=0 pid f s
+	for pid in "$@"; do
+		for f in /proc/"$pid"/task/*/stat; do
+			s=$(cat "$f" 2>/dev/null) || continue
+			s=${s##*) }
+			# shellcheck disable=SC2086
+			set -- $s
+			total=$((total + ${12} + ${13}))
+		done
+	done
+	echo "$total"
+}
+
+# measure NAME KIND EXTRA_PIDS CMD...: run CMD and measure between its first
+# progress line and the one `window` seconds later. KIND: count (sst-perf
+# and anchor_rr: "... N in all" or "... N bytes in all") or iperf (iperf3
+# -f K interval lines). Appends "NAME units cycles" to $tmp/results and
+# keeps CMD's output in $tmp/NAME.out.
+measure() {
+	local name=$1 kind=$2 extra=$3 line n=0 v=0 v0=0 c0=0 c1=0 v1=0 pid
+	shift 3
+	rm -f "$tmp/fifo" "$tmp/$name.out"
+	mkfifo "$tmp/fifo"
+	"$@" >"$tmp/fifo" 2>&1 &
+	pid=$!
+	while IFS= read -r line; do
+		echo "$line" >>"$tmp/$name.out"
+		[ $n -le "$window" ] || continue
+		case $kind in
+		iperf)
+			# The transfer column has 3 digits: bytes from the rate
+			# (-f K: KBytes/s, 7 digits) times the interval.
+			[[ $line =~ ^\[\ *[0-9]+\]\ +([0-9.]+)-([0-9.]+)\ +sec\ .*\ ([0-9.]+)\ KBytes/sec ]] ||
+				continue
+			[[ $line != *sender* && $line != *receiver* ]] || continue
+			v=$(awk -v v="$v" -v a="${BASH_REMATCH[1]}" -v b="${BASH_REMATCH[2]}" \
+				-v r="${BASH_REMATCH[3]}" 'BEGIN {printf "%.0f", v + r * 1024 * (b - a)}')
+			;;
+		*)
+			[[ $line =~ ^\[.*\ ([0-9]+)\ (bytes\ )?in\ all ]] || continue
+			v=${BASH_REMATCH[1]}
+			;;
+		esac
+		n=$((n + 1))
+		if [ $n -eq 1 ]; then
+			# shellcheck disable=SC2086
+			c0=$(cpu_ticks $pid $extra)
+			v0=$v
+		elif [ $n -eq $((window + 1)) ]; then
+			# shellcheck disable=SC2086
+			c1=$(cpu_ticks $pid $extra)
+			v1=$v
+		fi
+	done <"$tmp/fifo"
+	wait $pid || {
+		echo "compare.sh: $name failed:" >&2
+		tail -n 5 "$tmp/$name.out" >&2
+		return 1
+	}
+	if [ $n -le "$window" ] || [ "$v1" -le "$v0" ]; then
+		echo "compare.sh: $name: too few progress lines ($n)" >&2
+		return 1
+	fi
+	awk -v n="$name" -v u=$((v1 - v0)) -v t=$((c1 - c0)) -v hz="$clk_tck" -v mhz="$tsc_mhz" \
+		'BEGIN {printf "%s %d %.0f %.3f\n", n, u, t / hz * mhz * 1e6, t / hz}' \
+		>>"$tmp/results"
+}
+
+run_time=$((window + 3))
+# sst_bulk NAME ARMOR [SST-PERF], sst_rr NAME [SST-PERF]
+sst_bulk() {
+	measure "$1" count "" "${3:-$perf}" --loopback -t "$run_time" --armor "$2" bulk
+}
+sst_rr() {
+	measure "$1" count "" "${2:-$perf}" --loopback -t "$run_time" --request 32 --response 32 rr
+}
+if [ -n "$versus" ] && [ ! -x "$versus/apps/sst-perf/sst-perf" ]; then
+	echo "compare.sh: $versus/apps/sst-perf/sst-perf is missing" >&2
+	exit 2
+fi
+iperf() {
+	local srv
+	offloads "$2"
+	ip netns exec "$ns_a" iperf3 -s -1 -B 10.211.0.1 >/dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	measure "$1" iperf "$srv" ip netns exec "$ns_b" iperf3 -c 10.211.0.1 -t "$run_time" -i 1 \
+		-f K --forceflush
+	wait "$srv" || true
+}
+
+# SST-DPDK over the same veth pair: each end a DPDK port on net_af_packet,
+# frames through lib/net at addresses the kernel does not hold.
+eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
+sst_afp() {
+	local srv
+	ip netns exec "$ns_a" "$perf" "${eal[@]}" --file-prefix="sstcmp-s-$$" \
+		--vdev="net_af_packet0,iface=$if_a" -- --server --once --udp 4433 --port 0 \
+		--ip 10.211.1.1/24 >/dev/null 2>&1 &
+	srv=$!
+	sleep 2
+	measure "$1" count "$srv" ip netns exec "$ns_b" "$perf" "${eal[@]}" \
+		--file-prefix="sstcmp-c-$$" --vdev="net_af_packet0,iface=$if_b" -- \
+		--udp 10.211.1.1:4433 --port 0 --ip 10.211.1.2/24 -t "$run_time" bulk
+	wait "$srv" || true
+}
+
+ngtcp2_client=$(command -v ngtcp2-client || command -v gtlsclient || true)
+echo "compare.sh: $rounds round(s), ${window}-second windows, $build; cycles = CPU-seconds x" \
+	"${tsc_mhz} MHz ($tsc_src)" >&2
+for r in $(seq "$rounds"); do
+	echo "compare.sh: round $r" >&2
+	sst_bulk sst_chk32 chk32
+	iperf tcp_on on
+	sst_bulk sst_aes aes128gcm
+	iperf tcp_off off
+	sst_afp sst_afp
+	sst_rr sst_rr
+	if [ -n "$versus" ]; then
+		sst_bulk v_chk32 chk32 "$versus/apps/sst-perf/sst-perf"
+		sst_rr v_rr "$versus/apps/sst-perf/sst-perf"
+		sst_bulk v_aes aes128gcm "$versus/apps/sst-perf/sst-perf"
+	fi
+	measure udp_rr count "" "$anchor" udp -t "$run_time" -s 32
+	measure tcp_crr count "" "$anchor" crr -t "$run_time" -s 32
+	cp "$tmp/sst_chk32.out" "$tmp/sst_chk32.$r.out"
+	cp "$tmp/sst_rr.out" "$tmp/sst_rr.$r.out"
+done
+
+# Medians over the rounds: cycles per unit of each name.
+med() {
+	awk -v n="$1" '$1 == n {print $3 / $2}' "$tmp/results" | sort -g |
+		awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2];
+			else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+}
+chk=$(med sst_chk32)
+aes=$(med sst_aes)
+rr=$(med sst_rr)
+on=$(med tcp_on)
+off=$(med tcp_off)
+afp=$(med sst_afp)
+udp=$(med udp_rr)
+crr=$(med tcp_crr)
+# Packets per byte and per transaction from sst-perf's own count (the
+# links' transmitted packets of both ends) in the last round.
+pkt_byte=$(awk '/^  packets / {p = $2} /^  payload delivered/ {b = $3} END {print p / b}' \
+	"$tmp/sst_chk32.out")
+pkt_txn=$(awk '/^  packets / {p = $2} /^  transactions / {t = $2} END {print p / t}' \
+	"$tmp/sst_rr.out")
+ngtcp2_row="not installed"
+[ -z "$ngtcp2_client" ] || ngtcp2_row="installed ($ngtcp2_client), not yet measured by this script"
+
+awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$udp" \
+	-v crr="$crr" -v pb="$pkt_byte" -v pt="$pkt_txn" -v ng="$ngtcp2_row" -v rounds="$rounds" \
+	-v win="$window" -v mhz="$tsc_mhz" 'BEGIN {
+	printf "\nMedians of %d round(s), %d-second windows; cycles = CPU-seconds of both ends x %s MHz\n\n",
+		rounds, win, mhz
+	print "| work | anchor, same sitting | SST-DPDK | SST / anchor |"
+	print "|---|---|---|---|"
+	printf "| bulk, in-memory link, chk32 | kernel TCP over veth, offloads on: %.2f cycles/byte | `sst-perf --loopback`: %.2f cycles/byte | %.2fx per CPU-second |\n",
+		on, chk, on / chk
+	printf "| bulk, veth + net_af_packet, chk32 | kernel TCP over veth, offloads off: %.2f cycles/byte | %.2f cycles/byte | %.2fx |\n",
+		off, afp, off / afp
+	printf "| bulk, AES-128-GCM, in-memory | ngtcp2: %s | %.2f cycles/byte | - |\n", ng, aes
+	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong %.1fk cycles/txn; TCP_CRR %.1fk | %.1fk cycles/txn, %.1f packets each | %.2fx UDP, %.2fx TCP_CRR |\n",
+		udp / 1e3, crr / 1e3, rr / 1e3, pt, udp / rr, crr / rr
+	printf "| cycles per packet, both ends, loopback bulk | (testpmd: not measured by this script) | %.0f | - |\n",
+		chk / pb
+}'
+
+# Every round's figure, so that the spread of the sitting shows.
+echo
+echo "Per round (cycles per byte, or per transaction for the rr rows):"
+for n in sst_chk32 tcp_on sst_aes tcp_off sst_afp sst_rr udp_rr tcp_crr v_chk32 v_aes v_rr; do
+	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
+		"$tmp/results"
+done
+[ -n "$versus" ] || exit 0
+awk -v a="$(med v_chk32)" -v b="$chk" -v c="$(med v_aes)" -v d="$aes" -v e="$(med v_rr)" \
+	-v f="$rr" -v va="$versus" -v vb="$build" 'BEGIN {
+	printf "\n| SST-DPDK, same sitting | %s | %s | ratio |\n|---|---|---|---|\n", va, vb
+	printf "| bulk chk32, cycles/byte | %.2f | %.2f | %.2fx |\n", a, b, a / b
+	printf "| bulk AES-128-GCM, cycles/byte | %.2f | %.2f | %.2fx |\n", c, d, c / d
+	printf "| rr 32 B, cycles/txn | %.0f | %.0f | %.2fx |\n", e, f, e / f
+}'
