@@ -214,8 +214,8 @@ from_pcap(const struct gen_conf *c, struct gen_frames *fr)
 	return 0;
 }
 
-int
-gen_frames_build(const struct gen_conf *c, struct gen_frames *fr)
+static int
+build(const struct gen_conf *c, struct gen_frames *fr)
 {
 	uint64_t rng = c->seed;
 
@@ -250,5 +250,19 @@ gen_frames_build(const struct gen_conf *c, struct gen_frames *fr)
 		headers(c, f, len);
 		f->kind = GEN_FRAME_CHANNEL;
 	}
+	return 0;
+}
+
+int
+gen_frames_build(const struct gen_conf *c, struct gen_frames *fr)
+{
+	if (build(c, fr) < 0)
+		return -1;
+	for (uint32_t i = 0; i < fr->n; i++)
+		if (gen_frame_prepare(&fr->f[i], fr->chk_key) < 0) {
+			fprintf(stderr, "sst-gen: template %u: incremental checksums disagree\n",
+				i);
+			return -1;
+		}
 	return 0;
 }

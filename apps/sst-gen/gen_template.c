@@ -2,12 +2,12 @@
 /*
  * sst-gen template mode: replay pre-built frames (gen_frames.c) on a DPDK
  * port, one worker lcore per transmit queue, as fast as the port takes
- * them or at --rate. Every packet is a copy of a template with its source
- * address and port varied (packet i of a queue: address base + i mod
- * --vary-addrs, port base + i mod --vary-ports), and for channel packets
- * the channel number, the sequence number and the Chk32 trailer; the IPv4
- * and UDP checksums are recomputed for each. The main lcore prints a line
- * a second and the totals.
+ * them or at --rate. Every packet is a copy of a template with its fields
+ * varied (gen_fields.c: source address and port; for channel packets the
+ * sequence number and the Chk32 trailer; the IPv4 and UDP checksums to
+ * match). Queue q's packets are numbered from q << 40, so that queues send
+ * distinct sequence numbers. The main lcore prints a line a second and the
+ * totals.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,15 +16,12 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
-#include <rte_ip.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_udp.h>
 
 #include "gen_template.h"
-#include "sst_chk32.h"
 #include "tool_args.h"
 
 enum { BURST = 32, TX_DESC = 1024, RX_DESC = 512, MBUFS = 16383 };
@@ -40,44 +37,11 @@ struct tx_queue {
 	uint64_t tsc_per_burst; /**< pacing; 0: none */
 	uint64_t sent, bytes, dropped;
 	uint64_t tsc_start, tsc_end;
+	bool prefilled; /**< every mbuf of the pool holds the one template */
 } __rte_cache_aligned;
 
 /* Set by the main lcore, read by the workers between bursts. */
 static bool stop_tx;
-
-/* The fields of packet number i of a queue. */
-static inline void
-vary(const struct gen_conf *c, const struct gen_frames *fr, const struct gen_frame *t, uint8_t *p,
-	uint64_t i)
-{
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + GEN_L2_LEN);
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(p + GEN_UDP_OFF);
-	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
-
-	ip->src_addr = rte_cpu_to_be_32(src + (uint32_t)(i % c->vary_addrs));
-	udp->src_port = rte_cpu_to_be_16(
-		(uint16_t)(rte_be_to_cpu_16(udp->src_port) + (uint16_t)(i % c->vary_ports)));
-	if (t->kind == GEN_FRAME_CHANNEL) {
-		uint8_t *pkt = p + GEN_PAYLOAD_OFF;
-		uint32_t len =
-			rte_be_to_cpu_16(udp->dgram_len) - GEN_L4_LEN - SST_CHK32_TRAILER_LEN;
-		uint64_t seq = i + 1;
-		uint32_t trailer;
-
-		pkt[1] = (uint8_t)(seq >> 16);
-		pkt[2] = (uint8_t)(seq >> 8);
-		pkt[3] = (uint8_t)seq;
-		trailer = sst_chk32_trailer(seq, pkt, len, fr->chk_key);
-		pkt[len] = (uint8_t)(trailer >> 24);
-		pkt[len + 1] = (uint8_t)(trailer >> 16);
-		pkt[len + 2] = (uint8_t)(trailer >> 8);
-		pkt[len + 3] = (uint8_t)trailer;
-	}
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp->dgram_cksum = 0;
-	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
-}
 
 static int
 tx_loop(void *arg)
@@ -87,6 +51,8 @@ tx_loop(void *arg)
 	const struct gen_frames *fr = q->fr;
 	struct rte_mbuf *m[BURST];
 	uint64_t i = q->first, next = rte_rdtsc(), end = q->limit != 0 ? q->first + q->limit : 0;
+	struct gen_vary v = {.addr = 0, .port = 0, .seq = q->first};
+	uint32_t t = 0;
 
 	q->tsc_start = rte_rdtsc();
 	while (!__atomic_load_n(&stop_tx, __ATOMIC_RELAXED) && (end == 0 || i < end)) {
@@ -102,15 +68,23 @@ tx_loop(void *arg)
 		if (rte_pktmbuf_alloc_bulk(q->pool, m, n) != 0)
 			continue;
 		for (uint16_t k = 0; k < n; k++) {
-			const struct gen_frame *t = &fr->f[(i + k) % fr->n];
+			const struct gen_frame *f = &fr->f[t];
 			uint8_t *p = rte_pktmbuf_mtod(m[k], uint8_t *);
 
-			rte_memcpy(p, t->bytes, t->len);
-			m[k]->data_len = t->len;
-			m[k]->pkt_len = t->len;
-			if (t->kind != GEN_FRAME_RAW)
-				vary(c, fr, t, p, i + k);
-			q->bytes += t->len;
+			if (!q->prefilled)
+				rte_memcpy(p, f->bytes, f->len);
+			m[k]->data_len = f->len;
+			m[k]->pkt_len = f->len;
+			v.seq++;
+			if (f->kind != GEN_FRAME_RAW)
+				gen_frame_vary(f, p, &v, fr->chk_key);
+			q->bytes += f->len;
+			if (++t == fr->n)
+				t = 0;
+			if (++v.addr == c->vary_addrs)
+				v.addr = 0;
+			if (++v.port == c->vary_ports)
+				v.port = 0;
 		}
 		sent = rte_eth_tx_burst(q->port, q->queue, m, n);
 		if (sent < n) {
@@ -126,6 +100,24 @@ tx_loop(void *arg)
 	}
 	q->tsc_end = rte_rdtsc();
 	return 0;
+}
+
+/*
+ * With one template, every mbuf of the pool gets its bytes once, here:
+ * a packet then writes only the fields it varies (all of them, every
+ * time), as testpmd's txonly writes only its headers. The pool is ours
+ * alone and nothing else writes to its buffers (the receive queue is never
+ * polled).
+ */
+static void
+prefill(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
+{
+	const struct gen_frame *f = arg;
+	struct rte_mbuf *m = obj;
+
+	(void)mp;
+	(void)idx;
+	memcpy((uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, f->bytes, f->len);
 }
 
 static int
@@ -232,6 +224,8 @@ gen_template_run(const struct gen_conf *c)
 		RTE_PKTMBUF_HEADROOM + GEN_FRAME_MAX, (int)rte_socket_id());
 	if (pool == NULL || port_setup(c, pool) < 0)
 		goto out;
+	if (fr->n == 1)
+		rte_mempool_obj_iter(pool, prefill, &fr->f[0]);
 	__atomic_store_n(&stop_tx, false, __ATOMIC_RELAXED);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{
@@ -243,6 +237,7 @@ gen_template_run(const struct gen_conf *c)
 		x->fr = fr;
 		x->pool = pool;
 		x->port = c->tx_port;
+		x->prefilled = fr->n == 1;
 		x->queue = (uint16_t)q;
 		x->first = (uint64_t)q << 40;
 		x->limit = c->count != 0 ? c->count / c->queues + (q < c->count % c->queues) : 0;

@@ -30,9 +30,21 @@ enum gen_frame_kind {
 			     * number, sequence number, Chk32 trailer */
 };
 
+/*
+ * A template and what makes its packets cheap to vary (gen_fields.c): the
+ * sums of everything that stays, so that a packet's checksums cost a few
+ * additions for the fields that change instead of a pass over its bytes.
+ */
 struct gen_frame {
 	uint16_t len;
 	uint8_t kind;
+	uint16_t chan_len;     /**< channel packets: bytes before the trailer */
+	uint32_t src;	       /**< IPv4 source of packet 0 (host order) */
+	uint16_t sport;	       /**< UDP source port of packet 0 */
+	uint32_t ip_sum;       /**< IPv4 header's 16-bit word sum, source and checksum zero */
+	uint32_t udp_sum;      /**< the UDP sum (pseudo-header too), varied fields zero */
+	uint32_t chk_a, chk_b; /**< Chk32 sums (mod 65537), sequence fields zero */
+	uint32_t chk_words;    /**< 16-bit words Chk32 runs over */
 	uint8_t bytes[GEN_FRAME_MAX];
 };
 
@@ -41,6 +53,25 @@ struct gen_frames {
 	uint32_t chk_key; /**< the Chk32 key of channel packets */
 	struct gen_frame f[GEN_TEMPLATES_MAX];
 };
+
+/** Prepare frame @p f for gen_frame_vary() (clears the fields that vary)
+ * and check, on a scratch copy, that the incremental sums give what the
+ * full computations give. @return 0 or -1 (a bug: the sums disagree). */
+int gen_frame_prepare(struct gen_frame *f, uint32_t chk_key);
+
+/** What packet i of a queue varies: offsets from the template's source
+ * address and port (i mod --vary-addrs, i mod --vary-ports, kept by the
+ * caller as counters: a division per packet costs more than the rest) and
+ * the channel sequence number. */
+struct gen_vary {
+	uint32_t addr, port;
+	uint64_t seq;
+};
+
+/** Vary the copy of template @p f at @p p as @p v says (channel packets:
+ * the Chk32 trailer under @p chk_key too); IPv4 and UDP checksums to match. */
+void gen_frame_vary(
+	const struct gen_frame *f, uint8_t *p, const struct gen_vary *v, uint32_t chk_key);
 
 /** Build the frames the configuration asks for (generated kinds or a
  * capture). @return 0, or -1 after printing why. */
