@@ -442,8 +442,15 @@ connect_more(struct gen_client *g, sst_time_t now)
 		g->next_connect++;
 		rc = chan_open(g, ch, now);
 		if (rc < 0) {
+			/* Each channel's worker takes a few DPDK memzones for its
+			 * stream buffers: RTE_MAX_MEMZONE (2560 in DPDK 22.11) is
+			 * what ends a large run first. */
 			if (g->tot.setup_failed == 0)
-				fprintf(stderr, "sst-gen: channel %u: %s\n", ch->id, strerror(-rc));
+				fprintf(stderr,
+					"sst-gen: channel %u: %s (each channel is a "
+					"worker of its own, whose stream buffers take DPDK "
+					"memzones: about 600 channels per process)\n",
+					ch->id, strerror(-rc));
 			ch->state = CH_FAILED;
 			g->tot.setup_failed++;
 		}

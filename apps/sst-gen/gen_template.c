@@ -221,7 +221,7 @@ gen_template_run(const struct gen_conf *c)
 		goto out;
 	}
 	pool = rte_pktmbuf_pool_create("gen_tx", MBUFS * c->queues + RX_DESC, 256, 0,
-		RTE_PKTMBUF_HEADROOM + GEN_FRAME_MAX, (int)rte_socket_id());
+		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (pool == NULL || port_setup(c, pool) < 0)
 		goto out;
 	if (fr->n == 1)
