@@ -117,6 +117,28 @@ flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 	round_check(ch);
 }
 
+/*
+ * The server refused the stream before answering (a server resets a
+ * stream beyond a peer's share, or one it has no buffers for yet, to be
+ * sent again: sst_stream_host_params): not a failure of the server, so the
+ * slot opens it again after a millisecond, and the refusal is counted.
+ */
+static void
+refused(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
+{
+	struct gen_client *g = ch->g;
+
+	f->live = false;
+	sst_stream_set_user(f->s, NULL);
+	sst_stream_close(f->s, now);
+	f->s = NULL;
+	f->ready_at = now + SST_NSEC_PER_SEC / 1000;
+	ch->live--;
+	ch->started--;
+	g->tot.streams--;
+	g->tot.refused++;
+}
+
 static void
 write_some(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 {
@@ -209,11 +231,14 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 	struct gen_chan *ch = ctx;
 	struct gen_flow *f = sst_stream_user(s);
 
-	(void)why;
 	if (f == NULL)
 		return;
 	if (s == ch->in_read) {
 		ch->close_pending = true;
+		return;
+	}
+	if (why == SST_STREAM_REFUSED && f->rx == 0) {
+		refused(ch, f, now);
 		return;
 	}
 	flow_end(ch, f, false, now);
@@ -362,11 +387,13 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 		wp.nego.secure = &secure_conf;
 	wp.stream.name = name;
 	wp.stream.clone_pool = g->clones;
-	wp.stream.max_streams = ch->wl->concurrent + 4;
+	wp.stream.max_streams = ch->wl->concurrent + 16;
 	wp.stream.max_tx_buffers = ch->wl->concurrent + 1;
 	wp.stream.max_rx_buffers = ch->wl->concurrent + 1;
 	wp.stream.initial_buffers = 1;
-	wp.stream.max_sids = 2 * ch->wl->concurrent + 8;
+	/* SIDs are reused only after a quiet period: a table the size of
+	 * the slots stalls a channel that runs rounds of streams (with 10 it
+	 * stopped after 20). The default grows with the SIDs in use. */
 	wp.stream.send_mbufs = 64;
 	wp.stream.rx_pieces = 64;
 	wp.stream.ops = &stream_ops;

@@ -53,6 +53,7 @@ struct gen_totals {
 	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
 	uint64_t up, setups, setup_failed;
 	uint64_t streams, txns, stream_failed, verify_errors, short_responses;
+	uint64_t refused; /**< streams the server refused before answering: opened again */
 };
 
 struct gen_client {

@@ -80,10 +80,10 @@ gen_report_final(struct gen_client *g)
 			g->nch, (unsigned long long)g->peak_up, (unsigned long long)t->setups,
 			(unsigned long long)t->setup_failed);
 		printf("  \"streams\": %llu, \"transactions\": %llu, \"stream_failed\": %llu, "
-		       "\"verify_errors\": %llu, \"short_responses\": %llu,\n",
+		       "\"verify_errors\": %llu, \"short_responses\": %llu, \"refused\": %llu,\n",
 			(unsigned long long)t->streams, (unsigned long long)t->txns,
 			(unsigned long long)t->stream_failed, (unsigned long long)t->verify_errors,
-			(unsigned long long)t->short_responses);
+			(unsigned long long)t->short_responses, (unsigned long long)t->refused);
 		printf("  \"setups_per_s\": %.1f, \"txn_per_s\": %.1f,\n",
 			secs > 0 ? (double)t->setups / secs : 0,
 			secs > 0 ? (double)t->txns / secs : 0);
@@ -111,6 +111,8 @@ gen_report_final(struct gen_client *g)
 			secs > 0 ? (double)t->txns / secs : 0);
 		printf("%-22s %llu\n", "bytes not as expected",
 			(unsigned long long)t->verify_errors);
+		printf("%-22s %llu (opened again)\n", "refused by the server",
+			(unsigned long long)t->refused);
 		printf("%-22s tx %llu pkts %llu B, rx %llu pkts %llu B\n", "link",
 			(unsigned long long)t->tx_pkts, (unsigned long long)t->tx_bytes,
 			(unsigned long long)t->rx_pkts, (unsigned long long)t->rx_bytes);

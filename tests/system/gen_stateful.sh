@@ -6,7 +6,8 @@
 #  - against `sst-gen server`, secure mode: 8 channels, 2 streams in flight
 #    each, exponential requests and Pareto responses; the server's own
 #    count of failed streams and wrong bytes must be 0;
-#  - --loopback with a two-workload JSON profile, and a malformed profile
+#  - --loopback with a two-workload JSON profile (30 streams a channel one
+#    after the other: more than a channel's first SIDs), and a malformed profile
 #    refused (exit 2) before anything runs.
 # Usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat
 set -u
@@ -52,14 +53,14 @@ grep -q 'server (end): .* answered 48 failed 0, verify errors 0,' "$dir/server.e
 
 cat >"$dir/mix.json" <<'PROFILE'
 {"workloads": [
-  {"name": "small", "weight": 3, "streams": 4, "request": 20, "response": "uniform:1-200"},
+  {"name": "small", "weight": 3, "streams": 30, "request": 20, "response": "uniform:1-200"},
   {"name": "large", "weight": 1, "streams": 2, "concurrent": 2, "request": "64K",
    "response": "100K", "think_ms": 1}
 ]}
 PROFILE
 timeout 60 "$gen_bin" client --loopback --channels 4 --profile "$dir/mix.json" --json \
 	>"$dir/mix.out" 2>"$dir/mix.out.err" || fail "profile run: exit $?"
-check "profile" "$dir/mix.out" 14
+check "profile" "$dir/mix.out" 92
 echo '{"workloads": [{"streams": 2, "colour": "red"}]}' >"$dir/bad.json"
 "$gen_bin" client --loopback --profile "$dir/bad.json" >/dev/null 2>"$dir/bad.err"
 rc=$?
