@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-gen, the stateful client's state: shared by the workload logic
+ * (gen_client.c) and the reports (gen_report.c).
+ */
+#ifndef GEN_CLIENT_H
+#define GEN_CLIENT_H
+
+#include "gen.h"
+#include "sst_link.h"
+#include "sst_worker.h"
+
+enum chan_state {
+	CH_IDLE = 0,   /**< not started yet (--channel-rate) */
+	CH_CONNECTING, /**< handshake under way */
+	CH_UP,	       /**< running its workload */
+	CH_DONE,       /**< its streams are done: held until the run ends */
+	CH_FAILED,
+};
+
+/* One stream: a request written, a response read and checked. */
+struct gen_flow {
+	struct sst_stream *s;
+	uint64_t tag;
+	uint32_t req, resp; /**< sizes drawn for this stream */
+	uint32_t tx, rx;
+	uint64_t t0;	   /**< TSC at open */
+	uint64_t ready_at; /**< ns: think time over, the slot may start again */
+	bool shut, live;
+};
+
+/* One channel: a worker on a socket of its own. */
+struct gen_chan {
+	struct gen_client *g;
+	uint32_t id;
+	uint8_t state;
+	const struct gen_workload *wl;
+	struct sst_link *link;
+	struct sst_worker *w;
+	struct sst_stream_peer *peer;
+	uint64_t t_connect; /**< TSC */
+	uint32_t started;   /**< streams of the current round */
+	uint32_t live;
+	uint64_t rounds;
+	struct gen_flow *flows; /**< wl->concurrent slots */
+	/* A stream's end reported inside a read of it: acted on after. */
+	struct sst_stream *in_read;
+	bool close_pending;
+};
+
+/* What the per-second lines and the final report show. */
+struct gen_totals {
+	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
+	uint64_t up, setups, setup_failed;
+	uint64_t streams, txns, stream_failed, verify_errors, short_responses;
+	uint64_t refused; /**< streams the server refused before answering: opened again */
+};
+
+struct gen_client {
+	const struct gen_conf *c;
+	struct rte_mempool *pool, *clones;
+	struct gen_chan *ch;
+	uint32_t nch;
+	uint32_t next_connect; /**< channels started so far */
+	uint64_t rng;
+	uint64_t stream_seq;
+	double stream_tokens, chan_tokens;
+	sst_time_t last_refill;
+	bool stopping; /**< no new streams */
+	struct gen_totals tot;
+	struct gen_hist setup, txn; /**< ns */
+	uint64_t tsc_hz;
+	/* Times and memory. */
+	sst_time_t t_start, t_end;
+	uint64_t rss0, rss_peak;
+	uint64_t peak_up;
+	sst_time_t last_line;
+	struct gen_totals at_line;
+	uint32_t seconds;
+};
+
+/** Sum the links' counters into g->tot (O(channels): once a second). */
+void gen_client_sum_links(struct gen_client *g);
+/** A per-second line on stderr. */
+void gen_report_second(struct gen_client *g, sst_time_t now);
+/** The final table, or the JSON object. @return the exit status. */
+int gen_report_final(struct gen_client *g);
+
+#endif /* GEN_CLIENT_H */

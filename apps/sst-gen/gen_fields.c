@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-gen template mode: the per-packet fields, updated incrementally.
+ * A template's checksums are summed once with the varied fields zero
+ * (gen_frame_prepare()); a packet then adds only what it changes: the
+ * source address and port to the IPv4 and UDP one's complement sums
+ * (RFC 1071: the sum is order-independent, so a word's contribution is its
+ * value), and for channel packets the sequence number to Chk32. Chk32
+ * (docs/wire-format.md 3) is a = sum of words, b = sum of the running a,
+ * both mod 65537, so word k of n contributes w to a and w * (n - k) to b.
+ * This is what lets one core replay at the rate testpmd's txonly sends.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "gen_template.h"
+#include "sst_chk32.h"
+
+enum { CHK_MOD = 65537 };
+
+#define SEQ_BYTES 8u
+
+/* The one's complement sum of len bytes as big-endian words, folded
+ * (DPDK sums native words; the sum is the same up to a byte swap). */
+static uint32_t
+sum_words(const void *p, size_t len, uint32_t sum)
+{
+	return sum + rte_be_to_cpu_16(rte_raw_cksum(p, len));
+}
+
+static uint16_t
+fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* Byte b at offset off of a one's complement sum: high or low half of a word. */
+static inline uint32_t
+byte_at(uint32_t off, uint8_t b)
+{
+	return off % 2 == 0 ? (uint32_t)b << 8 : b;
+}
+
+/* Chk32 of the sequence number 0 and the template's channel packet, as
+ * the untruncated sums (sst_chk32() keeps 16 bits of each). */
+static void
+chk_sums(struct gen_frame *f, const uint8_t *pkt)
+{
+	uint32_t a = 0, b = 0, bytes = SEQ_BYTES + f->chan_len + 1;
+	uint8_t w[2];
+
+	bytes += bytes % 2;
+	f->chk_words = bytes / 2;
+	for (uint32_t k = 0; k < f->chk_words; k++) {
+		for (uint32_t j = 0; j < 2; j++) {
+			uint32_t at = 2 * k + j;
+
+			w[j] = at < SEQ_BYTES		       ? 0
+			       : at < SEQ_BYTES + f->chan_len  ? pkt[at - SEQ_BYTES]
+			       : at == SEQ_BYTES + f->chan_len ? 0x80
+							       : 0;
+		}
+		a = (a + ((uint32_t)w[0] << 8 | w[1])) % CHK_MOD;
+		b = (b + a) % CHK_MOD;
+	}
+	f->chk_a = a;
+	f->chk_b = b;
+}
+
+void
+gen_frame_vary(const struct gen_frame *f, uint8_t *p, const struct gen_vary *v, uint32_t chk_key)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + GEN_L2_LEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(p + GEN_UDP_OFF);
+	uint32_t src = f->src + v->addr;
+	uint16_t port = (uint16_t)(f->sport + v->port);
+	uint32_t us = f->udp_sum + (src >> 16) + (src & 0xffff) + port;
+	uint16_t c;
+
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->hdr_checksum =
+		rte_cpu_to_be_16((uint16_t)~fold(f->ip_sum + (src >> 16) + (src & 0xffff)));
+	udp->src_port = rte_cpu_to_be_16(port);
+	if (f->kind == GEN_FRAME_CHANNEL) {
+		uint8_t *pkt = p + GEN_PAYLOAD_OFF;
+		uint64_t seq = v->seq, n = f->chk_words, a, b;
+		uint32_t t, len = f->chan_len;
+
+		/* Header word 0: the low 24 bits of the sequence number. */
+		pkt[1] = (uint8_t)(seq >> 16);
+		pkt[2] = (uint8_t)(seq >> 8);
+		pkt[3] = (uint8_t)seq;
+		us += (uint32_t)((seq >> 16) & 0xff) + (uint32_t)(seq & 0xffff);
+		/* Chk32: words 0-3 the 64-bit sequence number, 4 and 5 the header's. */
+		a = f->chk_a;
+		b = f->chk_b;
+		for (uint32_t k = 0; k < 4; k++) {
+			uint64_t w = (seq >> (48 - 16 * k)) & 0xffff;
+
+			a += w;
+			b += w * (n - k);
+		}
+		a += (seq >> 16) & 0xff;
+		b += ((seq >> 16) & 0xff) * (n - 4);
+		a += seq & 0xffff;
+		b += (seq & 0xffff) * (n - 5);
+		t = (uint32_t)((a % CHK_MOD) & 0xffff) | (uint32_t)((b % CHK_MOD) & 0xffff) << 16;
+		t += chk_key;
+		for (uint32_t j = 0; j < 4; j++) {
+			uint8_t byte = (uint8_t)(t >> (24 - 8 * j));
+
+			pkt[len + j] = byte;
+			us += byte_at(GEN_L4_LEN + len + j, byte);
+		}
+	}
+	c = (uint16_t)~fold(us);
+	udp->dgram_cksum = rte_cpu_to_be_16(c == 0 ? 0xffff : c);
+}
+
+int
+gen_frame_prepare(struct gen_frame *f, uint32_t chk_key)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f->bytes + GEN_L2_LEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f->bytes + GEN_UDP_OFF);
+	uint8_t *pkt = f->bytes + GEN_PAYLOAD_OFF;
+	const struct gen_vary probe = {.addr = 1000, .port = 7, .seq = 0x12345679 + 1};
+	uint8_t copy[GEN_FRAME_MAX];
+	uint16_t ulen;
+	uint32_t s;
+
+	if (f->kind == GEN_FRAME_RAW)
+		return 0;
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (ulen < GEN_L4_LEN || GEN_UDP_OFF + ulen > f->len) {
+		f->kind = GEN_FRAME_RAW; /* a capture's odd frame: replayed as it is */
+		return 0;
+	}
+	f->src = rte_be_to_cpu_32(ip->src_addr);
+	f->sport = rte_be_to_cpu_16(udp->src_port);
+	ip->src_addr = 0;
+	ip->hdr_checksum = 0;
+	f->ip_sum = sum_words((const uint8_t *)ip, GEN_L3_LEN, 0);
+	udp->src_port = 0;
+	udp->dgram_cksum = 0;
+	if (f->kind == GEN_FRAME_CHANNEL) {
+		f->chan_len = (uint16_t)(ulen - GEN_L4_LEN - SST_CHK32_TRAILER_LEN);
+		memset(pkt + 1, 0, 3);
+		memset(pkt + f->chan_len, 0, SST_CHK32_TRAILER_LEN);
+		chk_sums(f, pkt);
+	}
+	/* Pseudo-header without the source: destination, protocol, length. */
+	s = sum_words((const uint8_t *)&ip->dst_addr, 4, 0) + IPPROTO_UDP + ulen;
+	f->udp_sum = sum_words((const uint8_t *)udp, ulen, s);
+	/* The incremental sums against the full ones, on a packet far from 0. */
+	memcpy(copy, f->bytes, f->len);
+	gen_frame_vary(f, copy, &probe, chk_key);
+	ip = (struct rte_ipv4_hdr *)(copy + GEN_L2_LEN);
+	udp = (struct rte_udp_hdr *)(copy + GEN_UDP_OFF);
+	if (fold(sum_words((const uint8_t *)ip, GEN_L3_LEN, 0)) != 0xffff)
+		return -1;
+	s = sum_words((const uint8_t *)&ip->src_addr, 8, 0) + IPPROTO_UDP + ulen;
+	if (fold(sum_words((const uint8_t *)udp, ulen, s)) != 0xffff)
+		return -1;
+	if (f->kind == GEN_FRAME_CHANNEL &&
+		sst_chk32_verify(0x12345679 + 1, copy + GEN_PAYLOAD_OFF,
+			f->chan_len + SST_CHK32_TRAILER_LEN, chk_key) != 0)
+		return -1;
+	return 0;
+}

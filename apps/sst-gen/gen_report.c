@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-gen client reports: a line a second on stderr (rates over that
+ * second), and at the end a table on stdout or, with --json, one JSON
+ * object. Exit status 1 when any stream failed, any byte was wrong or any
+ * channel never came up.
+ */
+#include <stdio.h>
+
+#include "gen_client.h"
+#include "tool_args.h"
+
+static double
+per_s(uint64_t now, uint64_t before, double secs)
+{
+	return secs > 0 ? (double)(now - before) / secs : 0;
+}
+
+void
+gen_report_second(struct gen_client *g, sst_time_t now)
+{
+	const struct gen_totals *t = &g->tot, *p = &g->at_line;
+	double secs = (double)(now - g->last_line) / 1e9;
+
+	g->seconds++;
+	if (!g->c->quiet && !g->c->json)
+		fprintf(stderr,
+			"sst-gen: %3us tx %.3f Mpps %.3f Gbit/s rx %.3f Mpps %.3f Gbit/s | "
+			"channels up %llu, setups/s %.0f, streams/s %.0f, txn/s %.0f | errors: "
+			"setup %llu, streams %llu, bytes %llu\n",
+			g->seconds, per_s(t->tx_pkts, p->tx_pkts, secs) / 1e6,
+			per_s(t->tx_bytes, p->tx_bytes, secs) * 8 / 1e9,
+			per_s(t->rx_pkts, p->rx_pkts, secs) / 1e6,
+			per_s(t->rx_bytes, p->rx_bytes, secs) * 8 / 1e9, (unsigned long long)t->up,
+			per_s(t->setups, p->setups, secs), per_s(t->streams, p->streams, secs),
+			per_s(t->txns, p->txns, secs), (unsigned long long)t->setup_failed,
+			(unsigned long long)t->stream_failed, (unsigned long long)t->verify_errors);
+	g->at_line = *t;
+	g->last_line = now;
+}
+
+static void
+json_hist(const char *name, const struct gen_hist *h, bool comma)
+{
+	printf("  \"%s_ns\": {\"count\": %llu, \"p50\": %llu, \"p99\": %llu, \"p999\": %llu, "
+	       "\"max\": %llu, \"mean\": %.0f}%s\n",
+		name, (unsigned long long)h->n, (unsigned long long)gen_hist_quantile(h, 0.5),
+		(unsigned long long)gen_hist_quantile(h, 0.99),
+		(unsigned long long)gen_hist_quantile(h, 0.999), (unsigned long long)h->max,
+		h->n != 0 ? (double)h->sum / (double)h->n : 0.0, comma ? "," : "");
+}
+
+static void
+table_hist(const char *name, const struct gen_hist *h)
+{
+	printf("%-22s n %llu, p50 %.1f us, p99 %.1f us, p999 %.1f us, max %.1f us\n", name,
+		(unsigned long long)h->n, (double)gen_hist_quantile(h, 0.5) / 1e3,
+		(double)gen_hist_quantile(h, 0.99) / 1e3, (double)gen_hist_quantile(h, 0.999) / 1e3,
+		(double)h->max / 1e3);
+}
+
+int
+gen_report_final(struct gen_client *g)
+{
+	const struct gen_conf *c = g->c;
+	const struct gen_totals *t = &g->tot;
+	double secs = (double)(g->t_end - g->t_start) / 1e9;
+	uint64_t up = g->peak_up != 0 ? g->peak_up : 1;
+	double mem = g->rss_peak > g->rss0 ? (double)(g->rss_peak - g->rss0) / (double)up : 0;
+	char server[80];
+	bool ok = t->setup_failed == 0 && t->stream_failed == 0 && t->verify_errors == 0 &&
+		  t->setups == g->nch && t->txns > 0;
+
+	tool_endpoint_text(&c->server, server, sizeof(server));
+	if (c->json) {
+		printf("{\n  \"server\": \"%s\", \"armor\": \"%s\", \"seconds\": %.3f,\n", server,
+			c->armor_name, secs);
+		printf("  \"channels\": %u, \"channels_up_peak\": %llu, \"setups\": %llu, "
+		       "\"setup_failed\": %llu,\n",
+			g->nch, (unsigned long long)g->peak_up, (unsigned long long)t->setups,
+			(unsigned long long)t->setup_failed);
+		printf("  \"streams\": %llu, \"transactions\": %llu, \"stream_failed\": %llu, "
+		       "\"verify_errors\": %llu, \"short_responses\": %llu, \"refused\": %llu,\n",
+			(unsigned long long)t->streams, (unsigned long long)t->txns,
+			(unsigned long long)t->stream_failed, (unsigned long long)t->verify_errors,
+			(unsigned long long)t->short_responses, (unsigned long long)t->refused);
+		printf("  \"setups_per_s\": %.1f, \"txn_per_s\": %.1f,\n",
+			secs > 0 ? (double)t->setups / secs : 0,
+			secs > 0 ? (double)t->txns / secs : 0);
+		printf("  \"tx_packets\": %llu, \"rx_packets\": %llu, \"tx_bytes\": %llu, "
+		       "\"rx_bytes\": %llu,\n",
+			(unsigned long long)t->tx_pkts, (unsigned long long)t->rx_pkts,
+			(unsigned long long)t->tx_bytes, (unsigned long long)t->rx_bytes);
+		printf("  \"rss_bytes_start\": %llu, \"rss_bytes_peak\": %llu, "
+		       "\"bytes_per_channel\": %.0f,\n",
+			(unsigned long long)g->rss0, (unsigned long long)g->rss_peak, mem);
+		json_hist("setup", &g->setup, true);
+		json_hist("transaction", &g->txn, true);
+		printf("  \"ok\": %s\n}\n", ok ? "true" : "false");
+	} else {
+		printf("sst-gen client: %u channels to %s (%s), %.2f s\n", g->nch, server,
+			c->armor_name, secs);
+		printf("%-22s %llu up (peak %llu at once), %llu failed, %.1f/s\n", "channels",
+			(unsigned long long)t->setups, (unsigned long long)g->peak_up,
+			(unsigned long long)t->setup_failed,
+			secs > 0 ? (double)t->setups / secs : 0);
+		printf("%-22s %llu opened, %llu verified, %llu failed (%llu short), %.1f txn/s\n",
+			"streams", (unsigned long long)t->streams, (unsigned long long)t->txns,
+			(unsigned long long)t->stream_failed,
+			(unsigned long long)t->short_responses,
+			secs > 0 ? (double)t->txns / secs : 0);
+		printf("%-22s %llu\n", "bytes not as expected",
+			(unsigned long long)t->verify_errors);
+		printf("%-22s %llu (opened again)\n", "refused by the server",
+			(unsigned long long)t->refused);
+		printf("%-22s tx %llu pkts %llu B, rx %llu pkts %llu B\n", "link",
+			(unsigned long long)t->tx_pkts, (unsigned long long)t->tx_bytes,
+			(unsigned long long)t->rx_pkts, (unsigned long long)t->rx_bytes);
+		table_hist("setup latency", &g->setup);
+		table_hist("transaction latency", &g->txn);
+		printf("%-22s %.1f MB at start, %.1f MB peak, %.1f kB per channel\n",
+			"memory (RSS)", (double)g->rss0 / 1e6, (double)g->rss_peak / 1e6,
+			mem / 1e3);
+		printf("%-22s %s\n", "result", ok ? "ok" : "FAILED");
+	}
+	return ok ? 0 : 1;
+}

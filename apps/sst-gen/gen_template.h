@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-gen template mode: the frames it replays (gen_frames.c builds them)
+ * and the transmit loop (gen_template.c).
+ */
+#ifndef GEN_TEMPLATE_H
+#define GEN_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gen.h"
+
+enum {
+	GEN_FRAME_MAX = 1518,
+	GEN_TEMPLATES_MAX = 4096,
+	GEN_L2_LEN = 14,
+	GEN_L3_LEN = 20,
+	GEN_L4_LEN = 8,
+	GEN_UDP_OFF = GEN_L2_LEN + GEN_L3_LEN,
+	GEN_PAYLOAD_OFF = GEN_UDP_OFF + GEN_L4_LEN,
+};
+
+/** What a template's payload is, so that the per-packet pass knows what
+ * to vary beyond addresses and ports. */
+enum gen_frame_kind {
+	GEN_FRAME_RAW = 0, /**< sent as it is (a non-IPv4/UDP frame of a capture) */
+	GEN_FRAME_UDP,	   /**< IPv4/UDP: addresses, ports, checksums */
+	GEN_FRAME_CHANNEL, /**< ... and a checksum-mode channel packet: channel
+			     * number, sequence number, Chk32 trailer */
+};
+
+/*
+ * A template and what makes its packets cheap to vary (gen_fields.c): the
+ * sums of everything that stays, so that a packet's checksums cost a few
+ * additions for the fields that change instead of a pass over its bytes.
+ */
+struct gen_frame {
+	uint16_t len;
+	uint8_t kind;
+	uint16_t chan_len;     /**< channel packets: bytes before the trailer */
+	uint32_t src;	       /**< IPv4 source of packet 0 (host order) */
+	uint16_t sport;	       /**< UDP source port of packet 0 */
+	uint32_t ip_sum;       /**< IPv4 header's 16-bit word sum, source and checksum zero */
+	uint32_t udp_sum;      /**< the UDP sum (pseudo-header too), varied fields zero */
+	uint32_t chk_a, chk_b; /**< Chk32 sums (mod 65537), sequence fields zero */
+	uint32_t chk_words;    /**< 16-bit words Chk32 runs over */
+	uint8_t bytes[GEN_FRAME_MAX];
+};
+
+struct gen_frames {
+	uint32_t n;
+	uint32_t chk_key; /**< the Chk32 key of channel packets */
+	struct gen_frame f[GEN_TEMPLATES_MAX];
+};
+
+/** Prepare frame @p f for gen_frame_vary() (clears the fields that vary)
+ * and check, on a scratch copy, that the incremental sums give what the
+ * full computations give. @return 0 or -1 (a bug: the sums disagree). */
+int gen_frame_prepare(struct gen_frame *f, uint32_t chk_key);
+
+/** What packet i of a queue varies: offsets from the template's source
+ * address and port (i mod --vary-addrs, i mod --vary-ports, kept by the
+ * caller as counters: a division per packet costs more than the rest) and
+ * the channel sequence number. */
+struct gen_vary {
+	uint32_t addr, port;
+	uint64_t seq;
+};
+
+/** Vary the copy of template @p f at @p p as @p v says (channel packets:
+ * the Chk32 trailer under @p chk_key too); IPv4 and UDP checksums to match. */
+void gen_frame_vary(
+	const struct gen_frame *f, uint8_t *p, const struct gen_vary *v, uint32_t chk_key);
+
+/** Build the frames the configuration asks for (generated kinds or a
+ * capture). @return 0, or -1 after printing why. */
+int gen_frames_build(const struct gen_conf *c, struct gen_frames *fr);
+
+#endif /* GEN_TEMPLATE_H */

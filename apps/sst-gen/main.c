@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-gen: an SST traffic generator (docs/tools/sst-gen.md). Three modes:
+ * "client" holds many channels with request/response streams on each and
+ * checks every byte; "server" answers them; "template" replays pre-built
+ * frames on a DPDK port (data packets, spoofed handshakes, garbage) as fast
+ * as the port goes or at a rate.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "sst_crypto_driver.h"
+#include "tool_args.h"
+
+enum {
+	OPT_CONCURRENT = 256,
+	OPT_THINK,
+	OPT_CHANNEL_RATE,
+	OPT_STREAM_RATE,
+	OPT_SERVICE,
+	OPT_PROTOCOL,
+	OPT_SRC_ADDRS,
+	OPT_SRC_PORTS,
+	OPT_PROFILE,
+	OPT_TX_PORT,
+	OPT_QUEUES,
+	OPT_PCAP,
+	OPT_TEMPLATE,
+	OPT_DST,
+	OPT_VARY_ADDRS,
+	OPT_VARY_PORTS,
+	OPT_MBUFS,
+	OPT_SEED,
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: sst-gen [EAL-ARGS --] client (--udp HOST:PORT | --loopback) [OPTIONS]\n"
+		"       sst-gen [EAL-ARGS --] server --udp [ADDR:]PORT [OPTIONS]\n"
+		"       sst-gen EAL-ARGS -- template --tx-port N [OPTIONS]\n"
+		"\n"
+		"Generate SST traffic: many channels of verified request/response streams,\n"
+		"or pre-built packets replayed on a DPDK port at line rate.\n"
+		"\n"
+		"Client (stateful mode):\n"
+		"  -u, --udp HOST:PORT    the server (sst-gen server, sst-cat --listen --echo\n"
+		"                         with --echo, or any SST server of the service)\n"
+		"  -l, --loopback         an sst-gen server in this process (127.0.0.1)\n"
+		"  -c, --channels N       channels, each from a source endpoint of its own (1)\n"
+		"  -m, --streams M        streams per channel (10); with --time, per round\n"
+		"      --concurrent K     streams in flight per channel (1)\n"
+		"  -R, --request SIZE     request bytes: N, uniform:A-B, exp:MEAN or\n"
+		"                         pareto:MIN,SHAPE (64; at least 12 unless --echo)\n"
+		"  -S, --response SIZE    response bytes, same forms (64)\n"
+		"      --think MS         pause of a stream slot between streams (0)\n"
+		"      --channel-rate N   new channels per second (unlimited)\n"
+		"      --stream-rate N    new streams per second over all channels (unlimited)\n"
+		"  -t, --time SECONDS     run rounds of streams for this long (default: each\n"
+		"                         channel runs its M streams once)\n"
+		"  -e, --echo             the server echoes: each response is the request\n"
+		"      --src ADDR[:PORT]  first source address (and port) of the channels\n"
+		"      --src-addrs N      consecutive source addresses from --src (1)\n"
+		"      --src-ports N      consecutive source ports from --src's port (any)\n"
+		"      --profile FILE     workload mix (JSON, see docs/tools/sst-gen.md)\n"
+		"      --seed N           seed of the size distributions (1)\n"
+		"\n"
+		"Client and server:\n"
+		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
+		"      --service NAME     the service (sst-gen)\n"
+		"      --protocol NAME    its protocol (rr)\n"
+		"      --port N, --ip ADDR/LEN, --gateway ADDR\n"
+		"                         server: a DPDK port instead of kernel UDP\n"
+		"      --mbufs N          packet buffers (65535)\n"
+		"\n"
+		"Template (stateless mode, a DPDK port from the EAL arguments):\n"
+		"      --tx-port N        the port to send on\n"
+		"      --queues Q         transmit queues, one worker lcore each (1)\n"
+		"      --template KIND    data (a checksum-mode channel packet), chki1 (a\n"
+		"                         spoofed checksum-mode handshake), seci1 (a spoofed\n"
+		"                         secure-mode handshake), garbage, truncated (data)\n"
+		"      --pcap FILE        replay the frames of a capture instead\n"
+		"  -n, --size BYTES       UDP payload of generated data packets (64)\n"
+		"  -r, --rate PPS         packets per second over all queues (line rate)\n"
+		"  -N, --count N          packets in all (default: --time, 5 s)\n"
+		"      --src ADDR:PORT    source of generated packets (198.18.0.1:40000)\n"
+		"      --dst ADDR:PORT    destination (198.19.0.1:4433)\n"
+		"      --vary-addrs N     source addresses cycled per packet (65536)\n"
+		"      --vary-ports N     source ports cycled per packet (1)\n"
+		"\n"
+		"Output:\n"
+		"  -j, --json             the result as one JSON object (no per-second lines)\n"
+		"  -q, --quiet            no per-second lines\n"
+		"  -T, --timeout SECONDS  give up after this long (default: time + 30 s, or 120)\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Exit status: 0 success; 1 a channel, a stream or a byte failed; 2 bad\n"
+		"arguments; 3 setup failed (EAL, memory, socket, port).\n");
+}
+
+#define bad(...) tool_usage_error("sst-gen", __VA_ARGS__)
+
+/* The library's suite names, and "chacha20" as the other tools spell it. */
+static int
+parse_armor(const char *s, struct gen_conf *c)
+{
+	int suite = sst_crypto_suite_parse(strcmp(s, "chacha20") == 0 ? "chacha20poly1305" : s);
+
+	if (suite <= SST_CRYPTO_NULL)
+		return -1;
+	c->armor = (enum sst_crypto_suite)suite;
+	c->armor_name = sst_crypto_suite_name(c->armor);
+	return 0;
+}
+
+static int
+port_option(const char *name, const char *arg, struct gen_conf *c)
+{
+	return tool_port_option("sst-gen", name, arg, &c->port) < 0 ? TOOL_EXIT_ARGS : 0;
+}
+
+struct given {
+	bool udp, src, dst, time, profile, wl;
+	const char *udp_text, *src_text, *dst_text, *profile_path;
+};
+
+static int
+parse_u32(const char *name, const char *arg, uint64_t min, uint64_t max, uint32_t *out)
+{
+	uint64_t v;
+
+	if (tool_parse_u64(arg, min, max, &v) < 0)
+		return bad("--%s '%s': want %llu to %llu", name, arg, (unsigned long long)min,
+			(unsigned long long)max);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int
+parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
+{
+	struct gen_workload *w = &c->wl[0];
+	double d;
+
+	switch (opt) {
+	case 'u':
+		g->udp = true;
+		g->udp_text = arg;
+		return 0;
+	case 'l':
+		c->loopback = true;
+		return 0;
+	case 'c':
+		return parse_u32("channels", arg, 1, GEN_CHANNELS_MAX, &c->channels);
+	case 'm':
+		g->wl = true;
+		return parse_u32("streams", arg, 1, 1u << 30, &w->streams);
+	case OPT_CONCURRENT:
+		g->wl = true;
+		return parse_u32("concurrent", arg, 1, 1024, &w->concurrent);
+	case 'R':
+	case 'S':
+		g->wl = true;
+		if (gen_dist_parse(arg, opt == 'R' ? &w->request : &w->response) < 0)
+			return bad("'%s': want N, uniform:A-B, exp:MEAN or pareto:MIN,SHAPE", arg);
+		return 0;
+	case OPT_THINK:
+		g->wl = true;
+		if (tool_parse_double(arg, 0, 3600000, &d) < 0)
+			return bad("--think '%s': want milliseconds", arg);
+		w->think_ns = (uint64_t)(d * 1e6);
+		return 0;
+	case OPT_CHANNEL_RATE:
+	case OPT_STREAM_RATE:
+		if (tool_parse_double(arg, 0.001, 1e9, &d) < 0)
+			return bad("'%s': want a rate per second", arg);
+		*(opt == OPT_CHANNEL_RATE ? &c->channel_rate : &c->stream_rate) = d;
+		return 0;
+	case 't':
+		if (tool_parse_double(arg, 0.001, 86400, &d) < 0)
+			return bad("--time '%s': want seconds", arg);
+		c->time_ns = (uint64_t)(d * 1e9);
+		g->time = true;
+		return 0;
+	case 'T':
+		if (tool_parse_double(arg, 0.1, 86400, &d) < 0)
+			return bad("--timeout '%s': want seconds", arg);
+		c->timeout_ns = (uint64_t)(d * 1e9);
+		return 0;
+	case 'e':
+		c->echo = true;
+		return 0;
+	case OPT_DST:
+		g->dst = true;
+		g->dst_text = arg;
+		return 0;
+	case 's':
+		g->src = true;
+		g->src_text = arg;
+		return 0;
+	case OPT_SRC_ADDRS:
+		return parse_u32("src-addrs", arg, 1, 1u << 24, &c->src_addrs);
+	case OPT_SRC_PORTS:
+		return parse_u32("src-ports", arg, 1, 65535, &c->src_ports);
+	case OPT_PROFILE:
+		g->profile = true;
+		g->profile_path = arg;
+		return 0;
+	case OPT_SEED:
+		return tool_parse_u64(arg, 0, UINT64_MAX, &c->seed) < 0
+			       ? bad("--seed '%s': want a number", arg)
+			       : 0;
+	case 'a':
+		return parse_armor(arg, c) < 0
+			       ? bad("--armor '%s': want chk32, aes128gcm or chacha20", arg)
+			       : 0;
+	case OPT_SERVICE:
+		c->service = arg;
+		return 0;
+	case OPT_PROTOCOL:
+		c->protocol = arg;
+		return 0;
+	case 'p':
+		return port_option("port", arg, c);
+	case 'I':
+		return port_option("ip", arg, c);
+	case 'G':
+		return port_option("gateway", arg, c);
+	case OPT_MBUFS:
+		return parse_u32("mbufs", arg, 1024, 1u << 22, &c->mbufs);
+	case OPT_TX_PORT: {
+		uint32_t v = 0;
+		int rc = parse_u32("tx-port", arg, 0, 1023, &v);
+
+		c->tx_port = (uint16_t)v;
+		return rc;
+	}
+	case OPT_QUEUES:
+		return parse_u32("queues", arg, 1, 64, &c->queues);
+	case OPT_TEMPLATE:
+		c->template = arg;
+		return 0;
+	case OPT_PCAP:
+		c->pcap = arg;
+		return 0;
+	case 'n':
+		return parse_u32("size", arg, 0, 1400, &c->pkt_size);
+	case 'r':
+		return tool_parse_u64(arg, 1, 1ull << 40, &c->pps) < 0
+			       ? bad("--rate '%s': want packets per second", arg)
+			       : 0;
+	case 'N':
+		return tool_parse_u64(arg, 1, UINT64_MAX, &c->count) < 0
+			       ? bad("--count '%s': want a packet count", arg)
+			       : 0;
+	case OPT_VARY_ADDRS:
+		return parse_u32("vary-addrs", arg, 1, 1u << 24, &c->vary_addrs);
+	case OPT_VARY_PORTS:
+		return parse_u32("vary-ports", arg, 1, 65535, &c->vary_ports);
+	case 'j':
+		c->json = true;
+		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	default:
+		return TOOL_EXIT_ARGS;
+	}
+}
+
+static int
+check_client(struct gen_conf *c, const struct given *g)
+{
+	char err[256];
+
+	if (c->loopback + g->udp != 1)
+		return bad("%s", "client: say where: --udp HOST:PORT, or --loopback");
+	if (g->udp &&
+		tool_parse_endpoint(g->udp_text, false, false, &c->server, err, sizeof(err)) < 0)
+		return bad("--udp %s", err);
+	if (c->loopback)
+		c->server.addr.family = SST_NET_IPV4;
+	if (g->src &&
+		tool_parse_endpoint(g->src_text, false, true, &c->local, err, sizeof(err)) < 0 &&
+		tool_parse_endpoint(g->src_text, true, true, &c->local, err, sizeof(err)) < 0)
+		return bad("--src %s", err);
+	if (c->src_addrs != 0 && !g->src)
+		return bad("%s", "--src-addrs goes with --src ADDR");
+	if (g->src && c->src_addrs == 0)
+		c->src_addrs = 1;
+	if (c->src_ports != 0 && c->local.port == 0)
+		return bad("%s", "--src-ports goes with --src ADDR:PORT (the first port)");
+	if (c->src_ports != 0 && (uint32_t)c->local.port + c->src_ports > 65536)
+		return bad("%s", "--src-ports: the range passes port 65535");
+	if (g->profile && g->wl)
+		return bad("%s", "--profile replaces --streams/--request/--response/--think");
+	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
+		return TOOL_EXIT_ARGS;
+	for (uint32_t i = 0; i < c->nwl; i++)
+		if (c->echo && c->wl[i].response.kind != GEN_FIXED)
+			return bad("%s", "--echo: the response is the request (drop --response)");
+	if (c->timeout_ns == 0)
+		c->timeout_ns = c->time_ns != 0 ? c->time_ns + 30 * SST_NSEC_PER_SEC
+						: 120 * SST_NSEC_PER_SEC;
+	return 0;
+}
+
+static int
+check_conf(struct gen_conf *c, const struct given *g)
+{
+	char err[256];
+
+	switch (c->mode) {
+	case GEN_MODE_CLIENT:
+		return check_client(c, g);
+	case GEN_MODE_SERVER:
+		if (!g->udp)
+			return bad("%s", "server: say where: --udp [ADDR:]PORT");
+		if (tool_parse_endpoint(g->udp_text, true, true, &c->local, err, sizeof(err)) < 0)
+			return bad("--udp %s", err);
+		return 0;
+	default:
+		if (g->src && tool_parse_endpoint(
+				      g->src_text, false, true, &c->tmpl_src, err, sizeof(err)) < 0)
+			return bad("--src %s", err);
+		if (g->dst && tool_parse_endpoint(g->dst_text, false, false, &c->tmpl_dst, err,
+				      sizeof(err)) < 0)
+			return bad("--dst %s", err);
+		if (!g->src)
+			tool_parse_endpoint(
+				"198.18.0.1:40000", false, false, &c->tmpl_src, err, sizeof(err));
+		if (!g->dst)
+			tool_parse_endpoint(
+				"198.19.0.1:4433", false, false, &c->tmpl_dst, err, sizeof(err));
+		if (c->tmpl_src.addr.family != SST_NET_IPV4 ||
+			c->tmpl_dst.addr.family != SST_NET_IPV4)
+			return bad("%s", "template: IPv4 --src and --dst");
+		if (strcmp(c->template, "data") != 0 && strcmp(c->template, "chki1") != 0 &&
+			strcmp(c->template, "seci1") != 0 && strcmp(c->template, "garbage") != 0 &&
+			strcmp(c->template, "truncated") != 0)
+			return bad("--template '%s': want data, chki1, seci1, garbage or truncated",
+				c->template);
+		if (c->count == 0 && c->time_ns == 0)
+			c->time_ns = 5 * SST_NSEC_PER_SEC;
+		return 0;
+	}
+}
+
+static void
+defaults(struct gen_conf *c)
+{
+	struct gen_workload *w = &c->wl[0];
+
+	c->channels = 1;
+	c->armor = SST_CRYPTO_CHK32;
+	c->armor_name = "chk32";
+	c->service = GEN_SERVICE;
+	c->protocol = GEN_PROTOCOL;
+	c->seed = 1;
+	c->queues = 1;
+	c->pkt_size = 64;
+	c->template = "data";
+	c->vary_addrs = 65536;
+	c->vary_ports = 1;
+	c->nwl = 1;
+	snprintf(w->name, sizeof(w->name), "default");
+	w->weight = 1;
+	w->streams = 10;
+	w->concurrent = 1;
+	gen_dist_parse("64", &w->request);
+	gen_dist_parse("64", &w->response);
+}
+
+static int
+parse_args(int argc, char **argv, void *conf)
+{
+	static const struct option opts[] = {
+		{"udp", required_argument, NULL, 'u'},
+		{"loopback", no_argument, NULL, 'l'},
+		{"channels", required_argument, NULL, 'c'},
+		{"streams", required_argument, NULL, 'm'},
+		{"concurrent", required_argument, NULL, OPT_CONCURRENT},
+		{"request", required_argument, NULL, 'R'},
+		{"response", required_argument, NULL, 'S'},
+		{"think", required_argument, NULL, OPT_THINK},
+		{"channel-rate", required_argument, NULL, OPT_CHANNEL_RATE},
+		{"stream-rate", required_argument, NULL, OPT_STREAM_RATE},
+		{"time", required_argument, NULL, 't'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"echo", no_argument, NULL, 'e'},
+		{"src", required_argument, NULL, 's'},
+		{"src-addrs", required_argument, NULL, OPT_SRC_ADDRS},
+		{"src-ports", required_argument, NULL, OPT_SRC_PORTS},
+		{"dst", required_argument, NULL, OPT_DST},
+		{"profile", required_argument, NULL, OPT_PROFILE},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"armor", required_argument, NULL, 'a'},
+		{"service", required_argument, NULL, OPT_SERVICE},
+		{"protocol", required_argument, NULL, OPT_PROTOCOL},
+		{"port", required_argument, NULL, 'p'},
+		{"ip", required_argument, NULL, 'I'},
+		{"gateway", required_argument, NULL, 'G'},
+		{"mbufs", required_argument, NULL, OPT_MBUFS},
+		{"tx-port", required_argument, NULL, OPT_TX_PORT},
+		{"queues", required_argument, NULL, OPT_QUEUES},
+		{"template", required_argument, NULL, OPT_TEMPLATE},
+		{"pcap", required_argument, NULL, OPT_PCAP},
+		{"size", required_argument, NULL, 'n'},
+		{"rate", required_argument, NULL, 'r'},
+		{"count", required_argument, NULL, 'N'},
+		{"vary-addrs", required_argument, NULL, OPT_VARY_ADDRS},
+		{"vary-ports", required_argument, NULL, OPT_VARY_PORTS},
+		{"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct gen_conf *c = conf;
+	struct given g = {0};
+	int opt, rc;
+
+	defaults(c);
+	/* The mode comes first (as in "git commit"), or --help alone. */
+	if (argc >= 2 && strcmp(argv[1], "client") == 0)
+		c->mode = GEN_MODE_CLIENT;
+	else if (argc >= 2 && strcmp(argv[1], "server") == 0)
+		c->mode = GEN_MODE_SERVER;
+	else if (argc >= 2 && strcmp(argv[1], "template") == 0)
+		c->mode = GEN_MODE_TEMPLATE;
+	else if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage(stdout);
+		exit(0);
+	} else
+		return bad("%s", "want a mode first: client, server or template");
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, "u:lc:m:R:S:t:T:es:a:n:r:N:jqh", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (opt == '?')
+			return bad("%s", "unknown option or missing value");
+		rc = parse_option(opt, optarg, c, &g);
+		if (rc != 0)
+			return rc;
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	return check_conf(c, &g);
+}
+
+/* EAL memory: the pools, and per channel its worker's tables (measured:
+ * docs/tools/sst-gen.md "Scale"), with a margin. */
+static unsigned int
+eal_memory_mb(const void *conf)
+{
+	const struct gen_conf *c = conf;
+	uint64_t mb = 512;
+
+	if (c->mode == GEN_MODE_CLIENT)
+		mb += (uint64_t)c->channels * (c->loopback ? 2 : 1) / 4;
+	return (unsigned int)RTE_MIN(mb, 65536u);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct gen_conf conf;
+	const struct tool_start start = {
+		.prog = "sst-gen",
+		.parse = parse_args,
+		.conf = &conf,
+		.eal_memory_mb = eal_memory_mb,
+	};
+	int rc = tool_eal_start(argc, argv, &start);
+
+	if (rc != 0)
+		return rc;
+	switch (conf.mode) {
+	case GEN_MODE_CLIENT:
+		rc = gen_client_run(&conf);
+		break;
+	case GEN_MODE_SERVER:
+		rc = gen_server_run(&conf);
+		break;
+	default:
+		rc = gen_template_run(&conf);
+		break;
+	}
+	tool_eal_fini();
+	return rc;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# sst-gen's stateful mode (issue 21), every stream verified byte by byte:
+#  - against `sst-cat --listen --echo`: 20 channels, each from a port of its own,
+#    5 streams each of 1 to 3000 bytes (--echo: the response is the request);
+#  - against `sst-gen server`, secure mode: 8 channels, 2 streams in flight
+#    each, exponential requests and Pareto responses; the server's own
+#    count of failed streams and wrong bytes must be 0;
+#  - --loopback with a two-workload JSON profile (30 streams a channel one
+#    after the other: more than a channel's first SIDs), and a malformed profile
+#    refused (exit 2) before anything runs.
+# Usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat
+set -u
+gen_bin=${1:?usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat}
+cat_bin=${2:?usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat}
+. "$(dirname "$0")/cat_common.sh"
+
+# json_field FILE NAME: a number or boolean of sst-gen's --json object.
+json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
+
+# check NAME FILE TXNS: the run's JSON says ok with TXNS verified streams.
+check() {
+	[ "$(json_field "$2" ok)" = true ] || fail "$1: not ok: $(cat "$2" "$2.err")"
+	[ "$(json_field "$2" transactions)" = "$3" ] ||
+		fail "$1: $(json_field "$2" transactions) of $3 streams verified"
+	[ "$(json_field "$2" verify_errors)" = 0 ] || fail "$1: wrong bytes"
+}
+
+listen echo /dev/null /dev/null --echo 127.0.0.1:0 echo test
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --echo --service echo --protocol test \
+	--channels 20 --src 127.0.0.1:0 --streams 5 --request uniform:1-3000 --json \
+	>"$dir/echo.json" 2>"$dir/echo.json.err" || fail "client of sst-cat --echo: exit $?"
+check "sst-cat --echo" "$dir/echo.json" 100
+stop echo kill
+
+"$gen_bin" server --udp 127.0.0.1:0 --armor aes128gcm --quiet 2>"$dir/server.err" &
+server=$!
+for _ in $(seq 300); do
+	port=$(sed -n 's/^sst-gen: serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$dir/server.err")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || { cat "$dir/server.err" >&2; exit 1; }
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --armor aes128gcm --channels 8 \
+	--streams 6 --concurrent 2 --request exp:500 --response pareto:100,1.5 --seed 7 --json \
+	>"$dir/gen.json" 2>"$dir/gen.json.err" || fail "client of sst-gen server: exit $?"
+check "sst-gen server" "$dir/gen.json" 48
+kill "$server"
+wait "$server"
+server=
+grep -q 'server (end): .* answered 48 failed 0, verify errors 0,' "$dir/server.err" ||
+	fail "sst-gen server's count: $(tail -1 "$dir/server.err")"
+
+cat >"$dir/mix.json" <<'PROFILE'
+{"workloads": [
+  {"name": "small", "weight": 3, "streams": 30, "request": 20, "response": "uniform:1-200"},
+  {"name": "large", "weight": 1, "streams": 2, "concurrent": 2, "request": "64K",
+   "response": "100K", "think_ms": 1}
+]}
+PROFILE
+timeout 60 "$gen_bin" client --loopback --channels 4 --profile "$dir/mix.json" --json \
+	>"$dir/mix.out" 2>"$dir/mix.out.err" || fail "profile run: exit $?"
+check "profile" "$dir/mix.out" 92
+echo '{"workloads": [{"streams": 2, "colour": "red"}]}' >"$dir/bad.json"
+"$gen_bin" client --loopback --profile "$dir/bad.json" >/dev/null 2>"$dir/bad.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'bad.json:1: unknown key' "$dir/bad.err" ||
+	fail "a bad profile: exit $rc, $(cat "$dir/bad.err")"
+[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs against sst-cat --echo, sst-gen server and a profile verified"
+exit $((fails != 0))
