@@ -11,10 +11,12 @@ profile=${1:-test}
 build_pkgs=(gcc pkg-config python3 meson ninja-build dpdk-dev libdpdk-dev libipsec-mb-dev
 	libsodium-dev libpcap-dev libcunit1-dev)
 # clang with its runtimes builds the sanitizer and libFuzzer configuration;
-# clang-format checks style; tshark's editcap converts captures to pcapng;
-# groff renders the manual pages in suite 'consumer'.
+# clang-format checks style; tshark's editcap converts captures to pcapng
+# and tshark runs the Wireshark dissector's test; groff renders the manual
+# pages in suite 'consumer'; doxygen builds the API reference (and its test).
+# dpdk-telemetry.py, which the telemetry test drives, comes with dpdk-dev.
 test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark iproute2 iputils-ping ethtool
-	groff-base)
+	groff-base doxygen)
 # scripts/evaluate.sh: kernel TCP's bulk runs (iperf3) and the plots.
 eval_pkgs=(iperf3 python3-matplotlib)
 

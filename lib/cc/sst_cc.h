@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * Congestion control as the channel layer uses it: pick a controller by
  * name (sst_cc_find()), attach it to the channel's struct sst_cc
  * (sst_cc_init()), report every event through the dispatchers below, and

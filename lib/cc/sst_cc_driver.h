@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * The contract between the channel layer and congestion controllers
  * (paper 4.2.4; STP section on congestion control modules). A controller is
  * an ops table registered by name with one callback per event. The channel

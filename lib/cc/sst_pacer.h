@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * A token-bucket pacer a channel owns, fed with its controller's rate. The
  * engine asks it when the channel may send next, so bursts leave at the
  * congestion controller's rate rather than at line rate.
@@ -27,6 +28,7 @@
 /** Largest bucket depth; larger values given to sst_pacer_init() are clamped. */
 #define SST_PACER_BURST_MAX (UINT64_C(1) << 32)
 
+/** A token bucket: the pacer's state, in caller memory (sst_pacer_init()). */
 struct sst_pacer {
 	uint64_t rate;	 /**< bytes per second; 0 = unpaced */
 	uint64_t burst;	 /**< bucket depth in bytes */
@@ -39,6 +41,11 @@ struct sst_pacer {
  * Start an unpaced pacer with a full bucket.
  * @param burst  bucket depth in bytes (e.g. a few MSS); clamped to
  *               SST_PACER_BURST_MAX. 0 is allowed and paces every packet.
+ *
+ * @param p
+ *   The pacer (caller memory).
+ * @param now
+ *   The current time.
  */
 void sst_pacer_init(struct sst_pacer *p, uint64_t burst, sst_time_t now);
 
@@ -46,6 +53,13 @@ void sst_pacer_init(struct sst_pacer *p, uint64_t burst, sst_time_t now);
  * Change the rate (bytes per second; 0 disables pacing). Tokens earned at
  * the old rate up to @p now are kept and an outstanding debt is rescaled to
  * the new rate; enabling a disabled pacer starts it with a full bucket.
+ *
+ * @param p
+ *   The pacer.
+ * @param rate
+ *   Bytes per second; 0 disables pacing.
+ * @param now
+ *   The current time.
  */
 void sst_pacer_set_rate(struct sst_pacer *p, uint64_t rate, sst_time_t now);
 
@@ -54,10 +68,28 @@ void sst_pacer_set_rate(struct sst_pacer *p, uint64_t rate, sst_time_t now);
  * holds enough, otherwise the time it will. A zero-rate pacer is disabled
  * and always answers @p now. Never returns SST_TIME_NEVER unless the
  * answer really is that far away (saturating time arithmetic).
+ *
+ * @param p
+ *   The pacer.
+ * @param bytes
+ *   The packet's size.
+ * @param now
+ *   The current time.
+ * @return
+ *   When the packet may leave (now or later).
  */
 sst_time_t sst_pacer_next_send(struct sst_pacer *p, uint32_t bytes, sst_time_t now);
 
-/** Account for a packet that left (nothing happens while the pacer is disabled). */
+/**
+ * Account for a packet that left (nothing happens while the pacer is disabled).
+ *
+ * @param p
+ *   The pacer.
+ * @param bytes
+ *   The packet's size.
+ * @param now
+ *   When it left.
+ */
 void sst_pacer_on_sent(struct sst_pacer *p, uint32_t bytes, sst_time_t now);
 
 #endif /* SST_PACER_H */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * The TCP-friendly policer of STP (Patel et al., SOSP 2003, section 4 and
  * Figure 3) for congestion controllers the host does not trust (the bpf
  * modules, docs/stp.md). It is fed only by the channel's own measurements,

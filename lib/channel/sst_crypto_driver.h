@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * The contract between the channel layer and its armor ("crypto") drivers
  * (paper 4.2.3; docs/wire-format.md sections 3 and 7; docs/channel-crypto.md).
  * A driver implements one or more suites; the channel picks a suite once, at
@@ -63,12 +64,12 @@ enum {
 
 /** Key material of one channel, both directions. */
 struct sst_crypto_keys {
-	uint8_t tx_key[SST_CRYPTO_KEY_MAX];
-	uint8_t rx_key[SST_CRYPTO_KEY_MAX];
-	uint8_t tx_iv[SST_CRYPTO_IV_LEN];
-	uint8_t rx_iv[SST_CRYPTO_IV_LEN];
-	uint32_t tx_chk_key; /**< Chk32: our key, added to our trailers */
-	uint32_t rx_chk_key; /**< Chk32: the peer's key */
+	uint8_t tx_key[SST_CRYPTO_KEY_MAX]; /**< AEAD key of what we send (key_len bytes used) */
+	uint8_t rx_key[SST_CRYPTO_KEY_MAX]; /**< AEAD key of what we receive */
+	uint8_t tx_iv[SST_CRYPTO_IV_LEN];   /**< IV of what we send (sst_crypto_nonce()) */
+	uint8_t rx_iv[SST_CRYPTO_IV_LEN];   /**< IV of what we receive */
+	uint32_t tx_chk_key;		    /**< Chk32: our key, added to our trailers */
+	uint32_t rx_chk_key;		    /**< Chk32: the peer's key */
 };
 
 /**
@@ -82,8 +83,8 @@ struct sst_crypto_keys {
  * SST_CRYPTO_CHUNK and settle each chunk with sst_crypto_burst_settle().
  */
 struct sst_crypto_ops {
-	const char *driver; /**< "chk32", "ipsec_mb", "sodium", "null" */
-	enum sst_crypto_suite suite;
+	const char *driver;	     /**< "chk32", "ipsec_mb", "sodium", "null" */
+	enum sst_crypto_suite suite; /**< the suite it implements */
 	/** Among drivers of one suite, the highest priority is the default. */
 	uint8_t priority;
 	uint8_t trailer_len;   /**< the suite's: 0 null, 4 chk32, 16 AEAD */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * Error convention: functions returning int give 0 (or a length) on success
  * and a negative number on failure. Failures that an operating system already
  * names use -errno (-EINVAL for a bad argument, -ENOSPC for an output buffer

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * Logging helpers. Each library and driver registers its own log type with
- * RTE_LOG_REGISTER_DEFAULT(sst_logtype_<name>, NOTICE) and defines a
- * <NAME>_LOG(level, fmt, ...) macro with SST_LOG(). Logging is for control
+ * `RTE_LOG_REGISTER_DEFAULT(sst_logtype_<name>, NOTICE)` and defines a
+ * `<NAME>_LOG(level, fmt, ...)` macro with SST_LOG(). Logging is for control
  * events (a channel set up, a module rejected); the per-packet path counts
  * instead of logging.
  */

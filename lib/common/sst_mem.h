@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * Where tables that grow with use get their memory (issue 14: memory in
  * proportion to use). A channel's SID spaces and transmit log start small
  * and double as streams attach and packets fly; they allocate through these
@@ -17,7 +18,7 @@ struct sst_mem_ops {
 	void *(*zalloc)(void *ctx, size_t size);
 	/** Release what zalloc returned (NULL is ignored). */
 	void (*release)(void *ctx, void *p);
-	void *ctx;
+	void *ctx; /**< passed to zalloc and release */
 };
 
 /** rte_zmalloc() (cache-line aligned) and rte_free(): what the libraries use. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * The size field of parameter structs (conventions.md 8: a struct that will
  * grow carries its size). Every library checks it with the one helper below,
  * so that the rule is written once.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * A tiny deterministic generator for data-structure balancing (treap
  * priorities): fast, seeded, reproducible in the simulator. Not for secrets
  * or anything an attacker must not predict.
@@ -11,6 +12,13 @@
 
 /** xorshift32: the next value of the stream kept in *state (never 0). */
 static inline uint32_t
+/**
+ * 
+ * @param state
+ *   The generator's state, not 0; advanced.
+ * @return
+ *   The next value (never 0).
+ */
 sst_xorshift32(uint32_t *state)
 {
 	uint32_t x = *state;

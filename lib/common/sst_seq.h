@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * Reconstruction of 64-bit counters from their low bits on the wire: packet
  * sequence numbers and acknowledgments (24 bits, paper 4.2.2) and stream IDs
  * (16 bits, paper 4.3.1). The wire value is taken as a signed difference from

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * XDR (RFC 4506) primitives for the SST negotiation protocol, the service
  * rendezvous messages and Attach bodies. Every item occupies a multiple of
  * four bytes; integers narrower than 32 bits are sent as full words; opaque

@@ -55,6 +55,8 @@ struct sst_capture;
  *   Unused (may be NULL): packets are copied straight into the capture's
  *   buffer, so no copy mbufs are needed. Kept for a writer on another
  *   thread, which would need them.
+ * @param path
+ *   The file to write (pcapng).
  * @return
  *   The capture, or NULL with rte_errno set: EINVAL (no path), ENOMEM, or
  *   the system's error opening or writing the file.
@@ -62,7 +64,18 @@ struct sst_capture;
 struct sst_capture *sst_capture_open(
 	const char *path, uint16_t port_id, uint32_t snaplen, struct rte_mempool *copy_pool);
 
-/** Record n Ethernet frames (they stay the caller's). */
+/**
+ * Record n Ethernet frames (they stay the caller's).
+ *
+ * @param c
+ *   The capture (sst_capture_open()); used by one thread at a time.
+ * @param pkts
+ *   The frames, recorded as they are (up to the snap length).
+ * @param n
+ *   Number of frames.
+ * @param dir
+ *   SST_CAPTURE_IN (received) or SST_CAPTURE_OUT (sent).
+ */
 void sst_capture_frames(
 	struct sst_capture *c, struct rte_mbuf *const *pkts, uint16_t n, enum sst_capture_dir dir);
 
@@ -73,21 +86,48 @@ void sst_capture_frames(
  * NULL, or of another family than a peer: the unspecified address and
  * port 0 stand in. A payload too long for one UDP datagram, or a peer with
  * no address family, is counted as a drop.
+ *
+ * @param c
+ *   The capture (sst_capture_open()); used by one thread at a time.
+ * @param pkts
+ *   The UDP payloads.
+ * @param peers
+ *   n endpoints: each payload's peer.
+ * @param n
+ *   Number of payloads.
+ * @param dir
+ *   SST_CAPTURE_IN or SST_CAPTURE_OUT.
+ * @param local
+ *   Our endpoint, or NULL.
  */
 void sst_capture_datagrams(struct sst_capture *c, struct rte_mbuf *const *pkts,
 	const struct sst_net_endpoint *peers, uint16_t n, enum sst_capture_dir dir,
 	const struct sst_net_endpoint *local);
 
-/** Write what is buffered. @return 0, or the negative errno of the first write error. */
+/**
+ * @param c
+ *   The capture (sst_capture_open()); used by one thread at a time.
+ * Write what is buffered. @return 0, or the negative errno of the first write error.
+ */
 int sst_capture_flush(struct sst_capture *c);
 
 /**
  * Write what is buffered and the interface statistics, close the file and
  * free the capture. NULL is ignored.
+ * @param c
+ *   The capture, or NULL.
  * @return 0, or the negative errno of the first write error of the capture.
  */
 int sst_capture_close(struct sst_capture *c);
 
+/**
+ * The capture's counters (packets written, bytes, drops).
+ *
+ * @param c
+ *   The capture (sst_capture_open()); used by one thread at a time.
+ * @return
+ *   The counters, valid until sst_capture_close().
+ */
 const struct sst_capture_stats *sst_capture_stats(const struct sst_capture *c);
 
 #endif /* SST_CAPTURE_H */

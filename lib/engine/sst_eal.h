@@ -7,7 +7,7 @@
  * it) gets an embedded default that needs no NIC, no hugepages and no
  * configuration:
  *
- *   --no-huge --no-pci -m <memory_mb> --file-prefix=<prog>-<pid> --log-level=<log_level>
+ *   `--no-huge --no-pci -m <memory_mb> --file-prefix=<prog>-<pid> --log-level=<log_level>`
  *
  * The per-process file prefix lets any number of such processes (tests,
  * tools) run side by side.
@@ -44,6 +44,12 @@ struct sst_eal_opts {
  *
  * @param opts
  *   May be NULL (all defaults).
+ * @param argc
+ *   The application's argc (at least 1: the program name).
+ * @param argv
+ *   The application's argv: EAL arguments, "--", then the application's; without "--" the default
+ *   arguments are used and argv is left to the application. The "--" entry is overwritten with the
+ *   program name.
  * @return
  *   Like rte_eal_init(), the number of argv entries consumed: the
  *   application continues with argc - ret and argv + ret, whose first entry

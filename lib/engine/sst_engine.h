@@ -67,14 +67,14 @@ struct sst_engine_params {
 	/** Frame links: the network layer's configuration (addresses,
 	 * routes); the MAC is the port's when left zero. */
 	struct sst_net_params net;
-	struct sst_nego_host_params nego;
+	struct sst_nego_host_params nego; /**< negotiation (mode, secret, identity, limits) */
 	/** Embedded mode: ops and ctx. stream.pool and stream.clone_pool may
 	 * be NULL: each worker then uses its own packet pool and a clone pool
 	 * (indirect mbufs) that the engine creates, grows and frees; a
 	 * clone_pool of the caller's needs its pool too. */
 	struct sst_stream_host_params stream;
 	const struct sst_worker_ops *ops; /**< embedded mode */
-	void *ctx;
+	void *ctx;			  /**< embedded mode: passed to ops */
 	/** Ring mode (sst_ring.h): every worker gets a ring agent, which takes
 	 * the place of the embedded callbacks above (ignored then). */
 	bool ring_mode;
@@ -103,7 +103,7 @@ struct sst_engine_params {
 	const char *capture;
 	uint32_t capture_snaplen; /**< bytes kept per packet; 0: all */
 	uint32_t rx_buffer;	  /**< udpsock kernel buffers; 0: the system's */
-	uint32_t tx_buffer;
+	uint32_t tx_buffer;	  /**< udpsock kernel send buffer; 0: the system's */
 	/** mbufs each worker's pool starts with; 0: SST_POOL_INITIAL (at most
 	 * mbufs). Give mbufs for a pool populated at once, as a NIC driver
 	 * that registers the pool's memory when its queue is set up needs. */
@@ -140,10 +140,34 @@ void sst_engine_params_default(struct sst_engine_params *p);
  */
 struct sst_engine *sst_engine_create(const struct sst_engine_params *p);
 
-/** Destroy a stopped engine and everything it created. NULL is ignored. */
+/**
+ * Destroy a stopped engine and everything it created. NULL is ignored.
+ *
+ * @param e
+ *   A stopped engine (sst_engine_stop()), or NULL. Streams still open are aborted; called from the
+ *   thread that created it.
+ */
 void sst_engine_destroy(struct sst_engine *e);
 
+/**
+ * The number of workers (params.workers).
+ *
+ * @param e
+ *   The engine.
+ * @return
+ *   The number of workers.
+ */
 uint16_t sst_engine_workers(const struct sst_engine *e);
+/**
+ * Worker i, for the sst_worker.h calls (on that worker's thread only).
+ *
+ * @param e
+ *   The engine.
+ * @param i
+ *   A worker's index, below sst_engine_workers().
+ * @return
+ *   The worker, or NULL when i is out of range.
+ */
 struct sst_worker *sst_engine_worker(struct sst_engine *e, uint16_t i);
 
 struct sst_ring_agent;
@@ -153,18 +177,42 @@ struct sst_ring_agent;
  * clients (sst_ring_client_create()). A thread attaches one client to every
  * worker, connects through the client of sst_engine_owner(ep), and polls
  * all its clients: accepted streams arrive on the worker that owns them.
+ * @param e
+ *   The engine.
+ * @param i
+ *   A worker's index, below sst_engine_workers().
  * @return NULL when not in ring mode.
  */
 struct sst_ring_agent *sst_engine_ring_agent(struct sst_engine *e, uint16_t i);
 
-/** The local endpoint (udpsock: the port the workers bound). */
+/**
+ * The local endpoint (udpsock: the port the workers bound).
+ *
+ * @param e
+ *   The engine.
+ * @param ep
+ *   Filled with the local address and port.
+ */
 void sst_engine_local(const struct sst_engine *e, struct sst_net_endpoint *ep);
 
-/** The worker that owns a new channel to ep: sst_worker_connect() to ep
- * must run on that worker's thread (from its app_poll, in embedded mode). */
+/**
+ * must run on that worker's thread (from its app_poll, in embedded mode). 
+ *
+ * @param e
+ *   The engine.
+ * @param ep
+ *   The peer's address and port.
+ * @return
+ *   The index of the owning worker (sst_shard_owner() over the engine's map).
+ */
 uint16_t sst_engine_owner(const struct sst_engine *e, const struct sst_net_endpoint *ep);
 
-/** The engine's clock, in nanoseconds (the TSC, scaled). */
+/**
+ * The engine's clock, in nanoseconds (the TSC, scaled).
+ *
+ * @return
+ *   Nanoseconds since an arbitrary start, monotonic; the time every worker of the engine runs on.
+ */
 sst_time_t sst_engine_now(void);
 
 /**
@@ -172,6 +220,11 @@ sst_time_t sst_engine_now(void);
  * of that worker, off the packet path: its pool, and the stream layer's
  * pools of params.stream when they are growable (sst_pool.h), grow when
  * they run low.
+ *
+ * @param e
+ *   The engine.
+ * @param i
+ *   The worker, polled on the calling thread; never two threads on one worker at once.
  */
 void sst_engine_poll(struct sst_engine *e, uint16_t i);
 
@@ -179,17 +232,30 @@ void sst_engine_poll(struct sst_engine *e, uint16_t i);
  * sst_engine_poll() at @p now: for an application whose callbacks and links
  * read a clock of their own (the tools), which must be the one the worker
  * runs on.
+ *
+ * @param e
+ *   The engine.
+ * @param i
+ *   The worker, as for sst_engine_poll().
+ * @param now
+ *   The current time, in nanoseconds, of the clock the worker runs on; never going back.
  */
 void sst_engine_poll_at(struct sst_engine *e, uint16_t i, sst_time_t now);
 
 /**
  * Run worker i on the calling thread until sst_engine_stop(), then drain
+ * @param e
+ *   The engine.
+ * @param i
+ *   The worker to run; no other thread may poll it meanwhile.
  * it (graceful stop). @return 0.
  */
 int sst_engine_worker_loop(struct sst_engine *e, uint16_t i);
 
 /**
  * Launch every worker on its own EAL worker lcore (the first workers
+ * @param e
+ *   The engine, created with enough EAL lcores (one per worker besides the main one).
  * lcores after the main one). @return 0, -EBUSY (too few lcores), or the
  * launch's error.
  */
@@ -200,10 +266,22 @@ int sst_engine_launch(struct sst_engine *e);
  * TIME_WAIT) and keeps polling until they are gone or @p drain_ns passed,
  * then stops; waits for launched lcores. Streams still open are left to
  * sst_engine_destroy(), which aborts them.
+ *
+ * @param e
+ *   The engine; called from the main lcore.
+ * @param drain_ns
+ *   How long the workers may keep polling to close their channels, in nanoseconds; 0: stop at once.
  */
 void sst_engine_stop(struct sst_engine *e, sst_time_t drain_ns);
 
-/** True once sst_engine_stop() was called (for application loops). */
+/**
+ * True once sst_engine_stop() was called (for application loops).
+ *
+ * @param e
+ *   The engine.
+ * @return
+ *   True once sst_engine_stop() was called; safe from any thread.
+ */
 bool sst_engine_stopping(const struct sst_engine *e);
 
 #endif /* SST_ENGINE_H */

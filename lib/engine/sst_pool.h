@@ -68,6 +68,8 @@ struct sst_pool_params {
  * "ring_mp_mc") with object initialisation added to their populate step;
  * ops that populate by themselves are refused.
  *
+ * @param p
+ *   The parameters (size set); read during the call.
  * @return the pool (free it with rte_mempool_free()), or NULL with
  *   rte_errno set: EINVAL (bad parameters), ENOTSUP (the best ops populate
  *   by themselves), ENOSPC (the mempool ops table is full), ENAMETOOLONG,
@@ -96,13 +98,34 @@ struct rte_mempool *sst_pool_create(const struct sst_pool_params *p);
  */
 int sst_pool_grow(struct rte_mempool *mp);
 
-/** True if @p mp was made by sst_pool_create(). */
+/**
+ * True if @p mp was made by sst_pool_create().
+ *
+ * @param mp
+ *   Any mempool.
+ * @return
+ *   True if sst_pool_grow() can grow it.
+ */
 bool sst_pool_growable(const struct rte_mempool *mp);
 
-/** Objects the pool holds so far (all of mp->size for any other mempool). */
+/**
+ * Objects the pool holds so far (all of mp->size for any other mempool).
+ *
+ * @param mp
+ *   A mempool; one not made by sst_pool_create() counts as fully populated.
+ * @return
+ *   The number of objects populated so far.
+ */
 uint32_t sst_pool_populated(const struct rte_mempool *mp);
 
-/** Objects allocated and not yet freed: populated minus available. */
+/**
+ * Objects allocated and not yet freed: populated minus available.
+ *
+ * @param mp
+ *   A mempool; one not made by sst_pool_create() counts as fully populated.
+ * @return
+ *   Populated objects that are not in the pool's ring or the caches.
+ */
 uint32_t sst_pool_in_use(const struct rte_mempool *mp);
 
 #endif /* SST_POOL_H */

@@ -53,10 +53,26 @@ struct sst_shard_map {
  * ports hashed, a table of SST_SHARD_RETA_DEFAULT entries dealt out in
  * turn (entry i to worker i % count), no local addresses (set them with
  * sst_shard_map_set_local()).
+ *
+ * @param m
+ *   The map (caller memory).
+ * @param count
+ *   Number of workers; 0 or 1 sends everything to worker 0.
  */
 void sst_shard_map_init(struct sst_shard_map *m, uint16_t count);
 
-/** Our address of each family (NULL or family NONE: zeros) and port. */
+/**
+ * Our address of each family (NULL or family NONE: zeros) and port.
+ *
+ * @param m
+ *   The map (caller memory).
+ * @param ipv4
+ *   Our IPv4 address, or NULL.
+ * @param ipv6
+ *   Our IPv6 address, or NULL.
+ * @param port
+ *   Our UDP port (host order).
+ */
 void sst_shard_map_set_local(struct sst_shard_map *m, const struct sst_net_addr *ipv4,
 	const struct sst_net_addr *ipv6, uint16_t port);
 
@@ -64,10 +80,26 @@ void sst_shard_map_set_local(struct sst_shard_map *m, const struct sst_net_addr 
  * The Toeplitz hash a NIC computes for a UDP packet from @p peer to us:
  * source address, destination address, then (when m->l4) source and
  * destination port, under m->key.
+ *
+ * @param m
+ *   The map: its key, and whether ports are hashed.
+ * @param peer
+ *   The peer's address and UDP port.
+ * @return
+ *   The 32-bit Toeplitz hash.
  */
 uint32_t sst_shard_hash(const struct sst_shard_map *m, const struct sst_net_endpoint *peer);
 
-/** The worker that owns @p peer: m->reta[hash % reta_size]. */
+/**
+ * The worker that owns @p peer: m->reta[hash % reta_size].
+ *
+ * @param m
+ *   The map.
+ * @param peer
+ *   The peer's address and UDP port.
+ * @return
+ *   The index of the worker, below m->count (0 when count is 0 or 1).
+ */
 uint16_t sst_shard_owner(const struct sst_shard_map *m, const struct sst_net_endpoint *peer);
 
 #endif /* SST_SHARD_H */

@@ -1,27 +1,98 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Telemetry (rte_telemetry) of the engine's workers, readable with
- * dpdk-telemetry.py when the EAL runs its telemetry socket:
+ * Telemetry (rte_telemetry) of the engine's workers and their channels,
+ * readable with dpdk-telemetry.py when the EAL runs its telemetry socket:
  *
- *   /sst/workers             the ids of the workers
- *   /sst/worker,<id>         one worker's counters: its own, its link's and
- *                            its stream host's
+ *   /sst/workers                 the ids of the workers
+ *   /sst/worker,<id>             one worker's counters: its own, its link's
+ *                                and its stream host's
+ *   /sst/channels[,<w>[.<from>]] the channels, as "<worker>.<index>" names:
+ *                                of every worker, or of worker w from its
+ *                                index <from> on (at most 512 a reply)
+ *   /sst/channel,<w>.<index>     one channel: peer, state, armor, congestion
+ *                                control (cwnd, ssthresh, srtt, rto, bytes
+ *                                in flight), losses, timeouts and counters
  *
  * Workers are added and removed at setup and teardown only. The telemetry
- * thread reads the counters while the workers write them, without locks:
- * each is an aligned 64-bit word, written by one thread, so a reader sees
- * either the old or the new value, which is what telemetry needs.
+ * thread reads a worker's counters while the worker writes them, without
+ * locks: each is an aligned 64-bit word, written by one thread, so a
+ * reader sees either the old or the new value, which is what telemetry
+ * needs.
+ *
+ * Channels are another matter: the worker creates, moves and frees them
+ * at any pass, so the telemetry thread never touches them. It asks their
+ * worker instead, through the worker's mailbox: it writes the request and
+ * bumps req; the worker, in the upkeep it runs every 100 ms (off the
+ * packet path, worker_telemetry_serve()), sees req moved, writes the
+ * answer into the mailbox and publishes done = req; the telemetry thread
+ * waits for that (up to TEL_WAIT_MS, then -EAGAIN: a worker that is not
+ * polled cannot answer) and reads the answer. A spinlock orders the
+ * requests of several telemetry clients; the worker never takes it.
+ * Mailboxes are static, so one outlives its worker: a request to a
+ * worker destroyed meanwhile times out, it never reads freed memory.
+ * Nothing is copied when nobody asks.
+ *
+ * A channel's index is its place in the worker's table at the time of the
+ * listing; it changes when channels before it end. /sst/channel answers
+ * with the peer and our channel number, which identify it for good.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
 #include "sst_worker.h"
+#include "tel_table.h"
 #include "worker_internal.h"
 
+enum {
+	TEL_LIST_MAX = 512, /**< RTE_TEL_MAX_ARRAY_ENTRIES: names in one reply */
+	TEL_WAIT_MS = 1000, /**< a worker polls its mailbox every 100 ms */
+	TEL_CHAN_ROWS = 32, /**< counters of one channel */
+	TEL_NAME_LEN = 64,  /**< strings of one channel */
+};
+
+enum tel_request {
+	TEL_LIST,
+	TEL_CHANNEL,
+};
+
+/* One channel as its worker saw it when asked. */
+struct tel_channel {
+	struct sst_tel_u64 rows[TEL_CHAN_ROWS];
+	uint32_t nrows;
+	char peer[TEL_NAME_LEN];
+	char armor[TEL_NAME_LEN];
+	char cc[TEL_NAME_LEN];
+	const char *state; /**< static strings */
+	const char *mode;
+};
+
+struct tel_mailbox {
+	rte_spinlock_t lock; /**< telemetry side: one request at a time */
+	atomic_uint req;     /**< telemetry thread: a request is written */
+	atomic_uint done;    /**< worker: the answer to req is written */
+	/* The request. */
+	enum tel_request what;
+	uint32_t from; /**< TEL_LIST: first index; TEL_CHANNEL: the index */
+	/* The answer. */
+	int status; /**< 0, or -ENOENT (no such channel) */
+	uint32_t total;
+	uint32_t n;
+	uint32_t index[TEL_LIST_MAX];
+	struct tel_channel chan;
+};
+
 static struct sst_worker *workers[SST_WORKERS_MAX];
+static struct tel_mailbox mailboxes[SST_WORKERS_MAX];
 static bool registered;
 
 static int
@@ -35,8 +106,6 @@ cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_array_int(d, i);
 	return 0;
 }
-
-#define ADD(d, name, v) rte_tel_data_add_dict_u64(d, name, v)
 
 int
 sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -58,81 +127,296 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 	ws = sst_worker_stats(w);
 	ls = sst_link_stats(w->p.link);
 	ss = sst_stream_host_stats(w->sh);
+	const struct sst_tel_u64 rows[] = {
+		{"rx_packets", ws->rx_packets},
+		{"rx_control", ws->rx_control},
+		{"rx_channel", ws->rx_channel},
+		{"rx_no_channel", ws->rx_no_channel},
+		{"channels_open", ws->channels_open},
+		{"channels_made", ws->channels_made},
+		{"channels_closed", ws->channels_closed},
+		{"channels_idle", ws->channels_idle},
+		{"path_changes", ws->path_changes},
+		{"peers_full", ws->peers_full},
+		{"peers_evicted", ws->peers_evicted},
+		{"peers_open", ws->peers_open},
+		{"peers_freed", ws->peers_freed},
+		{"endpoints", ws->endpoints},
+		{"numbers_exhausted", ws->numbers_exhausted},
+		{"restarts", ws->restarts},
+		{"channels_replaced", ws->channels_replaced},
+		{"channels_crossed", ws->channels_crossed},
+		{"silences", ws->silences},
+		{"dead_peers", ws->dead_peers},
+		{"keepalives", ws->keepalives},
+		{"channels_unheard", ws->channels_unheard},
+		{"rx_wrong_port", ws->rx_wrong_port},
+		{"tx_refused", ws->tx_refused},
+		{"handoff_in", ws->handoff_in},
+		{"handoff_out", ws->handoff_out},
+		{"handoff_full", ws->handoff_full},
+		{"chan_tx_packets", ws->channels.tx_packets},
+		{"chan_tx_bytes", ws->channels.tx_bytes},
+		{"chan_rx_packets", ws->channels.rx_packets},
+		{"chan_rx_bytes", ws->channels.rx_bytes},
+		{"chan_rx_replays", ws->channels.rx_too_old + ws->channels.rx_duplicate},
+		{"chan_rx_armor_failures", ws->channels.rx_bad_trailer},
+		{"chan_rx_malformed", ws->channels.rx_malformed},
+		{"chan_lost", ws->channels.lost},
+		{"chan_rto", ws->channels.rto},
+		{"chan_optimistic_acks", ws->channels.optimistic_acks},
+		{"link_rx_packets", ls->rx_packets},
+		{"link_rx_bytes", ls->rx_bytes},
+		{"link_rx_nombuf", ls->rx_nombuf},
+		{"link_tx_packets", ls->tx_packets},
+		{"link_tx_bytes", ls->tx_bytes},
+		{"link_tx_full", ls->tx_full},
+		{"link_tx_errors", ls->tx_errors},
+		{"streams_open", ss->streams_live},
+		{"streams_opened", ss->streams_opened},
+		{"streams_accepted", ss->streams_accepted},
+		{"streams_closed", ss->streams_closed},
+		{"resets_sent", ss->streams_reset_tx},
+		{"resets_received", ss->streams_reset_rx},
+		{"segments_sent", ss->segments_tx},
+		{"segments_resent", ss->segments_retx},
+		{"datagrams_sent", ss->datagrams_tx},
+		{"datagrams_received", ss->datagrams_rx},
+		{"rx_refused", ss->rx_refused},
+		{"rx_malformed", ss->rx_malformed},
+		{"no_stream", ss->no_stream},
+		{"no_buffer", ss->no_buffer},
+		{"peer_streams_refused", ss->peer_streams_refused},
+		{"peer_buffers_refused", ss->peer_buffers_refused},
+	};
 	rte_tel_data_start_dict(d);
-	ADD(d, "rx_packets", ws->rx_packets);
-	ADD(d, "rx_control", ws->rx_control);
-	ADD(d, "rx_channel", ws->rx_channel);
-	ADD(d, "rx_no_channel", ws->rx_no_channel);
-	ADD(d, "channels_open", ws->channels_open);
-	ADD(d, "channels_made", ws->channels_made);
-	ADD(d, "channels_closed", ws->channels_closed);
-	ADD(d, "channels_idle", ws->channels_idle);
-	ADD(d, "path_changes", ws->path_changes);
-	ADD(d, "peers_full", ws->peers_full);
-	ADD(d, "peers_evicted", ws->peers_evicted);
-	ADD(d, "peers_open", ws->peers_open);
-	ADD(d, "peers_freed", ws->peers_freed);
-	ADD(d, "endpoints", ws->endpoints);
-	ADD(d, "numbers_exhausted", ws->numbers_exhausted);
-	ADD(d, "restarts", ws->restarts);
-	ADD(d, "channels_replaced", ws->channels_replaced);
-	ADD(d, "channels_crossed", ws->channels_crossed);
-	ADD(d, "silences", ws->silences);
-	ADD(d, "dead_peers", ws->dead_peers);
-	ADD(d, "keepalives", ws->keepalives);
-	ADD(d, "channels_unheard", ws->channels_unheard);
-	ADD(d, "rx_wrong_port", ws->rx_wrong_port);
-	ADD(d, "tx_refused", ws->tx_refused);
-	ADD(d, "handoff_in", ws->handoff_in);
-	ADD(d, "handoff_out", ws->handoff_out);
-	ADD(d, "handoff_full", ws->handoff_full);
-	ADD(d, "chan_tx_packets", ws->channels.tx_packets);
-	ADD(d, "chan_tx_bytes", ws->channels.tx_bytes);
-	ADD(d, "chan_rx_packets", ws->channels.rx_packets);
-	ADD(d, "chan_rx_bytes", ws->channels.rx_bytes);
-	ADD(d, "chan_rx_replays", ws->channels.rx_too_old + ws->channels.rx_duplicate);
-	ADD(d, "chan_rx_armor_failures", ws->channels.rx_bad_trailer);
-	ADD(d, "chan_rx_malformed", ws->channels.rx_malformed);
-	ADD(d, "chan_lost", ws->channels.lost);
-	ADD(d, "chan_rto", ws->channels.rto);
-	ADD(d, "chan_optimistic_acks", ws->channels.optimistic_acks);
-	ADD(d, "link_rx_packets", ls->rx_packets);
-	ADD(d, "link_rx_bytes", ls->rx_bytes);
-	ADD(d, "link_rx_nombuf", ls->rx_nombuf);
-	ADD(d, "link_tx_packets", ls->tx_packets);
-	ADD(d, "link_tx_bytes", ls->tx_bytes);
-	ADD(d, "link_tx_full", ls->tx_full);
-	ADD(d, "link_tx_errors", ls->tx_errors);
-	ADD(d, "streams_open", ss->streams_live);
-	ADD(d, "streams_opened", ss->streams_opened);
-	ADD(d, "streams_accepted", ss->streams_accepted);
-	ADD(d, "streams_closed", ss->streams_closed);
-	ADD(d, "resets_sent", ss->streams_reset_tx);
-	ADD(d, "resets_received", ss->streams_reset_rx);
-	ADD(d, "segments_sent", ss->segments_tx);
-	ADD(d, "segments_resent", ss->segments_retx);
-	ADD(d, "datagrams_sent", ss->datagrams_tx);
-	ADD(d, "datagrams_received", ss->datagrams_rx);
-	ADD(d, "rx_refused", ss->rx_refused);
-	ADD(d, "rx_malformed", ss->rx_malformed);
-	ADD(d, "no_stream", ss->no_stream);
-	ADD(d, "no_buffer", ss->no_buffer);
-	ADD(d, "peer_streams_refused", ss->peer_streams_refused);
-	ADD(d, "peer_buffers_refused", ss->peer_buffers_refused);
+	sst_tel_dict_u64(d, rows, RTE_DIM(rows));
 	if (w->net != NULL) {
 		const struct sst_net_stats *ns = sst_net_stats(w->net);
+		const struct sst_tel_u64 net_rows[] = {
+			{"net_rx_frames", ns->rx_frames},
+			{"net_rx_udp", ns->rx_udp},
+			{"net_rx_dropped", ns->rx_frames - ns->rx_udp - ns->rx_arp_request -
+						   ns->rx_arp_reply - ns->rx_icmp4_echo -
+						   ns->rx_icmp6_echo - ns->rx_nd_ns - ns->rx_nd_na -
+						   ns->rx_icmp4_pmtu - ns->rx_icmp6_pmtu},
+			{"net_tx_frames", ns->tx_frames},
+			{"net_tx_no_route", ns->tx_no_route},
+			{"net_neigh_failed", ns->neigh_failed},
+		};
 
-		ADD(d, "net_rx_frames", ns->rx_frames);
-		ADD(d, "net_rx_udp", ns->rx_udp);
-		ADD(d, "net_rx_dropped",
-			ns->rx_frames - ns->rx_udp - ns->rx_arp_request - ns->rx_arp_reply -
-				ns->rx_icmp4_echo - ns->rx_icmp6_echo - ns->rx_nd_ns -
-				ns->rx_nd_na - ns->rx_icmp4_pmtu - ns->rx_icmp6_pmtu);
-		ADD(d, "net_tx_frames", ns->tx_frames);
-		ADD(d, "net_tx_no_route", ns->tx_no_route);
-		ADD(d, "net_neigh_failed", ns->neigh_failed);
+		sst_tel_dict_u64(d, net_rows, RTE_DIM(net_rows));
 	}
 	return 0;
+}
+
+/* ---- Channels: the worker's side ---- */
+
+static const char *
+chan_state_name(enum worker_chan_state s)
+{
+	static const char *const names[] = {
+		[CHAN_LIVE] = "live",
+		[CHAN_REPLACE_WANTED] = "replace_wanted",
+		[CHAN_REPLACING] = "replacing",
+		[CHAN_RETIRING] = "retiring",
+		[CHAN_LINGERING] = "lingering",
+		[CHAN_ENDING] = "ending",
+	};
+
+	return (size_t)s < RTE_DIM(names) && names[s] != NULL ? names[s] : "?";
+}
+
+static void
+endpoint_format(const struct sst_net_endpoint *ep, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	bool v6 = ep->addr.family == SST_NET_IPV6;
+
+	inet_ntop(v6 ? AF_INET6 : AF_INET, ep->addr.bytes, a, sizeof(a));
+	snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", a, ep->port);
+}
+
+static void
+row(struct tel_channel *t, const char *name, uint64_t v)
+{
+	if (t->nrows < TEL_CHAN_ROWS)
+		t->rows[t->nrows++] = (struct sst_tel_u64){name, v};
+}
+
+/* What /sst/channel shows of wc: read on wc's worker, copied out. */
+static void
+channel_describe(const struct worker_chan *wc, struct tel_channel *t)
+{
+	const struct sst_channel *ch = sst_stream_chan_channel(wc->sc);
+	const struct sst_channel_stats *cs = sst_channel_stats(ch);
+	struct sst_stream_chan_stats ss;
+	struct sst_channel_info ci;
+
+	sst_channel_info(ch, &ci);
+	sst_stream_chan_stats(wc->sc, &ss);
+	t->nrows = 0;
+	endpoint_format(&wc->ep, t->peer, sizeof(t->peer));
+	snprintf(t->armor, sizeof(t->armor), "%s", ci.suite != NULL ? ci.suite : "?");
+	snprintf(t->cc, sizeof(t->cc), "%s", ci.cc != NULL ? ci.cc : "?");
+	t->state = chan_state_name(wc->state);
+	t->mode = wc->mode == SST_NEGO_MODE_SECURE ? "secure" : "checksum";
+	row(t, "number", wc->number);
+	row(t, "peer_number", wc->peer_channel);
+	row(t, "initiator", wc->initiator);
+	row(t, "cwnd", ci.cwnd);
+	row(t, "ssthresh", ci.ssthresh);
+	row(t, "srtt_ns", ci.srtt);
+	row(t, "rto_ns", ci.rto);
+	row(t, "bytes_in_flight", ci.bytes_in_flight);
+	row(t, "ack_only_in_flight", ci.ack_only_in_flight);
+	row(t, "next_seq", ci.next_seq);
+	row(t, "seq_limit", ci.seq_limit);
+	row(t, "largest_acked", ci.largest_acked);
+	row(t, "rx_highest", ci.rx_highest);
+	row(t, "mtu", sst_channel_mtu(ch));
+	row(t, "trailer_len", ci.trailer_len);
+	row(t, "tx_packets", cs->tx_packets);
+	row(t, "tx_bytes", cs->tx_bytes);
+	row(t, "tx_ack_only", cs->tx_ack_only);
+	row(t, "rx_packets", cs->rx_packets);
+	row(t, "rx_bytes", cs->rx_bytes);
+	row(t, "acked", cs->acked);
+	row(t, "lost", cs->lost);
+	row(t, "rto_expiries", cs->rto);
+	row(t, "rx_replays", cs->rx_too_old + cs->rx_duplicate);
+	row(t, "rx_armor_failures", cs->rx_bad_trailer);
+	row(t, "rx_malformed", cs->rx_malformed);
+	row(t, "streams_attached", ss.sids_attached);
+	row(t, "window_updates", ss.window_updates);
+}
+
+void
+worker_telemetry_serve(struct sst_worker *w)
+{
+	struct tel_mailbox *mb;
+	unsigned int req;
+
+	if (w->id < 0)
+		return;
+	mb = &mailboxes[w->id];
+	req = atomic_load_explicit(&mb->req, memory_order_acquire);
+	if (req == atomic_load_explicit(&mb->done, memory_order_relaxed))
+		return;
+	mb->status = 0;
+	mb->total = w->nchans;
+	mb->n = 0;
+	if (mb->what == TEL_LIST) {
+		for (uint32_t i = mb->from; i < w->nchans && mb->n < TEL_LIST_MAX; i++)
+			mb->index[mb->n++] = i;
+	} else if (mb->from < w->nchans) {
+		channel_describe(w->chans[mb->from], &mb->chan);
+	} else {
+		mb->status = -ENOENT;
+	}
+	atomic_store_explicit(&mb->done, req, memory_order_release);
+}
+
+/* ---- Channels: the telemetry thread's side ---- */
+
+/* Ask worker id (the mailbox lock held) and wait for the answer.
+ * @return 0, or -EAGAIN: the worker did not answer in time. */
+static int
+ask(int id, enum tel_request what, uint32_t from)
+{
+	struct tel_mailbox *mb = &mailboxes[id];
+	unsigned int req;
+
+	mb->what = what;
+	mb->from = from;
+	req = atomic_load_explicit(&mb->req, memory_order_relaxed) + 1;
+	atomic_store_explicit(&mb->req, req, memory_order_release);
+	for (int ms = 0; ms < TEL_WAIT_MS; ms++) {
+		if (atomic_load_explicit(&mb->done, memory_order_acquire) == req)
+			return 0;
+		rte_delay_us_sleep(1000);
+	}
+	return -EAGAIN;
+}
+
+/* "<worker>" or "<worker>.<n>": @return 0, or -EINVAL. */
+static int
+parse_name(const char *s, long *id, long *n, bool n_required)
+{
+	char *end;
+
+	*n = 0;
+	if (s == NULL || s[0] == '\0')
+		return -EINVAL;
+	*id = strtol(s, &end, 10);
+	if (end == s || *id < 0 || *id >= SST_WORKERS_MAX)
+		return -EINVAL;
+	if (*end == '.') {
+		s = end + 1;
+		*n = strtol(s, &end, 10);
+		if (end == s || *n < 0 || *n > UINT32_MAX)
+			return -EINVAL;
+	} else if (n_required) {
+		return -EINVAL;
+	}
+	return *end == '\0' ? 0 : -EINVAL;
+}
+
+static int
+cmd_channels(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	long only = -1, from = 0;
+	char name[32];
+	int listed = 0;
+
+	RTE_SET_USED(cmd);
+	if (params != NULL && params[0] != '\0' && parse_name(params, &only, &from, false) < 0)
+		return -EINVAL;
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	for (int id = 0; id < SST_WORKERS_MAX && listed < TEL_LIST_MAX; id++) {
+		struct tel_mailbox *mb = &mailboxes[id];
+
+		if (workers[id] == NULL || (only >= 0 && id != only))
+			continue;
+		rte_spinlock_lock(&mb->lock);
+		if (ask(id, TEL_LIST, (uint32_t)from) == 0)
+			for (uint32_t i = 0; i < mb->n && listed < TEL_LIST_MAX; i++, listed++) {
+				snprintf(name, sizeof(name), "%d.%u", id, mb->index[i]);
+				rte_tel_data_add_array_string(d, name);
+			}
+		rte_spinlock_unlock(&mb->lock);
+	}
+	return 0;
+}
+
+static int
+cmd_channel(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tel_mailbox *mb;
+	long id, index;
+	int rc;
+
+	RTE_SET_USED(cmd);
+	if (parse_name(params, &id, &index, true) < 0 || workers[id] == NULL)
+		return -EINVAL;
+	mb = &mailboxes[id];
+	rte_spinlock_lock(&mb->lock);
+	rc = ask((int)id, TEL_CHANNEL, (uint32_t)index);
+	if (rc == 0 && mb->status < 0)
+		rc = -EINVAL;
+	if (rc == 0) {
+		const struct tel_channel *t = &mb->chan;
+
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "peer", t->peer);
+		rte_tel_data_add_dict_string(d, "state", t->state);
+		rte_tel_data_add_dict_string(d, "mode", t->mode);
+		rte_tel_data_add_dict_string(d, "armor", t->armor);
+		rte_tel_data_add_dict_string(d, "cc", t->cc);
+		sst_tel_dict_u64(d, t->rows, t->nrows);
+	}
+	rte_spinlock_unlock(&mb->lock);
+	return rc;
 }
 
 int
@@ -143,10 +427,24 @@ worker_telemetry_add(struct sst_worker *w)
 			"/sst/workers", cmd_workers, "The ids of the SST workers. No parameters");
 		rte_telemetry_register_cmd("/sst/worker", sst_worker_telemetry,
 			"One SST worker's counters. Parameter: worker id");
+		rte_telemetry_register_cmd("/sst/channels", cmd_channels,
+			"The SST channels as <worker>.<index>. Parameter (optional): "
+			"worker[.first index]");
+		rte_telemetry_register_cmd("/sst/channel", cmd_channel,
+			"One SST channel: peer, state, armor, cc, cwnd, srtt, losses... "
+			"Parameter: worker.index");
 		registered = true;
 	}
 	for (int i = 0; i < SST_WORKERS_MAX; i++)
 		if (workers[i] == NULL) {
+			struct tel_mailbox *mb = &mailboxes[i];
+
+			/* A request left from an earlier worker here is dropped. */
+			rte_spinlock_lock(&mb->lock);
+			atomic_store_explicit(&mb->done,
+				atomic_load_explicit(&mb->req, memory_order_relaxed),
+				memory_order_relaxed);
+			rte_spinlock_unlock(&mb->lock);
 			workers[i] = w;
 			return i;
 		}

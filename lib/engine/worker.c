@@ -496,6 +496,7 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	worker_io_flush(w, now);
 	if (now >= w->next_sum) {
 		chan_stats_refresh(w);
+		worker_telemetry_serve(w);
 		w->next_sum = now + 100 * SST_NSEC_PER_MSEC;
 	}
 	RTE_PER_LCORE(running_worker) = outer;

@@ -409,5 +409,8 @@ void worker_io_expiry(struct sst_worker *w, sst_time_t now);
 /* telemetry.c */
 int worker_telemetry_add(struct sst_worker *w);
 void worker_telemetry_remove(struct sst_worker *w);
+/** Answer a telemetry request for w's channels, if one waits (every
+ * 100 ms, from the pass's upkeep; telemetry.c explains the mailbox). */
+void worker_telemetry_serve(struct sst_worker *w);
 
 #endif /* WORKER_INTERNAL_H */

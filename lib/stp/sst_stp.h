@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * STP's shipping and negotiation of congestion-control modules (Patel et
  * al., SOSP 2003; docs/stp.md, "Shipping a module"): a host asks its peer
  * to run module H, the BLAKE2b-256 of the module's ELF image, for the
@@ -86,8 +87,9 @@ enum sst_stp_policy_mode {
 
 /** A host's policy for code its peers ship. */
 struct sst_stp_policy {
-	enum sst_stp_policy_mode mode;
-	unsigned int npinned;
+	enum sst_stp_policy_mode mode; /**< who may ship code */
+	unsigned int npinned;	       /**< entries of pinned used */
+	/** SST_STP_ALLOW_PINNED: the Ed25519 identities whose code we run. */
 	uint8_t pinned[SST_STP_PINNED_MAX][SST_STP_KEY_LEN];
 };
 
@@ -127,7 +129,7 @@ struct sst_stp_hooks {
 		void *ctx, const uint8_t *code, size_t len, char *err, size_t errlen);
 	/** Move the channel to @p ops; 0 or a negative errno (the channel keeps its own). */
 	int (*apply)(void *ctx, const struct sst_cc_ops *ops, sst_time_t now);
-	void *ctx;
+	void *ctx; /**< passed to every hook */
 };
 
 struct sst_stp;

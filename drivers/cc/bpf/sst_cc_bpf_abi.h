@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * The ABI between the bpf congestion-control driver and a module (STP's
  * "transport upgrade", docs/stp.md). A module is an eBPF ELF object built
  * with `clang -target bpf -mcpu=v2 -O2 -c`; this header is all it

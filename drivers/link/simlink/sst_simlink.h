@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * simlink: one direction of an impaired network link, as a pure library.
  *
  * A link takes packets (mbufs) at a time "now" and gives them back at the
