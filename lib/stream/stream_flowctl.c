@@ -132,23 +132,30 @@ sst_flowctl_rx_advertise(struct sst_flowctl_rx *rx, uint64_t seq, uint8_t *windo
 	return 0;
 }
 
+/* Receiver silly-window avoidance: an update must be worth this much. */
+static uint32_t
+update_step(const struct sst_flowctl_rx *rx)
+{
+	return RTE_MIN(rx_target(rx) / 4, 2 * rx->mss);
+}
+
 bool
 sst_flowctl_rx_update_due(const struct sst_flowctl_rx *rx)
 {
 	uint32_t credit = sst_window_credit(sst_flowctl_rx_window(rx));
-	uint32_t step = rx_target(rx) / 4;
+	uint32_t step = update_step(rx);
 
-	if (step > 2 * rx->mss)
-		step = 2 * rx->mss;
-	/* An advert would move the edge the sender knows by a step. This
-	 * also covers a stream that never advertised (a datagram substream
-	 * answers nothing): its sender knows only the initial credit, and
-	 * once that much arrived it would wait for good. */
-	if (rx->read_off + rx->ready + rx->ooo + credit >= rx->edge + step)
-		return true;
 	if (!rx->advertised)
 		return false;
 	return credit > rx->adv_credit && credit - rx->adv_credit >= step;
+}
+
+bool
+sst_flowctl_rx_edge_due(const struct sst_flowctl_rx *rx)
+{
+	uint32_t credit = sst_window_credit(sst_flowctl_rx_window(rx));
+
+	return rx->read_off + rx->ready + rx->ooo + credit >= rx->edge + update_step(rx);
 }
 
 int

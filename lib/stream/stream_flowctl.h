@@ -201,6 +201,17 @@ int sst_flowctl_rx_advertise(struct sst_flowctl_rx *rx, uint64_t seq, uint8_t *w
 bool sst_flowctl_rx_update_due(const struct sst_flowctl_rx *rx);
 
 /**
+ * Whether an advertisement now would move the edge the sender knows
+ * (read offset + buffered + credit, over the adverts it may still use) by
+ * at least the step of sst_flowctl_rx_update_due(). For a stream its
+ * receiver never answers on, whose credit never grows because its bytes
+ * count as read as they arrive (a datagram's substream waiting whole in
+ * its parent's accept queue): its sender knows only the initial credit,
+ * and without an update at the edge it would wait there for good.
+ */
+bool sst_flowctl_rx_edge_due(const struct sst_flowctl_rx *rx);
+
+/**
  * The channel acknowledged the transmitted packet @p seq. If a
  * measurement round is running and @p seq is at or after its probe, the
  * round is acknowledged: from now on the window is computed from

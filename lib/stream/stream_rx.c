@@ -159,7 +159,10 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 	stream_rx_fc_update(s);
 	if (sst_rob_readable(&rx->rob) > 0 || sst_rob_eof(&rx->rob))
 		stream_rx_deliverable(s, now);
-	if (s->rx != NULL && sst_flowctl_rx_update_due(&s->rx->fc) && !(s->flags & SF_WINDOW_DUE)) {
+	if (s->rx != NULL && !(s->flags & SF_WINDOW_DUE) &&
+		(sst_flowctl_rx_update_due(&s->rx->fc) ||
+			(s->life == STREAM_PENDING_ACCEPT &&
+				sst_flowctl_rx_edge_due(&s->rx->fc)))) {
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
 	}
