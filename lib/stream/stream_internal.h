@@ -104,6 +104,16 @@ enum {
 	SF_BITS = 19,		       /**< the width of struct sst_stream.flags */
 };
 
+/* A bit at or above SF_BITS would be dropped silently by the bit-field,
+ * and the stream would misbehave far from the cause (regrouping the bits
+ * with gaps made the migration and channel-close scenarios fail). */
+static_assert(
+	(SF_INITIATOR | SF_TX_ATTACHED | SF_TX_ACKED | SF_RX_ATTACHED | SF_LISTEN | SF_CTL_QUEUED |
+		SF_WINDOW_DUE | SF_ATTACH_DUE | SF_ATTACH_INIT | SF_SLOT | SF_CLOSED_REPORTED |
+		SF_WRITABLE_WANTED | SF_ROOT | SF_VIA_ATTACH | SF_REAP | SF_TX_WAITING |
+		SF_RX_RECENT | SF_PEER_KNOWS | SF_SID_WAITING) < (1u << SF_BITS),
+	"every SF_ bit fits struct sst_stream.flags");
+
 /* Send side buffers, attached while the stream has anything to send or in
  * flight. */
 struct stream_txio {
