@@ -301,30 +301,6 @@ stream_rx_fc_update(struct sst_stream *s)
 		sst_rob_buffered(&rx->rob) - sst_rob_readable(&rx->rob));
 }
 
-/*
- * A parent's end waits for the substreams its peer opened on it that are
- * still arriving. Reliable datagrams are among them, read from the parent
- * (sst_stream_recv_datagram()) once complete: an application that closes
- * the parent at its end would otherwise abort datagrams sent before that
- * end, whenever their data arrives later than the end (after a loss). The
- * walk runs once, when the end is in and not yet reported.
- */
-static bool
-substreams_arriving(const struct stream_rxio *rx)
-{
-	for (const struct sst_stream *c = rx->accept_head; c != NULL; c = c->link)
-		if (!stream_is_reset(c) && !stream_rx_complete(c))
-			return true;
-	return false;
-}
-
-void
-stream_accept_queue_settled(struct sst_stream *parent, sst_time_t now)
-{
-	if (parent->rx != NULL && sst_rob_eof(&parent->rx->rob) && !stream_recv_eof(parent))
-		stream_rx_deliverable(parent, now);
-}
-
 int
 sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max, sst_time_t now)
 {
@@ -348,7 +324,7 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
 	}
-	if (sst_rob_eof(&rx->rob) && !stream_recv_eof(s) && !substreams_arriving(rx)) {
+	if (sst_rob_eof(&rx->rob) && !stream_recv_eof(s)) {
 		stream_set_recv(s, STREAM_RECV_EOF_READ);
 		stream_check_finished(s, now);
 	}

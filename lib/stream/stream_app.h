@@ -29,11 +29,6 @@ void stream_reoffer_children(struct sst_stream *parent, sst_time_t now);
  * once it closed s, the data is read and discarded so the peer can finish. */
 void stream_rx_deliverable(struct sst_stream *s, sst_time_t now);
 
-/* A substream in parent's accept queue ended without completing (a
- * Reset): parent's end, which waits while substreams are arriving
- * (sst_stream_read()), may now be reported. */
-void stream_accept_queue_settled(struct sst_stream *parent, sst_time_t now);
-
 /* Tell s's flow control what its reassembly buffer holds, after every
  * insert and read. */
 void stream_rx_fc_update(struct sst_stream *s);

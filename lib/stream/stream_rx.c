@@ -449,7 +449,6 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	/* Orientation set: the SID is ours; clear: the sender's. */
 	struct sst_sid_space *space = hdr->flags & SST_FLAG_RESET_ORIENT ? c->tx_sids : c->rx_sids;
 	struct sst_stream *s = sst_sid_lookup(space, hdr->sid);
-	struct sst_stream *queued_parent = NULL;
 
 	rte_pktmbuf_free(m);
 	if (hdr->sid == 0 && !(hdr->flags & SST_FLAG_RESET_ORIENT)) {
@@ -459,14 +458,10 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	if (s == NULL || s == &c->held || (s->flags & SF_ROOT))
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	c->peer->host->stats.streams_reset_rx++;
-	if (s->life == STREAM_PENDING_ACCEPT)
-		queued_parent = s->user;
 	if (stream_service_waiting(s) && (s->flags & SF_INITIATOR))
 		stream_do_reset(s, SST_STREAM_REFUSED, false, now);
 	else
 		stream_do_reset(s, SST_STREAM_RESET_REMOTE, false, now);
-	if (queued_parent != NULL)
-		stream_accept_queue_settled(queued_parent, now); /* its end may wait for s */
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
