@@ -7,6 +7,7 @@
  * worker pass, before the flush) for what we send.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,8 @@ streams_all_answered(struct perf_client *cl, sst_time_t now)
 	cl->shutting = true;
 }
 
+static void flow_end(struct perf_client *cl, struct cli_flow *f, bool ok, sst_time_t now);
+
 /* streams mode: end the streams a batch per pass, as they were opened. */
 static void
 pump_shut(struct perf_client *cl, sst_time_t now)
@@ -417,8 +420,13 @@ pump_shut(struct perf_client *cl, sst_time_t now)
 
 		if (f->state != FL_OPEN)
 			continue;
-		if (sst_stream_shutdown(f->s, now) < 0)
-			break; /* no send buffer for the end: next pass */
+		/* A shutdown waits for a send buffer by itself; it fails only
+		 * on a stream that was reset without its closed() reaching
+		 * us yet: that flow failed, and the others still end. */
+		if (sst_stream_shutdown(f->s, now) < 0) {
+			flow_end(cl, f, false, now);
+			continue;
+		}
 		f->state = FL_SHUT;
 		k++;
 	}
@@ -434,11 +442,21 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	if (cl->phase == CP_DONE)
 		return;
 	if (now >= cl->give_up) {
-		fail(cl, "timed out (--timeout) in the %s phase",
+		struct tool_counters tc;
+
+		/* Where it stood, so that a run that never ends can be told
+		 * apart from one that was merely slow. */
+		tool_host_counters(cl->h, &tc);
+		fail(cl,
+			"timed out (--timeout) in the %s phase: %" PRIu64 " of %" PRIu32
+			" flows started, %" PRIu64 " answered, %" PRIu64 " finished, %" PRIu64
+			" failed, %" PRIu32 " shut, %" PRIu64 " streams live",
 			cl->phase == CP_CONNECTING ? "connecting"
 			: cl->phase == CP_PARAMS   ? "setup"
 			: cl->phase == CP_RUNNING  ? "test"
-						   : "results");
+						   : "results",
+			cl->started, cl->nflows, cl->answered, cl->finished, cl->failures,
+			cl->shut_next, tc.streams_live);
 		return;
 	}
 	if (cl->phase == CP_CONNECTING && cl->peer != NULL && cl->ctl == NULL) {
@@ -589,6 +607,21 @@ flow_release(struct perf_client *cl, struct cli_flow *f, bool ok, sst_time_t now
 		cl->failures++;
 }
 
+/*
+ * A flow's stream ended (ok: by its close). In streams mode one that ended
+ * before its answer never gets one, so the answers of the others complete
+ * the set: without counting it the run would wait for ever.
+ */
+static void
+flow_end(struct perf_client *cl, struct cli_flow *f, bool ok, sst_time_t now)
+{
+	bool unanswered = cl->conf->mode == PERF_STREAMS && !f->answered;
+
+	flow_release(cl, f, ok, now);
+	if (unanswered && ++cl->unanswered_ends + cl->answered == cl->nflows)
+		streams_all_answered(cl, now);
+}
+
 static void flow_closed(
 	struct perf_client *cl, struct cli_flow *f, enum sst_stream_end why, sst_time_t now);
 
@@ -620,7 +653,7 @@ flow_readable(struct perf_client *cl, struct cli_flow *f, sst_time_t now)
 	if (c->mode == PERF_STREAMS && !f->answered && f->rx_off >= c->response) {
 		f->answered = true;
 		perf_hist_add(cl->hist, now - f->t0);
-		if (++cl->answered == cl->nflows)
+		if (++cl->answered + cl->unanswered_ends == cl->nflows)
 			streams_all_answered(cl, now);
 	}
 	if (k == -EPIPE && c->mode == PERF_RR) {
@@ -629,9 +662,9 @@ flow_readable(struct perf_client *cl, struct cli_flow *f, sst_time_t now)
 			cl->verify_errors += f->rx_off > c->response ? f->rx_off - c->response
 								     : c->response - f->rx_off;
 		perf_hist_add(cl->hist, now - f->t0);
-		flow_release(cl, f, true, now);
+		flow_end(cl, f, true, now);
 	} else if (k == -ECONNRESET) {
-		flow_release(cl, f, false, now);
+		flow_end(cl, f, false, now);
 	}
 	if (take_close(cl, &why))
 		flow_closed(cl, f, why, now);
@@ -696,10 +729,7 @@ flow_closed(struct perf_client *cl, struct cli_flow *f, enum sst_stream_end why,
 		return; /* released while reading */
 	if (why == SST_STREAM_FINISHED && cl->conf->mode == PERF_STREAMS && !f->answered)
 		cl->verify_errors += cl->conf->response - f->rx_off;
-	flow_release(cl, f, why == SST_STREAM_FINISHED, now);
-	if (why != SST_STREAM_FINISHED && cl->conf->mode == PERF_STREAMS && !f->answered &&
-		cl->failures + cl->answered == cl->nflows)
-		streams_all_answered(cl, now);
+	flow_end(cl, f, why == SST_STREAM_FINISHED, now);
 }
 
 static void

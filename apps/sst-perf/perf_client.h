@@ -59,9 +59,10 @@ struct perf_client {
 	uint32_t nflows;
 	struct cli_flow **work;
 	uint32_t work_head, work_len;
-	uint64_t started;  /**< streams opened / transactions started / datagrams sent */
-	uint64_t finished; /**< streams finished / transactions done */
-	uint64_t answered; /**< streams mode */
+	uint64_t started;	  /**< streams opened / transactions started / datagrams sent */
+	uint64_t finished;	  /**< streams finished / transactions done */
+	uint64_t answered;	  /**< streams mode */
+	uint64_t unanswered_ends; /**< streams mode: ended before their answer (never get one) */
 	uint64_t in_flight;
 	bool stopping;		  /**< no new data: the time or the count is reached */
 	bool data_ended;	  /**< every data stream finished */

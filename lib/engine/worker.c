@@ -17,7 +17,6 @@
 
 #include "sst_burst.h"
 #include "sst_worker.h"
-#include "worker_burst.h"
 #include "worker_internal.h"
 
 /* The worker polling on this thread, for sst_worker_running(). */
@@ -311,41 +310,37 @@ sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 /*
  * Channel packets, n of them (at most SST_MAX_BURST), each from its
  * endpoint: byte 0 and the endpoint name the channel. Looked up together
- * (worker_chans_find()), then grouped by channel: each channel receives
- * its packets in one call, in their order, so that its armor opens them as
- * a burst (sst_crypto_ops.open_burst).
+ * (worker_chans_find()); each run of consecutive packets for one channel
+ * goes to it in one call, so that its armor opens them as a burst
+ * (sst_crypto_ops.open_burst). Runs, not groups: packets of different
+ * channels keep their arrival order, which a crossing replacement or a
+ * migration (an Attach on the new channel after data on the old) relies
+ * on; bulk traffic on one channel is one run either way.
  */
 static void
 channel_packets(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *from,
 	uint16_t n, sst_time_t now)
 {
 	struct worker_chan *wcs[SST_MAX_BURST];
-	uintptr_t keys[SST_MAX_BURST];
-	struct rte_mbuf *mine[SST_MAX_BURST];
-	uint16_t order[SST_MAX_BURST], starts[SST_MAX_BURST + 1];
 	uint8_t numbers[SST_MAX_BURST] = {0}; /* gcc cannot tell that n <= SST_MAX_BURST */
-	uint16_t groups;
 
 	for (uint16_t i = 0; i < n; i++)
 		numbers[i] = *rte_pktmbuf_mtod(pkts[i], uint8_t *);
 	worker_chans_find(w, from, numbers, n, wcs);
-	for (uint16_t i = 0; i < n; i++)
-		keys[i] = (uintptr_t)wcs[i];
-	groups = worker_burst_group(keys, n, order, starts);
-	for (uint16_t g = 0; g < groups; g++) {
-		uint16_t first = order[starts[g]], count = (uint16_t)(starts[g + 1] - starts[g]);
+	for (uint16_t first = 0, count; first < n; first = (uint16_t)(first + count)) {
 		struct worker_chan *wc = wcs[first];
 
-		for (uint16_t k = 0; k < count; k++)
-			mine[k] = pkts[order[starts[g] + k]];
+		for (count = 1; first + count < n && wcs[first + count] == wc; count++)
+			;
 		if (wc == NULL) {
 			w->stats.rx_no_channel += count;
-			rte_pktmbuf_free_bulk(mine, count);
+			rte_pktmbuf_free_bulk(&pkts[first], count);
 			continue;
 		}
 		w->stats.rx_channel += count;
 		worker_chan_activate(w, wc);
-		if (sst_channel_receive(sst_stream_chan_channel(wc->sc), mine, count, now) == 0)
+		if (sst_channel_receive(
+			    sst_stream_chan_channel(wc->sc), &pkts[first], count, now) == 0)
 			continue;
 		wc->peer->last_heard = now;
 		if (wc->unconfirmed) {

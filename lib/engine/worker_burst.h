@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A received burst grouped by where its packets go (worker.c: by channel,
- * so that each channel opens its packets in one call and its armor driver
- * sees a burst; worker_io.c: by owning worker, so that a handoff is one
- * ring operation per owner).
+ * A received burst grouped by the worker that owns its packets
+ * (worker_io.c), so that a handoff is one ring operation per owner; each
+ * owner's packets keep their arrival order. (Channels are not grouped:
+ * worker.c hands a channel each run of its consecutive packets, since the
+ * order between channels matters to migration.)
  */
 #ifndef WORKER_BURST_H
 #define WORKER_BURST_H

@@ -149,16 +149,32 @@ run_echo(struct sst_link *client_link, struct sst_link *server_link, const char 
 	if (ev != NULL && ev->one_channel) {
 		/* The channels the streams left close by FINISH at once; two
 		 * sides that kept different ones would hold both until a
-		 * retired channel's 10 s grace ran out. */
+		 * retired channel's 10 s grace ran out. The winner may be gone
+		 * too: its streams are done, and on a loaded machine the
+		 * polls below can come after its idle close (at most one
+		 * channel, not exactly one). */
 		deadline = now_ns() + 5 * SST_NSEC_PER_SEC;
 		while (now_ns() < deadline &&
-			(sst_worker_stats(client.w)->channels_open != 1 ||
-				sst_worker_stats(server.w)->channels_open != 1)) {
+			(sst_worker_stats(client.w)->channels_open > 1 ||
+				sst_worker_stats(server.w)->channels_open > 1)) {
 			sst_worker_poll(server.w, now_ns());
 			sst_worker_poll(client.w, now_ns());
 		}
-		CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 1);
-		CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 1);
+		for (int side = 0; side < 2; side++) {
+			const struct sst_worker_stats *st =
+				sst_worker_stats(side == 0 ? client.w : server.w);
+
+			printf("  %s: %llu channels open, %llu made, %llu crossed, %llu "
+			       "silences, %llu replaced\n",
+				side == 0 ? "client" : "server",
+				(unsigned long long)st->channels_open,
+				(unsigned long long)st->channels_made,
+				(unsigned long long)st->channels_crossed,
+				(unsigned long long)st->silences,
+				(unsigned long long)st->channels_replaced);
+		}
+		CU_ASSERT(sst_worker_stats(client.w)->channels_open <= 1);
+		CU_ASSERT(sst_worker_stats(server.w)->channels_open <= 1);
 	}
 	if (client.s != NULL)
 		sst_stream_close(client.s, now_ns());
