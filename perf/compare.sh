@@ -7,7 +7,7 @@
 # the median of the rounds is printed. A run's cost is the CPU time of both
 # of its ends as the scheduler accounts it (utime + stime of every thread,
 # /proc/PID/task/TID/stat), taken between two of the run's progress lines
-# (one a second: sst-perf's and anchor_rr's "N in all", iperf3's
+# (one a second: sst-perf's and txn_anchor pair's "N in all", iperf3's
 # intervals), so that setup and teardown are left out. Cycles are those
 # CPU-seconds times the TSC frequency the kernel reports (constant_tsc: the
 # nominal frequency, whatever the core's clock did meanwhile).
@@ -18,7 +18,7 @@
 #             net_af_packet (two processes)
 #   anchors   kernel TCP (iperf3) over a veth pair between two network
 #             namespaces made for the run, offloads on and off; kernel UDP
-#             ping-pong and TCP_CRR (perf/anchor_rr, both ends in one
+#             ping-pong and TCP_CRR (perf/txn_anchor pair, both ends in one
 #             process); ngtcp2's examples when installed
 #
 # Usage: perf/compare.sh [--quick] [--rounds N] [--window SECONDS] [--build DIR]
@@ -69,11 +69,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-if [ ! -x "$build/apps/sst-perf/sst-perf" ] || [ ! -x "$build/perf/anchor_rr" ]; then
+if [ ! -x "$build/apps/sst-perf/sst-perf" ] || [ ! -x "$build/perf/txn_anchor" ]; then
 	if [ "$build" = build-fast ]; then
 		scripts/build.sh fast build-fast >&2
 	else
-		echo "compare.sh: $build has no sst-perf or anchor_rr (ninja -C $build)" >&2
+		echo "compare.sh: $build has no sst-perf or txn_anchor (ninja -C $build)" >&2
 		exit 2
 	fi
 fi
@@ -85,7 +85,7 @@ for tool in iperf3 ethtool ip; do
 done
 
 perf=$build/apps/sst-perf/sst-perf
-anchor=$build/perf/anchor_rr
+anchor=$build/perf/txn_anchor
 tmp=$(mktemp -d)
 ns_a=sstcmp-a-$$
 ns_b=sstcmp-b-$$
@@ -148,7 +148,7 @@ cpu_ticks() {
 
 # measure NAME KIND EXTRA_PIDS CMD...: run CMD and measure between its first
 # progress line and the one `window` seconds later. KIND: count (sst-perf
-# and anchor_rr: "... N in all" or "... N bytes in all") or iperf (iperf3
+# and txn_anchor pair: "... N in all" or "... N bytes in all") or iperf (iperf3
 # -f K interval lines). Appends "NAME units cycles" to $tmp/results and
 # keeps CMD's output in $tmp/NAME.out.
 measure() {
@@ -256,8 +256,8 @@ for r in $(seq "$rounds"); do
 		sst_rr v_rr "$versus/apps/sst-perf/sst-perf"
 		sst_bulk v_aes aes128gcm "$versus/apps/sst-perf/sst-perf"
 	fi
-	measure udp_rr count "" "$anchor" udp -t "$run_time" -s 32
-	measure tcp_crr count "" "$anchor" crr -t "$run_time" -s 32
+	measure udp_rr count "" "$anchor" pair udp --seconds "$run_time" --size 32
+	measure tcp_crr count "" "$anchor" pair crr --seconds "$run_time" --size 32
 	cp "$tmp/sst_chk32.out" "$tmp/sst_chk32.$r.out"
 	cp "$tmp/sst_rr.out" "$tmp/sst_rr.$r.out"
 done

@@ -8,6 +8,7 @@
  *   txn_anchor server [--port P]
  *   txn_anchor client HOST [--port P] --mode conn|persist|udp
  *              [--request B] [--response B] [--count N] [--timeout MS]
+ *   txn_anchor pair udp|crr [--size B] [--seconds S]
  *
  * conn: a new TCP connection per transaction (the handshake is in every
  * latency); persist: one TCP connection for all of them; udp: one request
@@ -25,13 +26,27 @@
  * of the transactions that completed, the failed ones and, for udp, the
  * resends.
  *
+ * pair: the transaction anchors of perf/compare.sh (issue 17), both ends in
+ * this process, the server a thread, over 127.0.0.1, so that the
+ * scheduler's accounting of this one process (its threads' stat files in
+ * /proc/PID/task) is the CPU time of both ends, as it is for sst-perf
+ * --loopback: udp is a ping-pong of one datagram each way (netperf's
+ * UDP_RR), crr a new TCP connection per transaction (netperf's TCP_CRR),
+ * --size bytes each way (default 32). It prints a progress line a second
+ * in sst-perf's rr format ("[  1.00 s]  N transactions/s, TOTAL in all"),
+ * so that compare.sh reads both the same way and measures between two
+ * lines, away from the setup.
+ *
  * Plain POSIX and the kernel's sockets: no DPDK, no SST.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,7 +67,8 @@ enum {
 	CHUNK = 65536,
 };
 
-static uint8_t buf[CHUNK];
+/* Per thread: pair runs the server and the client in one process. */
+static _Thread_local uint8_t buf[CHUNK];
 
 static double
 now_us(void)
@@ -167,13 +183,15 @@ serve_tcp_conn(int fd)
  * piece fits a 1500-byte packet. */
 enum { UDP_PIECE = 1400, UDP_MAX_RESENDS = 10 };
 
+/* Answers requests until *stop (never, when stop is NULL; with a stop
+ * flag the socket has a receive timeout, so that the flag is seen). */
 static void
-serve_udp(int fd)
+serve_udp(int fd, const atomic_bool *stop)
 {
 	struct sockaddr_storage from;
 	socklen_t fl;
 
-	for (;;) {
+	while (stop == NULL || !atomic_load(stop)) {
 		uint32_t h[3], want;
 		ssize_t n;
 
@@ -228,7 +246,7 @@ server(uint16_t port)
 		/* Children end with the server (a script kills only its pid). */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		close(lfd);
-		serve_udp(ufd);
+		serve_udp(ufd, NULL);
 		_exit(0);
 	}
 	close(ufd);
@@ -393,10 +411,14 @@ client(const struct client_conf *c)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: txn_anchor server [--port P]\n"
-			"       txn_anchor client HOST [--port P] --mode conn|persist|udp\n"
-			"                  [--request B] [--response B] [--count N] "
-			"[--timeout MS]\n");
+	fprintf(stderr,
+		"usage: txn_anchor server [--port P]\n"
+		"       txn_anchor client HOST [--port P] --mode conn|persist|udp\n"
+		"                  [--request B] [--response B] [--count N] "
+		"[--timeout MS]\n"
+		"       txn_anchor pair udp|crr [--size B] [--seconds S]\n"
+		"  pair: both ends in this process (perf/compare.sh): udp ping-pong or a TCP\n"
+		"  connection per transaction, B bytes each way (default 32, at most 1400)\n");
 	return 2;
 }
 
@@ -412,6 +434,151 @@ num(const char *s, unsigned long max, uint32_t *out)
 	return 0;
 }
 
+/* ---- pair: both ends in one process ---- */
+
+struct pair {
+	bool crr;
+	uint32_t size;
+	double seconds;
+	int server_fd; /* udp: the server's socket; crr: the listener */
+	struct client_conf c;
+	atomic_bool stop;
+};
+
+/* A blocked server call returns every 100 ms to look at the stop flag. */
+static void
+recv_timeout(int fd)
+{
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+static void *
+pair_server(void *arg)
+{
+	struct pair *p = arg;
+
+	if (!p->crr) {
+		serve_udp(p->server_fd, &p->stop);
+		return NULL;
+	}
+	while (!atomic_load(&p->stop)) {
+		int fd = accept(p->server_fd, NULL, NULL);
+
+		if (fd >= 0)
+			serve_tcp_conn(fd); /* one transaction, then the client closes */
+	}
+	return NULL;
+}
+
+static int
+pair_open_server(struct pair *p)
+{
+	socklen_t l = sizeof(p->c.to);
+
+	p->server_fd = socket(AF_INET, p->crr ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (p->server_fd < 0)
+		return -1;
+	p->c.to.sin_family = AF_INET;
+	p->c.to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(p->server_fd, (struct sockaddr *)&p->c.to, sizeof(p->c.to)) < 0 ||
+		getsockname(p->server_fd, (struct sockaddr *)&p->c.to, &l) < 0)
+		return -1;
+	if (p->crr && listen(p->server_fd, 1024) < 0)
+		return -1;
+	recv_timeout(p->server_fd);
+	return 0;
+}
+
+/* One transaction from the client's side. @return 0 or -1. */
+static int
+pair_transact(struct pair *p, int udp_fd, uint32_t id)
+{
+	int fd, rc;
+
+	if (!p->crr)
+		return udp_txn(udp_fd, &p->c, id) < 0 ? -1 : 0;
+	fd = tcp_connect(&p->c);
+	if (fd < 0)
+		return -1;
+	rc = tcp_txn(fd, &p->c);
+	close(fd);
+	return rc;
+}
+
+static int
+pair(struct pair *p)
+{
+	uint64_t done = 0, last = 0, tries = 0;
+	double t0, next;
+	pthread_t th;
+	int udp_fd = -1;
+
+	p->c.request = p->c.response = p->size;
+	p->c.timeout_ms = 100; /* a ping-pong datagram lost to a full buffer is sent again */
+	if (pair_open_server(p) < 0)
+		return die("server socket");
+	if (!p->crr) {
+		udp_fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (udp_fd < 0 || connect(udp_fd, (struct sockaddr *)&p->c.to, sizeof(p->c.to)) < 0)
+			return die("client socket");
+	}
+	if (pthread_create(&th, NULL, pair_server, p) != 0) {
+		fprintf(stderr, "txn_anchor: cannot start the server thread\n");
+		return 1;
+	}
+	t0 = now_us() / 1e6;
+	next = t0 + 1;
+	for (;;) {
+		double t;
+
+		if (pair_transact(p, udp_fd, (uint32_t)tries) == 0)
+			done++;
+		if ((++tries & 63) != 0)
+			continue;
+		t = now_us() / 1e6;
+		if (t >= next) {
+			printf("[%6.2f s] %10" PRIu64 " transactions/s, %" PRIu64 " in all\n",
+				t - t0, done - last, done);
+			fflush(stdout);
+			last = done;
+			next += 1;
+		}
+		if (t - t0 >= p->seconds)
+			break;
+	}
+	atomic_store(&p->stop, true);
+	pthread_join(th, NULL);
+	printf("transactions %" PRIu64 " in %.2f s\n", done, now_us() / 1e6 - t0);
+	return 0;
+}
+
+static int
+pair_main(int argc, char **argv)
+{
+	struct pair p = {.size = 32, .seconds = 5};
+	uint32_t v;
+
+	if (argc < 3 || (strcmp(argv[2], "udp") != 0 && strcmp(argv[2], "crr") != 0))
+		return usage();
+	p.crr = strcmp(argv[2], "crr") == 0;
+	for (int i = 3; i < argc; i += 2) {
+		const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (a == NULL)
+			return usage();
+		if (strcmp(o, "--size") == 0 && num(a, UDP_PIECE, &p.size) == 0 && p.size > 0)
+			continue;
+		if (strcmp(o, "--seconds") == 0 && num(a, 86400, &v) == 0 && v > 0) {
+			p.seconds = v;
+			continue;
+		}
+		return usage();
+	}
+	return pair(&p);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -423,6 +590,8 @@ main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage();
+	if (strcmp(argv[1], "pair") == 0)
+		return pair_main(argc, argv);
 	is_server = strcmp(argv[1], "server") == 0;
 	if (!is_server && strcmp(argv[1], "client") != 0)
 		return usage();
