@@ -190,6 +190,10 @@ struct sst_stream_host_stats {
 	 * must see none, which is how interop tests check the peer's
 	 * fallback. */
 	uint64_t rx_beyond_prototype;
+	/** Moves of a stream's states their tables forbid (a bug in the
+	 * library, counted and the first logged in debug builds; always 0 in
+	 * builds with NDEBUG, which do not check). */
+	uint64_t illegal_transitions;
 };
 
 /** Create a host (at setup: this allocates). @return NULL with rte_errno set. */

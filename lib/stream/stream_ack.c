@@ -53,13 +53,11 @@ segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t s
 		return;
 	sst_sendq_on_acked(&tx->q, r->off, r->len);
 	sst_flowctl_tx_acked(&tx->fc, r->len);
-	if (r->attachment && s->tx_chan == c && (s->flags & SF_TX_ATTACHED)) {
-		s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
-		s->flags &= ~SF_VIA_ATTACH;
-	}
+	if (r->attachment && stream_tx_bound_on(s, c))
+		stream_tx_attach_acked(s);
 	if (r->charged)
 		stream_uncharge(tx, r->len, true);
-	if (tx->parent != NULL && (s->flags & SF_TX_ACKED) && tx->charged == 0) {
+	if (tx->parent != NULL && stream_tx_attached_acked(s) && tx->charged == 0) {
 		struct sst_stream *parent = tx->parent;
 
 		tx->parent = NULL;
@@ -109,10 +107,9 @@ stream_tx_acked(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now)
 		release_held_sid(c, r->aux);
 		break;
 	case SENT_ATTACH:
-		if (r->s->tx_chan == c && (r->s->flags & SF_TX_ATTACHED) &&
-			!stream_is_reset(r->s)) {
-			r->s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
-			r->s->flags &= ~(SF_VIA_ATTACH | SF_ATTACH_INIT);
+		if (stream_tx_bound_on(r->s, c) && !stream_is_reset(r->s)) {
+			stream_tx_attach_acked(r->s);
+			r->s->flags &= ~SF_ATTACH_INIT;
 			stream_tx_wake(r->s);
 		}
 		break;
@@ -149,9 +146,10 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		}
 		break;
 	case SENT_ATTACH:
-		if (s->tx_chan == c && !(s->flags & SF_TX_ACKED) && !stream_is_reset(s)) {
+		if (s->tx_chan == c && !stream_tx_attached_acked(s) && !stream_is_reset(s)) {
 			s->flags |= SF_ATTACH_DUE;
-			s->flags &= ~SF_VIA_ATTACH;
+			if (s->tx_attach == STREAM_TX_ATTACHING)
+				stream_set_tx_attach(s, STREAM_TX_BOUND);
 			stream_ctl_queue(s);
 		}
 		break;

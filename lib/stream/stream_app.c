@@ -32,15 +32,14 @@ stream_attach_new(struct sst_stream *s, struct sst_stream *parent, struct sst_st
 	s->tx_chan = c;
 	s->usid_counter = counter;
 	s->hcid = c->local_hcid;
-	s->flags |= SF_TX_ATTACHED;
+	stream_set_tx_attach(s, STREAM_TX_BOUND);
 	stream_chan_busy(c);
 	if (stream_usid_insert(s->peer, s) < 0) {
 		sst_sid_release(c->tx_sids, s->tx_sid, 0, 0);
-		s->flags &= ~SF_TX_ATTACHED;
+		stream_set_tx_attach(s, STREAM_TX_DETACHED);
 		return -ENOSPC;
 	}
-	if (!(parent->flags & SF_ROOT) &&
-		(!(parent->flags & SF_TX_ATTACHED) || parent->tx_chan != c))
+	if (!(parent->flags & SF_ROOT) && !stream_tx_bound_on(parent, c))
 		s->flags |= SF_ATTACH_DUE | SF_ATTACH_INIT;
 	return 0;
 }
@@ -320,7 +319,7 @@ sst_stream_read(struct sst_stream *s, struct sst_stream_data *out, uint16_t max,
 		out[i].flags = rec[i].flags & SST_FLAG_MESSAGE ? SST_WRITE_MESSAGE : 0;
 	}
 	stream_rx_fc_update(s);
-	if (sst_flowctl_rx_update_due(&rx->fc) && (s->flags & SF_RX_ATTACHED)) {
+	if (sst_flowctl_rx_update_due(&rx->fc) && stream_rx_bound(s)) {
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);
 	}
@@ -434,8 +433,7 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 		c = stream_peer_chan(parent->peer);
 	if (c == NULL)
 		return -ENOTCONN;
-	if ((parent->flags & SF_ROOT) ||
-		((parent->flags & SF_TX_ATTACHED) && parent->tx_chan == c)) {
+	if ((parent->flags & SF_ROOT) || stream_tx_bound_on(parent, c)) {
 		uint32_t per = stream_dgram_payload_max(c);
 		uint32_t k = len <= per ? 1 : (len + per - 1) / per;
 
@@ -578,7 +576,7 @@ sst_stream_migrate(struct sst_stream *s, struct sst_stream_chan *c, sst_time_t n
 		return -EINVAL;
 	if (old == c)
 		return 0;
-	if ((s->flags & SF_TX_ATTACHED) && old != NULL && !old->dead) {
+	if (stream_tx_bound(s) && old != NULL && !old->dead) {
 		/* Detach on the old channel once we are attached on the new
 		 * one: the peer releases our old SID, losses resend here. */
 		if (stream_peer_can(s->peer, SST_CAP_DETACH))
@@ -587,8 +585,8 @@ sst_stream_migrate(struct sst_stream *s, struct sst_stream_chan *c, sst_time_t n
 			stream_release_tx_sid(s);
 	}
 	stream_ctl_moving(s);
-	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
-	s->flags ^= SF_SLOT;
+	stream_tx_unbind(s);
+	s->tx_slot ^= 1u;
 	if (s->tx != NULL)
 		sst_sched_remove(&s->tx->sched);
 	s->tx_chan = c;

@@ -18,7 +18,6 @@
 #include "stream_buffers.h"
 #include "stream_life.h"
 
-extern int sst_logtype_stream;
 #define STREAM_LOG(level, fmt, ...) \
 	SST_LOG(level, sst_logtype_stream, "sst.stream", fmt, ##__VA_ARGS__)
 

@@ -74,7 +74,7 @@ adopt_orphans(struct sst_stream_chan *c)
 		if (s == NULL || s->tx_chan != NULL || stream_is_ended(s))
 			continue;
 		s->tx_chan = c;
-		s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
+		stream_tx_unbind(s);
 		if (s->tx != NULL || (s->flags & SF_INITIATOR))
 			stream_attach_due(s);
 	}
@@ -179,13 +179,15 @@ sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now)
 			continue;
 		if (s->tx_chan == c) {
 			s->tx_chan = NULL;
-			s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED | SF_ATTACH_DUE);
+			stream_tx_unbind(s);
+			s->flags &= ~SF_ATTACH_DUE;
 			if (s->tx != NULL)
 				sst_sched_remove(&s->tx->sched);
 		}
 		if (s->rx_chan == c) {
 			s->rx_chan = NULL;
-			s->flags &= ~(SF_RX_ATTACHED | SF_WINDOW_DUE);
+			stream_rx_unbind(s);
+			s->flags &= ~SF_WINDOW_DUE;
 		}
 	}
 	while (c->ctl.count > 0) {
@@ -236,8 +238,7 @@ sst_stream_chan_probe(struct sst_stream_chan *c)
 	for (uint32_t i = 0; i <= p->usid_mask; i++) {
 		struct sst_stream *s = p->usids[i];
 
-		if (s == NULL || stream_is_ended(s) || !(s->flags & SF_RX_ATTACHED) ||
-			s->rx_chan != c)
+		if (s == NULL || stream_is_ended(s) || !stream_rx_bound(s) || s->rx_chan != c)
 			continue;
 		s->flags |= SF_WINDOW_DUE;
 		stream_ctl_queue(s);

@@ -68,9 +68,8 @@ stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep
 
 		c->detach_cursor = (c->detach_cursor + 1) & p->usid_mask;
 		if (s == NULL || s == keep || s->tx_chan != c || s->tx != NULL ||
-			(s->flags & (SF_TX_ATTACHED | SF_TX_ACKED)) !=
-				(SF_TX_ATTACHED | SF_TX_ACKED) ||
-			stream_is_ended(s) || (s->flags & SF_CTL_QUEUED))
+			!stream_tx_attached_acked(s) || stream_is_ended(s) ||
+			(s->flags & SF_CTL_QUEUED))
 			continue;
 		stream_give_up_tx_sid(s, STREAM_CODE_DETACH);
 		s->flags |= SF_PEER_KNOWS;

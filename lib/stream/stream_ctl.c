@@ -152,9 +152,9 @@ stream_give_up_tx_sid(struct sst_stream *s, uint32_t kind)
 {
 	struct sst_stream_chan *c = s->tx_chan;
 
-	if (!(s->flags & SF_TX_ATTACHED))
+	if (!stream_tx_bound(s))
 		return;
-	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
+	stream_tx_unbind(s);
 	if (c == NULL || c->dead)
 		return;
 	if (sst_sid_set_ptr(c->tx_sids, s->tx_sid, &c->held) < 0)

@@ -79,39 +79,33 @@ enum {
 	STREAM_CODES_INIT = 8, /**< Resets and Detaches owed, up to max_sids + STATELESS */
 };
 
-/* Stream flags (struct sst_stream.flags): facts about a stream and work
- * due on it; its lifecycle is in the states of stream_state.h. */
+/* Stream flags (struct sst_stream.flags): facts about a stream, work due
+ * on it and the queues it is in; its lifecycle, its attachments included,
+ * is in the states of stream_state.h. */
 enum {
-	SF_INITIATOR = 1u << 0,	       /**< we created it */
-	SF_TX_ATTACHED = 1u << 1,      /**< tx_sid is ours on tx_chan */
-	SF_TX_ACKED = 1u << 2,	       /**< a packet carrying the attachment was acked: Data */
-	SF_RX_ATTACHED = 1u << 3,      /**< rx_sid is the peer's on rx_chan */
-	SF_LISTEN = 1u << 4,	       /**< accepts substreams */
-	SF_CTL_QUEUED = 1u << 5,       /**< in its channel's control queue */
-	SF_WINDOW_DUE = 1u << 6,       /**< a window update is owed */
-	SF_ATTACH_DUE = 1u << 7,       /**< an Attach is to be (re)sent */
-	SF_ATTACH_INIT = 1u << 8,      /**< ... with the Init flag (new stream) */
-	SF_SLOT = 1u << 9,	       /**< current attachment slot */
-	SF_CLOSED_REPORTED = 1u << 10, /**< its end was reported (ops.closed()), or needs not be */
-	SF_WRITABLE_WANTED = 1u << 11, /**< the application waits for ops.writable() */
-	SF_ROOT = 1u << 12,	       /**< a peer's root stream (sst_stream_peer.root) */
-	SF_VIA_ATTACH = 1u << 13,      /**< attaching by Attach: no data until acked */
-	SF_REAP = 1u << 14,	       /**< ended with no references: on the reap list */
-	SF_TX_WAITING = 1u << 15,      /**< waits for a send buffer (host FIFO) */
-	SF_RX_RECENT = 1u << 16,       /**< data arrived since the last idle sweep */
-	SF_PEER_KNOWS = 1u << 17,      /**< the peer has state for it: re-attach without Init */
-	SF_SID_WAITING = 1u << 18,     /**< waits for a SID on its channel */
-	SF_BITS = 19,		       /**< the width of struct sst_stream.flags */
+	SF_INITIATOR = 1u << 0,	  /**< we created it */
+	SF_LISTEN = 1u << 1,	  /**< accepts substreams */
+	SF_ROOT = 1u << 2,	  /**< a peer's root stream (sst_stream_peer.root) */
+	SF_PEER_KNOWS = 1u << 3,  /**< the peer has state for it: re-attach without Init */
+	SF_CTL_QUEUED = 1u << 4,  /**< in its channel's control queue */
+	SF_WINDOW_DUE = 1u << 5,  /**< a window update is owed on rx_chan */
+	SF_ATTACH_DUE = 1u << 6,  /**< an Attach is owed on tx_chan */
+	SF_ATTACH_INIT = 1u << 7, /**< the Attach owed or in flight carries Init (new stream) */
+	SF_SID_WAITING = 1u << 8, /**< in tx_chan's queue of streams waiting for a SID */
+	SF_TX_WAITING = 1u << 9,  /**< in the host's FIFO of streams waiting for a send buffer */
+	SF_REAP = 1u << 10,	  /**< ended with no references: on the reap list */
+	SF_CLOSED_REPORTED = 1u << 11, /**< its end was reported (ops.closed()), or needs not be */
+	SF_WRITABLE_WANTED = 1u << 12, /**< the application waits for ops.writable() */
+	SF_RX_RECENT = 1u << 13,       /**< data arrived since the last idle sweep */
+	SF_BITS = 14,		       /**< the width of struct sst_stream.flags */
 };
 
 /* A bit at or above SF_BITS would be dropped silently by the bit-field,
  * and the stream would misbehave far from the cause (regrouping the bits
  * with gaps made the migration and channel-close scenarios fail). */
-static_assert(
-	(SF_INITIATOR | SF_TX_ATTACHED | SF_TX_ACKED | SF_RX_ATTACHED | SF_LISTEN | SF_CTL_QUEUED |
-		SF_WINDOW_DUE | SF_ATTACH_DUE | SF_ATTACH_INIT | SF_SLOT | SF_CLOSED_REPORTED |
-		SF_WRITABLE_WANTED | SF_ROOT | SF_VIA_ATTACH | SF_REAP | SF_TX_WAITING |
-		SF_RX_RECENT | SF_PEER_KNOWS | SF_SID_WAITING) < (1u << SF_BITS),
+static_assert((SF_INITIATOR | SF_LISTEN | SF_ROOT | SF_PEER_KNOWS | SF_CTL_QUEUED | SF_WINDOW_DUE |
+		      SF_ATTACH_DUE | SF_ATTACH_INIT | SF_SID_WAITING | SF_TX_WAITING | SF_REAP |
+		      SF_CLOSED_REPORTED | SF_WRITABLE_WANTED | SF_RX_RECENT) < (1u << SF_BITS),
 	"every SF_ bit fits struct sst_stream.flags");
 
 /* Send side buffers, attached while the stream has anything to send or in
@@ -159,19 +153,26 @@ struct sst_stream {
 	uint16_t refs;	   /**< packets in flight, children, the app handle */
 	uint8_t hcid;	   /**< index into the peer's half-channel IDs */
 	uint8_t tx_window; /**< the peer's latest window byte (no tx buffers) */
-	/* The SF_ bits, and the states (stream_state.h), changed only by
-	 * stream_set_*(): packed in one word, so that the lifecycle costs
-	 * no byte more than the flags it replaced. */
+	/* The SF_ bits, the states (stream_state.h, changed only by
+	 * stream_set_*()) and the attachment slot: packed in one word, so
+	 * that the lifecycle costs no byte more than the flags it replaced. */
 	uint32_t flags : SF_BITS;
-	uint32_t send : 2;    /**< enum stream_send_state */
-	uint32_t recv : 1;    /**< enum stream_recv_state */
-	uint32_t end : 2;     /**< enum stream_end_state */
-	uint32_t service : 2; /**< enum stream_service_state */
-	uint32_t life : 3;    /**< enum stream_life_state */
+	uint32_t send : 2;	/**< enum stream_send_state */
+	uint32_t recv : 1;	/**< enum stream_recv_state */
+	uint32_t end : 2;	/**< enum stream_end_state */
+	uint32_t service : 2;	/**< enum stream_service_state */
+	uint32_t life : 3;	/**< enum stream_life_state */
+	uint32_t tx_attach : 2; /**< enum stream_tx_attach_state */
+	uint32_t rx_attach : 1; /**< enum stream_rx_attach_state */
+	/** The attachment slot our Attach names (paper 4.3.7): flips at each
+	 * move to another channel, so the peer tells a new attachment from
+	 * a resent one. */
+	uint32_t tx_slot : 1;
 };
 
 static_assert(STREAM_SEND_STATES <= 4 && STREAM_RECV_STATES <= 2 && STREAM_END_STATES <= 4 &&
-		      STREAM_SERVICE_STATES <= 4 && STREAM_LIFE_STATES <= 8,
+		      STREAM_SERVICE_STATES <= 4 && STREAM_LIFE_STATES <= 8 &&
+		      STREAM_TX_ATTACH_STATES <= 4 && STREAM_RX_ATTACH_STATES <= 2,
 	"the states fit their bit-fields");
 
 /*
@@ -310,16 +311,24 @@ struct sst_stream_host {
 	uint32_t rx_data_flags;
 };
 
+/* The library's log type (stream_host.c). */
+extern int sst_logtype_stream;
+
 /*
- * stream_set_send(), _recv(), _end(), _service(), _life(): move one of s's
- * states (stream_state.h) to to, the only way they change; debug builds
- * check the transition against its table (stream_state.c).
+ * stream_set_send(), _recv(), _end(), _service(), _life(), _tx_attach(),
+ * _rx_attach(): move one of s's states (stream_state.h) to to, the only way
+ * they change. Debug builds check the transition against its table
+ * (stream_state.c): an illegal one is counted in the host's
+ * stats.illegal_transitions and the first is logged (sst_assert.h); the
+ * move is made all the same, as a build without the check would.
  */
-#define STREAM_STATE_SETTER(field, state)                                          \
-	static inline void stream_set_##field(struct sst_stream *s, enum state to) \
-	{                                                                          \
-		SST_DEBUG_ASSERT(state##_legal((enum state)s->field, to));         \
-		s->field = (unsigned int)to;                                       \
+#define STREAM_STATE_SETTER(field, state)                                             \
+	static inline void stream_set_##field(struct sst_stream *s, enum state to)    \
+	{                                                                             \
+		SST_DEBUG_CHECK(state##_legal((enum state)s->field, to),              \
+			s->peer->host->stats.illegal_transitions, sst_logtype_stream, \
+			"sst.stream");                                                \
+		s->field = (unsigned int)to;                                          \
 	}
 
 STREAM_STATE_SETTER(send, stream_send_state)
@@ -327,6 +336,64 @@ STREAM_STATE_SETTER(recv, stream_recv_state)
 STREAM_STATE_SETTER(end, stream_end_state)
 STREAM_STATE_SETTER(service, stream_service_state)
 STREAM_STATE_SETTER(life, stream_life_state)
+STREAM_STATE_SETTER(tx_attach, stream_tx_attach_state)
+STREAM_STATE_SETTER(rx_attach, stream_rx_attach_state)
+
+/* tx_sid is ours on tx_chan (bound, attaching or acknowledged). */
+static inline bool
+stream_tx_bound(const struct sst_stream *s)
+{
+	return s->tx_attach != STREAM_TX_DETACHED;
+}
+
+/* The peer mapped tx_sid to s: segments go as Data. */
+static inline bool
+stream_tx_attached_acked(const struct sst_stream *s)
+{
+	return s->tx_attach == STREAM_TX_ACKED;
+}
+
+/* rx_sid is the peer's SID for s on rx_chan. */
+static inline bool
+stream_rx_bound(const struct sst_stream *s)
+{
+	return s->rx_attach == STREAM_RX_ATTACHED;
+}
+
+/* Whether s is attached on c with our SID (a parent an Init can name). */
+static inline bool
+stream_tx_bound_on(const struct sst_stream *s, const struct sst_stream_chan *c)
+{
+	return stream_tx_bound(s) && s->tx_chan == c;
+}
+
+/* Our SID for s on tx_chan is given up (released, parked or its channel
+ * gone): the next attachment takes a new one. */
+static inline void
+stream_tx_unbind(struct sst_stream *s)
+{
+	if (stream_tx_bound(s))
+		stream_set_tx_attach(s, STREAM_TX_DETACHED);
+}
+
+/* The peer's SID for s is gone (detached, released or its channel gone). */
+static inline void
+stream_rx_unbind(struct sst_stream *s)
+{
+	if (stream_rx_bound(s))
+		stream_set_rx_attach(s, STREAM_RX_DETACHED);
+}
+
+/* The peer acknowledged s's attachment on its tx channel (an Init, Reply
+ * or Attach it carried was acked, or the peer Replied): Data from now on,
+ * and re-attachments need no Init. */
+static inline void
+stream_tx_attach_acked(struct sst_stream *s)
+{
+	if (!stream_tx_attached_acked(s))
+		stream_set_tx_attach(s, STREAM_TX_ACKED);
+	s->flags |= SF_PEER_KNOWS;
+}
 
 /* A top-level stream whose rendezvous message is still being gathered:
  * neither the application nor its children see its data yet. */
@@ -415,12 +482,14 @@ stream_queue_push(struct stream_fifo *q, uint32_t *next, struct sst_stream *s)
 	stream_fifo_push(q, next, (uint32_t)(s - s->peer->host->slab));
 }
 
+/* The oldest stream of q (which must not be empty), taken out of it. */
 static inline struct sst_stream *
 stream_queue_pop(struct stream_fifo *q, uint32_t *next, struct sst_stream_host *h)
 {
 	return &h->slab[stream_fifo_pop(q, next)];
 }
 
+/* The peer advertised every capability of cap (SST_CAP_*). */
 static inline bool
 stream_peer_can(const struct sst_stream_peer *p, uint32_t cap)
 {
@@ -434,6 +503,8 @@ stream_peer_legacy(const struct sst_stream_peer *p)
 	return p->caps == SST_CAPS_LEGACY;
 }
 
+/* The window byte to advertise for s: its receive buffer's, or while it
+ * has none, the smallest window a fresh buffer would give. */
 static inline uint8_t
 stream_rx_window(const struct sst_stream *s)
 {

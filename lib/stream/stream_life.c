@@ -368,7 +368,7 @@ stream_release_buffers(struct sst_stream *s, bool all, sst_time_t now)
 		 * Or it used up its credit (it sent up to our last edge) and
 		 * waits for a larger one, which nothing else would bring. */
 		if (rx->fc.edge != fresh_edge && !all && !stream_recv_eof(s) &&
-			(s->flags & SF_RX_ATTACHED)) {
+			stream_rx_bound(s)) {
 			s->flags |= SF_WINDOW_DUE;
 			stream_ctl_queue(s);
 		}
@@ -449,10 +449,10 @@ stream_idle_sweep(struct sst_stream_host *h, sst_time_t now)
 void
 stream_release_tx_sid(struct sst_stream *s)
 {
-	if (s->flags & SF_TX_ATTACHED)
+	if (stream_tx_bound(s))
 		stream_sid_quiet(s->tx_chan, s->tx_chan != NULL ? s->tx_chan->tx_sids : NULL,
 			s->tx_sid, stream_is_finished(s));
-	s->flags &= ~(SF_TX_ATTACHED | SF_TX_ACKED);
+	stream_tx_unbind(s);
 }
 
 void
@@ -460,10 +460,10 @@ stream_release_sids(struct sst_stream *s, sst_time_t now)
 {
 	RTE_SET_USED(now);
 	stream_release_tx_sid(s);
-	if (s->flags & SF_RX_ATTACHED)
+	if (stream_rx_bound(s))
 		stream_sid_quiet(s->rx_chan, s->rx_chan != NULL ? s->rx_chan->rx_sids : NULL,
 			s->rx_sid, stream_is_finished(s));
-	s->flags &= ~SF_RX_ATTACHED;
+	stream_rx_unbind(s);
 }
 
 static void
@@ -499,7 +499,7 @@ stream_check_finished(struct sst_stream *s, sst_time_t now)
 	 * that nothing releases, keeping that channel in use. send_controls()
 	 * skips finished streams for what a loss report queues later. */
 	stream_set_end(s, STREAM_FINISHED);
-	s->flags &= ~(SF_ATTACH_DUE | SF_ATTACH_INIT | SF_VIA_ATTACH | SF_WINDOW_DUE);
+	s->flags &= ~(SF_ATTACH_DUE | SF_ATTACH_INIT | SF_WINDOW_DUE);
 	stream_release_sids(s, now);
 	stream_maybe_release_buffers(s, now);
 	report_closed(s, SST_STREAM_FINISHED, now);
@@ -527,17 +527,17 @@ stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_ti
 	/* The Reset names the stream by our own SID if we have one (paper
 	 * 4.3.8), otherwise by the peer's, and is resent until acknowledged. */
 	if (send && stream_peer_can(s->peer, SST_CAP_RESET)) {
-		if ((s->flags & SF_TX_ATTACHED) && (c = s->tx_chan) != NULL && !c->dead) {
+		if (stream_tx_bound(s) && (c = s->tx_chan) != NULL && !c->dead) {
 			stream_give_up_tx_sid(s, 0);
 			s->peer->host->stats.streams_reset_tx++;
-		} else if ((s->flags & SF_RX_ATTACHED) && (c = s->rx_chan) != NULL && !c->dead) {
+		} else if (stream_rx_bound(s) && (c = s->rx_chan) != NULL && !c->dead) {
 			stream_chan_queue_code(c, s->rx_sid | STREAM_CODE_ORIENT);
 			s->peer->host->stats.streams_reset_tx++;
 		}
 	}
 	stream_set_end(s, stream_is_finished(s) ? STREAM_RESET_AFTER_FINISH : STREAM_RESET);
 	s->flags &= ~(SF_ATTACH_DUE | SF_WINDOW_DUE);
-	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead &&
+	if (stream_rx_bound(s) && s->rx_chan != NULL && !s->rx_chan->dead &&
 		s->rx_chan->dgram != NULL)
 		sst_dgram_rx_reset_sid(s->rx_chan->dgram, s->rx_sid);
 	stream_release_sids(s, now);

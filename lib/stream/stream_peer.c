@@ -30,7 +30,10 @@ sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 	p->usid_mask = slots - 1;
 	p->usid_max = h->p.peer_usids;
 	p->root.peer = p;
-	p->root.flags = SF_ROOT | SF_LISTEN | SF_TX_ATTACHED | SF_TX_ACKED | SF_RX_ATTACHED;
+	/* The root is attached on every channel from the start (SID 0). */
+	p->root.flags = SF_ROOT | SF_LISTEN;
+	p->root.tx_attach = STREAM_TX_ACKED;
+	p->root.rx_attach = STREAM_RX_ATTACHED;
 	p->root.hcid = STREAM_HCID_ROOT;
 	p->root.refs = 1;
 	return p;

@@ -83,13 +83,13 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 	bool moved = false;
 	int rc;
 
-	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan == c && s->rx_sid == sid)
+	if (stream_rx_bound(s) && s->rx_chan == c && s->rx_sid == sid)
 		return 0;
 	rc = sst_sid_attach(c->rx_sids, sid, s, &counter);
 	if (rc < 0)
 		return rc;
 	stream_chan_busy(c);
-	if ((s->flags & SF_RX_ATTACHED) && s->rx_chan != NULL && !s->rx_chan->dead) {
+	if (stream_rx_bound(s) && s->rx_chan != NULL && !s->rx_chan->dead) {
 		/* Late packets for the old attachment are refused (the sender
 		 * resends them here) until its quiet period ends. */
 		stream_sid_quiet(s->rx_chan, s->rx_chan->rx_sids, s->rx_sid, false);
@@ -115,7 +115,8 @@ attach_rx(struct sst_stream_chan *c, struct sst_stream *s, uint16_t sid)
 	}
 	s->rx_chan = c;
 	s->rx_sid = sid;
-	s->flags |= SF_RX_ATTACHED;
+	if (!stream_rx_bound(s))
+		stream_set_rx_attach(s, STREAM_RX_ATTACHED);
 	if (moved)
 		stream_ctl_queue(s);
 	return 0;
@@ -238,7 +239,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	s->rx_chan = c;
 	s->tx_chan = c; /* we answer where it arrived */
 	s->rx_sid = sid;
-	s->flags |= SF_RX_ATTACHED;
+	stream_set_rx_attach(s, STREAM_RX_ATTACHED);
 	s->tx_window = window & SST_WINDOW_EXP_MASK;
 	s->prio = top ? 0 : parent->prio;
 	if (stream_usid_insert(c->peer, s) < 0) {
@@ -330,10 +331,9 @@ rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	 * one instead, a late or lost acknowledgment has the Init resent, and
 	 * a resend that arrives after the peer finished the stream and forgot
 	 * its SID opens a second stream there with this one's bytes. */
-	if ((s->flags & (SF_INITIATOR | SF_TX_ATTACHED | SF_TX_ACKED | SF_VIA_ATTACH |
-				SF_ATTACH_DUE)) == (SF_INITIATOR | SF_TX_ATTACHED) &&
-		s->tx_chan == c) {
-		s->flags |= SF_TX_ACKED | SF_PEER_KNOWS;
+	if ((s->flags & (SF_INITIATOR | SF_ATTACH_DUE)) == SF_INITIATOR &&
+		s->tx_attach == STREAM_TX_BOUND && s->tx_chan == c) {
+		stream_tx_attach_acked(s);
 		stream_tx_wake(s);
 	}
 	return deliver(c, s, hdr->tsn, hdr, m, seq, now);
@@ -527,8 +527,8 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	 * up with a move it has not seen yet (two replacements crossed, and
 	 * it attached on the one both sides then retire), and following it
 	 * back would leave our side on a channel being closed. */
-	if ((s->flags & SF_TX_ATTACHED) && s->tx_chan != NULL && s->tx_chan != c &&
-		!s->tx_chan->dead && !stream_is_finished(s) && stream_chan_newer(c, s->tx_chan))
+	if (stream_tx_bound(s) && s->tx_chan != NULL && s->tx_chan != c && !s->tx_chan->dead &&
+		!stream_is_finished(s) && stream_chan_newer(c, s->tx_chan))
 		sst_stream_migrate(s, c, now);
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }
@@ -543,7 +543,7 @@ rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		stream_sid_quiet(c, c->rx_sids, hdr->sid, false);
 		stream_chan_moved(c, hdr->sid);
 		stream_ctl_moving(s);
-		s->flags &= ~SF_RX_ATTACHED;
+		stream_rx_unbind(s);
 		s->rx_chan = NULL;
 	}
 	return SST_CHANNEL_RX_NEEDS_ACK;

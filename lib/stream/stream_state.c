@@ -36,33 +36,34 @@ static const bool life_legal[STREAM_LIFE_STATES][STREAM_LIFE_STATES] = {
 	[STREAM_APP_OWNED][STREAM_ABANDONED] = true,
 };
 
-bool
-stream_send_state_legal(enum stream_send_state from, enum stream_send_state to)
-{
-	return from < STREAM_SEND_STATES && to < STREAM_SEND_STATES && send_legal[from][to];
-}
+static const bool tx_attach_legal[STREAM_TX_ATTACH_STATES][STREAM_TX_ATTACH_STATES] = {
+	[STREAM_TX_DETACHED][STREAM_TX_BOUND] = true,
+	[STREAM_TX_BOUND][STREAM_TX_ATTACHING] = true,
+	[STREAM_TX_ATTACHING][STREAM_TX_BOUND] = true,
+	[STREAM_TX_BOUND][STREAM_TX_ACKED] = true,
+	[STREAM_TX_ATTACHING][STREAM_TX_ACKED] = true,
+	[STREAM_TX_BOUND][STREAM_TX_DETACHED] = true,
+	[STREAM_TX_ATTACHING][STREAM_TX_DETACHED] = true,
+	[STREAM_TX_ACKED][STREAM_TX_DETACHED] = true,
+};
 
-bool
-stream_recv_state_legal(enum stream_recv_state from, enum stream_recv_state to)
-{
-	return from < STREAM_RECV_STATES && to < STREAM_RECV_STATES && recv_legal[from][to];
-}
+static const bool rx_attach_legal[STREAM_RX_ATTACH_STATES][STREAM_RX_ATTACH_STATES] = {
+	[STREAM_RX_DETACHED][STREAM_RX_ATTACHED] = true,
+	[STREAM_RX_ATTACHED][STREAM_RX_DETACHED] = true,
+};
 
-bool
-stream_end_state_legal(enum stream_end_state from, enum stream_end_state to)
-{
-	return from < STREAM_END_STATES && to < STREAM_END_STATES && end_legal[from][to];
-}
+/* stream_<state>_legal(): the table's entry, false for a state out of
+ * range (the table has none). */
+#define STATE_LEGAL(state, count, table)                                    \
+	bool state##_legal(enum state from, enum state to)                  \
+	{                                                                   \
+		return from < (count) && to < (count) && (table)[from][to]; \
+	}
 
-bool
-stream_service_state_legal(enum stream_service_state from, enum stream_service_state to)
-{
-	return from < STREAM_SERVICE_STATES && to < STREAM_SERVICE_STATES &&
-	       service_legal[from][to];
-}
-
-bool
-stream_life_state_legal(enum stream_life_state from, enum stream_life_state to)
-{
-	return from < STREAM_LIFE_STATES && to < STREAM_LIFE_STATES && life_legal[from][to];
-}
+STATE_LEGAL(stream_send_state, STREAM_SEND_STATES, send_legal)
+STATE_LEGAL(stream_recv_state, STREAM_RECV_STATES, recv_legal)
+STATE_LEGAL(stream_end_state, STREAM_END_STATES, end_legal)
+STATE_LEGAL(stream_service_state, STREAM_SERVICE_STATES, service_legal)
+STATE_LEGAL(stream_life_state, STREAM_LIFE_STATES, life_legal)
+STATE_LEGAL(stream_tx_attach_state, STREAM_TX_ATTACH_STATES, tx_attach_legal)
+STATE_LEGAL(stream_rx_attach_state, STREAM_RX_ATTACH_STATES, rx_attach_legal)

@@ -109,6 +109,49 @@ enum stream_life_state {
 	STREAM_LIFE_STATES
 };
 
+/*
+ * Our side's attachment on the stream's sending channel (tx_chan): the SID
+ * we named it by there, and whether the peer has mapped that SID to the
+ * stream (paper 4.3.4, 4.3.7). Moved by the send path taking a SID
+ * (stream_tx.c, stream_app.c), the acknowledgments (stream_ack.c), the
+ * peer's Reply (stream_rx.c) and the SID being given up or the channel
+ * going away (stream_ctl.c, stream_life.c, stream_chan.c, stream_app.c):
+ *
+ *   DETACHED --SID taken--> BOUND --Attach sent--> ATTACHING
+ *                             |  ^------Attach lost-----+
+ *                             |                         |
+ *                             +--acked, or Reply--> ACKED <--Attach acked--+
+ *   BOUND, ATTACHING, ACKED --SID given up, channel gone, moved--> DETACHED
+ *
+ * BOUND: segments go as Init (naming the parent) or Reply (naming the
+ * peer's SID), each carrying the attachment. ATTACHING: an Attach flies,
+ * and nothing else goes until it is acknowledged. That an Attach is owed
+ * (SF_ATTACH_DUE) is work due, not a state: it is owed in any of these
+ * states (DETACHED: it takes the SID when it goes).
+ */
+enum stream_tx_attach_state {
+	STREAM_TX_DETACHED = 0, /**< no SID of ours on tx_chan */
+	STREAM_TX_BOUND,	/**< tx_sid is ours on tx_chan, carried by Init or Reply */
+	STREAM_TX_ATTACHING,	/**< tx_sid is ours on tx_chan, an Attach for it in flight */
+	STREAM_TX_ACKED,	/**< the peer acknowledged the attachment: Data */
+	STREAM_TX_ATTACH_STATES
+};
+
+/*
+ * The peer's attachment on the stream's receiving channel (rx_chan): the
+ * SID the peer names the stream by there (its Init, Reply or Attach,
+ * stream_rx.c), until the peer detaches it, the stream ends or the
+ * channel goes away (stream_rx.c, stream_life.c, stream_chan.c). A move to
+ * another channel or SID keeps it ATTACHED (rx_chan and rx_sid change).
+ *
+ *   DETACHED --Init, Reply or Attach--> ATTACHED --Detach, end, channel gone--> DETACHED
+ */
+enum stream_rx_attach_state {
+	STREAM_RX_DETACHED = 0, /**< the peer names the stream by no SID of ours */
+	STREAM_RX_ATTACHED,	/**< rx_sid is the peer's for it on rx_chan */
+	STREAM_RX_ATTACH_STATES
+};
+
 /* Whether each enum may move from one state to another (the tables of
  * stream_state.c). Pure; out-of-range states are illegal. */
 bool stream_send_state_legal(enum stream_send_state from, enum stream_send_state to);
@@ -116,5 +159,7 @@ bool stream_recv_state_legal(enum stream_recv_state from, enum stream_recv_state
 bool stream_end_state_legal(enum stream_end_state from, enum stream_end_state to);
 bool stream_service_state_legal(enum stream_service_state from, enum stream_service_state to);
 bool stream_life_state_legal(enum stream_life_state from, enum stream_life_state to);
+bool stream_tx_attach_state_legal(enum stream_tx_attach_state from, enum stream_tx_attach_state to);
+bool stream_rx_attach_state_legal(enum stream_rx_attach_state from, enum stream_rx_attach_state to);
 
 #endif /* STREAM_STATE_H */

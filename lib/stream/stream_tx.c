@@ -227,10 +227,10 @@ send_attach(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 	uint64_t counter;
 	int len;
 
-	if (!(s->flags & SF_TX_ATTACHED)) {
+	if (!stream_tx_bound(s)) {
 		if (stream_chan_sid_alloc(c, s, &counter) < 0)
 			return; /* it waits for a SID */
-		s->flags |= SF_TX_ATTACHED;
+		stream_set_tx_attach(s, STREAM_TX_BOUND);
 		/* Window updates are ordered by this channel's numbers now. */
 		if (s->tx != NULL)
 			s->tx->fc.updated = false;
@@ -242,10 +242,14 @@ send_attach(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 		return;
 	hdr.sid = s->tx_sid;
 	hdr.flags = (uint8_t)((init ? SST_FLAG_ATTACH_INIT : 0) |
-			      ((s->flags & SF_SLOT) ? SST_FLAG_ATTACH_SLOT : 0));
+			      (s->tx_slot ? SST_FLAG_ATTACH_SLOT : 0));
 	hdr.window = advertise(c, s);
 	s->flags &= ~SF_ATTACH_DUE;
-	s->flags |= SF_VIA_ATTACH;
+	/* Nothing but this Attach goes until it is acknowledged, unless the
+	 * attachment already was (a Reply's acknowledgment came after the
+	 * Attach was owed): Data goes on then. */
+	if (s->tx_attach == STREAM_TX_BOUND)
+		stream_set_tx_attach(s, STREAM_TX_ATTACHING);
 	c->peer->host->stats.attaches_tx++;
 	send_control(c, b, &hdr, body, (size_t)len, s, SENT_ATTACH, 0, now);
 }
@@ -256,7 +260,7 @@ send_window(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 	struct sst_stream_hdr hdr = {.type = SST_STREAM_ACK};
 
 	s->flags &= ~SF_WINDOW_DUE;
-	if (!(s->flags & SF_RX_ATTACHED) || s->rx_chan != c)
+	if (!stream_rx_bound(s) || s->rx_chan != c)
 		return;
 	hdr.sid = s->rx_sid;
 	hdr.window = advertise(c, s);
@@ -352,11 +356,11 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 static int
 segment_header(struct sst_stream_chan *c, struct sst_stream *s, struct sst_stream_hdr *hdr)
 {
-	if (s->flags & SF_TX_ACKED) {
+	if (stream_tx_attached_acked(s)) {
 		hdr->type = SST_STREAM_DATA;
 		return 0;
 	}
-	if (s->flags & (SF_VIA_ATTACH | SF_ATTACH_DUE))
+	if (s->tx_attach == STREAM_TX_ATTACHING || (s->flags & SF_ATTACH_DUE))
 		return -EAGAIN;
 	if ((s->flags & (SF_PEER_KNOWS | SF_INITIATOR)) == (SF_PEER_KNOWS | SF_INITIATOR))
 		return -ENOENT; /* detached or moved: an Init would make a new stream */
@@ -366,22 +370,22 @@ segment_header(struct sst_stream_chan *c, struct sst_stream *s, struct sst_strea
 		hdr->type = SST_STREAM_INIT;
 		if (parent == NULL)
 			hdr->ref_sid = 0;
-		else if ((parent->flags & SF_TX_ATTACHED) && parent->tx_chan == c)
+		else if (stream_tx_bound_on(parent, c))
 			hdr->ref_sid = parent->tx_sid;
 		else
 			return -ENOENT;
 	} else {
-		if (!(s->flags & SF_RX_ATTACHED) || s->rx_chan != c)
+		if (!stream_rx_bound(s) || s->rx_chan != c)
 			return -ENOENT;
 		hdr->type = SST_STREAM_REPLY;
 		hdr->ref_sid = s->rx_sid;
 	}
-	if (!(s->flags & SF_TX_ATTACHED)) {
+	if (!stream_tx_bound(s)) {
 		uint64_t counter;
 
 		if (stream_chan_sid_alloc(c, s, &counter) < 0)
 			return -EAGAIN;
-		s->flags |= SF_TX_ATTACHED;
+		stream_set_tx_attach(s, STREAM_TX_BOUND);
 	}
 	return 0;
 }
@@ -539,7 +543,7 @@ stream_tx_ack_due(void *ctx, sst_time_t now)
 		return;
 	if (c->last_rx_sid != 0)
 		s = sst_sid_lookup(c->rx_sids, c->last_rx_sid);
-	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && (s->flags & SF_RX_ATTACHED)) {
+	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && stream_rx_bound(s)) {
 		hdr.sid = s->rx_sid;
 		hdr.window = advertise(c, s);
 	} else {

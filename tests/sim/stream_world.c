@@ -895,6 +895,7 @@ world_check_done(struct world *w)
 			       " rx buffers still live\n",
 				side, st->streams_live, st->tx_buffers_live, st->rx_buffers_live);
 		CU_ASSERT_EQUAL(st->streams_live, 0);
+		CU_ASSERT_EQUAL(st->illegal_transitions, 0);
 		CU_ASSERT_EQUAL(st->tx_buffers_live, 0);
 		CU_ASSERT_EQUAL(st->rx_buffers_live, 0);
 	}
