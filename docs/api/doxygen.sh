@@ -7,12 +7,14 @@
 # an internal header that happens to be named sst_*.h stays out.
 # Writes OUTPUT_DIR/html and the warnings to OUTPUT_DIR/warnings; prints
 # the headers it read to OUTPUT_DIR/headers.
-# Usage: doxygen.sh DOXYGEN DOXYFILE BUILD_ROOT OUTPUT_DIR
+# Further arguments are Doxyfile lines added at the end ("GENERATE_XML = YES").
+# Usage: doxygen.sh DOXYGEN DOXYFILE BUILD_ROOT OUTPUT_DIR [SETTING...]
 set -eu
-doxygen=${1:?usage: doxygen.sh DOXYGEN DOXYFILE BUILD_ROOT OUTPUT_DIR}
+doxygen=${1:?usage: doxygen.sh DOXYGEN DOXYFILE BUILD_ROOT OUTPUT_DIR [SETTING...]}
 doxyfile=${2:?}
 build=${3:?}
 out=${4:?}
+shift 4
 mkdir -p "$out"
 python3 - "$build/meson-info/intro-installed.json" >"$out/headers" <<'PY'
 import json, os, sys
@@ -30,6 +32,7 @@ PY
 	echo "OUTPUT_DIRECTORY = $out"
 	echo "WARN_LOGFILE = $out/warnings"
 	while IFS= read -r h; do echo "INPUT += \"$h\""; done <"$out/headers"
+	for setting in "$@"; do echo "$setting"; done
 } | "$doxygen" -
 # The warnings went to the log: show them to whoever ran `ninja doc`.
 [ ! -s "$out/warnings" ] || cat "$out/warnings" >&2

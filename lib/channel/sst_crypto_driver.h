@@ -38,13 +38,13 @@ enum sst_crypto_suite {
 	SST_CRYPTO_CHK32,	     /**< prototype-compatible keyed checksum */
 	SST_CRYPTO_AES128GCM,	     /**< AES-128-GCM, 16-byte tag */
 	SST_CRYPTO_CHACHA20POLY1305, /**< ChaCha20-Poly1305 (RFC 8439), 16-byte tag */
-	SST_CRYPTO_SUITE_COUNT,
+	SST_CRYPTO_SUITE_COUNT,	     /**< number of suites */
 };
 
 enum {
-	SST_CRYPTO_KEY_MAX = 32,
-	SST_CRYPTO_IV_LEN = 12,
-	SST_CRYPTO_TRAILER_MAX = 16,
+	SST_CRYPTO_KEY_MAX = 32,     /**< bytes of the largest key */
+	SST_CRYPTO_IV_LEN = 12,	     /**< bytes of an AEAD IV (and nonce) */
+	SST_CRYPTO_TRAILER_MAX = 16, /**< bytes of the largest trailer */
 	/**
 	 * Largest per-channel session a driver may need (checked at build time
 	 * and at registration). Sized for AES-GCM: IPsec-MB's precomputed key
