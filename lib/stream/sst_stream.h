@@ -299,8 +299,11 @@ void sst_stream_peer_abort(struct sst_stream_peer *p, sst_time_t now);
 void sst_stream_peer_fail(struct sst_stream_peer *p, enum sst_stream_end why, sst_time_t now);
 
 /** Destroy a peer: every channel is destroyed (sst_stream_chan_destroy())
- * and every stream aborted (closed() with SST_STREAM_ABORTED); handles the
- * application still holds become invalid when this returns.
+ * and every stream aborted (closed() with SST_STREAM_ABORTED). The streams
+ * the application still holds are not freed: their handles must not be
+ * used after this returns, and their control blocks stay taken until the
+ * host is destroyed. Destroy a peer once sst_stream_peer_streams() is 0
+ * (as the worker does), or when the host goes too.
  * @param p The peer; NULL is ignored. */
 void sst_stream_peer_destroy(struct sst_stream_peer *p);
 
