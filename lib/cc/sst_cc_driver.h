@@ -35,47 +35,48 @@ enum {
 	/** Bytes of private state per channel: room for a bpf module's 256-byte
 	 * scratch area, the driver's measurements and its policer (drivers/cc/bpf). */
 	SST_CC_PRIV_MAX = 512,
-	SST_CC_NAME_MAX = 16,
+	SST_CC_NAME_MAX = 16, /**< bytes of a controller's name, NUL included */
 };
 
 /** Per-channel congestion state the channel reads and controllers write. */
 struct sst_cc {
-	const struct sst_cc_ops *ops;
-	uint64_t cwnd;	       /**< bytes the channel may have in flight */
-	uint64_t ssthresh;     /**< slow-start threshold, bytes */
-	uint64_t pacing_rate;  /**< bytes per second; 0: the channel derives it */
-	uint32_t mss;	       /**< bytes of a full-sized packet (set by the channel) */
-	bool in_recovery;      /**< inside a loss-recovery epoch */
+	const struct sst_cc_ops *ops; /**< the controller (set by sst_cc_init()) */
+	uint64_t cwnd;		      /**< bytes the channel may have in flight */
+	uint64_t ssthresh;	      /**< slow-start threshold, bytes */
+	uint64_t pacing_rate;	      /**< bytes per second; 0: the channel derives it */
+	uint32_t mss;		      /**< bytes of a full-sized packet (set by the channel) */
+	bool in_recovery;	      /**< inside a loss-recovery epoch */
 	uint64_t recovery_seq; /**< highest seq sent when recovery or an RTO began; 0: none */
+	/** The controller's private state (its priv_size bytes used). */
 	uint8_t priv[SST_CC_PRIV_MAX] __attribute__((aligned(8)));
 };
 
 /** A packet left. */
 struct sst_cc_sent_event {
-	sst_time_t now;
-	uint64_t seq;
-	uint32_t bytes;
+	sst_time_t now;		  /**< when it left */
+	uint64_t seq;		  /**< its sequence number */
+	uint32_t bytes;		  /**< its size on the wire */
 	uint64_t bytes_in_flight; /**< after this packet */
 };
 
 /** Packets were acknowledged (one event per ack word that acked something new). */
 struct sst_cc_ack_event {
-	sst_time_t now;
-	uint64_t largest_acked; /**< highest sequence number acked by this ack */
-	uint32_t acked_bytes;	/**< bytes newly acked */
-	uint32_t acked_packets;
+	sst_time_t now;		  /**< when the ack arrived */
+	uint64_t largest_acked;	  /**< highest sequence number acked by this ack */
+	uint32_t acked_bytes;	  /**< bytes newly acked */
+	uint32_t acked_packets;	  /**< packets newly acked */
 	uint64_t bytes_in_flight; /**< after removing the acked packets */
 	sst_time_t rtt_sample;	  /**< of largest_acked; 0 when none */
-	sst_time_t srtt;
-	sst_time_t min_rtt;
-	bool app_limited; /**< cwnd was not filled lately (an idle period included) */
+	sst_time_t srtt;	  /**< smoothed RTT after this sample */
+	sst_time_t min_rtt;	  /**< smallest RTT sample so far */
+	bool app_limited;	  /**< cwnd was not filled lately (an idle period included) */
 };
 
 /** A packet was declared lost (by the 3-packet rule or the time threshold). */
 struct sst_cc_loss_event {
-	sst_time_t now;
-	uint64_t seq; /**< the lost packet */
-	uint32_t bytes;
+	sst_time_t now;		  /**< when the loss was declared */
+	uint64_t seq;		  /**< the lost packet */
+	uint32_t bytes;		  /**< its size */
 	uint64_t largest_sent;	  /**< the recovery point if this starts recovery */
 	uint64_t bytes_in_flight; /**< after removing the lost packet */
 };
@@ -87,15 +88,15 @@ struct sst_cc_loss_event {
  * numbers at or below largest_sent, which the controller ignores).
  */
 struct sst_cc_rto_event {
-	sst_time_t now;
+	sst_time_t now;		  /**< when the timer fired */
 	uint64_t largest_sent;	  /**< highest sequence number sent so far */
 	uint64_t bytes_in_flight; /**< outstanding bytes when the timer fired */
 };
 
 /** The congestion controller interface. */
 struct sst_cc_ops {
-	char name[SST_CC_NAME_MAX];
-	uint16_t priv_size; /**< <= SST_CC_PRIV_MAX */
+	char name[SST_CC_NAME_MAX]; /**< unique, NUL-terminated, no ':' */
+	uint16_t priv_size;	    /**< <= SST_CC_PRIV_MAX */
 
 	/** Set the initial window (cc->mss is set). */
 	void (*init)(struct sst_cc *cc, sst_time_t now);
@@ -117,12 +118,15 @@ struct sst_cc_ops {
  * The registry keeps the pointer, so @p ops must have static storage.
  * Registration is control-plane work and not thread-safe: constructors, or
  * the main lcore before workers start.
+ * @param ops The controller; every op required.
  * @return 0, -EINVAL (NULL ops, missing op, empty or unterminated name,
  * priv_size too large, a ':' in the name), -EEXIST (name taken), -ENOSPC (registry full).
  */
 int sst_cc_register(const struct sst_cc_ops *ops);
 
-/** Find a controller by name, or load one through a loader. @return ops, or NULL. */
+/** Find a controller by name, or load one through a loader.
+ * @param name A registered controller's name, or "PREFIX:ARG".
+ * @return ops, or NULL (unknown, or the loader failed). */
 const struct sst_cc_ops *sst_cc_find(const char *name);
 
 /**
@@ -136,11 +140,13 @@ typedef const struct sst_cc_ops *(*sst_cc_loader_t)(const char *arg, char *err, 
 
 /** Loaders the registry holds at most, and the longest prefix. */
 #define SST_CC_LOADER_MAX 4
-#define SST_CC_PREFIX_MAX 8
+#define SST_CC_PREFIX_MAX 8 /**< see SST_CC_LOADER_MAX */
 
 /**
  * Register a loader for names "PREFIX:ARG" (from constructors, like
  * sst_cc_register()). @p prefix must have static storage.
+ * @param prefix The PREFIX of the names it resolves.
+ * @param load The loader.
  * @return 0, -EINVAL (NULL, empty, too long or containing ':'), -EEXIST
  * (prefix taken), -ENOSPC (registry full).
  */
@@ -167,6 +173,10 @@ const struct sst_cc_ops *sst_cc_resolve(const char *name, char *err, size_t errl
  * state (priv included), sets ops and mss, cwnd to sst_cc_initial_window(),
  * ssthresh to UINT64_MAX (slow start until the first loss), then calls
  * ops->init, which may change any of them.
+ * @param cc The channel's state.
+ * @param ops The controller; kept, so it must outlive @p cc.
+ * @param mss Bytes of a full-sized packet.
+ * @param now Current time.
  * @return 0 or -EINVAL (NULL cc or ops, mss 0).
  */
 int sst_cc_init(struct sst_cc *cc, const struct sst_cc_ops *ops, uint32_t mss, sst_time_t now);
@@ -178,11 +188,16 @@ int sst_cc_init(struct sst_cc *cc, const struct sst_cc_ops *ops, uint32_t mss, s
  * private state and the pacing rate are the new controller's (priv is
  * cleared and ops->init runs, then the carried fields are put back).
  * Control plane, on the lcore that owns the channel, between events.
+ * @param cc The channel's state.
+ * @param ops The new controller; kept, so it must outlive @p cc.
+ * @param now Current time.
  * @return 0 or -EINVAL (NULL cc or ops, cc not initialised).
  */
 int sst_cc_switch(struct sst_cc *cc, const struct sst_cc_ops *ops, sst_time_t now);
 
-/** Initial window of RFC 6928 / RFC 5681 for a given MSS, in bytes. */
+/** Initial window of RFC 6928 / RFC 5681 for a given MSS.
+ * @param mss Bytes of a full-sized packet.
+ * @return min(10 mss, max(14600, 2 mss)) bytes. */
 static inline uint64_t
 sst_cc_initial_window(uint32_t mss)
 {
@@ -195,6 +210,8 @@ sst_cc_initial_window(uint32_t mss)
 /**
  * The smallest window a controller may set: two packets (the prototype's
  * CWND_MIN). The one-packet loss window after a timeout is the exception.
+ * @param mss Bytes of a full-sized packet.
+ * @return 2 mss bytes.
  */
 static inline uint64_t
 sst_cc_min_window(uint32_t mss)
@@ -206,7 +223,11 @@ sst_cc_min_window(uint32_t mss)
  * a * b / c rounded down, without intermediate overflow, saturating at
  * UINT64_MAX. For controllers that scale windows by ratios (acked/cwnd,
  * cwnd/srtt). Uses the 128-bit integers GCC and Clang provide on every
- * 64-bit target DPDK supports. @p c must not be 0.
+ * 64-bit target DPDK supports.
+ * @param a A factor.
+ * @param b The other.
+ * @param c The divisor; must not be 0.
+ * @return The quotient, or UINT64_MAX when it does not fit.
  */
 static inline uint64_t
 sst_cc_mul_div(uint64_t a, uint64_t b, uint64_t c)

@@ -37,10 +37,11 @@
 
 #include "sst_time.h"
 
+/** The policer's phases (see the file's description). */
 enum sst_policer_state {
-	SST_POLICER_INIT = 0,
-	SST_POLICER_SLOWSTART,
-	SST_POLICER_STEADY,
+	SST_POLICER_INIT = 0,  /**< 4 packets per second until the first RTT sample */
+	SST_POLICER_SLOWSTART, /**< at most doubling per RTT until the first loss */
+	SST_POLICER_STEADY,    /**< the TCP throughput equation */
 };
 
 enum {
@@ -50,26 +51,26 @@ enum {
 
 /** The policer's state (treat as opaque). */
 struct sst_policer {
-	uint8_t state; /**< enum sst_policer_state */
-	uint8_t nintervals;
-	uint8_t nepochs;
-	uint32_t mss;
-	uint64_t rate; /**< allowed bytes per second */
-	sst_time_t srtt;
-	sst_time_t epoch_start;
-	uint64_t epoch_bytes; /**< acked in this round trip */
-	uint64_t recv_rate;   /**< bytes per second acked over the last round trip */
-	sst_time_t last_feedback;
-	sst_time_t loss_event_start;
-	uint64_t open_interval;			   /**< packets acked since the last loss event */
+	uint8_t state;		     /**< enum sst_policer_state */
+	uint8_t nintervals;	     /**< entries of intervals in use */
+	uint8_t nepochs;	     /**< entries of ratio in use */
+	uint32_t mss;		     /**< bytes of a full-sized packet */
+	uint64_t rate;		     /**< allowed bytes per second */
+	sst_time_t srtt;	     /**< the channel's smoothed RTT, last reported */
+	sst_time_t epoch_start;	     /**< start of the current round trip */
+	uint64_t epoch_bytes;	     /**< acked in this round trip */
+	uint64_t recv_rate;	     /**< bytes per second acked over the last round trip */
+	sst_time_t last_feedback;    /**< time of the last ack */
+	sst_time_t loss_event_start; /**< first loss of the current loss event */
+	uint64_t open_interval;	     /**< packets acked since the last loss event */
 	uint32_t intervals[SST_POLICER_INTERVALS]; /**< [0] most recent, packets */
 	uint64_t req_sum;			   /**< window asked for this round trip, summed */
-	uint32_t req_n;
-	uint16_t ratio[SST_POLICER_EPOCHS]; /**< asked / allowed per round trip, in 1/256 */
-	uint8_t ratio_next;
-	bool epoch_limited; /**< an ack of this round trip was application-limited */
-	bool pending;	    /**< a violation not yet reported by sst_policer_account() */
-	uint64_t violations;
+	uint32_t req_n;				   /**< windows summed in req_sum */
+	uint16_t ratio[SST_POLICER_EPOCHS];	   /**< asked / allowed per round trip, in 1/256 */
+	uint8_t ratio_next;			   /**< next entry of ratio written */
+	bool epoch_limited;  /**< an ack of this round trip was application-limited */
+	bool pending;	     /**< a violation not yet reported by sst_policer_account() */
+	uint64_t violations; /**< violations reported so far */
 };
 
 /**
@@ -125,7 +126,9 @@ void sst_policer_on_loss(struct sst_policer *p, sst_time_t now);
  */
 bool sst_policer_account(struct sst_policer *p, uint64_t cwnd);
 
-/** The allowed rate in bytes per second. */
+/** The allowed rate.
+ * @param p The state.
+ * @return Bytes per second. */
 static inline uint64_t
 sst_policer_rate(const struct sst_policer *p)
 {
@@ -135,12 +138,16 @@ sst_policer_rate(const struct sst_policer *p)
 /**
  * The allowed window: the allowed rate over one smoothed RTT (one second
  * before the first sample), at least one packet.
+ * @param p The state.
+ * @return Bytes.
  */
 uint64_t sst_policer_window(const struct sst_policer *p);
 
 /**
  * The loss event rate p of RFC 5348 section 5.4, in millionths (0: no loss
  * event yet).
+ * @param p The state.
+ * @return The rate, 1..1000000, or 0 before the first loss event.
  */
 uint32_t sst_policer_loss_rate_ppm(const struct sst_policer *p);
 
@@ -148,6 +155,10 @@ uint32_t sst_policer_loss_rate_ppm(const struct sst_policer *p);
  * The TCP throughput equation of RFC 5348 section 3.1 (b = 1,
  * t_RTO = 4 R): bytes per second for packets of @p mss bytes, round-trip
  * time @p rtt (ns, not 0) and loss event rate @p loss_ppm (millionths, not 0).
+ * @param mss Bytes of a packet.
+ * @param rtt Round-trip time, ns, not 0.
+ * @param loss_ppm Loss event rate, millionths, not 0.
+ * @return Bytes per second.
  */
 uint64_t sst_policer_tcp_rate(uint32_t mss, sst_time_t rtt, uint32_t loss_ppm);
 

@@ -73,6 +73,10 @@ struct sst_channel_upper {
 	 * An authenticated packet arrived. The mbuf starts at the stream
 	 * header (the channel header and trailer are gone); ownership passes,
 	 * whatever the verdict.
+	 * @param ctx sst_channel_params.upper_ctx.
+	 * @param m The packet.
+	 * @param seq The sequence number it came under.
+	 * @param now Current time.
 	 * @return what became of the packet (enum sst_channel_rx_verdict).
 	 */
 	enum sst_channel_rx_verdict (*receive)(
@@ -98,7 +102,6 @@ struct sst_channel_lower {
 	void (*transmit)(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now);
 };
 
-/** How to create a channel. Fields left zero take the defaults shown. */
 /**
  * Default tx_log (sst_channel_params): 20 MB of 1232-byte packets in
  * flight, so that one channel fills 1 Gbit/s x 100 ms. The log grows to it
@@ -106,21 +109,22 @@ struct sst_channel_lower {
  */
 #define SST_CHANNEL_TX_LOG_DEFAULT 16384
 
+/** How to create a channel. Fields left zero take the defaults shown. */
 struct sst_channel_params {
 	uint32_t size;		     /**< sizeof(struct sst_channel_params), for future growth */
 	uint8_t local_channel;	     /**< our number: byte 0 of packets sent to us, 1..255 */
 	uint8_t peer_channel;	     /**< the peer's number: byte 0 of packets we send, 1..255 */
 	enum sst_crypto_suite suite; /**< armor; SST_CRYPTO_NULL only in tests */
 	const char *crypto_driver;   /**< NULL: the suite's preferred driver */
-	struct sst_crypto_keys keys;
-	const char *cc;		/**< congestion controller name; NULL: "newreno" */
-	uint32_t replay_window; /**< packets, power of two; 0: 32 (the prototype's) */
-	uint32_t tx_log;	/**< packets that may be outstanding, power of two; 0:
+	struct sst_crypto_keys keys; /**< the keys (copied into the session; wipe yours) */
+	const char *cc;		     /**< congestion controller name; NULL: "newreno" */
+	uint32_t replay_window;	     /**< packets, power of two; 0: 32 (the prototype's) */
+	uint32_t tx_log;	     /**< packets that may be outstanding, power of two; 0:
 				     SST_CHANNEL_TX_LOG_DEFAULT
 				     (the log's limit: it grows up to it with use) */
-	uint32_t mtu;		/**< largest channel packet (UDP payload); 0: 1232 */
-	uint64_t skip_seed;	/**< secret for the unpredictable skipped numbers; 0: never skip */
-	sst_time_t ack_delay;	/**< delayed-ack timer; 0: 10 ms */
+	uint32_t mtu;		     /**< largest channel packet (UDP payload); 0: 1232 */
+	uint64_t skip_seed;   /**< secret for the unpredictable skipped numbers; 0: never skip */
+	sst_time_t ack_delay; /**< delayed-ack timer; 0: 10 ms */
 	/** Packets one key may protect; 0 (or more than the suite allows): the
 	 * suite's packet_limit. Lower it to replace channels (and keys) sooner. */
 	uint64_t packet_limit;
@@ -135,27 +139,30 @@ struct sst_channel_params {
 	 */
 	bool prototype_acks;
 	struct rte_mempool *pool; /**< for trailers and AEAD output */
+	/** The layer above; every callback required. The channel keeps the
+	 * pointer: the table must outlive it. */
 	const struct sst_channel_upper *upper;
-	void *upper_ctx;
+	void *upper_ctx; /**< first argument of every upper callback */
+	/** Where sealed packets go; transmit required, kept like upper. */
 	const struct sst_channel_lower *lower;
-	void *lower_ctx;
+	void *lower_ctx; /**< first argument of lower->transmit() */
 };
 
 /** Counters, for telemetry and tests. */
 struct sst_channel_stats {
-	uint64_t tx_packets;
-	uint64_t tx_bytes;
-	uint64_t tx_ack_only;
-	uint64_t tx_skipped;	 /**< numbers skipped on purpose */
-	uint64_t tx_seal_failed; /**< no mbuf for the armor */
-	uint64_t tx_unnumbered;	 /**< handed over when no number was left: reported lost */
-	uint64_t rx_packets;	 /**< authenticated and delivered */
-	uint64_t rx_bytes;
-	uint64_t rx_too_old; /**< behind the replay window */
-	uint64_t rx_duplicate;
-	uint64_t rx_bad_trailer; /**< failed the armor */
-	uint64_t rx_ack_beyond;	 /**< acked a number we have not sent yet */
-	uint64_t rx_malformed;
+	uint64_t tx_packets;	       /**< packets sealed and handed to the lower layer */
+	uint64_t tx_bytes;	       /**< their bytes */
+	uint64_t tx_ack_only;	       /**< of which ack-only packets */
+	uint64_t tx_skipped;	       /**< numbers skipped on purpose */
+	uint64_t tx_seal_failed;       /**< no mbuf for the armor */
+	uint64_t tx_unnumbered;	       /**< handed over when no number was left: reported lost */
+	uint64_t rx_packets;	       /**< authenticated and delivered */
+	uint64_t rx_bytes;	       /**< bytes of those packets */
+	uint64_t rx_too_old;	       /**< behind the replay window */
+	uint64_t rx_duplicate;	       /**< seen before (replay window) */
+	uint64_t rx_bad_trailer;       /**< failed the armor */
+	uint64_t rx_ack_beyond;	       /**< acked a number we have not sent yet */
+	uint64_t rx_malformed;	       /**< too short, or a bad channel header */
 	uint64_t rx_refused;	       /**< refused by the upper layer: not acknowledged */
 	uint64_t rx_after_failure;     /**< arrived after the channel failed */
 	uint64_t acked;		       /**< our packets reported delivered */
@@ -169,25 +176,39 @@ struct sst_channel_stats {
  * Bytes of memory a channel with these parameters needs at setup. The log
  * of packets in flight grows beyond it on the DPDK heap (up to tx_log
  * entries, as packets in flight increase) and goes with sst_channel_fini().
- * @return the size, or 0 for invalid parameters (rte_errno says why).
+ * @param p Parameters.
+ * @return the size, or 0 for invalid parameters with rte_errno EINVAL (a
+ *   required field missing or a size out of range) or ENOENT (unknown
+ *   suite, driver or congestion controller).
  */
 size_t sst_channel_size(const struct sst_channel_params *p);
 
 /**
  * Set up a channel in caller memory of sst_channel_size() bytes (aligned to
- * a cache line).
- * @return 0, -EINVAL (bad parameters), -ENOENT (unknown suite, driver or
- * congestion controller), or the armor driver's error.
+ * a cache line). The channel belongs to the calling thread.
+ * @param ch The memory.
+ * @param p Parameters, read during the call (upper and lower are kept).
+ * @param now Current time.
+ * @retval 0 Ready.
+ * @retval -EINVAL Bad parameters.
+ * @retval -ENOENT Unknown suite, driver or congestion controller.
+ * @return Otherwise the armor driver's session_init() error.
  */
 int sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst_time_t now);
 
-/** Wipe the keys and release what the channel holds. The memory stays the caller's. */
+/** Wipe the keys and release what the channel holds. The memory stays the caller's.
+ * @param ch The channel; NULL, or one finished already, is ignored. */
 void sst_channel_fini(struct sst_channel *ch);
 
-/** sst_channel_size() + rte_zmalloc() + sst_channel_init(). @return NULL with rte_errno set. */
+/** sst_channel_size() + rte_zmalloc() + sst_channel_init().
+ * @param p Parameters, as for sst_channel_init().
+ * @param now Current time.
+ * @return The channel, or NULL with rte_errno set: the errors of
+ *   sst_channel_size() and sst_channel_init() (positive), ENOMEM. */
 struct sst_channel *sst_channel_create(const struct sst_channel_params *p, sst_time_t now);
 
-/** sst_channel_fini() + rte_free(). NULL is ignored. */
+/** sst_channel_fini() + rte_free().
+ * @param ch A channel from sst_channel_create(); NULL is ignored. */
 void sst_channel_destroy(struct sst_channel *ch);
 
 /**
@@ -196,6 +217,8 @@ void sst_channel_destroy(struct sst_channel *ch);
  * skipped on purpose; 0 once the channel failed. Packets beyond it are
  * dropped and reported lost, so an upper layer that builds many small
  * packets (control packets are not congestion controlled) stops here.
+ * @param ch The channel.
+ * @return That number of packets.
  */
 uint32_t sst_channel_packet_room(const struct sst_channel *ch);
 
@@ -203,6 +226,8 @@ uint32_t sst_channel_packet_room(const struct sst_channel *ch);
  * Bytes the upper layer may send now under congestion control, and when
  * more may be sent if none may now.
  *
+ * @param ch The channel.
+ * @param now Current time.
  * @param next
  *   Set to the time pacing or the congestion window lets the next
  *   full-sized packet go (SST_TIME_NEVER: wait for acks); may be NULL.
@@ -214,14 +239,21 @@ uint64_t sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_
  * Change the largest channel packet (the path MTU, e.g. after an ICMP
  * "fragmentation needed"); sst_channel_max_payload() follows. Packets
  * already sent are not resent: the upper layer re-cuts what it resends.
- * @return 0 or -EINVAL (outside 64..65507, or no room for the headers).
+ * @param ch The channel.
+ * @param mtu Largest channel packet (UDP payload), bytes.
+ * @retval 0 Changed.
+ * @retval -EINVAL Outside 64..65507, or no room for the headers.
  */
 int sst_channel_set_mtu(struct sst_channel *ch, uint32_t mtu);
 
-/** The current largest channel packet. */
+/** The current largest channel packet.
+ * @param ch The channel.
+ * @return Bytes (UDP payload). */
 uint32_t sst_channel_mtu(const struct sst_channel *ch);
 
-/** Largest stream-layer packet (stream header + payload) that fits one channel packet. */
+/** Largest stream-layer packet (stream header + payload) that fits one channel packet.
+ * @param ch The channel.
+ * @return Bytes. */
 uint32_t sst_channel_max_payload(const struct sst_channel *ch);
 
 /**
@@ -233,6 +265,10 @@ uint32_t sst_channel_max_payload(const struct sst_channel *ch);
  * was exceeded, or the channel failed) is reported lost under number 0,
  * from inside this call.
  *
+ * @param ch The channel.
+ * @param pkts The packets.
+ * @param n Packets at @p pkts.
+ * @param now Current time.
  * @param cookies
  *   The upper layer's tags, handed back in acked()/lost(); may be NULL.
  * @param seqs
@@ -255,6 +291,12 @@ uint16_t sst_channel_send(struct sst_channel *ch, struct rte_mbuf **pkts, const 
  * room for the whole run, or the channel failed, every packet is freed,
  * reported lost under number 0, and 0 returned. A packet whose armor fails
  * is reported lost like any other.
+ * @param ch The channel.
+ * @param pkts The packets; each is the channel's, sent or not.
+ * @param cookies The upper layer's tags, as for sst_channel_send(); may be NULL.
+ * @param n Packets at @p pkts, at most SST_MAX_BURST.
+ * @param now Current time.
+ * @param seqs As for sst_channel_send(); may be NULL.
  * @return packets sent.
  */
 uint16_t sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **pkts,
@@ -263,26 +305,41 @@ uint16_t sst_channel_send_contiguous(struct sst_channel *ch, struct rte_mbuf **p
 /**
  * Process received packets addressed to this channel (byte 0 already
  * matched). Good packets go to the upper layer; the others are freed and
- * counted by reason.
+ * counted by reason. Every packet is the channel's after the call.
+ * @param ch The channel.
+ * @param pkts The packets.
+ * @param n Packets at @p pkts.
+ * @param now Current time.
  * @return packets delivered to the upper layer.
  */
 uint16_t sst_channel_receive(
 	struct sst_channel *ch, struct rte_mbuf **pkts, uint16_t n, sst_time_t now);
 
-/** When sst_channel_handle_expiry() must next be called, or SST_TIME_NEVER. */
+/** When sst_channel_handle_expiry() must next be called.
+ * @param ch The channel.
+ * @return The time, or SST_TIME_NEVER. */
 sst_time_t sst_channel_next_expiry(const struct sst_channel *ch);
 
-/** Run the timers due by now: delayed ack, loss detection, retransmission timeout. */
+/** Run the timers due by now: delayed ack, loss detection, retransmission timeout.
+ * @param ch The channel.
+ * @param now Current time. */
 void sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now);
 
 /** The lowest sequence number the next packet sent can get (a skip may
- * make it higher). */
+ * make it higher).
+ * @param ch The channel.
+ * @return That number. */
 uint64_t sst_channel_next_seq(const struct sst_channel *ch);
 
-/** True once the channel failed (see SST_CHANNEL_EV_FAILED). */
+/** Whether the channel failed (see SST_CHANNEL_EV_FAILED).
+ * @param ch The channel.
+ * @return True once it failed. */
 bool sst_channel_failed(const struct sst_channel *ch);
 
-/** Counters. */
+/** Counters.
+ * @param ch The channel.
+ * @return The channel's own counters, updated in place; valid until
+ *   sst_channel_fini(). */
 const struct sst_channel_stats *sst_channel_stats(const struct sst_channel *ch);
 
 /** Read-only view of the channel's state, for tests, tools and telemetry. */
@@ -293,16 +350,18 @@ struct sst_channel_info {
 	uint64_t rx_highest;	     /**< highest number received */
 	uint64_t bytes_in_flight;    /**< of ack-eliciting packets */
 	uint32_t ack_only_in_flight; /**< ack-only packets not yet acked or lost */
-	uint64_t cwnd;
-	uint64_t ssthresh;
-	sst_time_t srtt;
-	sst_time_t rto;
-	uint32_t trailer_len;
-	const char *suite;
-	const char *cc;
+	uint64_t cwnd;		     /**< congestion window, bytes */
+	uint64_t ssthresh;	     /**< slow-start threshold, bytes (UINT64_MAX: none yet) */
+	sst_time_t srtt;	     /**< smoothed round-trip time, ns */
+	sst_time_t rto;		     /**< retransmission timeout, ns */
+	uint32_t trailer_len;	     /**< bytes the armor adds to each packet */
+	const char *suite;	     /**< armor suite name (static string) */
+	const char *cc;		     /**< congestion controller name (static string) */
 };
 
-/** Fill info. */
+/** Fill info.
+ * @param ch The channel.
+ * @param info Filled in completely. */
 void sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info);
 
 /**
@@ -310,7 +369,11 @@ void sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *inf
  * module its peer shipped, lib/stp): the window, ssthresh and recovery
  * state carry over (sst_cc_switch()), and the pacer takes the new
  * controller's rate. Call between events, on the channel's lcore.
- * @return 0, or -EINVAL (NULL ch or ops).
+ * @param ch The channel.
+ * @param ops The controller; kept, so it must outlive the channel.
+ * @param now Current time.
+ * @retval 0 Switched.
+ * @retval -EINVAL ch or ops NULL.
  */
 int sst_channel_set_cc(struct sst_channel *ch, const struct sst_cc_ops *ops, sst_time_t now);
 
@@ -319,6 +382,8 @@ int sst_channel_set_cc(struct sst_channel *ch, const struct sst_cc_ops *ops, sst
  * rather than at the delayed-ack deadline: before a channel is dropped
  * without FINISH (a prototype peer), so that the peer's last packets do
  * not wait for an acknowledgment that would never come.
+ * @param ch The channel.
+ * @param now Current time.
  */
 void sst_channel_flush_ack(struct sst_channel *ch, sst_time_t now);
 

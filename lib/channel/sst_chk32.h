@@ -60,16 +60,21 @@ uint32_t sst_chk32_mbuf(uint64_t seq, const struct rte_mbuf *m, uint32_t len);
 enum sst_chk32_impl {
 	SST_CHK32_IMPL_SCALAR, /**< portable C: the reference */
 	SST_CHK32_IMPL_AVX2,   /**< 32 bytes per step; CPUs with AVX2 */
-	SST_CHK32_IMPL_COUNT,
+	SST_CHK32_IMPL_COUNT,  /**< number of implementations */
 };
 
-/** Whether this CPU runs impl (false for values outside the enum). */
+/** Whether this CPU runs impl.
+ * @param impl An implementation.
+ * @return True when it runs here (false for values outside the enum). */
 bool sst_chk32_impl_supported(enum sst_chk32_impl impl);
 
-/** Short name of impl ("scalar", "avx2"), or NULL outside the enum. */
+/** Short name of impl.
+ * @param impl An implementation.
+ * @return "scalar", "avx2" (static strings), or NULL outside the enum. */
 const char *sst_chk32_impl_name(enum sst_chk32_impl impl);
 
-/** The implementation sst_chk32() and sst_chk32_mbuf() use. */
+/** The implementation sst_chk32() and sst_chk32_mbuf() use.
+ * @return The widest this CPU runs. */
 enum sst_chk32_impl sst_chk32_impl_active(void);
 
 /**
@@ -77,6 +82,14 @@ enum sst_chk32_impl sst_chk32_impl_active(void);
  *
  * @param impl
  *   One for which sst_chk32_impl_supported() is true (precondition).
+ * @param seq
+ *   The packet's full 64-bit sequence number.
+ * @param pkt
+ *   The packet without its trailer.
+ * @param len
+ *   Its length.
+ * @return
+ *   As sst_chk32().
  */
 uint32_t sst_chk32_with(enum sst_chk32_impl impl, uint64_t seq, const void *pkt, size_t len);
 
@@ -85,11 +98,24 @@ uint32_t sst_chk32_with(enum sst_chk32_impl impl, uint64_t seq, const void *pkt,
  *
  * @param impl
  *   One for which sst_chk32_impl_supported() is true (precondition).
+ * @param seq
+ *   The packet's full 64-bit sequence number.
+ * @param m
+ *   The first segment of the chain.
+ * @param len
+ *   Bytes to cover, at most m->pkt_len.
+ * @return
+ *   As sst_chk32_mbuf().
  */
 uint32_t sst_chk32_mbuf_with(
 	enum sst_chk32_impl impl, uint64_t seq, const struct rte_mbuf *m, uint32_t len);
 
-/** The 4-byte trailer value: Chk32 plus the sender's key, modulo 2^32. */
+/** The 4-byte trailer value.
+ * @param seq The packet's full 64-bit sequence number.
+ * @param pkt The packet without its trailer.
+ * @param len Its length.
+ * @param key The sender's checksum key.
+ * @return Chk32 plus the key, modulo 2^32. */
 static inline uint32_t
 sst_chk32_trailer(uint64_t seq, const void *pkt, size_t len, uint32_t key)
 {
@@ -99,10 +125,16 @@ sst_chk32_trailer(uint64_t seq, const void *pkt, size_t len, uint32_t key)
 /**
  * Append the checksum trailer to a packet held in a buffer with room for it.
  *
+ * @param seq
+ *   The packet's full 64-bit sequence number.
+ * @param buf
+ *   The packet; the trailer is written after it.
  * @param len
  *   Bytes of packet in buf.
  * @param cap
  *   Size of buf.
+ * @param key
+ *   The sender's checksum key.
  * @return
  *   The length with the trailer, or -ENOSPC.
  */
@@ -111,6 +143,12 @@ int sst_chk32_seal(uint64_t seq, void *buf, size_t len, size_t cap, uint32_t key
 /**
  * Check the trailer of a received packet.
  *
+ * @param seq
+ *   The packet's full 64-bit sequence number.
+ * @param pkt
+ *   The packet with its trailer.
+ * @param key
+ *   The sender's checksum key.
  * @param len
  *   Length including the 4-byte trailer.
  * @return

@@ -38,13 +38,13 @@ enum sst_crypto_suite {
 	SST_CRYPTO_CHK32,	     /**< prototype-compatible keyed checksum */
 	SST_CRYPTO_AES128GCM,	     /**< AES-128-GCM, 16-byte tag */
 	SST_CRYPTO_CHACHA20POLY1305, /**< ChaCha20-Poly1305 (RFC 8439), 16-byte tag */
-	SST_CRYPTO_SUITE_COUNT,
+	SST_CRYPTO_SUITE_COUNT,	     /**< number of suites */
 };
 
 enum {
-	SST_CRYPTO_KEY_MAX = 32,
-	SST_CRYPTO_IV_LEN = 12,
-	SST_CRYPTO_TRAILER_MAX = 16,
+	SST_CRYPTO_KEY_MAX = 32,     /**< bytes of the largest key */
+	SST_CRYPTO_IV_LEN = 12,	     /**< bytes of an AEAD IV (and nonce) */
+	SST_CRYPTO_TRAILER_MAX = 16, /**< bytes of the largest trailer */
 	/**
 	 * Largest per-channel session a driver may need (checked at build time
 	 * and at registration). Sized for AES-GCM: IPsec-MB's precomputed key
@@ -161,11 +161,14 @@ struct sst_crypto_ops {
  * op, session_size over SST_CRYPTO_SESSION_MAX, trailer_len other than the
  * suite's, key_len over SST_CRYPTO_KEY_MAX, a usage limit of 0), -EEXIST (same
  * driver and suite already registered), -ENOSPC (registry full).
+ * @param ops The implementation; kept, so it must have static storage.
  */
 int sst_crypto_register(const struct sst_crypto_ops *ops);
 
 /**
  * Find a suite implementation.
+ * @param suite
+ *   The suite.
  * @param driver
  *   NULL for the highest-priority driver of the suite (the first registered
  *   among equals).
@@ -176,20 +179,29 @@ const struct sst_crypto_ops *sst_crypto_find(enum sst_crypto_suite suite, const 
 /**
  * Suite name for logs and options: "null", "chk32", "aes128gcm",
  * "chacha20poly1305"; "unknown" for a value outside the enum.
+ * @param suite The suite.
+ * @return The name (a static string).
  */
 const char *sst_crypto_suite_name(enum sst_crypto_suite suite);
 
-/** Parse a suite name. @return the suite, or -EINVAL (unknown name or NULL). */
+/** Parse a suite name.
+ * @param name A name as sst_crypto_suite_name() gives it.
+ * @return the suite, or -EINVAL (unknown name or NULL). */
 int sst_crypto_suite_parse(const char *name);
 
 /**
  * Remove the last len bytes of a packet (a trailer), wherever they lie in
  * the chain: segments left empty at the end are freed.
  * Precondition: len <= m->pkt_len.
+ * @param m The packet.
+ * @param len Bytes removed from its end.
  */
 void sst_crypto_mbuf_trim(struct rte_mbuf *m, uint32_t len);
 
-/** Build the 96-bit AEAD nonce of a packet: iv XOR (0^32 || seq big-endian). */
+/** Build the 96-bit AEAD nonce of a packet: iv XOR (0^32 || seq big-endian).
+ * @param nonce Output.
+ * @param iv The session's IV for the direction.
+ * @param seq The packet's full sequence number. */
 static inline void
 sst_crypto_nonce(
 	uint8_t nonce[SST_CRYPTO_IV_LEN], const uint8_t iv[SST_CRYPTO_IV_LEN], uint64_t seq)
@@ -208,6 +220,12 @@ sst_crypto_nonce(
  * follow the earlier good ones and all failures follow them, each group in
  * its original order; seq[] is moved the same way.
  * Preconditions: good <= off, cnt <= 64.
+ * @param pkts The burst's packets.
+ * @param seq Their sequence numbers.
+ * @param good Packets that succeeded before the chunk.
+ * @param off First packet of the chunk.
+ * @param cnt Packets in the chunk.
+ * @param fail Bit i set: pkts[off + i] failed.
  * @return the number of good packets in pkts[0, off + cnt).
  */
 static inline uint16_t
@@ -243,6 +261,12 @@ sst_crypto_burst_settle(struct rte_mbuf **pkts, uint64_t *seq, uint16_t good, ui
  * seq, arg) handles one packet and returns 0, or a negative value with the
  * packet left as the contract says for failures; the burst is settled chunk
  * by chunk. Inlined with a constant callback, the call is direct.
+ * @param session The driver's session.
+ * @param pkts The packets.
+ * @param seq Their sequence numbers.
+ * @param n Packets at @p pkts.
+ * @param one Processes one packet.
+ * @param arg Passed to @p one.
  * @return the number of packets that succeeded.
  */
 static __rte_always_inline uint16_t

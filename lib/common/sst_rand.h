@@ -10,15 +10,15 @@
 
 #include <stdint.h>
 
-/** xorshift32: the next value of the stream kept in *state (never 0). */
-static inline uint32_t
 /**
- * 
+ * xorshift32: the next value of the stream kept in *state (never 0).
+ *
  * @param state
  *   The generator's state, not 0; advanced.
  * @return
  *   The next value (never 0).
  */
+static inline uint32_t
 sst_xorshift32(uint32_t *state)
 {
 	uint32_t x = *state;

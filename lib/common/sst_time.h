@@ -21,10 +21,9 @@ typedef uint64_t sst_time_t;
 #define SST_NSEC_PER_MSEC UINT64_C(1000000)   /**< nanoseconds in a millisecond */
 #define SST_NSEC_PER_SEC UINT64_C(1000000000) /**< nanoseconds in a second */
 
-/** Add a duration to a time without wrapping past SST_TIME_NEVER. */
-static inline sst_time_t
 /**
- * 
+ * Add a duration to a time without wrapping past SST_TIME_NEVER.
+ *
  * @param t
  *   A time, or SST_TIME_NEVER.
  * @param duration
@@ -32,15 +31,15 @@ static inline sst_time_t
  * @return
  *   t + duration, or SST_TIME_NEVER when that would reach or pass it.
  */
+static inline sst_time_t
 sst_time_add(sst_time_t t, uint64_t duration)
 {
 	return t > SST_TIME_NEVER - duration ? SST_TIME_NEVER : t + duration;
 }
 
-/** The earlier of two expiry times. */
-static inline sst_time_t
 /**
- * 
+ * The earlier of two expiry times.
+ *
  * @param a
  *   An expiry time (SST_TIME_NEVER: none).
  * @param b
@@ -48,6 +47,7 @@ static inline sst_time_t
  * @return
  *   The smaller of the two.
  */
+static inline sst_time_t
 sst_time_min(sst_time_t a, sst_time_t b)
 {
 	return a < b ? a : b;

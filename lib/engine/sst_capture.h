@@ -105,9 +105,13 @@ void sst_capture_datagrams(struct sst_capture *c, struct rte_mbuf *const *pkts,
 	const struct sst_net_endpoint *local);
 
 /**
+ * Write what is buffered.
+ *
  * @param c
  *   The capture (sst_capture_open()); used by one thread at a time.
- * Write what is buffered. @return 0, or the negative errno of the first write error.
+ * @return
+ *   0, or the negative errno of the first write error (it sticks: every
+ *   later flush returns it too).
  */
 int sst_capture_flush(struct sst_capture *c);
 

@@ -186,7 +186,8 @@ struct sst_ring_agent;
 struct sst_ring_agent *sst_engine_ring_agent(struct sst_engine *e, uint16_t i);
 
 /**
- * The local endpoint (udpsock: the port the workers bound).
+ * The local endpoint (udpsock: the port the workers bound, the ephemeral
+ * one when params.local.port was 0).
  *
  * @param e
  *   The engine.
@@ -196,7 +197,8 @@ struct sst_ring_agent *sst_engine_ring_agent(struct sst_engine *e, uint16_t i);
 void sst_engine_local(const struct sst_engine *e, struct sst_net_endpoint *ep);
 
 /**
- * must run on that worker's thread (from its app_poll, in embedded mode). 
+ * The worker that owns a new channel to ep: sst_worker_connect() to ep
+ * must run on that worker's thread (from its app_poll, in embedded mode).
  *
  * @param e
  *   The engine.
@@ -244,20 +246,26 @@ void sst_engine_poll_at(struct sst_engine *e, uint16_t i, sst_time_t now);
 
 /**
  * Run worker i on the calling thread until sst_engine_stop(), then drain
+ * it (graceful stop).
+ *
  * @param e
  *   The engine.
  * @param i
  *   The worker to run; no other thread may poll it meanwhile.
- * it (graceful stop). @return 0.
+ * @return
+ *   0.
  */
 int sst_engine_worker_loop(struct sst_engine *e, uint16_t i);
 
 /**
- * Launch every worker on its own EAL worker lcore (the first workers
+ * Launch every worker on its own EAL worker lcore (the first worker
+ * lcores after the main one). Call from the main lcore.
+ *
  * @param e
  *   The engine, created with enough EAL lcores (one per worker besides the main one).
- * lcores after the main one). @return 0, -EBUSY (too few lcores), or the
- * launch's error.
+ * @return
+ *   0, -EBUSY (too few lcores), or rte_eal_remote_launch()'s error (the
+ *   workers launched already are stopped).
  */
 int sst_engine_launch(struct sst_engine *e);
 

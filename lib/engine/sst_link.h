@@ -2,7 +2,7 @@
 /**
  * @file
  * Links: where the engine's packets enter and leave. A link driver
- * (drivers/link/<name>) is one of two kinds:
+ * (drivers/link/NAME) is one of two kinds:
  *
  * - SST_LINK_FRAMES: Ethernet frames (a DPDK port: ethdev); the engine runs
  *   them through lib/net (sst_net.h) for ARP, IP and UDP;
@@ -27,13 +27,14 @@
 #include "sst_shard.h"
 #include "sst_net.h"
 
+/** What a link carries. */
 enum sst_link_kind {
 	SST_LINK_FRAMES = 1,	/**< Ethernet frames */
 	SST_LINK_DATAGRAMS = 2, /**< UDP payloads with endpoints */
 };
 
 enum {
-	SST_LINK_DRIVERS_MAX = 8,
+	SST_LINK_DRIVERS_MAX = 8,  /**< drivers that can be registered */
 	SST_LINK_TX_SEGS_MAX = 16, /**< mbuf segments of one datagram a driver must take */
 };
 
@@ -54,21 +55,21 @@ struct sst_link_conf {
 
 /** Counters. */
 struct sst_link_stats {
-	uint64_t rx_packets;
-	uint64_t rx_bytes;
+	uint64_t rx_packets;   /**< packets received */
+	uint64_t rx_bytes;     /**< their bytes */
 	uint64_t rx_nombuf;    /**< receive calls that found the pool empty */
 	uint64_t rx_truncated; /**< datagrams larger than an mbuf: dropped */
-	uint64_t rx_errors;
-	uint64_t tx_packets;
-	uint64_t tx_bytes;
-	uint64_t tx_full;   /**< dropped: the kernel's queue was full */
-	uint64_t tx_errors; /**< dropped: too many segments, bad endpoint, send error */
+	uint64_t rx_errors;    /**< receive calls that failed (the system's error) */
+	uint64_t tx_packets;   /**< packets sent */
+	uint64_t tx_bytes;     /**< their bytes */
+	uint64_t tx_full;      /**< dropped: the kernel's queue was full */
+	uint64_t tx_errors;    /**< dropped: too many segments, bad endpoint, send error */
 };
 
 /** What a device shared by several links (a DPDK port) offers. */
 struct sst_link_device_info {
-	struct rte_ether_addr mac;
-	bool rss; /**< it spreads received flows over the links' queues */
+	struct rte_ether_addr mac; /**< the port's address */
+	bool rss;		   /**< it spreads received flows over the links' queues */
 	/** With rss: how (sst_shard.h); rss_known false: the device would not
 	 * say, and the engine hands over what lands on the wrong queue. */
 	bool rss_known;
@@ -82,9 +83,9 @@ struct sst_link_device_info {
 
 /** What a driver implements. */
 struct sst_link_ops {
-	const char *name;
-	enum sst_link_kind kind;
-	size_t priv_size; /**< bytes of driver state */
+	const char *name;	 /**< the name links are opened by (unique) */
+	enum sst_link_kind kind; /**< what its links carry */
+	size_t priv_size;	 /**< bytes of driver state */
 	/** @return 0 or a negative errno (bad configuration, the system's error). */
 	int (*open)(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *stats);
 	/** Up to n packets; datagram links fill from[] with their sources. */
@@ -93,56 +94,102 @@ struct sst_link_ops {
 	/** Ownership of all n passes: sent or dropped and counted. @return sent. */
 	uint16_t (*tx_burst)(
 		void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n);
-	/** The bound local endpoint (datagram links). */
+	/** The bound local endpoint (datagram links); NULL for frame links. */
 	int (*local)(void *priv, struct sst_net_endpoint *ep);
+	/** Release what open() took; priv is freed after it. Required. */
 	void (*close)(void *priv);
 	/** Drivers whose links share a device (ethdev: the queues of one
 	 * port): set it up for nb_links links receiving into pools[i], and
 	 * tear it down after they closed. NULL: nothing to set up. */
 	int (*device_setup)(const void *driver_conf, uint16_t nb_links,
 		struct rte_mempool *const *pools, struct sst_link_device_info *info);
+	/** Undo device_setup(); NULL: nothing to undo. */
 	int (*device_teardown)(const void *driver_conf);
 };
 
-/** Register a driver (from an RTE_INIT constructor). @return 0, -EINVAL, -EEXIST, -ENOSPC. */
+/**
+ * Register a driver (from an RTE_INIT constructor; not thread-safe).
+ * @param ops The driver; kept, so it must be static.
+ * @retval 0 Registered.
+ * @retval -EINVAL NULL, no name, a required op (open, rx_burst, tx_burst,
+ *   close) missing, or an unknown kind.
+ * @retval -EEXIST A driver of that name is registered.
+ * @retval -ENOSPC SST_LINK_DRIVERS_MAX drivers are registered.
+ */
 int sst_link_register(const struct sst_link_ops *ops);
 
-/** A registered driver, or NULL. */
+/** A registered driver.
+ * @param name Its name.
+ * @return The driver, or NULL (none of that name). */
 const struct sst_link_ops *sst_link_find(const char *name);
 
 struct sst_link;
 
 /**
  * Set up the device behind a driver's links (see sst_link_ops), before
- * opening them. @return 0 (also when the driver has no device), -ENOENT
+ * opening them. At setup, on the main lcore.
+ * @param driver The driver's name.
+ * @param driver_conf Its configuration (see the driver).
+ * @param nb_links Links that will be opened on the device.
+ * @param pools pools[i]: where link i's received packets go.
+ * @param info Zeroed, then filled in by the driver.
+ * @return 0 (also when the driver has no device), -ENOENT
  * (no such driver), or the driver's error (described in info->err).
  */
 int sst_link_device_setup(const char *driver, const void *driver_conf, uint16_t nb_links,
 	struct rte_mempool *const *pools, struct sst_link_device_info *info);
 
-/** Tear down what sst_link_device_setup() set up. @return 0 or an error. */
+/** Tear down what sst_link_device_setup() set up, after the links closed.
+ * @param driver The driver's name.
+ * @param driver_conf Its configuration, as given to the setup.
+ * @return 0, -ENOENT (no such driver), or the driver's error. */
 int sst_link_device_teardown(const char *driver, const void *driver_conf);
 
-/** Open a link (at setup: this allocates). @return NULL with rte_errno set. */
+/** Open a link (at setup: this allocates). The link belongs to the
+ * thread that uses it.
+ * @param conf Configuration; read during the call (pool is kept).
+ * @return The link, or NULL with rte_errno set: EINVAL (conf or pool
+ *   NULL), ENOENT (no such driver), ENOMEM, or the driver's open() error. */
 struct sst_link *sst_link_open(const struct sst_link_conf *conf);
 
-/** Close a link and free it. NULL is ignored. */
+/** Close a link and free it.
+ * @param l The link; NULL is ignored. */
 void sst_link_close(struct sst_link *l);
 
+/** What the link carries.
+ * @param l The link.
+ * @return Its driver's kind. */
 enum sst_link_kind sst_link_kind(const struct sst_link *l);
 
-/** Receive up to n packets (datagram links: with their sources in from[]). */
+/** Receive packets.
+ * @param l The link.
+ * @param pkts Filled with the packets, which become the caller's.
+ * @param from Datagram links: filled with their sources; may be NULL for
+ *   frame links.
+ * @param n Room in @p pkts (and @p from).
+ * @return Packets received. */
 uint16_t sst_link_rx_burst(
 	struct sst_link *l, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n);
 
-/** Send n packets (datagram links: to[i] is the destination of pkts[i]);
- * ownership of all passes. @return packets sent. */
+/** Send packets; ownership of all passes (sent, or dropped and counted).
+ * @param l The link.
+ * @param pkts The packets.
+ * @param to Datagram links: to[i] is the destination of pkts[i].
+ * @param n Packets at @p pkts.
+ * @return packets sent. */
 uint16_t sst_link_tx_burst(
 	struct sst_link *l, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n);
 
-/** The bound local endpoint. @return 0 or -ENOTSUP (frame links). */
+/** The bound local endpoint.
+ * @param l The link.
+ * @param ep Set on success.
+ * @return 0, -ENOTSUP (frame links), or the driver's error. */
 int sst_link_local(const struct sst_link *l, struct sst_net_endpoint *ep);
 
+/** Counters.
+ * @param l The link.
+ * @return The link's counters, updated in place; valid until
+ *   sst_link_close(). */
 const struct sst_link_stats *sst_link_stats(const struct sst_link *l);
 
 #endif /* SST_LINK_H */

@@ -87,8 +87,10 @@ struct sst_ring_agent_params {
 	sst_time_t connect_timeout;
 };
 
-/** Create an agent (at setup; @p p NULL: the defaults).
- * @return NULL with rte_errno set (EINVAL, ENOMEM). */
+/** Create an agent (at setup).
+ * @param p Parameters, copied; NULL: the defaults.
+ * @return The agent, or NULL with rte_errno set: EINVAL (bad size field,
+ *   max_pending too large), ENOMEM. */
 struct sst_ring_agent *sst_ring_agent_create(const struct sst_ring_agent_params *p);
 
 /**
@@ -96,10 +98,16 @@ struct sst_ring_agent *sst_ring_agent_create(const struct sst_ring_agent_params 
  * the stream callbacks (p->stream.ops, ctx) and the worker callbacks
  * (p->ops, ctx: peer_ready, connect_failed, app_poll). A worker has one
  * set of callbacks: a worker serving ring clients is not also embedded.
+ * @param a The agent.
+ * @param p The worker's parameters, modified.
  */
 void sst_ring_agent_worker_params(struct sst_ring_agent *a, struct sst_worker_params *p);
 
-/** Tell the agent which worker it serves (once, after sst_worker_create()). */
+/** Tell the agent which worker it serves (once, after sst_worker_create(),
+ * on the worker's thread or before it runs).
+ * @param a The agent.
+ * @param w The worker made with the parameters of
+ *   sst_ring_agent_worker_params(). */
 void sst_ring_agent_bind(struct sst_ring_agent *a, struct sst_worker *w);
 
 /**
@@ -107,6 +115,7 @@ void sst_ring_agent_bind(struct sst_ring_agent *a, struct sst_worker *w);
  * streams; the worker calls into the agent until then). Queued writes and
  * commands are freed; clients still attached are marked detached (their
  * threads then only call sst_ring_client_destroy()).
+ * @param a The agent; NULL is ignored.
  */
 void sst_ring_agent_destroy(struct sst_ring_agent *a);
 
@@ -136,8 +145,13 @@ struct sst_ring_client_params {
 /**
  * Attach a client to an agent: the rings and every table are allocated
  * here, on any thread, while the worker runs or not; the worker starts
- * serving the client at its next poll.
- * @return NULL with rte_errno set (EINVAL, ENOMEM, ENOSPC: max_clients).
+ * serving the client at its next poll. The client is then used by the
+ * thread that created it only.
+ * @param a The agent.
+ * @param p Parameters, copied; NULL: the defaults.
+ * @return The client, or NULL with rte_errno set: EINVAL (a NULL, bad size
+ *   field, too many handles, write_window over 65535, a ring too small),
+ *   ENOMEM, ENOSPC (max_clients attached).
  */
 struct sst_ring_client *sst_ring_client_create(
 	struct sst_ring_agent *a, const struct sst_ring_client_params *p);
@@ -146,6 +160,7 @@ struct sst_ring_client *sst_ring_client_create(
  * Ask the worker to detach the client, without waiting: at its next poll
  * it resets the client's streams, withdraws its services and frees every
  * mbuf the client gave it. Commands are refused from now on.
+ * @param c The client.
  * @return 0 once detached (or the agent was destroyed), -EINPROGRESS
  *   until then (call again: a thread that also polls the worker must).
  */
@@ -155,7 +170,8 @@ int sst_ring_client_detach(struct sst_ring_client *c);
  * Detach (waiting for the worker's next poll, so the worker must be
  * running on another thread unless sst_ring_client_detach() returned 0
  * already) and free a client, on its thread; what is left in the rings is
- * freed. NULL is ignored.
+ * freed.
+ * @param c The client; NULL is ignored.
  */
 void sst_ring_client_destroy(struct sst_ring_client *c);
 
@@ -164,7 +180,12 @@ void sst_ring_client_destroy(struct sst_ring_client *c);
  * the worker has no channel there yet, it negotiates one first (@p mode).
  * CONNECTED reports the answer (0, -ECONNREFUSED: no such service,
  * -ETIMEDOUT, ...); a failed connect is followed by CLOSED.
- * @return the handle (> 0), or -EINVAL (names empty or too long), -EMFILE
+ * @param c The client.
+ * @param ep The peer's endpoint (copied).
+ * @param service Service name (copied), shorter than SST_RING_NAME_MAX.
+ * @param protocol Protocol name (copied), shorter than SST_RING_NAME_MAX.
+ * @param mode How to negotiate a channel if one is needed.
+ * @return the handle (> 0), or -EINVAL (ep NULL, names empty or too long), -EMFILE
  *   (no free handle), -ENOBUFS (command ring full: try again after
  *   sst_ring_poll()), -ENOTCONN (the client was detached).
  */
@@ -177,7 +198,12 @@ int sst_ring_connect(struct sst_ring_client *c, const struct sst_net_endpoint *e
  * accept substreams as @p substreams says. LISTENING reports the outcome
  * (0, -EEXIST: offered already, -ENOSPC). Close the listener handle to
  * withdraw the service.
- * @return the listener handle, or as sst_ring_connect().
+ * @param c The client.
+ * @param service Service name (copied).
+ * @param protocol Protocol name (copied).
+ * @param substreams What to do with substreams of the accepted streams.
+ * @return the listener handle, or as sst_ring_connect() (-EINVAL also for
+ *   an unknown @p substreams).
  */
 int sst_ring_listen(struct sst_ring_client *c, const char *service, const char *protocol,
 	enum sst_ring_substreams substreams);
@@ -185,34 +211,55 @@ int sst_ring_listen(struct sst_ring_client *c, const char *service, const char *
 /**
  * Open a substream of @p parent (paper 2.1); it may be written at once,
  * even while the parent's connect is pending.
+ * @param c The client.
+ * @param parent The parent's handle.
  * @return the handle, or -EBADF (parent not live) or as sst_ring_connect().
  */
 int sst_ring_create_substream(struct sst_ring_client *c, int parent);
 
 /** Accept substreams of @p h, or read them as datagrams, or refuse them.
- * @return 0, -EBADF, -EINVAL, -ENOBUFS, -ENOTCONN. */
+ * @param c The client.
+ * @param h A stream's handle (not a listener).
+ * @param mode What to do with its substreams.
+ * @return 0, -EBADF (h not live, or a listener), -EINVAL (unknown mode),
+ *   -ENOBUFS (command ring full), -ENOTCONN (detached). */
 int sst_ring_listen_substream(struct sst_ring_client *c, int h, enum sst_ring_substreams mode);
 
 /**
  * Write an mbuf chain (flags: SST_WRITE_MESSAGE, SST_WRITE_MORE).
  * Ownership of @p m passes on success only; it is not copied.
- * @return 0, -EAGAIN (no write credit: wait for WRITABLE), -EBADF,
- *   -ENOBUFS (command ring full), -ENOTCONN.
+ * @param c The client.
+ * @param h A stream's handle.
+ * @param m The data.
+ * @param flags enum sst_stream_write_flags; other bits are ignored.
+ * @return 0, -EAGAIN (no write credit: wait for WRITABLE), -EBADF (h not
+ *   live, a listener, or m NULL), -ENOBUFS (command ring full),
+ *   -ENOTCONN (detached).
  */
 int sst_ring_write(struct sst_ring_client *c, int h, struct rte_mbuf *m, uint32_t flags);
 
-/** Writes that may be sent on @p h now (its credit), or -EBADF. */
+/** Writes that may be sent on @p h now.
+ * @param c The client.
+ * @param h A handle.
+ * @return Its credit, or -EBADF (h not live). */
 int sst_ring_write_credit(const struct sst_ring_client *c, int h);
 
 /**
  * Send a datagram on @p parent (unreliable; dropped and counted when the
  * stream layer refuses it). Ownership of @p m passes on success only.
- * @return 0, -EBADF, -ENOBUFS, -ENOTCONN.
+ * @param c The client.
+ * @param parent A stream's handle.
+ * @param m The datagram.
+ * @return 0, -EBADF (not live, a listener, or m NULL), -ENOBUFS (command
+ *   ring full), -ENOTCONN (detached).
  */
 int sst_ring_send_datagram(struct sst_ring_client *c, int parent, struct rte_mbuf *m);
 
 /** End our direction once the writes before it are out (half close).
- * @return 0, -EBADF, -ENOBUFS, -ENOTCONN. */
+ * @param c The client.
+ * @param h A stream's handle.
+ * @return 0, -EBADF (not live, or a listener), -ENOBUFS (command ring
+ *   full), -ENOTCONN (detached). */
 int sst_ring_shutdown(struct sst_ring_client *c, int h);
 
 /**
@@ -220,17 +267,27 @@ int sst_ring_shutdown(struct sst_ring_client *c, int h);
  * whatever arrives is discarded, and no event but FREED comes for it any
  * more (the client drops those already in the ring). A listener handle
  * withdraws its service.
- * @return 0, -EBADF, -ENOBUFS, -ENOTCONN.
+ * @param c The client.
+ * @param h A handle (stream or listener).
+ * @return 0, -EBADF (not live), -ENOBUFS (command ring full: the handle
+ *   stays live, try again), -ENOTCONN (detached).
  */
 int sst_ring_close(struct sst_ring_client *c, int h);
 
 /** Reset the stream in both directions (paper 4.3.8); queued writes are
  * dropped. CLOSED follows; the handle still needs sst_ring_close().
- * @return 0, -EBADF, -ENOBUFS, -ENOTCONN. */
+ * @param c The client.
+ * @param h A stream's handle.
+ * @return 0, -EBADF (not live, or a listener), -ENOBUFS (command ring
+ *   full), -ENOTCONN (detached). */
 int sst_ring_reset(struct sst_ring_client *c, int h);
 
 /** Set the stream's priority (higher first; equal priorities share).
- * @return 0, -EBADF, -ENOBUFS, -ENOTCONN. */
+ * @param c The client.
+ * @param h A stream's handle.
+ * @param prio The priority.
+ * @return 0, -EBADF (not live, or a listener), -ENOBUFS (command ring
+ *   full), -ENOTCONN (detached). */
 int sst_ring_set_priority(struct sst_ring_client *c, int h, int32_t prio);
 
 /** What happened (struct sst_ring_event.type). */
@@ -268,6 +325,10 @@ struct sst_ring_event {
  * Take up to @p max events. Events for handles the application closed
  * are dropped here (their mbufs freed), so every handle in a returned event
  * is live, or FREED. Write credit from WRITABLE is already counted.
+ * @param c The client.
+ * @param ev Filled with the events; the mbufs of DATA and DATAGRAM events
+ *   become the caller's to free.
+ * @param max Room in @p ev.
  * @return events stored (0: none waiting), or -ENOTCONN once detached.
  */
 int sst_ring_poll(struct sst_ring_client *c, struct sst_ring_event *ev, unsigned int max);
@@ -291,6 +352,9 @@ struct sst_ring_client_stats {
 	uint64_t stale_events;	/**< events for closed handles, dropped */
 };
 
+/** Counters of one client, on the client's thread.
+ * @param c The client.
+ * @param st Filled in completely. */
 void sst_ring_client_stats(const struct sst_ring_client *c, struct sst_ring_client_stats *st);
 
 #endif /* SST_RING_H */

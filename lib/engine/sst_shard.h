@@ -26,9 +26,9 @@
 #include "sst_net.h"
 
 enum {
-	SST_SHARD_KEY_LEN = 40,	  /**< Toeplitz key bytes used for IPv4/IPv6 with ports */
-	SST_SHARD_RETA_MAX = 512, /**< largest redirection table */
-	SST_SHARD_RETA_DEFAULT = 128,
+	SST_SHARD_KEY_LEN = 40,	      /**< Toeplitz key bytes used for IPv4/IPv6 with ports */
+	SST_SHARD_RETA_MAX = 512,     /**< largest redirection table */
+	SST_SHARD_RETA_DEFAULT = 128, /**< entries of the table sst_shard_map_init() makes */
 };
 
 /** The key of Microsoft's RSS verification suite, which sst_shard_map_init()

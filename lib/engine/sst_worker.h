@@ -61,7 +61,9 @@ struct sst_worker_params {
 	 * is worker i's handoff ring (multi-producer, single-consumer).
 	 * shard_count 0 or 1: the worker is alone. */
 	uint16_t shard_index;
-	uint16_t shard_count;
+	uint16_t shard_count; /**< workers sharing the port (see shard_index) */
+	/** The handoff rings, shard_count of them (see shard_index); required
+	 * when shard_count > 1, kept: they must outlive the worker. */
 	struct rte_ring *const *inboxes;
 	/** Which worker owns a peer (sst_shard.h; copied); NULL: the default
 	 * map for shard_count workers (sst_shard_map_init()). */
@@ -71,7 +73,10 @@ struct sst_worker_params {
 	struct sst_capture *capture;
 	/** The negotiation host's parameters; ops and ctx are the worker's. */
 	struct sst_nego_host_params nego;
-	/** The stream host's parameters (pools filled in: pool, clone_pool). */
+	/** The stream host's parameters; ops and ctx are the application's
+	 * stream callbacks (the worker interposes its own). pool NULL: the
+	 * worker's pool. clone_pool is required (indirect mbufs): the worker
+	 * does not fill it in, the engine does (sst_engine.h). */
 	struct sst_stream_host_params stream;
 	const char *cc; /**< congestion controller; NULL: newreno */
 	/** Peers at once: for one more, an idle peer (no stream, channels
@@ -93,13 +98,15 @@ struct sst_worker_params {
 	 * keys) with its streams moved over; 0: what the armor suite allows
 	 * (2^24 for AES-128-GCM). At least 256. */
 	uint64_t channel_packet_limit;
+	/** Worker callbacks (NULL: none); kept, so the table must outlive the
+	 * worker. */
 	const struct sst_worker_ops *ops;
-	void *ctx;
+	void *ctx; /**< first argument of every worker callback */
 };
 
 /** Counters. */
 struct sst_worker_stats {
-	uint64_t rx_packets;
+	uint64_t rx_packets;	    /**< packets received from the link (and handed over) */
 	uint64_t rx_control;	    /**< to negotiation */
 	uint64_t rx_channel;	    /**< to a channel */
 	uint64_t rx_no_channel;	    /**< byte 0 names no channel of that peer: dropped */
@@ -108,8 +115,8 @@ struct sst_worker_stats {
 	uint64_t peers_freed;	    /**< no channel and no stream left: destroyed */
 	uint64_t endpoints;	    /**< endpoint records now (numbers given out, or quiet) */
 	uint64_t numbers_exhausted; /**< a channel refused: all 255 numbers of an endpoint in use */
-	uint64_t channels_made;
-	uint64_t channels_closed;
+	uint64_t channels_made;	    /**< channels established, both roles */
+	uint64_t channels_closed;   /**< channels ended, for whatever reason */
 	uint64_t channels_idle;	    /**< closing offered after idle_timeout */
 	uint64_t path_changes;	    /**< a peer came back from a new endpoint (it moved) */
 	uint64_t peers_full;	    /**< a channel refused: max_peers reached, no peer idle */
@@ -132,46 +139,79 @@ struct sst_worker_stats {
 	struct sst_channel_stats channels;
 };
 
-/** Create a worker (at setup). @return NULL with rte_errno set. */
+/**
+ * Create a worker (at setup: this allocates). The worker belongs to the
+ * thread that polls it; every function here but sst_worker_running() and
+ * sst_worker_telemetry() is for that thread only.
+ * @param p Parameters, copied (link, pool, inboxes, capture and the
+ *   callback tables stay the caller's and must outlive the worker).
+ * @return The worker, or NULL with rte_errno set: EINVAL (p, link or pool
+ *   NULL; shard_count > 1 without inboxes or with shard_index out of
+ *   range), the error of creating the network layer, the negotiation host
+ *   or the stream host (EINVAL: stream.clone_pool NULL), ENOMEM.
+ */
 struct sst_worker *sst_worker_create(const struct sst_worker_params *p);
 
-/** Destroy a worker: its channels, peers, stream and negotiation hosts. */
+/** Destroy a worker: its channels, peers, stream and negotiation hosts.
+ * The link, pools and capture stay the caller's.
+ * @param w The worker; NULL is ignored. */
 void sst_worker_destroy(struct sst_worker *w);
 
-/** Start a channel to ep (negotiation mode from the worker's nego params:
- * secure when a secure configuration is given). In a sharded engine it
- * must run on the worker that owns ep (sst_engine_owner()).
- * @return 0, -EXDEV (another worker owns ep), or another negative errno. */
+/** Start a channel to ep. In a sharded engine it must run on the worker
+ * that owns ep (sst_engine_owner()). The outcome comes later:
+ * ops.peer_ready() or ops.connect_failed().
+ * @param w The worker.
+ * @param ep The peer's endpoint.
+ * @param mode Negotiation mode; SST_NEGO_MODE_SECURE needs a secure
+ *   configuration in the worker's nego params.
+ * @param now Current time.
+ * @return 0, -EXDEV (another worker owns ep), or the error of
+ *   sst_nego_connect(). */
 int sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep,
 	enum sst_nego_mode mode, sst_time_t now);
 
-/** The worker whose sst_worker_poll() is running on this thread, or NULL:
- * for callbacks that serve several workers. */
+/** The worker whose sst_worker_poll() is running on this thread: for
+ * callbacks that serve several workers.
+ * @return That worker, or NULL outside sst_worker_poll(). */
 struct sst_worker *sst_worker_running(void);
 
-/** One pass of the worker loop. */
+/** One pass of the worker loop; callbacks run from inside.
+ * @param w The worker.
+ * @param now Current time. */
 void sst_worker_poll(struct sst_worker *w, sst_time_t now);
 
 /**
  * Start closing every channel no stream uses (FINISH, no TIME_WAIT; a
  * channel to a prototype peer, which knows no FINISH, ends at the next
- * poll), for a graceful stop. @return channels still open.
+ * poll), for a graceful stop.
+ * @param w The worker.
+ * @param now Current time.
+ * @return channels still open.
  */
 int sst_worker_close_idle(struct sst_worker *w, sst_time_t now);
 
-/** When sst_worker_poll() must run again at the latest (packets aside). */
+/** When sst_worker_poll() must run again at the latest (packets aside).
+ * @param w The worker.
+ * @return The time (0: at once), or SST_TIME_NEVER. */
 sst_time_t sst_worker_next_expiry(const struct sst_worker *w);
 
-/** The stream host (for sst_stream_listen() and statistics). */
+/** The stream host (for sst_stream_listen() and statistics).
+ * @param w The worker.
+ * @return The worker's stream host, valid until sst_worker_destroy(). */
 struct sst_stream_host *sst_worker_stream_host(struct sst_worker *w);
 
-/** The peer at ep, or NULL. */
+/** The peer at ep.
+ * @param w The worker.
+ * @param ep The peer's endpoint.
+ * @return The peer, or NULL (no peer at ep). */
 struct sst_stream_peer *sst_worker_peer(struct sst_worker *w, const struct sst_net_endpoint *ep);
 
 /**
  * The identity peer @p sp proved when its channels were negotiated: its
  * Ed25519 key in secure mode, all zero in checksum mode (for lib/stp's
  * policy, sst_stp_policy_allows()).
+ * @param w The worker.
+ * @param sp The peer.
  * @return the key (SST_SECURE_KEY_LEN bytes), or NULL when @p sp has no
  *   channel on @p w.
  */
@@ -185,31 +225,54 @@ struct sst_cc_ops;
  * (a module the peer shipped, lib/stp), keeping their windows
  * (sst_channel_set_cc()). Channels negotiated later start on the host's
  * own controller. Call from the worker's thread (a stream callback).
+ * @param w The worker.
+ * @param sp The peer.
+ * @param ops The controller; kept by each channel, so it must outlive them.
+ * @param now Current time.
  * @return the channels moved, or -ENOENT (none).
  */
 int sst_worker_peer_set_cc(struct sst_worker *w, const struct sst_stream_peer *sp,
 	const struct sst_cc_ops *ops, sst_time_t now);
 
+/** The worker's counters.
+ * @param w The worker.
+ * @return Its counters, updated in place on the worker's thread. */
 const struct sst_worker_stats *sst_worker_stats(const struct sst_worker *w);
 
-/** The link's counters. */
+/** The link's counters.
+ * @param w The worker.
+ * @return sst_link_stats() of its link. */
 const struct sst_link_stats *sst_worker_link_stats(const struct sst_worker *w);
 
-/** The negotiation host's counters. */
+/** The negotiation host's counters.
+ * @param w The worker.
+ * @return sst_nego_stats() of its host. */
 const struct sst_nego_stats *sst_worker_nego_stats(const struct sst_worker *w);
 
-/** The network layer's counters (frame links), or NULL (datagram links). */
+/** The network layer's counters.
+ * @param w The worker.
+ * @return sst_net_stats() (frame links), or NULL (datagram links). */
 const struct sst_net_stats *sst_worker_net_stats(const struct sst_worker *w);
 
-enum { SST_WORKERS_MAX = 64 };
+/** Workers in a process that telemetry can name. */
+enum { SST_WORKERS_MAX = 64 /**< ids 0..63 */ };
 
-/** The worker's id in telemetry (/sst/worker,<id>), or a negative errno. */
+/** The worker's id in telemetry (/sst/worker,ID).
+ * @param w The worker.
+ * @return The id, 0..SST_WORKERS_MAX - 1, or -ENOSPC (more workers than
+ *   that: this one is not in telemetry). */
 int sst_worker_id(const struct sst_worker *w);
 
 struct rte_tel_data;
 
-/** The /sst/worker telemetry command (params: the worker id), for tests
- * and for applications that serve telemetry their own way. */
+/** The /sst/worker telemetry command, for tests and for applications
+ * that serve telemetry their own way. It may run on any thread (DPDK's
+ * telemetry thread): it reads the counters while the worker updates them,
+ * so each value is recent but the set is not one consistent snapshot.
+ * @param cmd The command (unused).
+ * @param params The worker id, in decimal.
+ * @param d Filled with a dictionary of counters.
+ * @return 0, or -EINVAL (params not the id of a live worker). */
 int sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d);
 
 #endif /* SST_WORKER_H */

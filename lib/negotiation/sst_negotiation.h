@@ -57,17 +57,17 @@ enum {
 	SST_NEGO_ULP_VERSION = 2,	 /**< version of the blob we write */
 	SST_NEGO_ULP_V1_LEN = 12,	 /**< bytes of a version 1 blob (magic, version, caps) */
 	SST_NEGO_ULP_LEN = 20,		 /**< bytes of a version 2 blob (+ instance) */
-	SST_NEGO_DEFAULT_MAX_INITIATING = 64,
-	SST_NEGO_DEFAULT_MAX_RESPONDING = 1024,
-	SST_NEGO_MAX_ENTRIES = 1 << 20, /**< bound on max_initiating + max_responding */
+	SST_NEGO_DEFAULT_MAX_INITIATING = 64,	/**< default max_initiating */
+	SST_NEGO_DEFAULT_MAX_RESPONDING = 1024, /**< default max_responding */
+	SST_NEGO_MAX_ENTRIES = 1 << 20,		/**< bound on max_initiating + max_responding */
 	SST_NEGO_HCID_SEC_LEN = SST_SECURE_HCID_LEN, /**< half-channel ID, secure mode */
 	SST_NEGO_DEFAULT_RATE = 20,	    /**< setups per second per source, under load */
 	SST_NEGO_DEFAULT_BURST = 5,	    /**< ... and in a burst (WireGuard's figures) */
 	SST_NEGO_DEFAULT_RATE_SLOTS = 1024, /**< sources tracked at once */
-	SST_NEGO_RATE_SLOTS_MAX = 1 << 20,
-	SST_NEGO_AMP_FACTOR = 3,  /**< bytes to an unvalidated address <= 3x received */
-	SST_NEGO_COOKIES_MAX = 4, /**< cookie requests answered per attempt */
-	SST_NEGO_COOKIE_LEN = 16, /**< the cookies we make (both modes) */
+	SST_NEGO_RATE_SLOTS_MAX = 1 << 20,  /**< bound on rate_slots */
+	SST_NEGO_AMP_FACTOR = 3,	    /**< bytes to an unvalidated address <= 3x received */
+	SST_NEGO_COOKIES_MAX = 4,	    /**< cookie requests answered per attempt */
+	SST_NEGO_COOKIE_LEN = 16,	    /**< the cookies we make (both modes) */
 	/** The default load_high is max_responding / 2, but at least this
 	 * (or max_responding, if smaller). */
 	SST_NEGO_LOAD_HIGH_MIN = 16,
@@ -106,14 +106,14 @@ enum sst_nego_mode {
 
 /** Which side of the negotiation we were. */
 enum sst_nego_role {
-	SST_NEGO_INITIATOR = 1,
-	SST_NEGO_RESPONDER,
+	SST_NEGO_INITIATOR = 1, /**< we sent the I1 */
+	SST_NEGO_RESPONDER,	/**< the peer did */
 };
 
 /** An opaque peer address (IP and port, as the caller encodes them). */
 struct sst_nego_addr {
-	uint8_t len; /**< bytes used, 1..SST_NEGO_ADDR_MAX */
-	uint8_t bytes[SST_NEGO_ADDR_MAX];
+	uint8_t len;			  /**< bytes used, 1..SST_NEGO_ADDR_MAX */
+	uint8_t bytes[SST_NEGO_ADDR_MAX]; /**< the address; bytes past len are ignored */
 };
 
 /** What an upper layer advertises in ulpi/ulpr. */
@@ -129,9 +129,9 @@ struct sst_nego_ulp {
 
 /** A negotiated channel, handed to the established callback. */
 struct sst_nego_result {
-	enum sst_nego_mode mode;
-	enum sst_nego_role role;
-	struct sst_nego_addr peer;
+	enum sst_nego_mode mode;     /**< how it was negotiated */
+	enum sst_nego_role role;     /**< which side we were */
+	struct sst_nego_addr peer;   /**< the peer's address */
 	uint8_t local_channel;	     /**< byte 0 of packets the peer sends us */
 	uint8_t peer_channel;	     /**< byte 0 of packets we send */
 	enum sst_crypto_suite suite; /**< SST_CRYPTO_CHK32 in checksum mode */
@@ -247,8 +247,10 @@ struct sst_nego_host_params {
 	bool ulp_legacy;		     /**< send empty ulpi/ulpr, as the prototype */
 	uint32_t max_initiating;	     /**< our own open attempts; 0: 64 */
 	uint32_t max_responding;	     /**< peer-initiated entries; 0: 1024 */
+	/** The callbacks (required, and transmit, chan_alloc, chan_free and
+	 * established in it); the table is copied. */
 	const struct sst_nego_ops *ops;
-	void *ctx;
+	void *ctx; /**< first argument of every callback */
 	/**
 	 * Secure mode (the struct is copied; the identity and known-hosts
 	 * table it points to stay the caller's and must outlive the host; the
@@ -287,7 +289,7 @@ struct sst_nego_host_params {
 	 * 2^steer_bits.
 	 */
 	uint8_t steer_tag;
-	uint8_t steer_bits;
+	uint8_t steer_bits; /**< bits of steer_tag used (see steer_tag) */
 	/** Secure mode, initiator: largest message sst_nego_send_early()
 	 * builds (SecI2 plus a Packet chunk); 0: SST_NEGO_EARLY_MAX_DEFAULT. */
 	uint16_t early_max;
@@ -332,9 +334,9 @@ struct sst_nego_stats {
 	uint64_t tx_r1;		     /**< ChkR1 sent, duplicates included */
 	uint64_t tx_r1_cookie;	     /**< ChkR1 cookie requests sent */
 	uint64_t chk_heard;	     /**< checksum channels confirmed (sst_nego_confirm()) */
-	uint64_t established_initiator;
-	uint64_t established_responder;
-	uint64_t failed; /**< attempts that timed out */
+	uint64_t established_initiator; /**< channels established() accepted as initiator */
+	uint64_t established_responder; /**< ... and as responder */
+	uint64_t failed;		/**< attempts that timed out */
 	/* Under load (both modes). */
 	uint64_t rx_rate_limited; /**< cookie-proven I1 over their source's rate: dropped */
 	uint64_t load_on;	  /**< the host went under load (by itself or told) */
@@ -386,14 +388,23 @@ struct sst_nego_stats {
 
 /**
  * Bytes of memory a host with these parameters needs.
+ * @param p Parameters.
  * @return the size, or 0 for invalid parameters (rte_errno = EINVAL).
  */
 size_t sst_nego_host_size(const struct sst_nego_host_params *p);
 
 /**
  * Set up a host in caller memory of sst_nego_host_size() bytes, aligned to
- * 8 bytes. The secret is copied (and wiped by sst_nego_host_fini()).
- * @return 0, or -EINVAL (missing callback, bad size field, limits too large).
+ * 8 bytes. The secret is copied (and wiped by sst_nego_host_fini()). The
+ * host belongs to the calling thread; its callbacks run on it, inside
+ * the host's functions.
+ * @param h The memory.
+ * @param p Parameters, read during the call (the secure configuration's
+ *   identity and known-hosts table are kept, see secure).
+ * @retval 0 Ready.
+ * @retval -EINVAL Missing callback, bad size field, limits too large,
+ *   an invalid secure configuration or steering tag, early_max under
+ *   256, or libsodium failed to initialise.
  */
 int sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *p);
 
@@ -401,13 +412,17 @@ int sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_param
  * Wipe the host's secrets. Open attempts and secure half-open entries end
  * silently; their channel numbers are given back with chan_free() (not
  * those of established channels). The memory stays the caller's.
+ * @param h The host; NULL, or one finished already, is ignored.
  */
 void sst_nego_host_fini(struct sst_nego_host *h);
 
-/** sst_nego_host_size() + rte_zmalloc() + sst_nego_host_init(). @return NULL with rte_errno set. */
+/** sst_nego_host_size() + rte_zmalloc() + sst_nego_host_init().
+ * @param p Parameters, as for sst_nego_host_init().
+ * @return The host, or NULL with rte_errno set: EINVAL, ENOMEM. */
 struct sst_nego_host *sst_nego_host_create(const struct sst_nego_host_params *p);
 
-/** sst_nego_host_fini() + rte_free(). NULL is ignored. */
+/** sst_nego_host_fini() + rte_free().
+ * @param h A host from sst_nego_host_create(); NULL is ignored. */
 void sst_nego_host_destroy(struct sst_nego_host *h);
 
 /**
@@ -415,9 +430,17 @@ void sst_nego_host_destroy(struct sst_nego_host *h);
  * send the first message (checksum mode: ChkI1, secure mode: SecI1) and arm the retransmission
  * timer. The outcome comes later through established() or failed().
  *
+ * @param h The host.
+ * @param peer The peer's address (copied).
+ * @param mode How to negotiate.
+ * @param now Current time.
  * @return the local channel number (1..255), or -EINVAL (bad address),
- *   -ENOTSUP (secure mode without a secure configuration), -ENOSPC (max_initiating
- *   attempts open), or chan_alloc()'s error.
+ *   -ENOTSUP (unknown mode, or secure mode without a secure
+ *   configuration), -ENOSPC (max_initiating attempts open, or no free
+ *   entry), -ERANGE (chan_alloc() returned 0 or more than 255),
+ *   chan_alloc()'s error, or in secure mode the handshake's error in
+ *   starting (the number is given back with chan_free() on every error
+ *   after chan_alloc()).
  */
 int sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	enum sst_nego_mode mode, sst_time_t now);
@@ -426,7 +449,13 @@ int sst_nego_connect(struct sst_nego_host *h, const struct sst_nego_addr *peer,
  * Abandon an open attempt without reporting failed(); its number is given
  * back with chan_free(). A secure attempt that is already established (it
  * only repeats SecI2) ends as with sst_nego_confirm(): the number stays the
- * caller's. @return 0 or -ENOENT.
+ * caller's.
+ * @param h The host.
+ * @param peer The address given to sst_nego_connect().
+ * @param local_channel The number sst_nego_connect() returned.
+ * @retval 0 Abandoned.
+ * @retval -ENOENT No such attempt.
+ * @retval -EINVAL h NULL or the address invalid.
  */
 int sst_nego_cancel(
 	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
@@ -434,18 +463,28 @@ int sst_nego_cancel(
 /**
  * Process one received control message (a UDP payload whose first byte is
  * 0) from an address. Malformed messages are dropped and counted; nothing
- * in them changes state.
+ * in them changes state. Callbacks (transmit, established, ...) run from
+ * inside.
  *
+ * @param h The host.
+ * @param from The sender's address.
+ * @param msg The message; read during the call only.
+ * @param len Bytes at @p msg.
+ * @param now Current time.
  * @return 0 if the message was well-formed (whatever it caused), or the
  *   negative parse error (enum sst_error) it was dropped for.
  */
 int sst_nego_receive(struct sst_nego_host *h, const struct sst_nego_addr *from, const void *msg,
 	size_t len, sst_time_t now);
 
-/** When sst_nego_handle_expiry() must next be called, or SST_TIME_NEVER. */
+/** When sst_nego_handle_expiry() must next be called.
+ * @param h The host.
+ * @return The time, or SST_TIME_NEVER. */
 sst_time_t sst_nego_next_expiry(const struct sst_nego_host *h);
 
-/** Run the timers due by now: retransmissions and failures of attempts. */
+/** Run the timers due by now: retransmissions and failures of attempts.
+ * @param h The host.
+ * @param now Current time. */
 void sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now);
 
 /**
@@ -455,8 +494,13 @@ void sst_nego_handle_expiry(struct sst_nego_host *h, sst_time_t now);
  * negotiation; for either role the channel stops counting for restart
  * detection (docs/negotiation.md section 3.1). Does not free the local
  * number (the caller owns it since established()).
+ * @param h The host.
+ * @param peer The peer's address.
+ * @param local_channel Our channel number (sst_nego_result.local_channel).
+ * @param peer_channel The peer's (sst_nego_result.peer_channel).
  * @return 0, or -ENOENT (no responder entry: an initiator's channel, or
- *   one already released or replaced; its restart record is still updated).
+ *   one already released or replaced; its restart record is still
+ *   updated), -EINVAL (h NULL or the address invalid).
  */
 int sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	uint8_t local_channel, uint8_t peer_channel);
@@ -474,8 +518,11 @@ int sst_nego_release(struct sst_nego_host *h, const struct sst_nego_addr *peer,
  * Without this call it counts until sst_nego_release(), and enough such
  * channels put the host under load.
  *
+ * @param h The host.
+ * @param peer The peer's address.
+ * @param local_channel Our channel number.
  * @return 0, or -ENOENT (nothing to confirm: another kind of channel, or
- *   already confirmed).
+ *   already confirmed), -EINVAL (h NULL or the address invalid).
  */
 int sst_nego_confirm(
 	struct sst_nego_host *h, const struct sst_nego_addr *peer, uint8_t local_channel);
@@ -490,7 +537,13 @@ int sst_nego_confirm(
  * sst_nego_confirm(), or 20 s), and sends them itself from then on, or
  * when the packet is too big.
  *
- * @param pkt A sealed channel packet, byte 0 the responder's channel number.
+ * @param h The host.
+ * @param peer The responder's address.
+ * @param local_channel Our channel number.
+ * @param pkt A sealed channel packet, byte 0 the responder's channel
+ *   number; copied, it stays the caller's.
+ * @param len Bytes at @p pkt.
+ * @param now Current time.
  * @return 0 (sent: do not send it again), -ENOENT (no unconfirmed secure
  *   attempt for this channel: send it as usual), -EMSGSIZE (SecI2 and the
  *   packet exceed early_max: send it as usual), -EINVAL (bad arguments, or
@@ -499,7 +552,9 @@ int sst_nego_confirm(
 int sst_nego_send_early(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	uint8_t local_channel, const void *pkt, size_t len, sst_time_t now);
 
-/** Our instance identifier (params.instance, or the one drawn at init). */
+/** Our instance identifier.
+ * @param h The host.
+ * @return params.instance, or the one drawn at init. */
 uint64_t sst_nego_instance(const struct sst_nego_host *h);
 
 /**
@@ -510,6 +565,9 @@ uint64_t sst_nego_instance(const struct sst_nego_host *h);
  * steer_bits bits of the echoed cki; SecR1 or SecCookie: low bits of the
  * last byte of the echoed ni). Safe on hostile input.
  *
+ * @param msg A control message (UDP payload).
+ * @param len Bytes at @p msg.
+ * @param steer_bits The bits of the tag (sst_nego_host_params.steer_bits).
  * @return the tag, 0..2^steer_bits - 1, or -1 for anything else: initiator
  *   messages (ChkI1, SecI1, SecI2), R0 pings, other chunks, malformed
  *   input, steer_bits above SST_NEGO_STEER_BITS_MAX.
@@ -523,13 +581,19 @@ int sst_nego_steer_tag(const void *msg, size_t len, uint8_t steer_bits);
  * cookie gets a cookie challenge and no state; a legacy initiator's ChkI1
  * is dropped; cookie-proven setups are rate-limited per source
  * (docs/negotiation.md 5).
+ * @param h The host.
+ * @param under_load True: under load whatever the detection says.
  */
 void sst_nego_set_under_load(struct sst_nego_host *h, bool under_load);
 
-/** Whether the host is under load: told so, or by its own detection. */
+/** Whether the host is under load: told so, or by its own detection.
+ * @param h The host.
+ * @return True when under load. */
 bool sst_nego_under_load(const struct sst_nego_host *h);
 
-/** Open attempts we initiated (secure attempts repeating SecI2 excluded). */
+/** Open attempts we initiated (secure attempts repeating SecI2 excluded).
+ * @param h The host.
+ * @return That count. */
 uint32_t sst_nego_initiating(const struct sst_nego_host *h);
 
 /**
@@ -538,13 +602,20 @@ uint32_t sst_nego_initiating(const struct sst_nego_host *h);
  * verified (they expire after SST_NEGO_HALF_OPEN_TTL); checksum mode: ChkR1
  * sent (the channel exists), no sst_nego_confirm() yet. What load detection
  * counts (load_high, load_low).
+ * @param h The host.
+ * @return That count.
  */
 uint32_t sst_nego_half_open(const struct sst_nego_host *h);
 
-/** Peer-initiated entries held (bounded by max_responding). */
+/** Peer-initiated entries held (bounded by max_responding).
+ * @param h The host.
+ * @return That count. */
 uint32_t sst_nego_responding(const struct sst_nego_host *h);
 
-/** Counters. */
+/** Counters.
+ * @param h The host.
+ * @return The host's own counters, updated in place; valid until
+ *   sst_nego_host_fini(). */
 const struct sst_nego_stats *sst_nego_stats(const struct sst_nego_host *h);
 
 /**
@@ -558,6 +629,8 @@ const struct sst_nego_stats *sst_nego_stats(const struct sst_nego_host *h);
  * (result.local_legacy) gets prototype_acks. The caller adds pool, cc,
  * upper and lower callbacks and whatever else it wants (a packet_limit of
  * its own should not exceed the one set here); other fields are zeroed.
+ * @param r The result established() got.
+ * @param p Filled in (keys copied: wipe them once the channel has them).
  * @return 0, or -EINVAL (no suite or channel numbers in the result, or the
  *   null suite).
  */
@@ -566,13 +639,23 @@ int sst_nego_channel_params(const struct sst_nego_result *r, struct sst_channel_
 /**
  * Encode a ulp blob (docs/negotiation.md section 3): magic, version,
  * capabilities and, from version 2 on, the instance identifier (0: none).
+ * @param version Blob version.
+ * @param caps enum sst_nego_cap bits.
+ * @param instance Host instance identifier (version 2 on).
+ * @param buf Output.
+ * @param cap Bytes at @p buf.
  * @return bytes written (SST_NEGO_ULP_V1_LEN for version 0 or 1,
  *   SST_NEGO_ULP_LEN otherwise) or -ENOSPC.
  */
 int sst_nego_ulp_encode_instance(
 	uint32_t version, uint32_t caps, uint64_t instance, void *buf, size_t cap);
 
-/** sst_nego_ulp_encode_instance() without an instance (written as 0 from version 2 on). */
+/** sst_nego_ulp_encode_instance() without an instance (written as 0 from version 2 on).
+ * @param version Blob version.
+ * @param caps enum sst_nego_cap bits.
+ * @param buf Output.
+ * @param cap Bytes at @p buf.
+ * @return Bytes written, or -ENOSPC. */
 int sst_nego_ulp_encode(uint32_t version, uint32_t caps, void *buf, size_t cap);
 
 /**
@@ -582,10 +665,16 @@ int sst_nego_ulp_encode(uint32_t version, uint32_t caps, void *buf, size_t cap);
  * instance is taken from a blob of version 2 or later that holds it (a
  * version 1 blob, or a shorter one, has none; 0 means none); bytes after
  * the fields we know are a later version's and ignored.
+ * @param buf The blob.
+ * @param len Bytes at @p buf (0: none).
+ * @param ulp Filled in.
  */
 void sst_nego_ulp_decode(const void *buf, size_t len, struct sst_nego_ulp *ulp);
 
-/** True when two addresses are equal. */
+/** Whether two addresses are equal.
+ * @param a An address.
+ * @param b Another.
+ * @return True when their lengths and bytes match. */
 static inline bool
 sst_nego_addr_equal(const struct sst_nego_addr *a, const struct sst_nego_addr *b)
 {

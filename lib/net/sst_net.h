@@ -32,20 +32,20 @@ struct sst_net;
 /** Address families, as the IP version number. */
 enum sst_net_family {
 	SST_NET_NONE = 0, /**< no address (not configured) */
-	SST_NET_IPV4 = 4,
-	SST_NET_IPV6 = 6,
+	SST_NET_IPV4 = 4, /**< IPv4 */
+	SST_NET_IPV6 = 6, /**< IPv6 */
 };
 
 /** An IPv4 or IPv6 address. IPv4 uses bytes[0..3] (network order), the rest is zero. */
 struct sst_net_addr {
-	uint8_t family; /**< enum sst_net_family */
-	uint8_t bytes[16];
+	uint8_t family;	   /**< enum sst_net_family */
+	uint8_t bytes[16]; /**< the address, network byte order */
 };
 
 /** A UDP endpoint: address and port (host byte order). */
 struct sst_net_endpoint {
-	struct sst_net_addr addr;
-	uint16_t port;
+	struct sst_net_addr addr; /**< IP address */
+	uint16_t port;		  /**< UDP port, host byte order */
 };
 
 /** Routes in the static table besides the on-link prefixes and the default gateways. */
@@ -55,8 +55,8 @@ struct sst_net_endpoint {
 
 /** A static route: destinations in prefix/prefix_len go through gateway. */
 struct sst_net_route {
-	struct sst_net_addr prefix;
-	uint8_t prefix_len;
+	struct sst_net_addr prefix;  /**< destination prefix (its family selects the table) */
+	uint8_t prefix_len;	     /**< bits of prefix that count */
 	struct sst_net_addr gateway; /**< on-link next hop; family NONE: the prefix is on-link */
 };
 
@@ -94,16 +94,19 @@ struct sst_net_params {
 	struct sst_net_addr ipv6_link_local; /**< family NONE: fe80::/64 + EUI-64 of mac */
 	struct sst_net_addr ipv6_gateway;    /**< default route (often link-local); NONE: none */
 	bool ipv6_enabled; /**< answer ND and accept IPv6 (implied by a global ipv6 address) */
-	struct sst_net_route routes[SST_NET_ROUTES_MAX];
-	uint8_t nroutes;
-	uint8_t ttl;		    /**< TTL / hop limit of what we send; 0: 64 */
-	uint32_t neigh_entries;	    /**< ARP + neighbour cache entries; 0: 64 */
+	struct sst_net_route
+		routes[SST_NET_ROUTES_MAX]; /**< static routes, the first nroutes used */
+	uint8_t nroutes;		    /**< entries of routes in use, <= SST_NET_ROUTES_MAX */
+	uint8_t ttl;			    /**< TTL / hop limit of what we send; 0: 64 */
+	uint32_t neigh_entries;		    /**< ARP + neighbour cache entries; 0: 64 */
 	uint32_t pending_max;	    /**< packets queued per unresolved neighbour, <= 32; 0: 8 */
 	uint32_t neigh_retries;	    /**< requests/solicitations before giving up; 0: 3 */
 	sst_time_t neigh_retrans;   /**< time between them; 0: 1 s */
 	sst_time_t neigh_reachable; /**< an answer is trusted this long; 0: 30 s */
 	bool tx_cksum_offload;	    /**< the port computes IPv4 header and UDP checksums */
 	struct rte_mempool *pool;   /**< for ARP/ND frames and header mbufs */
+	/** The callbacks (deliver_udp and transmit required); the layer
+	 * keeps the pointer, so the table must outlive it. */
 	const struct sst_net_ops *ops;
 	void *ctx; /**< first argument of every callback */
 };
@@ -113,7 +116,7 @@ struct sst_net_params {
  * counter, so rx_frames equals the sum of all of them (sst_net_stats_rx_sum()).
  */
 struct sst_net_stats {
-	uint64_t rx_frames;
+	uint64_t rx_frames; /**< frames given to sst_net_rx_burst() */
 	/* Dispositions of received frames. */
 	uint64_t rx_eth_short; /**< shorter than an Ethernet header, or headers not in segment 1 */
 	uint64_t rx_eth_not_ours; /**< destination MAC neither ours, broadcast nor our multicast */
@@ -131,21 +134,21 @@ struct sst_net_stats {
 	uint64_t rx_ip4_src;	  /**< source multicast, broadcast, loopback or ours */
 	uint64_t rx_ip4_not_ours; /**< destination is not our address */
 	uint64_t rx_ip4_proto;	  /**< protocol neither UDP nor ICMP */
-	uint64_t rx_ip6_short;
-	uint64_t rx_ip6_version;
-	uint64_t rx_ip6_len; /**< payload length beyond the frame */
-	uint64_t rx_ip6_src; /**< source multicast, loopback or ours */
-	uint64_t rx_ip6_not_ours;
-	uint64_t rx_ip6_ext;   /**< an extension header we do not skip, or too many of them */
-	uint64_t rx_ip6_frag;  /**< a fragment header */
-	uint64_t rx_ip6_proto; /**< next header neither UDP nor ICMPv6 */
-	uint64_t rx_udp;       /**< delivered */
-	uint64_t rx_udp_short;
-	uint64_t rx_udp_len;	    /**< UDP length below 8 or beyond the IP payload */
-	uint64_t rx_udp_cksum;	    /**< checksum wrong (or zero over IPv6) */
-	uint64_t rx_icmp4_bad;	    /**< truncated or checksum wrong */
-	uint64_t rx_icmp4_echo;	    /**< echo requests answered */
-	uint64_t rx_icmp4_pmtu;	    /**< fragmentation needed, passed to pmtu() */
+	uint64_t rx_ip6_short;	  /**< truncated header */
+	uint64_t rx_ip6_version;  /**< version not 6 */
+	uint64_t rx_ip6_len;	  /**< payload length beyond the frame */
+	uint64_t rx_ip6_src;	  /**< source multicast, loopback or ours */
+	uint64_t rx_ip6_not_ours; /**< destination is none of our addresses or groups */
+	uint64_t rx_ip6_ext;	  /**< an extension header we do not skip, or too many of them */
+	uint64_t rx_ip6_frag;	  /**< a fragment header */
+	uint64_t rx_ip6_proto;	  /**< next header neither UDP nor ICMPv6 */
+	uint64_t rx_udp;	  /**< delivered */
+	uint64_t rx_udp_short;	  /**< truncated header */
+	uint64_t rx_udp_len;	  /**< UDP length below 8 or beyond the IP payload */
+	uint64_t rx_udp_cksum;	  /**< checksum wrong (or zero over IPv6) */
+	uint64_t rx_icmp4_bad;	  /**< truncated or checksum wrong */
+	uint64_t rx_icmp4_echo;	  /**< echo requests answered */
+	uint64_t rx_icmp4_pmtu;	  /**< fragmentation needed, passed to pmtu() */
 	uint64_t rx_icmp4_pmtu_bad; /**< fragmentation needed we do not believe */
 	uint64_t rx_icmp4_other;    /**< other types, ignored */
 	uint64_t rx_icmp6_bad;	    /**< truncated or checksum wrong */
@@ -158,12 +161,12 @@ struct sst_net_stats {
 	uint64_t rx_nd_na;	    /**< advertisements that resolved or refreshed an entry */
 	uint64_t rx_nd_other;	    /**< ND not for us or for nothing we wait for */
 	/* Transmit side. */
-	uint64_t tx_frames;	 /**< frames handed to transmit() */
-	uint64_t tx_udp;	 /**< UDP datagrams sent (or queued for resolution) */
-	uint64_t tx_arp_request; /**< includes refresh probes */
-	uint64_t tx_arp_reply;
-	uint64_t tx_nd_ns; /**< includes refresh probes */
-	uint64_t tx_nd_na;
+	uint64_t tx_frames;	     /**< frames handed to transmit() */
+	uint64_t tx_udp;	     /**< UDP datagrams sent (or queued for resolution) */
+	uint64_t tx_arp_request;     /**< includes refresh probes */
+	uint64_t tx_arp_reply;	     /**< answers to requests for our address */
+	uint64_t tx_nd_ns;	     /**< includes refresh probes */
+	uint64_t tx_nd_na;	     /**< advertisements answering solicitations */
 	uint64_t tx_no_route;	     /**< no route to the destination */
 	uint64_t tx_too_big;	     /**< larger than the link MTU */
 	uint64_t tx_no_mbuf;	     /**< the pool had no mbuf for a header or request */
@@ -177,25 +180,33 @@ struct sst_net_stats {
 
 /**
  * Bytes of memory an sst_net with these parameters needs.
+ * @param p Parameters.
  * @return the size, or 0 for invalid parameters (rte_errno = EINVAL).
  */
 size_t sst_net_size(const struct sst_net_params *p);
 
 /**
  * Set up in caller memory of sst_net_size() bytes, aligned to a cache line.
+ * @param net The memory.
+ * @param p Parameters, copied (the pool and ops stay the caller's and
+ *   must outlive the layer).
  * @return 0, or -EINVAL: missing pool or ops (deliver_udp, transmit), a MAC
  * that is not unicast, an address of the wrong family, a prefix length out
  * of range, pending_max above SST_NET_PENDING_MAX, neither IPv4 nor IPv6.
  */
 int sst_net_init(struct sst_net *net, const struct sst_net_params *p);
 
-/** Free every queued packet. The memory stays the caller's. */
+/** Free every queued packet. The memory stays the caller's.
+ * @param net The layer; NULL is ignored. */
 void sst_net_fini(struct sst_net *net);
 
-/** sst_net_size() + rte_zmalloc() + sst_net_init(). @return NULL with rte_errno set. */
+/** sst_net_size() + rte_zmalloc() + sst_net_init().
+ * @param p Parameters, as for sst_net_init().
+ * @return The layer, or NULL with rte_errno EINVAL or ENOMEM. */
 struct sst_net *sst_net_create(const struct sst_net_params *p);
 
-/** sst_net_fini() + rte_free(). NULL is ignored. */
+/** sst_net_fini() + rte_free().
+ * @param net A layer from sst_net_create(); NULL is ignored. */
 void sst_net_destroy(struct sst_net *net);
 
 /**
@@ -203,6 +214,10 @@ void sst_net_destroy(struct sst_net *net);
  * deliver_udp(), answered (ARP, ND, echo: the reply reuses the mbuf), passed
  * to pmtu(), or freed and counted by reason. Replies are transmitted before
  * this returns.
+ * @param net The layer.
+ * @param pkts The frames.
+ * @param n Frames at @p pkts.
+ * @param now Current time.
  * @return frames delivered to deliver_udp().
  */
 uint16_t sst_net_rx_burst(struct sst_net *net, struct rte_mbuf **pkts, uint16_t n, sst_time_t now);
@@ -215,6 +230,7 @@ uint16_t sst_net_rx_burst(struct sst_net *net, struct rte_mbuf **pkts, uint16_t 
  * sst_net_flush()), or queued while the next hop's address is resolved.
  * IPv4 packets carry DF. Ownership of m passes in every case.
  *
+ * @param net The layer.
  * @param m
  *   The payload (may be a chain).
  * @param from
@@ -223,6 +239,7 @@ uint16_t sst_net_rx_burst(struct sst_net *net, struct rte_mbuf **pkts, uint16_t 
  *   link-local destinations, else the global one).
  * @param to
  *   Destination: a unicast address of the same family.
+ * @param now Current time (neighbour resolution).
  * @return 0 (sent, batched or queued), -EINVAL (bad endpoints, not our
  *   source address, family not configured), -ENETUNREACH (no route),
  *   -EMSGSIZE (larger than the link MTU), -ENOBUFS (no header mbuf, no
@@ -231,28 +248,43 @@ uint16_t sst_net_rx_burst(struct sst_net *net, struct rte_mbuf **pkts, uint16_t 
 int sst_net_send_udp(struct sst_net *net, struct rte_mbuf *m, const struct sst_net_endpoint *from,
 	const struct sst_net_endpoint *to, sst_time_t now);
 
-/** Hand the transmit batch to transmit(). */
+/** Hand the transmit batch to transmit().
+ * @param net The layer.
+ * @param now Current time, passed to transmit(). */
 void sst_net_flush(struct sst_net *net, sst_time_t now);
 
-/** Earliest time sst_net_handle_expiry() has work (may be early), or SST_TIME_NEVER. */
+/** Earliest time sst_net_handle_expiry() has work (may be early).
+ * @param net The layer.
+ * @return The time, or SST_TIME_NEVER. */
 sst_time_t sst_net_next_expiry(const struct sst_net *net);
 
 /**
  * Run the neighbour timers due at now: repeat requests and solicitations,
  * give up on neighbours that did not answer (their queued packets are
  * dropped and counted), expire old entries. Frames go out before it returns.
+ * @param net The layer.
+ * @param now Current time.
  */
 void sst_net_handle_expiry(struct sst_net *net, sst_time_t now);
 
-/** The counters. */
+/** The counters.
+ * @param net The layer.
+ * @return Its own counters, updated in place; valid until sst_net_fini(). */
 const struct sst_net_stats *sst_net_stats(const struct sst_net *net);
 
-/** Sum of the rx disposition counters (equals rx_frames; for tests and fuzzers). */
+/** Sum of the rx disposition counters (for tests and fuzzers).
+ * @param s Counters.
+ * @return The sum; equals rx_frames. */
 uint64_t sst_net_stats_rx_sum(const struct sst_net_stats *s);
 
 /**
  * The MAC address a neighbour resolved to.
- * @return 0 and *mac, -ENOENT (not in the cache), -EAGAIN (being resolved).
+ * @param net The layer.
+ * @param addr The neighbour's IP address.
+ * @param mac Set on success; may be NULL.
+ * @retval 0 Resolved: *mac set.
+ * @retval -ENOENT Not in the cache.
+ * @retval -EAGAIN Being resolved.
  */
 int sst_net_neigh_lookup(
 	const struct sst_net *net, const struct sst_net_addr *addr, struct rte_ether_addr *mac);
@@ -261,6 +293,10 @@ int sst_net_neigh_lookup(
  * The one's-complement sum (RFC 1071, folded, not inverted) of len bytes of
  * m from off, in the words' memory order like rte_raw_cksum(); right for
  * segments of any length, unlike DPDK 22.11's rte_raw_cksum_mbuf().
+ * @param m The packet.
+ * @param off First byte summed.
+ * @param len Bytes summed.
+ * @param cksum The sum, on success.
  * @return 0, or -EINVAL when the range is outside the packet.
  */
 int sst_net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum);
@@ -274,35 +310,56 @@ int sst_net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uin
 enum sst_net_cksum_impl {
 	SST_NET_CKSUM_IMPL_SCALAR, /**< rte_raw_cksum(): the reference */
 	SST_NET_CKSUM_IMPL_AVX2,   /**< 32 bytes per step; CPUs with AVX2 */
-	SST_NET_CKSUM_IMPL_COUNT,
+	SST_NET_CKSUM_IMPL_COUNT,  /**< number of implementations */
 };
 
-/** Whether this CPU runs impl (false for values outside the enum). */
+/** Whether this CPU runs impl.
+ * @param impl An implementation.
+ * @return True when it runs here (false for values outside the enum). */
 bool sst_net_cksum_impl_supported(enum sst_net_cksum_impl impl);
 
-/** Short name of impl ("scalar", "avx2"), or NULL outside the enum. */
+/** Short name of impl.
+ * @param impl An implementation.
+ * @return "scalar", "avx2" (static strings), or NULL outside the enum. */
 const char *sst_net_cksum_impl_name(enum sst_net_cksum_impl impl);
 
-/** The implementation sst_net_cksum_mbuf() uses. */
+/** The implementation sst_net_cksum_mbuf() uses.
+ * @return The widest this CPU runs. */
 enum sst_net_cksum_impl sst_net_cksum_impl_active(void);
 
 /**
  * sst_net_cksum_mbuf() computed by a given implementation, one for which
  * sst_net_cksum_impl_supported() is true (precondition).
+ * @param impl The implementation.
+ * @param m The packet.
+ * @param off First byte summed.
+ * @param len Bytes summed.
+ * @param cksum The sum, on success.
  * @return 0, or -EINVAL when the range is outside the packet.
  */
 int sst_net_cksum_mbuf_with(enum sst_net_cksum_impl impl, const struct rte_mbuf *m, uint32_t off,
 	uint32_t len, uint16_t *cksum);
 
-/** Largest UDP payload in an IP packet of mtu bytes of this family (0 if none fits). */
+/** Largest UDP payload in an IP packet of mtu bytes of this family.
+ * @param family SST_NET_IPV4 or SST_NET_IPV6.
+ * @param mtu Largest IP packet, bytes.
+ * @return Bytes (at most 65535 less the headers), or 0 if none fits or the
+ *   family is neither. */
 uint32_t sst_net_udp_payload_max(enum sst_net_family family, uint32_t mtu);
 
-/** An IPv4 address from four bytes (a.b.c.d). */
+/** An IPv4 address from four bytes (a.b.c.d).
+ * @param a First byte.
+ * @param b Second byte.
+ * @param c Third byte.
+ * @param d Fourth byte.
+ * @return The address. */
 struct sst_net_addr sst_net_addr4(uint8_t a, uint8_t b, uint8_t c, uint8_t d);
 
 /**
  * Parse "a.b.c.d" or an RFC 4291 IPv6 text address (with "::").
- * @return 0, or -EINVAL.
+ * @param text The text.
+ * @param addr Set on success, untouched on error.
+ * @return 0, or -EINVAL (NULL argument or not an address).
  */
 int sst_net_addr_parse(const char *text, struct sst_net_addr *addr);
 

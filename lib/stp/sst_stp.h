@@ -44,18 +44,18 @@ enum {
 /** The service and protocol of the control stream an exchange runs on: a
  * top-level stream (a substream of the root) of the peer that asks. */
 #define SST_STP_SERVICE "sst-stp"
-#define SST_STP_PROTOCOL "cc"
+#define SST_STP_PROTOCOL "cc" /**< see SST_STP_SERVICE */
 
 /** How long a side waits for the next message before it gives up. */
 #define SST_STP_TIMEOUT (10 * SST_NSEC_PER_SEC)
 
 /** Message types (the first byte of every message). */
 enum sst_stp_msg {
-	SST_STP_MSG_USE = 1,
-	SST_STP_MSG_OK = 2,
-	SST_STP_MSG_SENDME = 3,
-	SST_STP_MSG_CODE = 4,
-	SST_STP_MSG_NO = 5,
+	SST_STP_MSG_USE = 1,	/**< requester: run module H */
+	SST_STP_MSG_OK = 2,	/**< responder: H is in use */
+	SST_STP_MSG_SENDME = 3, /**< responder: H is unknown here, send its image */
+	SST_STP_MSG_CODE = 4,	/**< requester: the image */
+	SST_STP_MSG_NO = 5,	/**< responder: refused (reason byte, detail) */
 };
 
 /** Why a responder said NO (the reason byte). */
@@ -110,12 +110,16 @@ bool sst_stp_policy_allows(const struct sst_stp_policy *p, const uint8_t *peer_i
 /**
  * Parse a policy name: "deny", "allow-all", or "pinned" (keys added with
  * sst_stp_policy_pin()).
- * @return 0 or -EINVAL.
+ * @param p The policy, reset to the named mode with nothing pinned.
+ * @param name The name.
+ * @return 0, or -EINVAL (NULL argument or an unknown name).
  */
 int sst_stp_policy_parse(struct sst_stp_policy *p, const char *name);
 
 /**
  * Pin one more identity.
+ * @param p The policy.
+ * @param key The Ed25519 public key (copied).
  * @return 0, -EINVAL (NULL) or -ENOSPC (SST_STP_PINNED_MAX pinned).
  */
 int sst_stp_policy_pin(struct sst_stp_policy *p, const uint8_t key[SST_STP_KEY_LEN]);
@@ -134,7 +138,8 @@ struct sst_stp_hooks {
 
 struct sst_stp;
 
-/** Bytes of caller memory one exchange needs (its receive buffer included). */
+/** Bytes of caller memory one exchange needs.
+ * @return That size, its receive buffer included. */
 size_t sst_stp_size(void);
 
 /**
@@ -160,7 +165,13 @@ struct sst_stp *sst_stp_request(
 /**
  * Start a responder in @p mem for a peer of identity @p peer_id (see
  * sst_stp_policy_allows(); copied) under @p policy (kept by pointer) with
- * @p hooks (copied).
+ * @p hooks (copied). It waits for USE until now + SST_STP_TIMEOUT.
+ * @param mem Caller memory (sst_stp_size() bytes, 8-byte aligned).
+ * @param policy Who may ship code; kept by pointer, so it must outlive
+ *   the exchange.
+ * @param peer_id The peer's Ed25519 key, or NULL (unauthenticated).
+ * @param hooks The caller's lookup, load and apply.
+ * @param now Current time.
  * @return
  *   The exchange, or NULL (NULL mem, policy or hooks, or a hook missing).
  */
@@ -170,6 +181,10 @@ struct sst_stp *sst_stp_respond(void *mem, const struct sst_stp_policy *policy,
 /**
  * Feed bytes the control stream delivered, in order. Complete messages
  * are acted on at once (a responder's hooks run from here).
+ * @param st The exchange.
+ * @param data The bytes (read during the call only).
+ * @param len Bytes at @p data.
+ * @param now Current time.
  * @return
  *   0, or a negative errno once the exchange failed (-EPROTO malformed or
  *   out of place, -EFBIG code too long): the caller should send what is
@@ -180,11 +195,14 @@ int sst_stp_input(struct sst_stp *st, const uint8_t *data, size_t len, sst_time_
 /**
  * The stream ended (the peer closed or reset it): an exchange not finished
  * fails (a module cut short is never loaded).
+ * @param st The exchange.
+ * @param now Current time.
  */
 void sst_stp_input_end(struct sst_stp *st, sst_time_t now);
 
 /**
  * The next bytes to write on the stream.
+ * @param st The exchange.
  * @param data
  *   Receives a pointer to them (valid until the next call on @p st).
  * @return
@@ -192,37 +210,63 @@ void sst_stp_input_end(struct sst_stp *st, sst_time_t now);
  */
 size_t sst_stp_tx_peek(struct sst_stp *st, const uint8_t **data);
 
-/** @p n of the offered bytes were written (n <= what sst_stp_tx_peek() offered). */
+/** Some of the offered bytes were written.
+ * @param st The exchange.
+ * @param n How many; at most what sst_stp_tx_peek() offered. */
 void sst_stp_tx_advance(struct sst_stp *st, size_t n);
 
-/** When the exchange gives up waiting; SST_TIME_NEVER once it ended. */
+/** When the exchange gives up waiting.
+ * @param st The exchange.
+ * @return The deadline; SST_TIME_NEVER once it ended. */
 sst_time_t sst_stp_next_expiry(const struct sst_stp *st);
 
-/** Give up if the deadline passed (the exchange fails). */
+/** Give up if the deadline passed (the exchange fails).
+ * @param st The exchange.
+ * @param now Current time. */
 void sst_stp_handle_expiry(struct sst_stp *st, sst_time_t now);
 
-/** Where the exchange is. */
+/** Where the exchange is.
+ * @param st The exchange.
+ * @return Its state. */
 enum sst_stp_state sst_stp_state(const struct sst_stp *st);
 
-/** Whether the exchange ended (accepted, refused or failed) and its bytes were all sent. */
+/** Whether the exchange is over.
+ * @param st The exchange.
+ * @return True when it ended (accepted, refused or failed) and its bytes
+ *   were all sent. */
 bool sst_stp_done(const struct sst_stp *st);
 
-/** The reason of a NO sent or received (0 otherwise). */
+/** The reason of a NO sent or received.
+ * @param st The exchange.
+ * @return The reason, or 0 without a NO. */
 enum sst_stp_reason sst_stp_reason(const struct sst_stp *st);
 
-/** A short name for a reason ("policy", "hash", ...; "none" for 0). */
+/** A short name for a reason.
+ * @param r A reason.
+ * @return "policy", "hash", ... (static strings); "none" for 0,
+ *   "unknown" outside the enum. */
 const char *sst_stp_reason_name(enum sst_stp_reason r);
 
-/** Whether a requester shipped the code (the peer answered SENDME). */
+/** Whether a requester shipped the code.
+ * @param st The exchange.
+ * @return True when the peer answered SENDME and CODE was offered. */
 bool sst_stp_code_shipped(const struct sst_stp *st);
 
-/** A readable account of the outcome: the NO's detail, or why it failed; "" otherwise. */
+/** A readable account of the outcome.
+ * @param st The exchange.
+ * @return The NO's detail, or why it failed; "" otherwise. Valid as long
+ *   as @p st. */
 const char *sst_stp_detail(const struct sst_stp *st);
 
-/** The module the exchange is about (all zero before a responder saw USE). */
+/** The module the exchange is about.
+ * @param st The exchange.
+ * @return Its SST_STP_HASH_LEN-byte hash, inside @p st (all zero before a
+ *   responder saw USE). */
 const uint8_t *sst_stp_hash(const struct sst_stp *st);
 
-/** Whether a responder received the code (false: found in its cache, or none came). */
+/** Whether a responder received the code.
+ * @param st The exchange.
+ * @return True when CODE arrived; false: found in its cache, or none came. */
 bool sst_stp_code_received(const struct sst_stp *st);
 
 /** Process-wide counters of the exchanges (telemetry, /sst/stp). */
@@ -238,7 +282,8 @@ struct sst_stp_counters {
 };
 
 /** Read the counters (relaxed: each is exact, the set is not a snapshot);
- * rte_telemetry shows them as /sst/stp. */
+ * rte_telemetry shows them as /sst/stp. Any thread.
+ * @param c Filled in. */
 void sst_stp_counters(struct sst_stp_counters *c);
 
 #endif /* SST_STP_H */

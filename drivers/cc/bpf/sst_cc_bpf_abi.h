@@ -26,31 +26,33 @@ typedef __UINT64_TYPE__ uint64_t;
 #include <stdint.h>
 #endif
 
+/** The ABI version this header describes. */
 #define SST_CC_BPF_ABI_VERSION 1
-#define SST_CC_BPF_SCRATCH 256		 /* bytes of private state kept across calls */
-#define SST_CC_BPF_CWND_MAX (1ULL << 30) /* the largest window a module may set */
-#define SST_CC_BPF_MAX_INSNS 4096	 /* instructions per entry point */
+#define SST_CC_BPF_SCRATCH 256		 /**< bytes of private state kept across calls */
+#define SST_CC_BPF_CWND_MAX (1ULL << 30) /**< the largest window a module may set */
+#define SST_CC_BPF_MAX_INSNS 4096	 /**< instructions per entry point, at most */
 
 /* Entry points, one ELF section each. on_ack, on_loss and on_rto are
  * mandatory; init and on_sent are optional (absent, nothing runs). */
-#define SST_CC_BPF_SEC_INIT "sst_cc/init"
-#define SST_CC_BPF_SEC_SENT "sst_cc/on_sent"
-#define SST_CC_BPF_SEC_ACK "sst_cc/on_ack"
-#define SST_CC_BPF_SEC_LOSS "sst_cc/on_loss"
-#define SST_CC_BPF_SEC_RTO "sst_cc/on_rto"
-/* A 4-byte little-endian word holding SST_CC_BPF_ABI_VERSION. */
+#define SST_CC_BPF_SEC_INIT "sst_cc/init"    /**< init: optional */
+#define SST_CC_BPF_SEC_SENT "sst_cc/on_sent" /**< a packet was sent: optional */
+#define SST_CC_BPF_SEC_ACK "sst_cc/on_ack"   /**< packets were acknowledged */
+#define SST_CC_BPF_SEC_LOSS "sst_cc/on_loss" /**< a packet was declared lost */
+#define SST_CC_BPF_SEC_RTO "sst_cc/on_rto"   /**< a retransmission timeout */
+/** A 4-byte little-endian word holding SST_CC_BPF_ABI_VERSION. */
 #define SST_CC_BPF_SEC_ABI "sst_cc_abi"
 
+/** What the call is for (sst_cc_bpf_ctx.event). */
 enum sst_cc_bpf_event {
-	SST_CC_BPF_EV_INIT = 0,
-	SST_CC_BPF_EV_SENT = 1,
-	SST_CC_BPF_EV_ACK = 2,
-	SST_CC_BPF_EV_LOSS = 3,
-	SST_CC_BPF_EV_RTO = 4,
-	SST_CC_BPF_EV_COUNT = 5,
+	SST_CC_BPF_EV_INIT = 0,	 /**< init */
+	SST_CC_BPF_EV_SENT = 1,	 /**< on_sent */
+	SST_CC_BPF_EV_ACK = 2,	 /**< on_ack */
+	SST_CC_BPF_EV_LOSS = 3,	 /**< on_loss */
+	SST_CC_BPF_EV_RTO = 4,	 /**< on_rto */
+	SST_CC_BPF_EV_COUNT = 5, /**< number of events */
 };
 
-/*
+/**
  * The context of one call. Times are nanoseconds, sizes bytes, rates bytes
  * per second. Inputs are what the channel measured; writes to them are
  * ignored. The in/out fields carry the controller's state: the driver
@@ -62,35 +64,36 @@ enum sst_cc_bpf_event {
  */
 struct sst_cc_bpf_ctx {
 	/* Inputs. */
-	uint32_t abi_version;	  /* 0: SST_CC_BPF_ABI_VERSION */
-	uint32_t event;		  /* 4: enum sst_cc_bpf_event */
-	uint64_t now;		  /* 8 */
-	uint32_t mss;		  /* 16: bytes of a full-sized packet, >= 1 */
-	uint32_t app_limited;	  /* 20: ack: the window was not filled lately */
-	uint64_t srtt;		  /* 24: 0 before the first sample */
-	uint64_t rttvar;	  /* 32: RFC 6298 estimate over the acks' samples */
-	uint64_t min_rtt;	  /* 40 */
-	uint64_t rtt_sample;	  /* 48: ack: of the largest acked packet; 0 when none */
-	uint64_t bytes_in_flight; /* 56: after the event */
-	uint64_t delivery_rate;	  /* 64: bytes acked per second over the last srtt */
-	uint64_t losses;	  /* 72: packets declared lost so far (loss events) */
-	uint64_t timeouts;	  /* 80: retransmission timeouts so far */
-	uint64_t seq;		  /* 88: ack: largest acked; sent, loss: the packet */
-	uint64_t largest_sent;	  /* 96: loss, rto: highest sequence number sent */
-	uint64_t bytes_acked;	  /* 104: ack: bytes newly acked */
-	uint64_t packets_acked;	  /* 112: ack: packets newly acked */
-	uint64_t pkt_bytes;	  /* 120: sent, loss: the packet's size */
+	uint32_t abi_version;	  /**< 0: SST_CC_BPF_ABI_VERSION */
+	uint32_t event;		  /**< 4: enum sst_cc_bpf_event */
+	uint64_t now;		  /**< 8: time of the event, ns */
+	uint32_t mss;		  /**< 16: bytes of a full-sized packet, >= 1 */
+	uint32_t app_limited;	  /**< 20: ack: the window was not filled lately */
+	uint64_t srtt;		  /**< 24: 0 before the first sample */
+	uint64_t rttvar;	  /**< 32: RFC 6298 estimate over the acks' samples */
+	uint64_t min_rtt;	  /**< 40: smallest RTT sample so far; 0 before the first */
+	uint64_t rtt_sample;	  /**< 48: ack: of the largest acked packet; 0 when none */
+	uint64_t bytes_in_flight; /**< 56: after the event */
+	uint64_t delivery_rate;	  /**< 64: bytes acked per second over the last srtt */
+	uint64_t losses;	  /**< 72: packets declared lost so far (loss events) */
+	uint64_t timeouts;	  /**< 80: retransmission timeouts so far */
+	uint64_t seq;		  /**< 88: ack: largest acked; sent, loss: the packet */
+	uint64_t largest_sent;	  /**< 96: loss, rto: highest sequence number sent */
+	uint64_t bytes_acked;	  /**< 104: ack: bytes newly acked */
+	uint64_t packets_acked;	  /**< 112: ack: packets newly acked */
+	uint64_t pkt_bytes;	  /**< 120: sent, loss: the packet's size */
 	/* In/out. */
-	uint64_t cwnd;	       /* 128: the window before the call (out: return it) */
-	uint64_t ssthresh;     /* 136: UINT64_MAX until the first congestion event */
-	uint64_t pacing_rate;  /* 144 */
-	uint64_t recovery_seq; /* 152: 0: none */
-	uint64_t in_recovery;  /* 160: 0 or 1 (any non-zero reads back as 1) */
-	uint64_t reserved[3];  /* 168: zero; later versions append here */
-	uint8_t scratch[SST_CC_BPF_SCRATCH] __attribute__((aligned(8))); /* 192 */
+	uint64_t cwnd;	       /**< 128: the window before the call (out: return it) */
+	uint64_t ssthresh;     /**< 136: UINT64_MAX until the first congestion event */
+	uint64_t pacing_rate;  /**< 144: the pacing rate, bytes/s; 0: from the window */
+	uint64_t recovery_seq; /**< 152: 0: none */
+	uint64_t in_recovery;  /**< 160: 0 or 1 (any non-zero reads back as 1) */
+	uint64_t reserved[3];  /**< 168: zero; later versions append here */
+	/** 192: the module's private state, kept across calls */
+	uint8_t scratch[SST_CC_BPF_SCRATCH] __attribute__((aligned(8)));
 };
 
-#define SST_CC_BPF_RATE_MAX 12500000000ULL /* 100 Gbit/s */
+#define SST_CC_BPF_RATE_MAX 12500000000ULL /**< the largest pacing rate (100 Gbit/s), bytes/s */
 
 #ifdef __bpf__
 #define SST_CC_BPF_SEC(name) __attribute__((section(name), used))

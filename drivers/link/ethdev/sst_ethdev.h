@@ -26,7 +26,7 @@
 
 /** driver_conf of an "ethdev" link. */
 struct sst_ethdev_link_conf {
-	uint16_t port_id;
+	uint16_t port_id;  /**< the port, set up with sst_ethdev_port_setup() */
 	uint16_t queue_id; /**< the receive and the transmit queue */
 };
 
@@ -36,8 +36,8 @@ enum {
 	SST_ETHDEV_RING_QUEUES_MAX = 16, /**< queues of a net_ring port */
 	SST_ETHDEV_RING_SIZE = 4096,	 /**< frames each ring of a ring pair holds */
 	SST_ETHDEV_RING_NAME_MAX = 16,	 /**< characters of a ring pair's name */
-	SST_ETHDEV_ERR_LEN = 128,
-	SST_ETHDEV_DRIVER_NAME_LEN = 32,
+	SST_ETHDEV_ERR_LEN = 128,	 /**< bytes of sst_ethdev_port_info.err */
+	SST_ETHDEV_DRIVER_NAME_LEN = 32, /**< bytes of sst_ethdev_port_info.driver_name */
 };
 
 /** How to set up a port. Fields left zero take the defaults shown. */
@@ -51,18 +51,18 @@ struct sst_ethdev_port_conf {
 	uint16_t
 		nb_tx_desc; /**< per queue; 0: SST_ETHDEV_TX_DESC (adjusted to the port's limits) */
 	uint16_t mtu;	    /**< 0: leave the port's */
-	bool promiscuous;
+	bool promiscuous;   /**< receive frames for every MAC address */
 };
 
 /** What sst_ethdev_port_setup() found and did. */
 struct sst_ethdev_port_info {
-	struct rte_ether_addr mac;
-	char driver_name[SST_ETHDEV_DRIVER_NAME_LEN];
-	uint16_t max_rx_queues;
-	uint16_t max_tx_queues;
-	uint16_t nb_rx_desc; /**< per queue, after adjustment */
-	uint16_t nb_tx_desc;
-	uint16_t mtu;	 /**< the port's MTU after setup */
+	struct rte_ether_addr mac;		      /**< the port's address */
+	char driver_name[SST_ETHDEV_DRIVER_NAME_LEN]; /**< its PMD (net_ring, net_ice, ...) */
+	uint16_t max_rx_queues;			      /**< receive queues it offers */
+	uint16_t max_tx_queues;			      /**< transmit queues it offers */
+	uint16_t nb_rx_desc;			      /**< per queue, after adjustment */
+	uint16_t nb_tx_desc;			      /**< per queue, after adjustment */
+	uint16_t mtu;				      /**< the port's MTU after setup */
 	bool rss;	 /**< the port spreads received flows over the queues */
 	uint64_t rss_hf; /**< RTE_ETH_RSS_* hash types enabled */
 	/** With rss: the hash the port was set to, read back from it
@@ -70,10 +70,10 @@ struct sst_ethdev_port_info {
 	 * hashed, its redirection table. rss_known is false when the port
 	 * would not say (the engine then hands over what lands elsewhere). */
 	bool rss_known;
-	bool rss_l4;
-	uint8_t rss_key[SST_SHARD_KEY_LEN];
-	uint16_t rss_reta_size;
-	uint16_t rss_reta[SST_SHARD_RETA_MAX];
+	bool rss_l4;			       /**< UDP ports hashed with the addresses */
+	uint8_t rss_key[SST_SHARD_KEY_LEN];    /**< the key's first bytes */
+	uint16_t rss_reta_size;		       /**< entries of rss_reta */
+	uint16_t rss_reta[SST_SHARD_RETA_MAX]; /**< redirection table: entry -> queue */
 	bool tx_cksum_offload; /**< the port computes IPv4 header and UDP checksums */
 	bool rx_cksum_offload; /**< the port checks them (RTE_MBUF_F_RX_*_CKSUM_*) */
 	bool tx_multi_seg;     /**< the port sends chained mbufs */
@@ -90,7 +90,12 @@ struct sst_ethdev_port_info {
  * checksum offload (transmit and receive) and multi-segment transmit are
  * enabled when offered.
  * Failures are logged (type sst.link.ethdev) and described in info->err.
+ * At setup, on the main lcore, before the links are opened.
  *
+ * @param port_id
+ *   The port.
+ * @param conf
+ *   Configuration; the pools stay the caller's and must outlive the port.
  * @param info
  *   Filled in (may be NULL).
  * @return
@@ -105,6 +110,7 @@ int sst_ethdev_port_setup(uint16_t port_id, const struct sst_ethdev_port_conf *c
  * Stop and close a port (its port id is free afterwards). The driver frees
  * the mbufs of its descriptor rings; frames left in the rings of a ring
  * pair are freed by sst_ethdev_ring_pair_free().
+ * @param port_id The port.
  * @return 0, -ENODEV (no such port), or the negative errno of the stop.
  */
 int sst_ethdev_port_stop(uint16_t port_id);
@@ -120,6 +126,10 @@ int sst_ethdev_port_stop(uint16_t port_id);
  *   At most SST_ETHDEV_RING_NAME_MAX characters, unique in the process.
  * @param nb_queues
  *   1..SST_ETHDEV_RING_QUEUES_MAX.
+ * @param port_a
+ *   Set to the first port's id.
+ * @param port_b
+ *   Set to the second port's id.
  * @return
  *   0; -EINVAL: bad name or queue count; -ENAMETOOLONG; -EEXIST: the name
  *   is taken; -ENOMEM: no memory for the rings; or another negative errno
@@ -130,7 +140,9 @@ int sst_ethdev_ring_pair(const char *name, uint16_t nb_queues, uint16_t *port_a,
 /**
  * Remove a ring pair made by sst_ethdev_ring_pair(): its two ports (closed
  * if still open) and its rings, with the mbufs still in them freed.
- * @return 0, or -ENOENT: no ring pair of that name.
+ * @param name The name given to sst_ethdev_ring_pair().
+ * @param nb_queues The queue count given to it.
+ * @return 0, or -ENOENT: no ring pair of that name (name NULL too).
  */
 int sst_ethdev_ring_pair_free(const char *name, uint16_t nb_queues);
 
