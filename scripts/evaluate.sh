@@ -27,7 +27,7 @@
 #
 # Usage: scripts/evaluate.sh [--quick] [--only LIST] [--links LIST] [--build DIR] [--out DIR]
 #        scripts/evaluate.sh --plot-only DIR
-#   --quick   shorter runs, one repetition (about 8 minutes); the full run
+#   --quick   shorter runs, one repetition (about 9 minutes); the full run
 #             repeats each point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk experiment's links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
@@ -215,6 +215,7 @@ txn_bin=$root/$build/perf/txn_anchor
 dump_bin=$root/$build/apps/sst-dump/sst-dump
 for b in "$perf_bin" "$lem_bin" "$txn_bin" "$dump_bin"; do
 	[ "$b" = "$txn_bin" ] && ! want fig7 && ! want headers && continue
+	[ "$b" = "$dump_bin" ] && ! want headers && continue
 	if [ ! -x "$b" ]; then
 		# From a clean clone: build once (a few minutes).
 		log "$b is missing: scripts/build.sh release $build"
