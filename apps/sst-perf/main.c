@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sst-perf: an iperf for SST (docs/tools/sst-perf.md). Bulk transfer,
- * request/response transactions each on a new stream, datagrams, and many
- * concurrent streams, in one process over an in-memory link (--loopback)
- * or between two processes over kernel UDP (--udp).
+ * request/response transactions each on a new stream, datagrams, many
+ * concurrent streams, and priorities changed by the client (prio), in one
+ * process over an in-memory link (--loopback) or between two processes over
+ * kernel UDP (--udp).
  */
 #include <getopt.h>
 #include <stdio.h>
