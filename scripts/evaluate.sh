@@ -15,6 +15,9 @@
 #   fig7   Figure 7: transaction latency vs response size: SST new stream
 #          per transaction, TCP connection per transaction, persistent TCP,
 #          UDP (up to 64 KB)
+#   fig9   Figure 9: three 1.5 MB downloads over the DSL link, the third
+#          with a high priority at 5 s, the second raised above the first
+#          at 10 s (sst-perf prio): received bytes over time
 #   headers  Table 1: header bytes per data packet, ack and stream creation,
 #          from captures (dumpcap; sst-dump and tshark decode them)
 #
@@ -24,7 +27,7 @@
 #
 # Usage: scripts/evaluate.sh [--quick] [--only LIST] [--links LIST] [--build DIR] [--out DIR]
 #        scripts/evaluate.sh --plot-only DIR
-#   --quick   shorter runs, one repetition (about 8 minutes); the full run
+#   --quick   shorter runs, one repetition (about 9 minutes); the full run
 #             repeats each point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk experiment's links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
@@ -36,7 +39,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 quick=0
-only=bulk,fair,fig7,headers
+only=bulk,fair,fig7,fig9,headers
 links=
 plot_only=
 build=build
@@ -87,11 +90,25 @@ def group(rs, keys, field):
     return {"/".join(k): stats(v) for k, v in g.items()}
 
 bulk, fair, fig7 = rows("bulk.csv"), rows("fair.csv"), rows("fig7.csv")
+fig9 = rows("fig9.csv")
+
+def fig9_done(rs, i):
+    """Per repetition: when download i had all its bytes (s)."""
+    reps = {}
+    for r in rs:
+        reps.setdefault(r["rep"], []).append(r)
+    done = []
+    for rr in reps.values():
+        last = int(rr[-1][f"req{i}_bytes"])
+        done.append(next(float(r["t_s"]) for r in rr if int(r[f"req{i}_bytes"]) == last))
+    return stats(done)
+
 summary = {
     "bulk_goodput_mbps": group(bulk, ["link", "stack", "cc"], "goodput_mbps"),
     "fair_sst_share": group(fair, ["link", "pair"], "sst_share"),
     "fair_jain": group(fair, ["link", "pair"], "jain"),
     "fig7_p50_us": group(fig7, ["method", "response_bytes"], "p50_us"),
+    "fig9_done_s": {f"request{i}": fig9_done(fig9, i) for i in (1, 2, 3)} if fig9 else {},
 }
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1, sort_keys=True)
 
@@ -156,6 +173,24 @@ if fig7:
     ax.legend(fontsize=7)
     ax.set_title("Figure 7: 1.5 Mbit/s, 50 ms RTT", fontsize=9)
     save(fig, "fig7.png")
+
+if fig9:
+    # The first repetition: a time series has no median. The schedule is
+    # exp_fig9's --prio-at.
+    first = [r for r in fig9 if r["rep"] == fig9[0]["rep"]]
+    t = [float(r["t_s"]) for r in first]
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    for i, label in ((1, "request 1"), (2, "request 2"), (3, "request 3 (high priority)")):
+        ax.plot(t, [int(r[f"req{i}_bytes"]) / 1e6 for r in first], label=label)
+    for x, what in ((5, "request 3"), (10, "request 2 raised")):
+        ax.axvline(x, color="k", lw=0.6, ls=":")
+        ax.text(x + 0.2, 1.52, what, fontsize=7)
+    ax.set_xlabel("time, s")
+    ax.set_ylabel("bytes received, MB")
+    ax.set_ylim(0, 1.65)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("Figure 9: priorities, 1.5 Mbit/s, 50 ms RTT", fontsize=9)
+    save(fig, "fig9.png")
 PY
 }
 
@@ -180,6 +215,7 @@ txn_bin=$root/$build/perf/txn_anchor
 dump_bin=$root/$build/apps/sst-dump/sst-dump
 for b in "$perf_bin" "$lem_bin" "$txn_bin" "$dump_bin"; do
 	[ "$b" = "$txn_bin" ] && ! want fig7 && ! want headers && continue
+	[ "$b" = "$dump_bin" ] && ! want headers && continue
 	if [ ! -x "$b" ]; then
 		# From a clean clone: build once (a few minutes).
 		log "$b is missing: scripts/build.sh release $build"
@@ -434,6 +470,27 @@ exp_fig7() {
 	done
 }
 
+# Figure 9 in real time: sst-perf prio on the DSL link, the paper's
+# schedule (the plot in summarize() marks these times). The client sends
+# the priorities to the server as stream-layer requests, which the server
+# applies.
+exp_fig9() {
+	local csv=$out/fig9.csv r run
+	echo "rep,t_s,req1_bytes,req2_bytes,req3_bytes" >"$csv"
+	want_link=dsl
+	link_up $(link_params)
+	for r in $(seq $reps); do
+		run=fig9-$r
+		in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --quiet --prio-at 5,10,0.1 \
+			prio >"$raw/$run.out" 2>"$raw/$run.err"
+		grep '^[0-9]' "$raw/$run.out" | sed "s/^/$r,/" >>"$csv"
+		log "fig9 #$r: downloads done at $(grep '^[0-9]' "$raw/$run.out" | "$py" -c '
+import sys
+rows = [[float(x) for x in l.split(",")] for l in sys.stdin]
+print(", ".join("%.1f s" % next(r[0] for r in rows if r[i] == rows[-1][i]) for i in (1, 2, 3)))
+' 2>/dev/null)"
+	done
+}
 
 # Table 1: header bytes per packet, from captures on the client's veth of
 # a few transactions each way: SST (sst-perf rr, decoded by sst-dump) and
@@ -526,6 +583,7 @@ log "results in $out"
 want bulk && exp_bulk
 want fair && exp_fair
 want fig7 && exp_fig7
+want fig9 && exp_fig9
 want headers && exp_headers
 summarize "$out" || log "summary or plots not made (python3-matplotlib?)"
 log "done: $out"

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sst-perf: an iperf for SST (docs/tools/sst-perf.md). Bulk transfer,
- * request/response transactions each on a new stream, datagrams, and many
- * concurrent streams, in one process over an in-memory link (--loopback)
- * or between two processes over kernel UDP (--udp).
+ * request/response transactions each on a new stream, datagrams, many
+ * concurrent streams, and priorities changed by the client (prio), in one
+ * process over an in-memory link (--loopback) or between two processes over
+ * kernel UDP (--udp).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "perf.h"
+#include "perf_prio.h"
 #include "perf_stp.h"
 #include "sst_cc_driver.h"
 #include "tool_args.h"
@@ -35,6 +37,7 @@ enum {
 	OPT_SHIP_CC,
 	OPT_CC_POLICY,
 	OPT_UNPOLICED,
+	OPT_PRIO_AT,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -58,6 +61,10 @@ usage(FILE *out)
 		"            and how they travelled (datagram packets or reliable substreams)\n"
 		"  streams   open --streams streams at once, one request and response on each,\n"
 		"            then close them all\n"
+		"  prio      the SST paper's Figure 9: two downloads of --response bytes\n"
+		"            (1.5 MB), a third with a high priority at the first --prio-at\n"
+		"            time, the second raised above the first at the second; prints\n"
+		"            each download's bytes received (CSV, or JSON lines with --json)\n"
 		"\n"
 		"Where:\n"
 		"  -l, --loopback         both sides in this process, over an in-memory link\n"
@@ -80,8 +87,12 @@ usage(FILE *out)
 		"(1);\n"
 		"                         streams: streams open at once (10000, at most 1000000);\n"
 		"                         server: most streams at once (120000)\n"
-		"      --request BYTES    rr and streams: request size (64)\n"
-		"      --response BYTES   rr and streams: response size (64; streams: at least 1)\n"
+		"      --request BYTES    rr, streams and prio: request size (64)\n"
+		"      --response BYTES   rr, streams and prio: response size (64; streams: at\n"
+		"                         least 1; prio: 1500000)\n"
+		"      --prio-at T3,TSWAP[,STEP]  prio: when the third download starts and\n"
+		"                         the swap happens, seconds (5,10); STEP: sample\n"
+		"                         interval (0.1)\n"
 		"      --verify           send a pattern and check every byte received; any\n"
 		"                         mismatch fails the run\n"
 		"\n"
@@ -150,7 +161,7 @@ usage(FILE *out)
 #define bad(...) tool_usage_error("sst-perf", __VA_ARGS__)
 
 struct given {
-	bool time, size, count, streams, request, response, udp, impair, armor, idle;
+	bool time, size, count, streams, request, response, udp, impair, armor, idle, prio_at;
 	const char *udp_text;
 };
 
@@ -204,6 +215,11 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		return 0;
 	case 'O':
 		c->once = true;
+		return 0;
+	case OPT_PRIO_AT:
+		if (perf_prio_parse(c, arg) < 0)
+			return bad("--prio-at '%s': want THIRD,SWAP[,STEP] in seconds", arg);
+		g->prio_at = true;
 		return 0;
 	case 't':
 		if (tool_parse_double(arg, 0.001, 86400, &d) < 0)
@@ -421,10 +437,20 @@ check_conf(struct perf_conf *c, const struct given *g)
 		if (c->response == 0)
 			return bad("%s", "streams --response: at least 1 byte (it is the answer)");
 		break;
+	case PERF_PRIO:
+		if (g->size || g->count || g->time || g->streams)
+			return bad("%s", "prio takes --request, --response and --prio-at");
+		if (!g->request)
+			c->request = DEFAULT_RR_BYTES;
+		perf_prio_defaults(c, g->prio_at);
+		break;
 	default:
 		break;
 	}
-	if (!g->time && !g->count && !(g->size && c->mode == PERF_BULK) && c->mode != PERF_STREAMS)
+	if (g->prio_at && c->mode != PERF_PRIO)
+		return bad("%s", "--prio-at is for prio");
+	if (!g->time && !g->count && !(g->size && c->mode == PERF_BULK) &&
+		c->mode != PERF_STREAMS && c->mode != PERF_PRIO)
 		c->time_ns = DEFAULT_TIME_S * SST_NSEC_PER_SEC;
 	if (c->timeout_ns == 0)
 		c->timeout_ns = c->time_ns != 0 ? c->time_ns + 30 * SST_NSEC_PER_SEC
@@ -462,6 +488,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"ship-cc", required_argument, NULL, OPT_SHIP_CC},
 		{"cc-policy", required_argument, NULL, OPT_CC_POLICY},
 		{"unpoliced", no_argument, NULL, OPT_UNPOLICED},
+		{"prio-at", required_argument, NULL, OPT_PRIO_AT},
 		{"rate", required_argument, NULL, 'r'},
 		{"delay", required_argument, NULL, 'd'},
 		{"loss", required_argument, NULL, 'L'},
@@ -503,8 +530,8 @@ parse_args(int argc, char **argv, void *conf)
 			if (strcmp(argv[optind], perf_mode_names[m]) == 0)
 				break;
 		if (m == PERF_MODES)
-			return bad(
-				"unknown mode '%s': want bulk, rr, dgram or streams", argv[optind]);
+			return bad("unknown mode '%s': want bulk, rr, dgram, streams or prio",
+				argv[optind]);
 		if (c->server)
 			return bad("%s", "a server serves every mode: drop the mode");
 		c->mode = (enum perf_mode)m;

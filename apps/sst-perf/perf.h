@@ -29,6 +29,7 @@ enum perf_mode {
 	PERF_RR,
 	PERF_DGRAM,
 	PERF_STREAMS,
+	PERF_PRIO, /**< perf_prio.h: three downloads reprioritised by the client */
 	PERF_MODES,
 };
 
@@ -67,6 +68,9 @@ struct perf_conf {
 	uint8_t ship_hash[SST_STP_HASH_LEN];
 	struct sst_stp_policy cc_policy;
 	bool unpoliced; /**< --unpoliced: the --cc module without its policer */
+	/* prio (--prio-at): when the third download starts, when the first
+	 * two swap, and how often received bytes are printed. */
+	uint64_t prio_third_ns, prio_swap_ns, prio_step_ns;
 };
 
 /* ---- Control messages (big-endian) ---- */
@@ -83,6 +87,13 @@ enum {
 	PERF_BAD_PARAMS = 2,
 	PERF_TOO_MANY = 3, /**< more streams than the server was set up for */
 };
+
+/** rr, streams and prio: each data stream carries a request, then its response. */
+static inline bool
+perf_mode_answers(uint32_t mode)
+{
+	return mode == PERF_RR || mode == PERF_STREAMS || mode == PERF_PRIO;
+}
 
 /** The test as the server needs it. */
 struct perf_params {

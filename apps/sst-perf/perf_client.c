@@ -72,6 +72,14 @@ enqueue(struct perf_client *cl, struct cli_flow *f)
 
 /* ---- Starting flows ---- */
 
+/* streams and prio: requests and responses on streams kept open until
+ * every response is in. */
+static bool
+streams_like(const struct perf_conf *c)
+{
+	return c->mode == PERF_STREAMS || c->mode == PERF_PRIO;
+}
+
 static bool
 open_flow(
 	struct perf_client *cl, struct cli_flow *f, uint64_t index, uint64_t tx_len, sst_time_t now)
@@ -98,6 +106,12 @@ open_flow(
 	return true;
 }
 
+bool
+perf_client_open(struct perf_client *cl, uint32_t i, sst_time_t now)
+{
+	return open_flow(cl, &cl->flows[i], i, cl->conf->request, now);
+}
+
 static void
 start_data(struct perf_client *cl, sst_time_t now)
 {
@@ -122,6 +136,7 @@ start_data(struct perf_client *cl, sst_time_t now)
 		break;
 	case PERF_RR:
 	case PERF_STREAMS:
+	case PERF_PRIO:
 		break; /* opened by pump_open() */
 	default:
 		break;
@@ -146,6 +161,8 @@ pump_open(struct perf_client *cl, sst_time_t now)
 			if (!open_flow(cl, &cl->flows[i], cl->started, c->request, now))
 				return;
 		}
+	} else if (c->mode == PERF_PRIO) {
+		perf_prio_poll(cl, now);
 	} else if (c->mode == PERF_STREAMS) {
 		/* A window of streams waiting for their answer: each holds a
 		 * send buffer until its request is acknowledged. */
@@ -194,7 +211,7 @@ pump_flow(struct perf_client *cl, struct cli_flow *f, sst_time_t now)
 	}
 	/* Bulk and rr end their direction after the data; streams keeps it
 	 * open until every stream has had its answer. */
-	if (f->state == FL_OPEN && f->tx_off == f->tx_len && cl->conf->mode != PERF_STREAMS &&
+	if (f->state == FL_OPEN && f->tx_off == f->tx_len && !streams_like(cl->conf) &&
 		cl->conf->mode != PERF_DGRAM) {
 		sst_stream_shutdown(f->s, now);
 		f->state = FL_SHUT;
@@ -387,6 +404,7 @@ check_end(struct perf_client *cl, sst_time_t now)
 		done = cl->stopping && cl->in_flight == 0;
 		break;
 	case PERF_STREAMS:
+	case PERF_PRIO:
 		done = cl->finished + cl->failures == cl->nflows;
 		break;
 	default:
@@ -615,7 +633,7 @@ flow_release(struct perf_client *cl, struct cli_flow *f, bool ok, sst_time_t now
 static void
 flow_end(struct perf_client *cl, struct cli_flow *f, bool ok, sst_time_t now)
 {
-	bool unanswered = cl->conf->mode == PERF_STREAMS && !f->answered;
+	bool unanswered = streams_like(cl->conf) && !f->answered;
 
 	flow_release(cl, f, ok, now);
 	if (unanswered && ++cl->unanswered_ends + cl->answered == cl->nflows)
@@ -650,7 +668,7 @@ flow_readable(struct perf_client *cl, struct cli_flow *f, sst_time_t now)
 			rte_pktmbuf_free(d[i].m);
 		}
 	cl->in_read = NULL;
-	if (c->mode == PERF_STREAMS && !f->answered && f->rx_off >= c->response) {
+	if (streams_like(c) && !f->answered && f->rx_off >= c->response) {
 		f->answered = true;
 		perf_hist_add(cl->hist, now - f->t0);
 		if (++cl->answered + cl->unanswered_ends == cl->nflows)
@@ -727,7 +745,7 @@ flow_closed(struct perf_client *cl, struct cli_flow *f, enum sst_stream_end why,
 {
 	if (f->s == NULL)
 		return; /* released while reading */
-	if (why == SST_STREAM_FINISHED && cl->conf->mode == PERF_STREAMS && !f->answered)
+	if (why == SST_STREAM_FINISHED && streams_like(cl->conf) && !f->answered)
 		cl->verify_errors += cl->conf->response - f->rx_off;
 	flow_end(cl, f, why == SST_STREAM_FINISHED, now);
 }

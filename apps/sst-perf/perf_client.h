@@ -7,6 +7,7 @@
 #define PERF_CLIENT_H
 
 #include "perf.h"
+#include "perf_prio.h"
 
 enum perf_phase {
 	CP_CONNECTING, /**< waiting for the channel */
@@ -88,7 +89,12 @@ struct perf_client {
 	uint64_t prog_answered, prog_finished; /**< streams: at the last progress line */
 	sst_time_t prog_t;		       /**< when the last progress line was printed */
 	uint64_t acked_done;		       /**< bulk: bytes of streams already finished */
+	struct perf_prio prio;		       /**< prio mode's schedule */
 };
+
+/** Open data stream @p i (its request: --request bytes). @return false when
+ * the stream layer had no room: try again at a later pass. */
+bool perf_client_open(struct perf_client *cl, uint32_t i, sst_time_t now);
 
 /** One progress line on stderr. */
 void perf_progress(struct perf_client *cl, sst_time_t now);

@@ -18,6 +18,7 @@
 #include <rte_cycles.h>
 
 #include "perf.h"
+#include "perf_prio.h"
 
 enum { SVC_CONTROL = 1, SVC_DATA = 2, READ_BURST = 32 };
 
@@ -99,9 +100,8 @@ unstall(struct perf_server *sv, struct srv_flow *f)
 static void
 flow_end(struct perf_server *sv, struct srv_flow *f, bool ok, sst_time_t now)
 {
-	/* rr and streams: the request is exactly request bytes. */
-	if (ok && (sv->p.mode == PERF_RR || sv->p.mode == PERF_STREAMS) &&
-		f->rx.off != sv->p.request)
+	/* rr, streams and prio: the request is exactly request bytes. */
+	if (ok && perf_mode_answers(sv->p.mode) && f->rx.off != sv->p.request)
 		sv->r.verify_errors += f->rx.off > sv->p.request ? f->rx.off - sv->p.request
 								 : sv->p.request - f->rx.off;
 	if (f->stalled)
@@ -204,6 +204,8 @@ serve_data(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
 	sv->in_read = f->s;
 	if (sv->p.mode == PERF_DGRAM)
 		take_dgrams(sv, f, now);
+	else if (sv->p.mode == PERF_PRIO)
+		perf_prio_serve(f->s, now);
 	while ((k = sst_stream_read(f->s, d, READ_BURST, now)) > 0)
 		for (int i = 0; i < k; i++) {
 			for (struct rte_mbuf *seg = d[i].m; seg != NULL; seg = seg->next)
@@ -224,8 +226,7 @@ serve_data(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
 	}
 	if (k == -EPIPE)
 		f->eof = true;
-	if ((sv->p.mode == PERF_RR || sv->p.mode == PERF_STREAMS) &&
-		(f->rx.off >= sv->p.request || f->eof)) {
+	if (perf_mode_answers(sv->p.mode) && (f->rx.off >= sv->p.request || f->eof)) {
 		int rc = respond(sv, f, now);
 
 		if (rc < 0)
@@ -379,7 +380,8 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 	sv->flows = f;
 	sv->live++;
 	sv->r.peak_live = RTE_MAX(sv->r.peak_live, sv->live);
-	if (sv->p.mode == PERF_DGRAM)
+	/* prio: priority requests come on substreams. */
+	if (sv->p.mode == PERF_DGRAM || sv->p.mode == PERF_PRIO)
 		sst_stream_listen_substream(s, true);
 	serve_data(sv, f, now);
 }
