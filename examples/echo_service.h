@@ -17,12 +17,12 @@
 
 /* Data arrived: write each record back as it came (the mbufs change
  * hands, nothing is copied). The stream layer calls this on the worker's
- * thread; sst_engine_now() is the clock the worker runs on. */
+ * thread with the time of the worker's pass, which every call back into
+ * the stack takes. */
 static inline void
-echo_readable(void *ctx, struct sst_stream *s)
+echo_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
 	struct sst_stream_data d[32];
-	sst_time_t now = sst_engine_now();
 	int n;
 
 	(void)ctx;
@@ -40,11 +40,11 @@ echo_readable(void *ctx, struct sst_stream *s)
 
 /* The stream ended (both directions, a reset, or a dead peer): release it. */
 static inline void
-echo_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why)
+echo_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	(void)ctx;
 	(void)why;
-	sst_stream_close(s, sst_engine_now());
+	sst_stream_close(s, now);
 }
 
 static const struct sst_stream_ops echo_ops = {

@@ -380,9 +380,9 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	char prefix[64];
-	char *eal_argv[] = {argv[0], (char *)"--no-huge", (char *)"--no-pci", (char *)"-m",
-		(char *)"1024", (char *)"--no-telemetry", (char *)"--log-level=lib.eal:error",
-		prefix, NULL};
+	char *eal_argv[] = {argv[0], (char *)"--no-huge", (char *)"--no-pci", (char *)"--no-shconf",
+		(char *)"-m", (char *)"1024", (char *)"--no-telemetry",
+		(char *)"--log-level=lib.eal:error", prefix, NULL};
 	const uint32_t *sizes = perf_sizes;
 	unsigned int nsizes = RTE_DIM(perf_sizes), reps = 2001, ran = 0;
 	struct only only = {.set = false};

@@ -105,8 +105,9 @@ static int
 eal_init(const char *prog)
 {
 	char prefix[64];
-	char *argv[] = {(char *)prog, (char *)"--no-huge", (char *)"--no-pci", (char *)"-m",
-		(char *)"256", (char *)"--no-telemetry", (char *)"--log-level=error", prefix, NULL};
+	char *argv[] = {(char *)prog, (char *)"--no-huge", (char *)"--no-pci",
+		(char *)"--no-shconf", (char *)"-m", (char *)"256", (char *)"--no-telemetry",
+		(char *)"--log-level=error", prefix, NULL};
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=crypto-bench-%d", (int)getpid());
 	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {

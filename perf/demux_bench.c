@@ -164,8 +164,8 @@ out:
 int
 main(int argc, char **argv)
 {
-	char *eal_args[] = {argv[0], "--no-huge", "--no-pci", "-m", "4096", "--log-level=error",
-		"--file-prefix=demux_bench"};
+	char *eal_args[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf", "-m", "4096",
+		"--log-level=error", "--file-prefix=demux_bench"};
 	static const struct option opts[] = {{"channels", required_argument, NULL, 'c'},
 		{"lookups", required_argument, NULL, 'l'}, {"runs", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};

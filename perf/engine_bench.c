@@ -280,8 +280,8 @@ int
 main(int argc, char **argv)
 {
 	char prefix[64];
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "2048", "--no-telemetry",
-		"--log-level=lib.eal:error", prefix, NULL};
+	char *eal[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf", "-m", "2048",
+		"--no-telemetry", "--log-level=lib.eal:error", prefix, NULL};
 	double seconds = 3;
 	int runs = 3;
 	const char *armor = "both";

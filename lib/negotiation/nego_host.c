@@ -178,10 +178,14 @@ sst_nego_host_init(struct sst_nego_host *h, const struct sst_nego_host_params *u
 	memset(&p, 0, sizeof(p));
 	memcpy(&p, user, user->size);
 	rc = nego_layout(&p, &l);
-	if (rc < 0)
+	if (rc == 0 && sodium_init() < 0)
+		rc = -EINVAL;
+	if (rc < 0) {
+		/* The copy holds the host secret: no path leaves it on the
+		 * stack (conventions rule 7). */
+		sodium_memzero(&p, sizeof(p));
 		return rc;
-	if (sodium_init() < 0)
-		return -EINVAL;
+	}
 	memset(h, 0, l.size);
 	h->ops = *p.ops;
 	h->ctx = p.ctx;

@@ -161,7 +161,8 @@ main(void)
 	char prefix[64];
 	/* No -m: the EAL's own default memory under --no-huge. */
 	char *argv[] = {(char *)"test_engine_params", (char *)"--no-huge", (char *)"--no-pci",
-		(char *)"--no-telemetry", (char *)"--log-level=lib.eal:error", prefix, NULL};
+		(char *)"--no-shconf", (char *)"--no-telemetry",
+		(char *)"--log-level=lib.eal:error", prefix, NULL};
 	static const struct sst_test_case cases[] = {
 		{"defaults fit the default memory", test_defaults_fit},
 		{"missing parameters are named", test_missing_named},
