@@ -487,12 +487,16 @@ sst_sendq_close_alone(struct sst_sendq *q)
 
 /*
  * Build the segment that starts at o and ends at lim at the latest, or
- * earlier at the end of a write marked Push or Message end. Precondition:
- * o < lim <= tail and every byte in between is held.
- * Returns 1, or -ENOMEM (nothing changed).
+ * earlier at the end of a write marked Push or Message end. With buf NULL
+ * its bytes are indirect mbufs (clones of the entries); otherwise they are
+ * copied to buf, which has room for lim - o bytes, and seg->m is NULL: a
+ * small segment costs less copied next to its headers than cloned, chained
+ * and detached again when it is freed (docs/performance.md).
+ * Precondition: o < lim <= tail and every byte in between is held.
+ * Returns 1, or -ENOMEM (clones only; nothing changed).
  */
 static int
-make_seg(struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *seg)
+make_seg(struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *seg, uint8_t *buf)
 {
 	struct rte_mbuf *head = NULL;
 	uint64_t x = o;
@@ -502,20 +506,27 @@ make_seg(struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *se
 		const struct sendq_ent *e = ent(q, i);
 		uint64_t e_end = e->off + e->len;
 		uint64_t to = RTE_MIN(e_end, lim);
-		struct rte_mbuf *c = rte_pktmbuf_clone(e->m, q->clone_pool);
 
-		if (c == NULL)
-			goto nomem;
-		q->stats.clones++;
-		/* One indirect mbuf, cut to the bytes [x, to) of the entry. */
-		c->data_off = (uint16_t)(c->data_off + (x - e->off));
-		c->data_len = (uint16_t)(to - x);
-		c->pkt_len = c->data_len;
-		if (head == NULL) {
-			head = c;
-		} else if (rte_pktmbuf_chain(head, c) != 0) {
-			rte_pktmbuf_free(c);
-			goto nomem;
+		if (buf != NULL) {
+			/* Entries are single mbufs: their bytes are contiguous. */
+			memcpy(buf + (x - o),
+				rte_pktmbuf_mtod_offset(e->m, const uint8_t *, x - e->off), to - x);
+		} else {
+			struct rte_mbuf *c = rte_pktmbuf_clone(e->m, q->clone_pool);
+
+			if (c == NULL)
+				goto nomem;
+			q->stats.clones++;
+			/* One indirect mbuf, cut to the bytes [x, to) of the entry. */
+			c->data_off = (uint16_t)(c->data_off + (x - e->off));
+			c->data_len = (uint16_t)(to - x);
+			c->pkt_len = c->data_len;
+			if (head == NULL) {
+				head = c;
+			} else if (rte_pktmbuf_chain(head, c) != 0) {
+				rte_pktmbuf_free(c);
+				goto nomem;
+			}
 		}
 		x = to;
 		if (x == e_end && e->flags != 0) {
@@ -528,6 +539,10 @@ make_seg(struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *se
 	*seg = (struct sst_sendq_seg){
 		.m = head, .off = o, .len = (uint32_t)(x - o), .flags = flags};
 	q->stats.segs++;
+	if (buf != NULL) {
+		q->stats.copies++;
+		q->stats.bytes_copied += seg->len;
+	}
 	return 1;
 
 nomem:
@@ -536,8 +551,9 @@ nomem:
 	return -ENOMEM;
 }
 
-int
-sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg)
+/* sst_sendq_next_segment() and _copy(): buf as make_seg's. */
+static int
+next_seg(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, uint8_t *buf)
 {
 	int rc;
 
@@ -549,7 +565,7 @@ sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_s
 		while (q->ranges[k].state != SENDQ_LOST)
 			k++;
 		r = &q->ranges[k];
-		rc = make_seg(q, r->start, RTE_MIN(r->end, r->start + max_len), seg);
+		rc = make_seg(q, r->start, RTE_MIN(r->end, r->start + max_len), seg, buf);
 		if (rc < 0)
 			return rc;
 		seg->retransmit = true;
@@ -564,7 +580,7 @@ sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_s
 		return 1;
 	}
 	if (q->snd_nxt < q->tail && max_len > 0) {
-		rc = make_seg(q, q->snd_nxt, RTE_MIN(q->tail, q->snd_nxt + max_len), seg);
+		rc = make_seg(q, q->snd_nxt, RTE_MIN(q->tail, q->snd_nxt + max_len), seg, buf);
 		if (rc < 0)
 			return rc;
 		seg->retransmit = false;
@@ -588,6 +604,19 @@ sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_s
 		return 1;
 	}
 	return 0;
+}
+
+int
+sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg)
+{
+	return next_seg(q, max_len, seg, NULL);
+}
+
+int
+sst_sendq_next_segment_copy(
+	struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, void *buf)
+{
+	return next_seg(q, max_len, seg, buf);
 }
 
 /* Check that [off, off + len) lies within the bytes sent. */

@@ -4,13 +4,18 @@
  * outgoing bytes from the moment it hands them over until the peer has
  * acknowledged them.
  *
- * Zero copy. Appended mbuf chains are kept as they are, one entry per
- * non-empty mbuf of the chain (the chain is unlinked so that each mbuf can
- * be released on its own). A segment handed out for sending is a chain of
- * indirect mbufs (rte_pktmbuf_clone from the pool given at init) cut to
- * the segment's bytes; the queued originals stay until every byte they hold
- * is acknowledged, then go back to their pool (the NIC may still hold
- * clones: the refcount keeps the buffer alive). Payload is never copied.
+ * Zero copy on the way in. Appended mbuf chains are kept as they are, one
+ * entry per non-empty mbuf of the chain (the chain is unlinked so that each
+ * mbuf can be released on its own). A segment handed out for sending is
+ * either a chain of indirect mbufs (rte_pktmbuf_clone from the pool given
+ * at init) cut to the segment's bytes, or, from
+ * sst_sendq_next_segment_copy(), a copy of its bytes in a buffer of the
+ * caller's (the packet's own mbuf, behind its header: one mbuf per packet
+ * instead of a header mbuf, a clone per entry touched and a trailer mbuf).
+ * Either way the queued originals stay until every byte they hold is
+ * acknowledged, then go back to their pool (the NIC may still hold clones:
+ * the refcount keeps the buffer alive), and a retransmission is cut from
+ * them again.
  *
  * Byte states. Bytes below `una` are acknowledged and released. Between
  * `una` and `snd_nxt` (bytes sent at least once) every byte is in flight,
@@ -71,7 +76,8 @@ enum {
 struct sst_sendq_seg {
 	/**
 	 * Indirect mbufs referencing the queued data, exactly len bytes;
-	 * owned by the caller (to send or free). NULL when len is 0.
+	 * owned by the caller (to send or free). NULL when len is 0, and
+	 * from sst_sendq_next_segment_copy() (the bytes are in its buffer).
 	 */
 	struct rte_mbuf *m;
 	uint64_t off;	 /**< stream offset of the first byte */
@@ -86,6 +92,8 @@ struct sst_sendq_stats {
 	uint64_t segs_retx;	/**< of which retransmissions */
 	uint64_t bytes_retx;	/**< bytes resent */
 	uint64_t clones;	/**< indirect mbufs made */
+	uint64_t copies;	/**< segments copied out (sst_sendq_next_segment_copy()) */
+	uint64_t bytes_copied;	/**< their bytes */
 	uint64_t nomem;		/**< segments not made: clone pool empty */
 	uint64_t bytes_dup_ack; /**< bytes acknowledged again */
 	uint64_t nospace;	/**< on_acked/on_lost refused: no range left */
@@ -238,6 +246,18 @@ int sst_sendq_close_alone(struct sst_sendq *q);
  *   empty; nothing changed, try again later).
  */
 int sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg);
+
+/**
+ * Like sst_sendq_next_segment(), but the segment's bytes are copied to
+ * @p buf instead of being cloned: seg->m is NULL, and nothing is allocated,
+ * so the call cannot fail for want of mbufs.
+ *
+ * @param buf
+ *   Room for @p max_len bytes; the first seg->len are written.
+ * @return 1 (a segment), 0 (nothing to send).
+ */
+int sst_sendq_next_segment_copy(
+	struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, void *buf);
 
 /**
  * The segment [off, off + len) was acknowledged. Bytes already

@@ -107,6 +107,58 @@ header_mbuf(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr)
 	return m;
 }
 
+/*
+ * Segments of at most this many payload bytes are copied into the packet's
+ * own mbuf, behind the stream header; larger ones (a jumbo path MTU) go as
+ * clones chained behind a header mbuf. One mbuf, one copy and one free
+ * cost less than a header mbuf, a clone per send-queue mbuf touched, a
+ * trailer mbuf for the armor and their frees and detaches, up to a full
+ * segment (docs/performance.md, "The send queue").
+ */
+enum { STREAM_TX_COPY_MAX = 2048 };
+
+/* Whether a segment of max_len bytes behind a header of hdr_len is copied:
+ * it fits one mbuf of the pool with the headroom the channel header (and a
+ * port's headers) go into and the tailroom of the largest armor trailer,
+ * so that the armor seals it in place. */
+static inline bool
+segment_copied(const struct sst_stream_chan *c, uint32_t max_len, size_t hdr_len)
+{
+	return max_len <= STREAM_TX_COPY_MAX &&
+	       RTE_PKTMBUF_HEADROOM + hdr_len + max_len + SST_CRYPTO_TRAILER_MAX <=
+		       rte_pktmbuf_data_room_size(c->peer->host->p.pool);
+}
+
+/*
+ * The packet of a segment: its header written in front of the bytes
+ * sst_sendq_next_segment_copy() put into m, or, when m is NULL, a header
+ * mbuf with the segment's clones chained behind. NULL if that fails; m and
+ * seg->m are freed then.
+ */
+static struct rte_mbuf *
+segment_packet(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr,
+	const struct sst_sendq_seg *seg, struct rte_mbuf *m)
+{
+	size_t len = sst_stream_hdr_len(hdr->type);
+
+	if (m == NULL) {
+		m = header_mbuf(c, hdr);
+		if (m == NULL || (seg->m != NULL && rte_pktmbuf_chain(m, seg->m) < 0)) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(seg->m);
+			return NULL;
+		}
+		return m;
+	}
+	m->data_len = (uint16_t)(len + seg->len);
+	m->pkt_len = m->data_len;
+	if (sst_stream_hdr_encode(hdr, rte_pktmbuf_mtod(m, char *), len) < 0) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
 /* The window byte a packet for s carries: what its receive side allows. */
 static uint8_t
 advertise(struct sst_stream_chan *c, struct sst_stream *s)
@@ -428,13 +480,24 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	idx = sent_alloc(c);
 	if (idx == 0)
 		return -ENOSPC;
-	rc = sst_sendq_next_segment(&tx->q, max_len, &seg);
+	m = NULL;
+	if (segment_copied(c, max_len, sst_stream_hdr_len(hdr.type))) {
+		m = rte_pktmbuf_alloc(c->peer->host->p.pool);
+		rc = m == NULL ? -ENOMEM
+			       : sst_sendq_next_segment_copy(&tx->q, max_len, &seg,
+					 rte_pktmbuf_mtod_offset(
+						 m, uint8_t *, sst_stream_hdr_len(hdr.type)));
+	} else {
+		rc = sst_sendq_next_segment(&tx->q, max_len, &seg);
+	}
 	if (rc <= 0) {
+		rte_pktmbuf_free(m);
 		stream_sent_release(c, idx, now);
 		return rc < 0 ? rc : 0;
 	}
 	if (hdr.type != SST_STREAM_DATA && seg.off > UINT16_MAX) {
 		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
+		rte_pktmbuf_free(m);
 		rte_pktmbuf_free(seg.m);
 		stream_sent_release(c, idx, now);
 		return 0;
@@ -443,10 +506,8 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	hdr.flags = (uint8_t)(seg.flags & SST_FLAGS_DATA_ALL);
 	hdr.tsn = (uint32_t)(hdr.type == SST_STREAM_DATA ? seg.off : seg.off & UINT16_MAX);
 	hdr.window = advertise(c, s);
-	m = header_mbuf(c, &hdr);
-	if (m == NULL || (seg.m != NULL && rte_pktmbuf_chain(m, seg.m) < 0)) {
-		rte_pktmbuf_free(m);
-		rte_pktmbuf_free(seg.m);
+	m = segment_packet(c, &hdr, &seg, m);
+	if (m == NULL) {
 		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
 		stream_sent_release(c, idx, now);
 		return -ENOMEM;

@@ -24,6 +24,9 @@ static void
 run_flows(const char *name, struct world_params *wp, unsigned int nflows, uint64_t a_bytes,
 	uint64_t b_bytes, sst_time_t deadline)
 {
+	/* Every packet mbuf (data packets are copied out of the send queues
+	 * into them) is back in the pool once the world is gone. */
+	unsigned int mbufs = rte_mempool_avail_count(world_pool());
 	struct world *w = world_create(wp);
 	int rc;
 
@@ -38,6 +41,7 @@ run_flows(const char *name, struct world_params *wp, unsigned int nflows, uint64
 	CU_ASSERT_EQUAL(rc, 0);
 	world_check_done(w);
 	world_destroy(w);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(world_pool()), mbufs);
 }
 
 static void

@@ -6,8 +6,9 @@
  * of the queued mbufs, bytes match); lost ranges resent before new data and
  * re-cut to a smaller max_len; out-of-order and duplicate acks releasing
  * each mbuf once; the byte, mbuf and range bounds; reset; and 50k random
- * operations against a model of the receiver. Every test ends with every
- * mbuf back in its pool.
+ * operations against a model of the receiver, with segments cloned and
+ * with segments copied out (sst_sendq_next_segment_copy()). Every test
+ * ends with every mbuf back in its pool.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -85,6 +86,36 @@ app(uint32_t len, unsigned int nseg, uint32_t flags)
 	return rc;
 }
 
+/* Segments are copied to seg_buf (sst_sendq_next_segment_copy()) instead
+ * of cloned while copy_mode is set; seg_buf starts with a guard. */
+enum { SEG_GUARD = 16 };
+static bool copy_mode;
+static uint8_t seg_buf[SEG_GUARD + 4096 + SEG_GUARD];
+
+/* The next segment of at most max_len bytes, cloned or copied. */
+static int
+next_seg(uint32_t max_len, struct sst_sendq_seg *s)
+{
+	if (!copy_mode)
+		return sst_sendq_next_segment(q, max_len, s);
+	CU_ASSERT_FATAL(max_len <= sizeof(seg_buf) - 2 * SEG_GUARD);
+	memset(seg_buf, 0xa5, sizeof(seg_buf));
+	return sst_sendq_next_segment_copy(q, max_len, s, seg_buf + SEG_GUARD);
+}
+
+/* A copied segment: no mbuf, its bytes in seg_buf, nothing written around. */
+static bool
+copy_ok(const struct sst_sendq_seg *s)
+{
+	bool ok = s->m == NULL;
+
+	for (uint32_t k = 0; k < SEG_GUARD; k++)
+		ok &= seg_buf[k] == 0xa5 && seg_buf[SEG_GUARD + s->len + k] == 0xa5;
+	for (uint32_t k = 0; k < s->len; k++)
+		ok &= seg_buf[SEG_GUARD + k] == sst_test_pattern(s->off + k);
+	return ok;
+}
+
 /* Check a segment's mbufs: indirect, exactly len bytes, the right bytes. */
 static bool
 seg_ok(const struct sst_sendq_seg *s)
@@ -94,6 +125,8 @@ seg_ok(const struct sst_sendq_seg *s)
 	uint32_t total = 0;
 	bool ok = true;
 
+	if (copy_mode)
+		return copy_ok(s);
 	if (s->len == 0)
 		return s->m == NULL;
 	if (s->m == NULL || s->m->pkt_len != s->len)
@@ -113,7 +146,7 @@ seg_ok(const struct sst_sendq_seg *s)
 static int
 take(uint32_t max_len, struct sst_sendq_seg *s)
 {
-	int rc = sst_sendq_next_segment(q, max_len, s);
+	int rc = next_seg(max_len, s);
 
 	if (rc == 1) {
 		CU_ASSERT(seg_ok(s));
@@ -568,7 +601,7 @@ model_send(uint32_t max_len)
 
 	if (nout == MODEL_OUT)
 		return;
-	rc = sst_sendq_next_segment(q, max_len, &s);
+	rc = next_seg(max_len, &s);
 	CU_ASSERT_FATAL(rc == 0 || rc == 1);
 	if (rc == 0) {
 		CU_ASSERT_FALSE(sst_sendq_pending(q));
@@ -720,6 +753,67 @@ test_random_model(void)
 	teardown();
 }
 
+/* The model again, every segment copied out instead of cloned. */
+static void
+test_random_model_copy(void)
+{
+	copy_mode = true;
+	test_random_model();
+	copy_mode = false;
+	CU_ASSERT_EQUAL(q->stats.clones, 0);
+	CU_ASSERT(q->stats.copies > 1000);
+}
+
+/*
+ * Copied segments: the right bytes across mbuf ends, no clone made (the
+ * clone pool is empty throughout), the queued mbufs neither referenced nor
+ * released before their bytes are acknowledged; a retransmission after
+ * part of an mbuf was acknowledged copies only the bytes still held, and
+ * every mbuf goes back to its pool on the acks.
+ */
+static void
+test_copy_retransmit(void)
+{
+	struct rte_mbuf *m = mk(0, 3000, 3); /* three mbufs of 1000 bytes */
+	struct rte_mbuf *hold[SMALL_N];
+	struct sst_sendq_seg s;
+
+	CU_ASSERT_FATAL(sst_sendq_init(q, 1 << 20, 64, 16, small, 0) == 0);
+	CU_ASSERT_FATAL(rte_pktmbuf_alloc_bulk(small, hold, SMALL_N) == 0);
+	copy_mode = true;
+	CU_ASSERT_EQUAL(sst_sendq_append(q, m, SST_FLAG_PUSH), 0);
+	EXPECT_SEG(1400, 0, 1400, 0);
+	EXPECT_SEG(1400, 1400, 1400, 0);
+	EXPECT_SEG(1400, 2800, 200, SST_FLAG_PUSH);
+	CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(m), 1);
+	CU_ASSERT_EQUAL(q->stats.copies, 3);
+	CU_ASSERT_EQUAL(q->stats.bytes_copied, 3000);
+	/* Half of the first mbuf and the last segment arrive, the rest is lost. */
+	CU_ASSERT_EQUAL(sst_sendq_on_acked(q, 0, 700), 0);
+	CU_ASSERT_EQUAL(sst_sendq_on_acked(q, 2800, 200), 0);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), pool_avail - 3);
+	CU_ASSERT_EQUAL(sst_sendq_on_lost(q, 0, 1400), 0);
+	CU_ASSERT_EQUAL(sst_sendq_on_lost(q, 1400, 1400), 0);
+	CU_ASSERT_EQUAL(sst_sendq_lost(q), 2100);
+	/* Resent from the first unacknowledged byte, across the first mbuf's end. */
+	CU_ASSERT_EQUAL(take(1000, &s), 1);
+	CU_ASSERT(s.off == 700 && s.len == 1000 && s.retransmit && s.flags == 0);
+	CU_ASSERT_EQUAL(sst_sendq_on_acked(q, 700, 1000), 0);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), pool_avail - 2);
+	CU_ASSERT_EQUAL(take(1200, &s), 1);
+	CU_ASSERT(s.off == 1700 && s.len == 1100 && s.retransmit && s.flags == 0);
+	CU_ASSERT_EQUAL(take(1200, &s), 0);
+	CU_ASSERT_EQUAL(sst_sendq_on_acked(q, 1700, 1100), 0);
+	CU_ASSERT_EQUAL(sst_sendq_queued(q), 0);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), pool_avail);
+	CU_ASSERT_EQUAL(q->stats.clones + q->stats.nomem, 0);
+	CU_ASSERT_EQUAL(q->stats.bytes_copied, 5100);
+	copy_mode = false;
+	rte_pktmbuf_free_bulk(hold, SMALL_N);
+	sst_sendq_fini(q);
+	no_leak();
+}
+
 static void
 suite_init(void)
 {
@@ -755,6 +849,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_marks_and_nomem),
 	SST_TEST(test_reset),
 	SST_TEST(test_random_model),
+	SST_TEST(test_random_model_copy),
+	SST_TEST(test_copy_retransmit),
 	SST_TEST_END,
 };
 
