@@ -439,16 +439,17 @@ int worker_move_owner(const struct sst_worker *w, const struct sst_nego_result *
  * the endpoint, and steer the endpoint there (m is consumed). */
 void worker_move_handoff(
 	struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from, uint16_t to);
-/** Another worker handed us ep (its message follows). */
-void worker_move_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now);
+/** Another worker handed us ep (its message follows). @return 0, or
+ * -ENOMEM: that worker was told to forget ep; drop the message. */
+int worker_move_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now);
 /** Forget ep's steering entry (its owner let it go). */
 void worker_move_release(struct sst_worker *w, const struct sst_net_endpoint *ep);
 /** Our adopted record of ep goes: tell the worker it hashes to.
  * @return 0, or -ENOBUFS (no mbuf or room: try again later). */
 int worker_move_ep_gone(struct sst_worker *w, const struct sst_net_endpoint *ep);
 /** worker_peers.c: take ep as ours (a record, adopted, lingering until a
- * number is taken). */
-void worker_ep_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now);
+ * number is taken). @return 0 or -ENOMEM. */
+int worker_ep_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now);
 
 /* worker_io.c */
 /* What an mbuf in an inbox ring is. */

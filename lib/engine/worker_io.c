@@ -354,7 +354,10 @@ take_inbox(struct sst_worker *w, sst_time_t now)
 			rte_pktmbuf_free(pkts[i]);
 			continue;
 		case WORKER_HANDOFF_ADOPT:
-			worker_move_adopt(w, &h->ep, now);
+			if (worker_move_adopt(w, &h->ep, now) < 0) {
+				rte_pktmbuf_free(pkts[i]);
+				continue;
+			}
 			break;
 		case WORKER_HANDOFF_DATAGRAM:
 			/* Hashed to us by a worker that does not know the

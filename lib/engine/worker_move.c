@@ -179,8 +179,10 @@ worker_steer_owner(const struct sst_worker *w, const struct sst_net_endpoint *ep
 	return s != NULL ? s->owner : -1;
 }
 
+/* capped: an entry that hands an endpoint away (STEER_MAX bounds them);
+ * an adopted one is bounded by the other workers' capped entries. */
 static int
-steer_set(struct sst_worker *w, const struct sst_net_endpoint *ep, uint16_t owner)
+steer_set(struct sst_worker *w, const struct sst_net_endpoint *ep, uint16_t owner, bool capped)
 {
 	uint64_t hash = worker_hash_ep(w, ep);
 	struct worker_steer *s = steer_find(w, ep, hash);
@@ -191,7 +193,7 @@ steer_set(struct sst_worker *w, const struct sst_net_endpoint *ep, uint16_t owne
 	}
 	if (w->steer.slots == NULL)
 		return -ENOTSUP; /* not sharded */
-	if (w->steer.count >= STEER_MAX)
+	if (capped && w->steer.count >= STEER_MAX)
 		return -ENOSPC;
 	s = rte_zmalloc("sst_worker_steer", sizeof(*s), 0);
 	if (s == NULL)
@@ -241,7 +243,7 @@ worker_move_handoff(
 {
 	/* Steered first: once A has the ChkI1, its answer may bring the
 	 * peer's first channel packets here before our next pass. */
-	if (steer_set(w, from, to) < 0) {
+	if (steer_set(w, from, to, true) < 0) {
 		rte_pktmbuf_free(m); /* as if lost: the peer sends its ChkI1 again */
 		return;
 	}
@@ -252,13 +254,18 @@ worker_move_handoff(
 	w->stats.peers_handed++;
 }
 
-void
+int
 worker_move_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now)
 {
-	/* Without a record the negotiation finds no number and fails; the
-	 * peer's next ChkI1 comes here again through the steering. */
-	if (steer_set(w, ep, w->p.shard_index) == 0)
-		worker_ep_adopt(w, ep, now);
+	int rc = steer_set(w, ep, w->p.shard_index, false);
+
+	/* No room: the other worker is told to forget its entry, and the
+	 * peer's next ChkI1 starts over there. */
+	if (rc < 0 || worker_ep_adopt(w, ep, now) < 0) {
+		worker_move_ep_gone(w, ep);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int

@@ -197,19 +197,17 @@ worker_ep_take_number(struct sst_worker *w, const struct sst_net_endpoint *ep)
 	return -ENOSPC;
 }
 
-void
+int
 worker_ep_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now)
 {
 	struct worker_ep *e = ep_get(w, ep);
 
-	if (e == NULL) {
-		/* Nothing here will ever release the steering: undo it now. */
-		worker_move_ep_gone(w, ep);
-		return;
-	}
+	if (e == NULL)
+		return -ENOMEM;
 	e->adopted = true;
 	/* Freed after the quiet period if the negotiation takes no number. */
 	linger_start(w, e, now);
+	return 0;
 }
 
 void

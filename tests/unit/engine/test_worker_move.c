@@ -15,9 +15,11 @@
  * Virtual time: the quiet period (20 s) costs nothing.
  */
 #include <rte_errno.h>
+#include <rte_malloc.h>
 #include <rte_ring.h>
 
 #include "sst_shard.h"
+#include "worker_internal.h"
 #include "worker_nodes.h"
 
 static sst_time_t
@@ -207,8 +209,74 @@ test_dir_create(void)
 	sst_worker_dir_destroy(NULL);
 }
 
+/*
+ * The directory and the steering table of two workers, without packets:
+ * an instance one worker indexes is found by the other only (checksum
+ * mode, a channel the peer opened); adopted endpoints stay where they
+ * were adopted; a worker that holds STEER_MAX entries hands nothing more
+ * away.
+ */
+static void
+test_directory_and_steering(void)
+{
+	struct sst_worker_dir *d = sst_worker_dir_create(2, SOCKET_ID_ANY);
+	struct sst_nego_result r = {.mode = SST_NEGO_MODE_CHECKSUM,
+		.role = SST_NEGO_RESPONDER,
+		.peer_instance_known = true,
+		.peer_instance = UINT64_C(0x0123456789abcdef)};
+	struct sst_net_endpoint ep = {.addr = sst_net_addr4(192, 0, 2, 9)};
+	struct sst_worker *w[2];
+
+	CU_ASSERT_FATAL(d != NULL);
+	for (uint16_t i = 0; i < 2; i++) {
+		w[i] = rte_zmalloc("test_worker", sizeof(*w[i]), 0);
+		CU_ASSERT_FATAL(w[i] != NULL);
+		w[i]->p.dir = d;
+		w[i]->p.shard_count = 2;
+		w[i]->p.shard_index = i;
+		sst_shard_map_init(&w[i]->shard, 2);
+		CU_ASSERT_FATAL(worker_peers_init(w[i]) == 0);
+	}
+	CU_ASSERT_EQUAL(worker_move_owner(w[0], &r), -1);
+	worker_dir_add(w[1], r.peer_instance);
+	CU_ASSERT_EQUAL(worker_move_owner(w[0], &r), 1);
+	CU_ASSERT_EQUAL(worker_move_owner(w[1], &r), -1); /* its own peer */
+	r.mode = SST_NEGO_MODE_SECURE;
+	CU_ASSERT_EQUAL(worker_move_owner(w[0], &r), -1);
+	r.mode = SST_NEGO_MODE_CHECKSUM;
+	r.role = SST_NEGO_INITIATOR; /* we chose the endpoint: no move */
+	CU_ASSERT_EQUAL(worker_move_owner(w[0], &r), -1);
+	r.role = SST_NEGO_RESPONDER;
+	worker_dir_del(w[1], r.peer_instance);
+	CU_ASSERT_EQUAL(worker_move_owner(w[0], &r), -1);
+	worker_dir_add(w[1], r.peer_instance);
+
+	for (uint32_t i = 0; i < STEER_MAX; i++) {
+		ep.port = (uint16_t)(1000 + i);
+		CU_ASSERT_FATAL(worker_move_adopt(w[0], &ep, SST_NSEC_PER_SEC) == 0);
+	}
+	CU_ASSERT_EQUAL(w[0]->stats.steer_entries, STEER_MAX);
+	CU_ASSERT_EQUAL(w[0]->stats.endpoints, STEER_MAX);
+	ep.port = 1000;
+	CU_ASSERT_EQUAL(worker_steer_owner(w[0], &ep), 0);
+	CU_ASSERT_EQUAL(worker_steer_owner(w[1], &ep), -1);
+	CU_ASSERT_EQUAL(worker_move_owner(w[0], &r), -1); /* full */
+	worker_move_release(w[0], &ep);
+	CU_ASSERT_EQUAL(w[0]->stats.steer_entries, STEER_MAX - 1);
+	CU_ASSERT_EQUAL(worker_steer_owner(w[0], &ep), -1);
+	CU_ASSERT_EQUAL(worker_move_owner(w[0], &r), 1);
+	worker_dir_del(w[1], r.peer_instance);
+
+	for (int i = 0; i < 2; i++) {
+		worker_peers_fini(w[i]);
+		rte_free(w[i]);
+	}
+	sst_worker_dir_destroy(d);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_dir_create),
+	SST_TEST(test_directory_and_steering),
 	SST_TEST(test_echo_with_move_to_other_worker),
 	SST_TEST_END,
 };
