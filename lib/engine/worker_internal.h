@@ -420,7 +420,7 @@ int worker_connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep,
 	enum sst_nego_mode mode, sst_time_t now);
 
 /* worker_move.c: peers that move between the workers of an engine. */
-/* Steering entries a worker holds at most: each costs about 80 bytes, and
+/* Steering entries a worker holds at most: each costs about 160 bytes, and
  * a flood of ChkI1s naming a known instance from spoofed endpoints must
  * not grow the table without bound (beyond it a moved peer is new here). */
 enum { STEER_MAX = 4096 };
