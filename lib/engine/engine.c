@@ -48,6 +48,7 @@ struct sst_engine {
 	unsigned int id;   /**< names the stream pools when params.stream.name is NULL */
 	sst_time_t drain_ns;
 	struct rte_ring *inboxes[SST_WORKERS_MAX];
+	struct sst_worker_dir *dir; /**< which worker holds which peer (sharded) */
 	struct engine_worker workers[SST_WORKERS_MAX];
 	char names[SST_WORKERS_MAX][32]; /**< the stream hosts' names */
 	struct sst_shard_map shard;	 /**< who owns which peer: the port's RSS, if known */
@@ -160,6 +161,7 @@ create_workers(struct sst_engine *e)
 			.shard_count = e->n,
 			.inboxes = e->inboxes,
 			.shard_map = &e->shard,
+			.dir = e->dir,
 			.nego = e->p.nego,
 			.stream = e->p.stream,
 			.cc = e->p.cc,
@@ -352,6 +354,11 @@ sst_engine_create(const struct sst_engine_params *p)
 		}
 	}
 	sst_shard_map_init(&e->shard, e->n);
+	if (rc == 0 && e->n > 1) {
+		e->dir = sst_worker_dir_create(e->n, p->socket_id);
+		if (e->dir == NULL)
+			rc = -rte_errno;
+	}
 	if (rc == 0)
 		rc = open_links(e);
 	if (rc == 0) {
@@ -394,6 +401,7 @@ sst_engine_destroy(struct sst_engine *e)
 		rte_mempool_free(e->workers[i].clones);
 		rte_mempool_free(e->workers[i].pool);
 	}
+	sst_worker_dir_destroy(e->dir);
 	rte_free(e);
 }
 

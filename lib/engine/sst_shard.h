@@ -20,6 +20,7 @@
 #ifndef SST_SHARD_H
 #define SST_SHARD_H
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,10 +42,12 @@ struct sst_shard_map {
 	bool l4;	    /**< ports hashed with the addresses (the port's UDP RSS) */
 	uint16_t reta_size; /**< entries of reta, a power of two <= SST_SHARD_RETA_MAX */
 	uint16_t reta[SST_SHARD_RETA_MAX]; /**< low bits of the hash -> worker */
-	uint8_t key[SST_SHARD_KEY_LEN];	   /**< Toeplitz key */
-	struct sst_net_addr local4;	   /**< our IPv4 address (family NONE: zeros) */
-	struct sst_net_addr local6;	   /**< our IPv6 address (family NONE: zeros) */
-	uint16_t local_port;		   /**< our UDP port */
+	/** Toeplitz key; aligned: rte_softrss() reads it in 32-bit words (at
+	 * offset 1030 it was misaligned, which UBSan reported). */
+	alignas(4) uint8_t key[SST_SHARD_KEY_LEN];
+	struct sst_net_addr local4; /**< our IPv4 address (family NONE: zeros) */
+	struct sst_net_addr local6; /**< our IPv6 address (family NONE: zeros) */
+	uint16_t local_port;	    /**< our UDP port */
 };
 
 /**

@@ -68,6 +68,11 @@ struct sst_worker_params {
 	/** Which worker owns a peer (sst_shard.h; copied); NULL: the default
 	 * map for shard_count workers (sst_shard_map_init()). */
 	const struct sst_shard_map *shard_map;
+	/** Which worker holds which peer, shared by the shard_count workers
+	 * (sst_worker_dir_create(); the engine makes one), so that a peer that
+	 * moves to an endpoint hashed to another worker keeps its streams
+	 * (checksum mode; docs/engine.md, "Mobility"). NULL: it does not. */
+	struct sst_worker_dir *dir;
 	/** Record what the link receives and sends here (pcapng,
 	 * sst_capture.h); NULL: no capture. The worker does not close it. */
 	struct sst_capture *capture;
@@ -133,6 +138,8 @@ struct sst_worker_stats {
 	uint64_t dead_peers;	    /**< declared dead after dead_peer_timeout */
 	uint64_t keepalives;	    /**< probes on channels with streams but no traffic */
 	uint64_t channels_unheard;  /**< checksum responder's, never used by the initiator: ended */
+	uint64_t peers_handed;	    /**< negotiations handed to the worker holding the peer */
+	uint64_t steer_entries;	    /**< now: endpoints steered away from (or to) their hash */
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
 	 * on other threads never touch a channel). */
@@ -256,6 +263,22 @@ const struct sst_net_stats *sst_worker_net_stats(const struct sst_worker *w);
 
 /** Workers in a process that telemetry can name. */
 enum { SST_WORKERS_MAX = 64 /**< ids 0..63 */ };
+
+/** The directory of a sharded engine's peers (sst_worker_params.dir). */
+struct sst_worker_dir;
+
+/**
+ * Create the directory shared by @p workers workers: which worker holds a
+ * peer with a given host instance, 8,192 instances per worker (64 KB each).
+ * @param workers 2 to SST_WORKERS_MAX.
+ * @param socket_id NUMA socket of its memory (SOCKET_ID_ANY: any).
+ * @return the directory, or NULL with rte_errno EINVAL (workers out of
+ * range) or ENOMEM.
+ */
+struct sst_worker_dir *sst_worker_dir_create(uint16_t workers, int socket_id);
+
+/** Free a directory once every worker using it is destroyed (NULL: no-op). */
+void sst_worker_dir_destroy(struct sst_worker_dir *d);
 
 /** The worker's id in telemetry (/sst/worker,ID).
  * @param w The worker.

@@ -155,6 +155,8 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 		{"handoff_in", ws->handoff_in},
 		{"handoff_out", ws->handoff_out},
 		{"handoff_full", ws->handoff_full},
+		{"peers_handed", ws->peers_handed},
+		{"steer_entries", ws->steer_entries},
 		{"chan_tx_packets", ws->channels.tx_packets},
 		{"chan_tx_bytes", ws->channels.tx_bytes},
 		{"chan_rx_packets", ws->channels.rx_packets},

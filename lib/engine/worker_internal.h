@@ -4,6 +4,7 @@
 #define WORKER_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/queue.h>
 
@@ -27,8 +28,11 @@ struct worker_ep {
 	struct worker_peer *peer; /**< the peer there now, or NULL */
 	uint64_t taken[4];	  /**< numbers given out (bit 0 never) */
 	uint16_t ntaken;
-	uint8_t cursor;		 /**< the number handed out last */
-	bool lingering;		 /**< on the worker's linger list */
+	uint8_t cursor; /**< the number handed out last */
+	bool lingering; /**< on the worker's linger list */
+	/** Handed to us by the worker it hashes to, whose peer moved here
+	 * (worker_move.c): that worker steers it to us until the record goes. */
+	bool adopted;
 	sst_time_t linger_until; /**< freed then, unless a number was taken again */
 	TAILQ_ENTRY(worker_ep) linger_link;
 };
@@ -174,7 +178,13 @@ struct sst_worker {
 	struct worker_table eps;	/**< worker_ep by endpoint */
 	struct worker_table chan_table; /**< worker_chan by (endpoint, number) */
 	struct worker_table instances;	/**< worker_peer by host instance */
-	struct worker_chan **chans;	/**< every channel, densely, for the poll */
+	/** Endpoints served by another worker than their hash names, or by us
+	 * although they hash elsewhere (worker_move.c); empty unless sharded. */
+	struct worker_table steer;
+	/** The worker a negotiation just refused hands its message to (the
+	 * peer it names lives there, worker_move.c); -1: none. */
+	int nego_handoff;
+	struct worker_chan **chans; /**< every channel, densely, for the poll */
 	uint32_t nchans, chans_cap;
 	uint32_t sweep_cursor; /**< the channel the pass visits in turn last */
 	/* Both hold at most every channel: sized with chans, so that adding
@@ -213,6 +223,21 @@ worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint 
 {
 	return a->port == b->port && a->addr.family == b->addr.family &&
 	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
+}
+
+/** The object added to t under hash whose endpoint (the struct
+ * sst_net_endpoint at ep_offset in it) equals ep, or NULL. */
+static inline void *
+worker_table_find_ep(const struct worker_table *t, uint64_t hash, const struct sst_net_endpoint *ep,
+	size_t ep_offset)
+{
+	uint32_t pos = 0;
+	void *obj;
+
+	while ((obj = worker_table_next(t, hash, &pos)) != NULL)
+		if (worker_ep_equal((const struct sst_net_endpoint *)((char *)obj + ep_offset), ep))
+			return obj;
+	return NULL;
 }
 
 /* Negotiation keys its tables by these bytes: field by field, so that the
@@ -394,7 +419,50 @@ void worker_refusals_log(struct sst_worker *w, sst_time_t now);
 int worker_connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep,
 	enum sst_nego_mode mode, sst_time_t now);
 
+/* worker_move.c: peers that move between the workers of an engine. */
+/* Steering entries a worker holds at most: each costs about 160 bytes, and
+ * a flood of ChkI1s naming a known instance from spoofed endpoints must
+ * not grow the table without bound (beyond it a moved peer is new here). */
+enum { STEER_MAX = 4096 };
+int worker_move_init(struct sst_worker *w);
+void worker_move_fini(struct sst_worker *w);
+/** Index (or forget) one of our peers' host instances in the engine's
+ * directory. */
+void worker_dir_add(struct sst_worker *w, uint64_t instance);
+void worker_dir_del(struct sst_worker *w, uint64_t instance);
+/** The worker ep is steered to (maybe us), or -1: its hash decides. */
+int worker_steer_owner(const struct sst_worker *w, const struct sst_net_endpoint *ep);
+/** The other worker that holds the peer r names, when r is a checksum-mode
+ * channel a peer opened from an endpoint new to us, or -1. */
+int worker_move_owner(const struct sst_worker *w, const struct sst_nego_result *r);
+/** Hand the negotiation message m from `from` to worker to, which adopts
+ * the endpoint, and steer the endpoint there (m is consumed). */
+void worker_move_handoff(
+	struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from, uint16_t to);
+/** Another worker handed us ep (its message follows). @return 0, or
+ * -ENOMEM: that worker was told to forget ep; drop the message. */
+int worker_move_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now);
+/** Forget ep's steering entry (its owner let it go). */
+void worker_move_release(struct sst_worker *w, const struct sst_net_endpoint *ep);
+/** Our adopted record of ep goes: tell the worker it hashes to.
+ * @return 0, or -ENOBUFS (no mbuf or room: try again later). */
+int worker_move_ep_gone(struct sst_worker *w, const struct sst_net_endpoint *ep);
+/** worker_peers.c: take ep as ours (a record, adopted, lingering until a
+ * number is taken). @return 0 or -ENOMEM. */
+int worker_ep_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now);
+
 /* worker_io.c */
+/* What an mbuf in an inbox ring is. */
+enum worker_handoff_kind {
+	WORKER_HANDOFF_DATAGRAM, /**< for the owner of its endpoint */
+	WORKER_HANDOFF_FRAME,	 /**< a neighbour answer, for every worker's cache */
+	WORKER_HANDOFF_ADOPT,	 /**< a negotiation message: its endpoint is ours now */
+	WORKER_HANDOFF_RELEASE,	 /**< no payload: forget the endpoint's steering */
+};
+/** Put m, from endpoint ep, in worker to's inbox as kind. @return 0, or
+ * -ENOBUFS (full: m is freed and counted). */
+int worker_handoff_send(struct sst_worker *w, uint16_t to, struct rte_mbuf *m,
+	const struct sst_net_endpoint *ep, enum worker_handoff_kind kind);
 int worker_io_init(struct sst_worker *w);
 void worker_io_fini(struct sst_worker *w);
 /** Receive this poll's datagrams into rx_pkts/rx_from. @return rx_n. */

@@ -28,13 +28,19 @@
 #include "worker_burst.h"
 #include "worker_internal.h"
 
-/* Where a handed-over packet came from travels with it in the mbuf. */
-static int handoff_ep_offset = -1;
+/* Where a handed-over packet came from, and what it is, travel with it in
+ * the mbuf. */
+struct handoff_info {
+	struct sst_net_endpoint ep;
+	uint8_t kind; /**< enum worker_handoff_kind */
+};
 
-static struct sst_net_endpoint *
-handoff_ep(struct rte_mbuf *m)
+static int handoff_offset = -1;
+
+static struct handoff_info *
+handoff_info(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, handoff_ep_offset, struct sst_net_endpoint *);
+	return RTE_MBUF_DYNFIELD(m, handoff_offset, struct handoff_info *);
 }
 
 /* ---- The network layer's callbacks (frame links) ---- */
@@ -100,9 +106,9 @@ int
 worker_io_init(struct sst_worker *w)
 {
 	static const struct rte_mbuf_dynfield ep_field = {
-		.name = "sst_handoff_endpoint",
-		.size = sizeof(struct sst_net_endpoint),
-		.align = __alignof__(struct sst_net_endpoint),
+		.name = "sst_handoff_info",
+		.size = sizeof(struct handoff_info),
+		.align = __alignof__(struct handoff_info),
 	};
 	uint32_t net_payload;
 
@@ -110,8 +116,8 @@ worker_io_init(struct sst_worker *w)
 		if (w->p.inboxes == NULL || w->p.shard_index >= w->p.shard_count ||
 			w->p.shard_count > SST_WORKERS_MAX)
 			return -EINVAL;
-		handoff_ep_offset = rte_mbuf_dynfield_register(&ep_field);
-		if (handoff_ep_offset < 0)
+		handoff_offset = rte_mbuf_dynfield_register(&ep_field);
+		if (handoff_offset < 0)
 			return -rte_errno;
 	}
 	if (w->p.mtu == 0)
@@ -202,16 +208,21 @@ owner_of(const struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_en
 
 	if (len == 0)
 		return w->p.shard_index; /* dropped and counted where it is */
-	if (b[0] != 0)
-		return sst_shard_owner(&w->shard, from);
-	tag = sst_nego_steer_tag(b, len, w->steer_bits);
-	if (tag >= 0 && tag < w->p.shard_count)
+	if (b[0] == 0) {
+		tag = sst_nego_steer_tag(b, len, w->steer_bits);
+		if (tag >= 0 && tag < w->p.shard_count)
+			return (uint16_t)tag;
+	}
+	/* A peer that moved to an endpoint hashed here is served by the
+	 * worker that holds it (worker_move.c). */
+	tag = worker_steer_owner(w, from);
+	if (tag >= 0)
 		return (uint16_t)tag;
 	return sst_shard_owner(&w->shard, from);
 }
 
-/* n packets whose endpoint (or SST_NET_NONE: a frame) is set go to
- * worker to's inbox; those that do not fit are dropped and counted. */
+/* n packets whose handoff_info is set go to worker to's inbox; those that
+ * do not fit are dropped and counted. */
 static void
 handoff_burst(struct sst_worker *w, uint16_t to, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -264,7 +275,7 @@ share_neighbour_answers(struct sst_worker *w, struct rte_mbuf **frames, uint16_t
 			copy = rte_pktmbuf_copy(frames[i], w->p.pool, 0, UINT32_MAX);
 			if (copy == NULL)
 				continue;
-			handoff_ep(copy)->addr.family = SST_NET_NONE; /* a frame */
+			handoff_info(copy)->kind = WORKER_HANDOFF_FRAME;
 			handoff_burst(w, k, &copy, 1);
 		}
 	}
@@ -297,12 +308,76 @@ keep_or_handoff(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 				w->rx_n++;
 				continue;
 			}
-			*handoff_ep(pkts[i]) = from[i];
+			handoff_info(pkts[i])->ep = from[i];
+			handoff_info(pkts[i])->kind = WORKER_HANDOFF_DATAGRAM;
 			out[count++] = pkts[i];
 		}
 		if (count > 0)
 			handoff_burst(w, to, out, count);
 	}
+}
+
+int
+worker_handoff_send(struct sst_worker *w, uint16_t to, struct rte_mbuf *m,
+	const struct sst_net_endpoint *ep, enum worker_handoff_kind kind)
+{
+	uint64_t full = w->stats.handoff_full;
+
+	handoff_info(m)->ep = *ep;
+	handoff_info(m)->kind = (uint8_t)kind;
+	handoff_burst(w, to, &m, 1);
+	return w->stats.handoff_full == full ? 0 : -ENOBUFS;
+}
+
+/* What another worker handed us: datagrams for this pass (those steered on
+ * to the worker that adopted their endpoint go there), frames for the
+ * network layer, steering news. */
+static void
+take_inbox(struct sst_worker *w, sst_time_t now)
+{
+	struct rte_mbuf *pkts[SST_MAX_BURST];
+	uint16_t n, frames = 0;
+
+	n = (uint16_t)rte_ring_sc_dequeue_burst(
+		w->p.inboxes[w->p.shard_index], (void **)pkts, SST_MAX_BURST, NULL);
+	w->stats.handoff_in += n;
+	for (uint16_t i = 0; i < n; i++) {
+		const struct handoff_info *h = handoff_info(pkts[i]);
+		int owner;
+
+		switch ((enum worker_handoff_kind)h->kind) {
+		case WORKER_HANDOFF_FRAME:
+			pkts[frames++] = pkts[i];
+			continue;
+		case WORKER_HANDOFF_RELEASE:
+			worker_move_release(w, &h->ep);
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		case WORKER_HANDOFF_ADOPT:
+			if (worker_move_adopt(w, &h->ep, now) < 0) {
+				rte_pktmbuf_free(pkts[i]);
+				continue;
+			}
+			break;
+		case WORKER_HANDOFF_DATAGRAM:
+			/* Hashed to us by a worker that does not know the
+			 * endpoint moved on: a second hop, to where it is. */
+			owner = worker_steer_owner(w, &h->ep);
+			if (owner >= 0 && owner != w->p.shard_index) {
+				handoff_burst(w, (uint16_t)owner, &pkts[i], 1);
+				continue;
+			}
+			break;
+		}
+		w->rx_pkts[w->rx_n] = pkts[i];
+		w->rx_from[w->rx_n] = h->ep;
+		w->rx_n++;
+	}
+	/* Frames (neighbour answers) only teach this worker's cache. */
+	if (frames > 0 && w->net != NULL)
+		sst_net_rx_burst(w->net, pkts, frames, now);
+	else if (frames > 0)
+		rte_pktmbuf_free_bulk(pkts, frames);
 }
 
 uint16_t
@@ -314,29 +389,8 @@ worker_rx(struct sst_worker *w, sst_time_t now)
 
 	w->rx_n = 0;
 	/* Handed-over packets first: they are already late by one hop. */
-	if (w->p.shard_count > 1) {
-		uint16_t frames = 0;
-
-		n = (uint16_t)rte_ring_sc_dequeue_burst(
-			w->p.inboxes[w->p.shard_index], (void **)pkts, SST_MAX_BURST, NULL);
-		w->stats.handoff_in += n;
-		for (uint16_t i = 0; i < n; i++) {
-			struct sst_net_endpoint *ep = handoff_ep(pkts[i]);
-
-			if (ep->addr.family == SST_NET_NONE) {
-				pkts[frames++] = pkts[i];
-			} else {
-				w->rx_pkts[w->rx_n] = pkts[i];
-				w->rx_from[w->rx_n] = *ep;
-				w->rx_n++;
-			}
-		}
-		/* Frames (neighbour answers) only teach this worker's cache. */
-		if (frames > 0 && w->net != NULL)
-			sst_net_rx_burst(w->net, pkts, frames, now);
-		else if (frames > 0)
-			rte_pktmbuf_free_bulk(pkts, frames);
-	}
+	if (w->p.shard_count > 1)
+		take_inbox(w, now);
 	n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
 	if (n == 0)
 		return w->rx_n;

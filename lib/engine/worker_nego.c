@@ -259,6 +259,17 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 	/* A straggler of an instance that has since restarted. */
 	if (r->peer_stale)
 		return -ESTALE;
+	/* A peer that moved here from an endpoint another worker holds: that
+	 * worker takes the ChkI1 and the endpoint (worker_move.c); this
+	 * attempt is withdrawn, its number given back. */
+	if (e->peer == NULL && !e->adopted && worker_peer_find_moved(w, r, now) == NULL) {
+		int owner = worker_move_owner(w, r);
+
+		if (owner >= 0) {
+			w->nego_handoff = owner;
+			return -EXDEV;
+		}
+	}
 	p = peer_for(w, e, r, &moved, now);
 	if (p == NULL)
 		return -ENOSPC;

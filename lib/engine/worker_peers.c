@@ -85,8 +85,15 @@ worker_peers_init(struct sst_worker *w)
 		goto fail_instances;
 	}
 	w->chans_cap = CHANS_INITIAL;
+	w->nego_handoff = -1;
+	if (worker_move_init(w) < 0)
+		goto fail_lists;
 	return 0;
 
+fail_lists:
+	rte_free(w->chans);
+	rte_free(w->active);
+	rte_free(w->heap);
 fail_instances:
 	worker_table_fini(&w->instances);
 fail_chans:
@@ -100,11 +107,8 @@ fail:
 void
 worker_peers_fini(struct sst_worker *w)
 {
-	struct worker_table *t = &w->eps;
-
-	for (uint32_t i = 0; t->slots != NULL && i <= t->mask; i++)
-		rte_free(t->slots[i].obj);
-	worker_table_fini(&w->eps);
+	worker_move_fini(w);
+	worker_table_free_all(&w->eps);
 	worker_table_fini(&w->chan_table);
 	worker_table_fini(&w->instances);
 	rte_free(w->chans);
@@ -120,13 +124,7 @@ worker_peers_fini(struct sst_worker *w)
 struct worker_ep *
 worker_ep_find(const struct sst_worker *w, const struct sst_net_endpoint *ep, uint64_t hash)
 {
-	uint32_t pos = 0;
-	struct worker_ep *e;
-
-	while ((e = worker_table_next(&w->eps, hash, &pos)) != NULL)
-		if (worker_ep_equal(&e->ep, ep))
-			return e;
-	return NULL;
+	return worker_table_find_ep(&w->eps, hash, ep, offsetof(struct worker_ep, ep));
 }
 
 static bool
@@ -155,24 +153,35 @@ linger_start(struct sst_worker *w, struct worker_ep *e, sst_time_t now)
 	TAILQ_INSERT_TAIL(&w->lingering, e, linger_link);
 }
 
-int
-worker_ep_take_number(struct sst_worker *w, const struct sst_net_endpoint *ep)
+/* The record of ep, made if there is none. */
+static struct worker_ep *
+ep_get(struct sst_worker *w, const struct sst_net_endpoint *ep)
 {
 	uint64_t hash = worker_hash_ep(w, ep);
 	struct worker_ep *e = worker_ep_find(w, ep, hash);
 
-	if (e == NULL) {
-		e = rte_zmalloc("sst_worker_ep", sizeof(*e), 0);
-		if (e == NULL)
-			return -ENOMEM;
-		e->hash = hash;
-		e->ep = *ep;
-		if (worker_table_add(&w->eps, hash, e) < 0) {
-			rte_free(e);
-			return -ENOMEM;
-		}
-		w->stats.endpoints++;
+	if (e != NULL)
+		return e;
+	e = rte_zmalloc("sst_worker_ep", sizeof(*e), 0);
+	if (e == NULL)
+		return NULL;
+	e->hash = hash;
+	e->ep = *ep;
+	if (worker_table_add(&w->eps, hash, e) < 0) {
+		rte_free(e);
+		return NULL;
 	}
+	w->stats.endpoints++;
+	return e;
+}
+
+int
+worker_ep_take_number(struct sst_worker *w, const struct sst_net_endpoint *ep)
+{
+	struct worker_ep *e = ep_get(w, ep);
+
+	if (e == NULL)
+		return -ENOMEM;
 	for (unsigned int i = 1; i < 256; i++) {
 		unsigned int c = (e->cursor + i) % 256;
 
@@ -186,6 +195,19 @@ worker_ep_take_number(struct sst_worker *w, const struct sst_net_endpoint *ep)
 	}
 	w->stats.numbers_exhausted++;
 	return -ENOSPC;
+}
+
+int
+worker_ep_adopt(struct sst_worker *w, const struct sst_net_endpoint *ep, sst_time_t now)
+{
+	struct worker_ep *e = ep_get(w, ep);
+
+	if (e == NULL)
+		return -ENOMEM;
+	e->adopted = true;
+	/* Freed after the quiet period if the negotiation takes no number. */
+	linger_start(w, e, now);
+	return 0;
 }
 
 void
@@ -205,6 +227,10 @@ worker_eps_expire(struct sst_worker *w, sst_time_t now)
 
 	while ((e = TAILQ_FIRST(&w->lingering)) != NULL && e->linger_until <= now) {
 		linger_stop(w, e);
+		if (e->adopted && worker_move_ep_gone(w, &e->ep) < 0) {
+			linger_start(w, e, now); /* its release is tried again then */
+			continue;
+		}
 		worker_table_del(&w->eps, e->hash, e);
 		rte_free(e);
 		w->stats.endpoints--;
@@ -400,13 +426,17 @@ instance_index(struct sst_worker *w, struct worker_peer *p)
 	 * moves: its streams then end as if it had restarted. */
 	if (worker_table_add(&w->instances, p->instance_hash, p) < 0)
 		p->instance_known = false;
+	else
+		worker_dir_add(w, p->instance);
 }
 
 static void
 instance_unindex(struct sst_worker *w, struct worker_peer *p)
 {
-	if (p->instance_known)
+	if (p->instance_known) {
 		worker_table_del(&w->instances, p->instance_hash, p);
+		worker_dir_del(w, p->instance);
+	}
 	p->instance_known = false;
 }
 

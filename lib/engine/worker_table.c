@@ -47,6 +47,14 @@ worker_table_fini(struct worker_table *t)
 	t->count = 0;
 }
 
+void
+worker_table_free_all(struct worker_table *t)
+{
+	for (uint32_t i = 0; t->slots != NULL && i <= t->mask; i++)
+		rte_free(t->slots[i].obj);
+	worker_table_fini(t);
+}
+
 /* Double the slots: each object moves once, by its stored hash. */
 static int
 grow(struct worker_table *t)

@@ -46,6 +46,9 @@ int worker_table_init(struct worker_table *t, const char *name, uint32_t initial
 /** Free the slots (not the objects). */
 void worker_table_fini(struct worker_table *t);
 
+/** Free the objects (rte_malloc'd records) and the slots. */
+void worker_table_free_all(struct worker_table *t);
+
 /** Add obj under hash (the caller has checked that its key is absent).
  * @return 0, or -ENOMEM when the table had to grow and could not. */
 int worker_table_add(struct worker_table *t, uint64_t hash, void *obj);

@@ -49,6 +49,11 @@ static sst_time_t node_idle_timeout;
 static sst_time_t dead_peer_timeout;
 /* The client poses as the 2007 prototype (no SST-DPDK blob). */
 static bool client_legacy;
+/* Server nodes made while node_shard_count > 1 are worker node_shard_index
+ * of a sharded server (test_worker_move.c). */
+static uint16_t node_shard_index, node_shard_count;
+static struct rte_ring *const *node_inboxes;
+static struct sst_worker_dir *node_dir;
 
 /*
  * What one side's tap (sst_test_tap.h) saw on the wire. Issue 15, finding
@@ -479,6 +484,12 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	wp.channel_packet_limit = server ? server_packet_limit : client_packet_limit;
 	wp.dead_peer_timeout = dead_peer_timeout;
 	wp.max_peers = server ? server_max_peers : 0;
+	if (server && node_shard_count > 1) {
+		wp.shard_index = node_shard_index;
+		wp.shard_count = node_shard_count;
+		wp.inboxes = node_inboxes;
+		wp.dir = node_dir;
+	}
 	n->w = sst_worker_create(&wp);
 	CU_ASSERT_FATAL(n->w != NULL);
 	if (server)
