@@ -153,9 +153,10 @@ cc_bpf_clamp(uint64_t v, uint64_t lo, uint64_t hi)
  * keeps asking for more than it is allowed is revoked like one over its
  * CPU budget (its channels keep only the capped windows they had). */
 static void
-cc_bpf_police(struct cc_bpf_module *m, struct cc_bpf_state *st, uint64_t asked)
+cc_bpf_police(struct cc_bpf_module *m, struct cc_bpf_state *st, uint64_t given, uint64_t asked,
+	uint64_t acked)
 {
-	if (!sst_policer_account(&st->pol, asked))
+	if (!sst_policer_account(&st->pol, given, asked, acked))
 		return;
 	atomic_fetch_add_explicit(&m->violations, 1, memory_order_relaxed);
 	atomic_store_explicit(&m->revoked, true, memory_order_relaxed);
@@ -193,6 +194,8 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 	struct sst_cc_bpf_ctx *ctx)
 {
 	struct cc_bpf_module *m = (struct cc_bpf_module *)(uintptr_t)cc->ops;
+	/* Read before the module runs: it may write anywhere in its context. */
+	uint64_t given = cc->cwnd, acked = ctx->bytes_acked;
 	bool timed;
 	uint64_t t0 = 0, cwnd;
 
@@ -219,7 +222,7 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 		st->win_calls = 0;
 	}
 	if (m->policed)
-		cc_bpf_police(m, st, cwnd);
+		cc_bpf_police(m, st, given, cwnd, acked);
 	cc_bpf_apply(cc, m, st, ctx, cwnd);
 }
 
