@@ -66,7 +66,9 @@ struct perf_conf {
 	size_t ship_len;
 	uint8_t ship_hash[SST_STP_HASH_LEN];
 	struct sst_stp_policy cc_policy;
-	bool unpoliced; /**< --unpoliced: the --cc module without its policer */
+	bool unpoliced;		 /**< --unpoliced: the --cc module without its policer */
+	uint64_t stp_timeout_ns; /**< --stp-timeout: each exchange's wait per message */
+	bool stp_mute;		 /**< --stp-mute: take STP requests, never answer */
 };
 
 /* ---- Control messages (big-endian) ---- */

@@ -26,6 +26,7 @@ struct sst_stp {
 	enum sst_stp_state state;
 	enum sst_stp_reason reason;
 	sst_time_t deadline;
+	sst_time_t timeout; /* the wait for each message */
 	uint8_t hash[SST_STP_HASH_LEN];
 	bool code_received;
 	bool shipped;
@@ -130,7 +131,7 @@ stp_on_use(struct sst_stp *st, sst_time_t now)
 	}
 	stp_send(st, SST_STP_MSG_SENDME, 0, 0, NULL);
 	st->state = SST_STP_WAIT_CODE;
-	st->deadline = sst_time_add(now, SST_STP_TIMEOUT);
+	st->deadline = sst_time_add(now, st->timeout);
 }
 
 /* The code arrived: it must be the module asked for, to the byte, before
@@ -195,7 +196,7 @@ stp_on_reply(struct sst_stp *st, sst_time_t now)
 		st->tx_code = st->code;
 		st->tx_code_len = st->code_len;
 		st->shipped = true;
-		st->deadline = sst_time_add(now, SST_STP_TIMEOUT);
+		st->deadline = sst_time_add(now, st->timeout);
 		STP_COUNT(shipped);
 		return;
 	default:
@@ -341,13 +342,25 @@ sst_stp_handle_expiry(struct sst_stp *st, sst_time_t now)
 		st->state == SST_STP_WAIT_CODE ? "no code came in time" : "no reply in time");
 }
 
+int
+sst_stp_set_timeout(struct sst_stp *st, sst_time_t timeout, sst_time_t now)
+{
+	if (timeout == 0 || timeout == SST_TIME_NEVER)
+		return -EINVAL;
+	st->timeout = timeout;
+	if (st->deadline != SST_TIME_NEVER)
+		st->deadline = sst_time_add(now, timeout);
+	return 0;
+}
+
 static void
 stp_init(struct sst_stp *st, enum stp_role role, sst_time_t now)
 {
 	/* Only the header: the 192 KiB body is written before it is read. */
 	memset(st, 0, offsetof(struct sst_stp, body));
 	st->role = role;
-	st->deadline = sst_time_add(now, SST_STP_TIMEOUT);
+	st->timeout = SST_STP_TIMEOUT;
+	st->deadline = sst_time_add(now, st->timeout);
 }
 
 struct sst_stp *

@@ -11,7 +11,11 @@
 #     whether flow control let it fill its window (a round trip that did
 #     not is not judged), so it is printed, not asserted; test_sim_stp
 #     checks the revocation mid-transfer deterministically;
-#  5. a module that does not load is refused before anything is sent.
+#  5. a module that does not load is refused before anything is sent;
+#  6. a peer that takes the request and never answers (--stp-mute): the
+#     asking side gives up after --stp-timeout (SST_STP_TIMEOUT, 10 s, by
+#     default; 0.3 s here to keep the suite short), says so, and the test
+#     runs on.
 # Usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR
 set -u
 perf=${1:?usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR}
@@ -46,6 +50,9 @@ run kept 'accepted \(code shipped\);modules in this process: 1 loaded' \
 run greedy 'accepted \(code shipped\);modules in this process: 1 loaded' \
 	--time 2 --streams 8 --rate 10 --delay 10 --queue 25 --ship-cc "$mods/greedy.o" \
 	--cc-policy allow-all
+run mute 'asked the peer to run .*: failed;no reply in time' \
+	--time 1 --ship-cc "$mods/newreno.o" --cc-policy allow-all --stp-mute --stp-timeout 0.3
+grep -q 'running on' "$tmp/mute.out" && fail "mute: the module ran"
 head -c 300 "$mods/newreno.o" >"$tmp/cut.o"
 "$perf" --loopback --time 1 --ship-cc "$tmp/cut.o" >"$tmp/cut.out" 2>&1
 rc=$?
