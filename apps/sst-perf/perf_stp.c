@@ -35,6 +35,14 @@ struct stp_slot {
 	int moved; /* responder: channels moved to the module */
 };
 
+/* A peer whose channels this host moved to a module it asked for: a
+ * replacement channel (renegotiated after a silence, or past its packet
+ * limit) starts on the host's controller and is moved when it comes up. */
+struct stp_running {
+	const struct sst_stream_peer *peer;
+	const struct sst_cc_ops *ops;
+};
+
 struct perf_stp {
 	const struct perf_conf *c;
 	bool server; /* one summary a process: the server's side prints it */
@@ -49,6 +57,9 @@ struct perf_stp {
 	unsigned int nasked;
 	struct stp_slot *applying; /* the responder whose hooks run */
 	unsigned int used;	   /* modules this host accepted to run */
+	struct stp_running running[STP_PEERS];
+	unsigned int nrunning;
+	unsigned int carried; /* replacement channels moved to a module */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -62,6 +73,35 @@ say(const struct perf_stp *ps, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static struct stp_running *
+running_of(struct perf_stp *ps, const struct sst_stream_peer *peer)
+{
+	for (unsigned int i = 0; i < ps->nrunning; i++)
+		if (ps->running[i].peer == peer)
+			return &ps->running[i];
+	return NULL;
+}
+
+static void
+running_set(struct perf_stp *ps, const struct sst_stream_peer *peer, const struct sst_cc_ops *ops)
+{
+	struct stp_running *r = running_of(ps, peer);
+
+	if (r == NULL && ps->nrunning < STP_PEERS)
+		r = &ps->running[ps->nrunning++];
+	if (r != NULL)
+		*r = (struct stp_running){.peer = peer, .ops = ops};
+}
+
+static void
+running_forget(struct perf_stp *ps, const struct sst_stream_peer *peer)
+{
+	struct stp_running *r = running_of(ps, peer);
+
+	if (r != NULL)
+		*r = ps->running[--ps->nrunning];
 }
 
 static const struct sst_cc_ops *
@@ -89,6 +129,8 @@ hook_apply(void *ctx, const struct sst_cc_ops *ops, sst_time_t now)
 		return -ENOENT;
 	rc = sst_worker_peer_set_cc(w, ps->applying->peer, ops, now);
 	ps->applying->moved = rc > 0 ? rc : 0;
+	if (rc > 0)
+		running_set(ps, ps->applying->peer, ops);
 	return rc < 0 ? rc : 0;
 }
 
@@ -428,11 +470,22 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 		ps->inner_worker->app_poll(ps->inner_ctx, w, now);
 }
 
+/* A channel to @p peer came up: if this host runs a module for it, the
+ * new channel (a replacement) moves to it as the others did; a module
+ * revoked since (policer, CPU budget) is not used again. */
 static void
 op_peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
 {
 	struct perf_stp *ps = ctx;
+	struct stp_running *r = running_of(ps, peer);
+	struct sst_worker *w = sst_worker_running();
+	int rc;
 
+	if (r != NULL && cc_bpf_revoked(r->ops))
+		running_forget(ps, peer);
+	else if (r != NULL && w != NULL && !ps->closing &&
+		 (rc = sst_worker_peer_set_cc(w, peer, r->ops, tool_now())) > 0)
+		ps->carried += (unsigned int)rc;
 	if (ps->inner_worker->peer_ready != NULL)
 		ps->inner_worker->peer_ready(ps->inner_ctx, peer, ep);
 }
@@ -447,6 +500,7 @@ op_peer_gone(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpo
 	for (unsigned int i = 0; i < ps->nasked; i++)
 		if (ps->asked[i] == peer)
 			ps->asked[i--] = ps->asked[--ps->nasked];
+	running_forget(ps, peer);
 	if (ps->inner_worker->peer_gone != NULL)
 		ps->inner_worker->peer_gone(ps->inner_ctx, peer, ep);
 }
@@ -519,6 +573,9 @@ perf_stp_quiesce(struct perf_stp *ps)
 	if (ps == NULL || ps->closing)
 		return;
 	ps->closing = true;
+	if (ps->carried != 0)
+		say(ps, "sst-perf: replacement channels moved to the module in use: %u",
+			ps->carried);
 	if (ps->used == 0 &&
 		!(ps->server && ps->c->cc != NULL && strncmp(ps->c->cc, "bpf", 3) == 0))
 		return;

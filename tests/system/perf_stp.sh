@@ -15,7 +15,10 @@
 #  6. a peer that takes the request and never answers (--stp-mute): the
 #     asking side gives up after --stp-timeout (SST_STP_TIMEOUT, 10 s, by
 #     default; 0.3 s here to keep the suite short), says so, and the test
-#     runs on.
+#     runs on;
+#  7. channels replaced every 2,000 packets (--packet-limit): each
+#     replacement of the channel running the shipped module moves to it
+#     when it comes up (at least one, at most one per replacement).
 # Usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR
 set -u
 perf=${1:?usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR}
@@ -53,6 +56,11 @@ run greedy 'accepted \(code shipped\);modules in this process: 1 loaded' \
 run mute 'asked the peer to run .*: failed;no reply in time' \
 	--time 1 --ship-cc "$mods/newreno.o" --cc-policy allow-all --stp-mute --stp-timeout 0.3
 grep -q 'running on' "$tmp/mute.out" && fail "mute: the module ran"
+run replaced 'running on 1 channel \(code received\);replacement channels moved to the module in use: [1-9]' \
+	--time 1 --ship-cc "$mods/newreno.o" --cc-policy allow-all --packet-limit 2000
+made=$(sed -n 's/.*channels *\([0-9]*\) made.*/\1/p' "$tmp/replaced.out")
+carried=$(sed -n 's/.*moved to the module in use: \([0-9]*\)/\1/p' "$tmp/replaced.out")
+[ "$carried" -lt "$made" ] || fail "replaced: $carried channels moved, $made made"
 head -c 300 "$mods/newreno.o" >"$tmp/cut.o"
 "$perf" --loopback --time 1 --ship-cc "$tmp/cut.o" >"$tmp/cut.out" 2>&1
 rc=$?
