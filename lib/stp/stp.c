@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "stp_wire.h"
+#include "tel_table.h"
 
 enum stp_role { STP_REQUESTER, STP_RESPONDER };
 
@@ -485,16 +486,19 @@ stp_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	sst_stp_counters(&c);
+	const struct sst_tel_u64 rows[] = {
+		{"requested", c.requested},
+		{"shipped", c.shipped},
+		{"accepted", c.accepted},
+		{"refused", c.refused},
+		{"used", c.used},
+		{"cached", c.cached},
+		{"denied", c.denied},
+		{"failed", c.failed},
+	};
+
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "requested", c.requested);
-	rte_tel_data_add_dict_u64(d, "shipped", c.shipped);
-	rte_tel_data_add_dict_u64(d, "accepted", c.accepted);
-	rte_tel_data_add_dict_u64(d, "refused", c.refused);
-	rte_tel_data_add_dict_u64(d, "used", c.used);
-	rte_tel_data_add_dict_u64(d, "cached", c.cached);
-	rte_tel_data_add_dict_u64(d, "denied", c.denied);
-	rte_tel_data_add_dict_u64(d, "failed", c.failed);
-	return 0;
+	return sst_tel_dict_u64(d, rows, RTE_DIM(rows));
 }
 
 RTE_INIT(stp_telemetry_register)

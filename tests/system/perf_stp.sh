@@ -18,7 +18,10 @@
 #     runs on;
 #  7. channels replaced every 2,000 packets (--packet-limit): each
 #     replacement of the channel running the shipped module moves to it
-#     when it comes up (at least one, at most one per replacement).
+#     when it comes up (at least one, at most one per replacement);
+#  8. /sst/cc_bpf and /sst/stp answer during a run (dpdk-telemetry.py; left
+#     out without it): a help text of 128 characters or more had left
+#     /sst/cc_bpf unregistered.
 # Usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR
 set -u
 perf=${1:?usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR}
@@ -61,6 +64,22 @@ run replaced 'running on 1 channel \(code received\);replacement channels moved 
 made=$(sed -n 's/.*channels *\([0-9]*\) made.*/\1/p' "$tmp/replaced.out")
 carried=$(sed -n 's/.*moved to the module in use: \([0-9]*\)/\1/p' "$tmp/replaced.out")
 [ "$carried" -lt "$made" ] || fail "replaced: $carried channels moved, $made made"
+if tel=$(command -v dpdk-telemetry.py); then
+	prefix="stp-tel-$$"
+	"$perf" --no-huge --no-pci -m 512 --file-prefix="$prefix" -- --loopback -q -t 3 \
+		--cc "bpf:$mods/newreno.o" >"$tmp/tel-perf.out" 2>&1 &
+	pid=$!
+	got=
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.25
+		got=$(printf '/sst/cc_bpf\n/sst/stp\n' | "$tel" -f "$prefix" 2>/dev/null)
+		echo "$got" | grep -q '"modules": 1' && break
+	done
+	wait "$pid"
+	echo "$got" | sed 's/^/telemetry: /'
+	echo "$got" | grep -q '"/sst/cc_bpf": {"modules": 1, "revoked": 0' || fail "telemetry: /sst/cc_bpf"
+	echo "$got" | grep -q '"/sst/stp": {"requested": 0' || fail "telemetry: /sst/stp"
+fi
 head -c 300 "$mods/newreno.o" >"$tmp/cut.o"
 "$perf" --loopback --time 1 --ship-cc "$tmp/cut.o" >"$tmp/cut.out" 2>&1
 rc=$?
