@@ -16,7 +16,7 @@
 #     asking side gives up after --stp-timeout (SST_STP_TIMEOUT, 10 s, by
 #     default; 0.3 s here to keep the suite short), says so, and the test
 #     runs on;
-#  7. channels replaced every 2,000 packets (--packet-limit): each
+#  7. channels replaced every 256 packets (--packet-limit) over 1 MB: each
 #     replacement of the channel running the shipped module moves to it
 #     when it comes up (at least one, at most one per replacement);
 #  8. /sst/cc_bpf and /sst/stp answer during a run (dpdk-telemetry.py; left
@@ -60,7 +60,7 @@ run mute 'asked the peer to run .*: failed;no reply in time' \
 	--time 1 --ship-cc "$mods/newreno.o" --cc-policy allow-all --stp-mute --stp-timeout 0.3
 grep -q 'running on' "$tmp/mute.out" && fail "mute: the module ran"
 run replaced 'running on 1 channel \(code received\);replacement channels moved to the module in use: [1-9]' \
-	--time 1 --ship-cc "$mods/newreno.o" --cc-policy allow-all --packet-limit 2000
+	--size 1M --ship-cc "$mods/newreno.o" --cc-policy allow-all --packet-limit 256
 made=$(sed -n 's/.*channels *\([0-9]*\) made.*/\1/p' "$tmp/replaced.out")
 carried=$(sed -n 's/.*moved to the module in use: \([0-9]*\)/\1/p' "$tmp/replaced.out")
 [ "$carried" -lt "$made" ] || fail "replaced: $carried channels moved, $made made"
