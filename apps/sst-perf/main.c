@@ -38,6 +38,8 @@ enum {
 	OPT_CC_POLICY,
 	OPT_UNPOLICED,
 	OPT_PRIO_AT,
+	OPT_STP_TIMEOUT,
+	OPT_STP_MUTE,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -107,6 +109,10 @@ usage(FILE *out)
 		"                         it); the client's --cc-policy decides\n"
 		"      --unpoliced        the --cc module runs without the TCP-friendly policer\n"
 		"                         (benchmarks of the module's own cost only)\n"
+		"      --stp-timeout SECONDS  how long an STP exchange waits for each message\n"
+		"                         before it fails (default 10)\n"
+		"      --stp-mute         take STP requests and never answer them (a peer\n"
+		"                         that hangs, to test the other side's timeout)\n"
 		"      --cc-policy POLICY whose modules this host runs: deny (default),\n"
 		"                         allow-all, or pinned:KEYFILE (peers authenticated in\n"
 		"                         secure mode with a key listed in KEYFILE, 64 hex\n"
@@ -334,6 +340,14 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 	case OPT_UNPOLICED:
 		c->unpoliced = true;
 		return 0;
+	case OPT_STP_TIMEOUT:
+		if (tool_parse_double(arg, 0.001, 86400, &d) < 0)
+			return bad("--stp-timeout '%s': want seconds, 0.001 to 86400", arg);
+		c->stp_timeout_ns = (uint64_t)(d * 1e9);
+		return 0;
+	case OPT_STP_MUTE:
+		c->stp_mute = true;
+		return 0;
 	case OPT_CC_POLICY:
 		if (perf_stp_parse_policy(c, arg) != 0)
 			return bad("--cc-policy '%s': want deny, allow-all or pinned:KEYFILE", arg);
@@ -489,6 +503,8 @@ parse_args(int argc, char **argv, void *conf)
 		{"cc-policy", required_argument, NULL, OPT_CC_POLICY},
 		{"unpoliced", no_argument, NULL, OPT_UNPOLICED},
 		{"prio-at", required_argument, NULL, OPT_PRIO_AT},
+		{"stp-timeout", required_argument, NULL, OPT_STP_TIMEOUT},
+		{"stp-mute", no_argument, NULL, OPT_STP_MUTE},
 		{"rate", required_argument, NULL, 'r'},
 		{"delay", required_argument, NULL, 'd'},
 		{"loss", required_argument, NULL, 'L'},
@@ -600,12 +616,11 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	hc->stream.peer_max_rx_buffers = hc->stream.max_rx_buffers;
 }
 
-/* The client's host (@p side a perf_client) or the server's (a perf_server),
- * with that side's callbacks (perf_client.c, perf_server.c) behind the STP
- * agent @p ps made for them (perf_stp_new()). */
+/* The client's host or the server's, with that side's callbacks
+ * (perf_client.c, perf_server.c) behind the STP agent @p ps made for them
+ * (perf_stp_new()). */
 static void
-host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, void *side,
-	struct perf_stp *ps)
+host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, struct perf_stp *ps)
 {
 	/* One prefix per side: on the loopback both are in this process. */
 	static char capture[2][4096];
@@ -620,8 +635,9 @@ host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, voi
 	/* STP's streams are perf_stp's, the others go through to the side's. */
 	hc->stream.ops = &perf_stp_stream_ops;
 	hc->stream.ctx = ps;
-	hc->ops = server ? &perf_server_worker_ops : &perf_client_worker_ops;
-	hc->ctx = side;
+	/* The agent's timers run in the worker's pass, before the side's. */
+	hc->ops = &perf_stp_worker_ops;
+	hc->ctx = ps;
 }
 
 /* Poll until the client's test is over (or a signal ends it).
@@ -672,8 +688,10 @@ run_loopback(struct perf_conf *c)
 {
 	struct perf_client *cl = perf_client_new(c);
 	struct perf_server *sv = perf_server_new(c);
-	struct perf_stp *cps = perf_stp_new(c, false, &perf_client_stream_ops, cl);
-	struct perf_stp *sps = perf_stp_new(c, true, &perf_server_stream_ops, sv);
+	struct perf_stp *cps =
+		perf_stp_new(c, false, &perf_client_stream_ops, &perf_client_worker_ops, cl);
+	struct perf_stp *sps =
+		perf_stp_new(c, true, &perf_server_stream_ops, &perf_server_worker_ops, sv);
 	struct tool_host_conf cc, sc;
 	struct tool_net *net = NULL;
 	int rc;
@@ -683,8 +701,8 @@ run_loopback(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	host_conf(&cc, c, false, cl, cps);
-	host_conf(&sc, c, true, sv, sps);
+	host_conf(&cc, c, false, cps);
+	host_conf(&sc, c, true, sps);
 	net = tool_net_loopback(&cc, &sc, c->impaired ? &c->impair : NULL);
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 1)) < 0 ||
 		perf_stp_start(sps, tool_net_host(net, 1)) < 0 ||
@@ -712,7 +730,8 @@ static int
 run_client(struct perf_conf *c)
 {
 	struct perf_client *cl = perf_client_new(c);
-	struct perf_stp *ps = perf_stp_new(c, false, &perf_client_stream_ops, cl);
+	struct perf_stp *ps =
+		perf_stp_new(c, false, &perf_client_stream_ops, &perf_client_worker_ops, cl);
 	struct tool_host_conf hc;
 	struct tool_net *net = NULL;
 	int rc;
@@ -722,7 +741,7 @@ run_client(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	host_conf(&hc, c, false, cl, ps);
+	host_conf(&hc, c, false, ps);
 	hc.local.addr.family = c->peer.addr.family;
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL || perf_stp_start(ps, tool_net_host(net, 0)) < 0 ||
@@ -747,7 +766,8 @@ static int
 run_server(struct perf_conf *c)
 {
 	struct perf_server *sv = perf_server_new(c);
-	struct perf_stp *ps = perf_stp_new(c, true, &perf_server_stream_ops, sv);
+	struct perf_stp *ps =
+		perf_stp_new(c, true, &perf_server_stream_ops, &perf_server_worker_ops, sv);
 	struct tool_host_conf hc;
 	struct tool_net *net = NULL;
 	char ep[80];
@@ -758,7 +778,7 @@ run_server(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	host_conf(&hc, c, true, sv, ps);
+	host_conf(&hc, c, true, ps);
 	hc.local = c->local;
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 0)) < 0 ||

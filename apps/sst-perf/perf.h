@@ -71,6 +71,8 @@ struct perf_conf {
 	/* prio (--prio-at): when the third download starts, when the first
 	 * two swap, and how often received bytes are printed. */
 	uint64_t prio_third_ns, prio_swap_ns, prio_step_ns;
+	uint64_t stp_timeout_ns; /**< --stp-timeout: each exchange's wait per message */
+	bool stp_mute;		 /**< --stp-mute: take STP requests, never answer */
 };
 
 /* ---- Control messages (big-endian) ---- */

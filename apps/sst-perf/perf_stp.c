@@ -30,8 +30,17 @@ struct stp_slot {
 	struct sst_stp *st;
 	struct sst_stream_peer *peer;
 	bool asker;
+	bool mute; /* --stp-mute: a responder that never answers */
 	bool in_read, ended;
 	int moved; /* responder: channels moved to the module */
+};
+
+/* A peer whose channels this host moved to a module it asked for: a
+ * replacement channel (renegotiated after a silence, or past its packet
+ * limit) starts on the host's controller and is moved when it comes up. */
+struct stp_running {
+	const struct sst_stream_peer *peer;
+	const struct sst_cc_ops *ops;
 };
 
 struct perf_stp {
@@ -40,6 +49,7 @@ struct perf_stp {
 	bool ship;
 	bool closing;
 	const struct sst_stream_ops *inner;
+	const struct sst_worker_ops *inner_worker;
 	void *inner_ctx;
 	struct tool_host *h;
 	struct stp_slot slot[STP_SLOTS];
@@ -47,6 +57,9 @@ struct perf_stp {
 	unsigned int nasked;
 	struct stp_slot *applying; /* the responder whose hooks run */
 	unsigned int used;	   /* modules this host accepted to run */
+	struct stp_running running[STP_PEERS];
+	unsigned int nrunning;
+	unsigned int carried; /* replacement channels moved to a module */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -60,6 +73,35 @@ say(const struct perf_stp *ps, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static struct stp_running *
+running_of(struct perf_stp *ps, const struct sst_stream_peer *peer)
+{
+	for (unsigned int i = 0; i < ps->nrunning; i++)
+		if (ps->running[i].peer == peer)
+			return &ps->running[i];
+	return NULL;
+}
+
+static void
+running_set(struct perf_stp *ps, const struct sst_stream_peer *peer, const struct sst_cc_ops *ops)
+{
+	struct stp_running *r = running_of(ps, peer);
+
+	if (r == NULL && ps->nrunning < STP_PEERS)
+		r = &ps->running[ps->nrunning++];
+	if (r != NULL)
+		*r = (struct stp_running){.peer = peer, .ops = ops};
+}
+
+static void
+running_forget(struct perf_stp *ps, const struct sst_stream_peer *peer)
+{
+	struct stp_running *r = running_of(ps, peer);
+
+	if (r != NULL)
+		*r = ps->running[--ps->nrunning];
 }
 
 static const struct sst_cc_ops *
@@ -87,6 +129,8 @@ hook_apply(void *ctx, const struct sst_cc_ops *ops, sst_time_t now)
 		return -ENOENT;
 	rc = sst_worker_peer_set_cc(w, ps->applying->peer, ops, now);
 	ps->applying->moved = rc > 0 ? rc : 0;
+	if (rc > 0)
+		running_set(ps, ps->applying->peer, ops);
 	return rc < 0 ? rc : 0;
 }
 
@@ -188,12 +232,34 @@ finish(struct perf_stp *ps, struct stp_slot *x, sst_time_t now)
 	sst_stream_close(s, now);
 }
 
+/* --stp-mute: what the peer sends is read and dropped, nothing is ever
+ * answered, and the stream is let go once the peer gave up on it. */
+static void
+serve_mute(struct stp_slot *x, sst_time_t now)
+{
+	struct sst_stream_data d[STP_READ_BURST];
+	struct sst_stream *s = x->s;
+	int k;
+
+	while ((k = sst_stream_read(s, d, STP_READ_BURST, now)) > 0)
+		for (int i = 0; i < k; i++)
+			rte_pktmbuf_free(d[i].m);
+	if (k != -EPIPE && k != -ECONNRESET && !x->ended)
+		return;
+	slot_free(x);
+	sst_stream_close(s, now);
+}
+
 static void
 serve(struct perf_stp *ps, struct stp_slot *x, sst_time_t now)
 {
 	struct sst_stream_data d[STP_READ_BURST];
 	int k;
 
+	if (x->mute) {
+		serve_mute(x, now);
+		return;
+	}
 	x->in_read = true;
 	ps->applying = x;
 	while ((k = sst_stream_read(x->s, d, STP_READ_BURST, now)) > 0)
@@ -239,6 +305,8 @@ ask(struct perf_stp *ps, struct sst_stream_peer *peer, sst_time_t now)
 	x->asker = true;
 	x->peer = peer;
 	sst_stp_request(x->st, ps->c->ship_hash, ps->c->ship_code, ps->c->ship_len, now);
+	if (ps->c->stp_timeout_ns != 0)
+		sst_stp_set_timeout(x->st, ps->c->stp_timeout_ns, now);
 	pump_tx(ps, x, now);
 }
 
@@ -282,8 +350,13 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 	}
 	x->s = s;
 	x->peer = sst_stream_peer_of(s);
-	sst_stp_respond(x->st, &ps->c->cc_policy,
-		w != NULL ? sst_worker_peer_identity(w, x->peer) : NULL, &hooks, now);
+	x->mute = ps->c->stp_mute;
+	if (!x->mute) {
+		sst_stp_respond(x->st, &ps->c->cc_policy,
+			w != NULL ? sst_worker_peer_identity(w, x->peer) : NULL, &hooks, now);
+		if (ps->c->stp_timeout_ns != 0)
+			sst_stp_set_timeout(x->st, ps->c->stp_timeout_ns, now);
+	}
 	serve(ps, x, now);
 }
 
@@ -313,7 +386,7 @@ op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 			ps->inner->writable(ps->inner_ctx, s, now);
 		return;
 	}
-	if (!ps->closing) {
+	if (!ps->closing && !x->mute) {
 		pump_tx(ps, x, now);
 		finish(ps, x, now);
 	}
@@ -332,7 +405,9 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 		return;
 	}
 	x->ended = true;
-	if (!x->in_read && !ps->closing)
+	if (x->mute && !ps->closing)
+		serve_mute(x, now);
+	else if (!x->in_read && !ps->closing)
 		finish(ps, x, now);
 }
 
@@ -363,6 +438,89 @@ op_channel_pending(void *ctx, struct sst_stream_chan *c)
 		ps->inner->channel_pending(ps->inner_ctx, c);
 }
 
+/* Exchanges whose peer stopped answering (each side waits --stp-timeout,
+ * SST_STP_TIMEOUT by default, for the next message): they fail, are
+ * reported, and their streams are reset, as nothing more is wanted of them. */
+static void
+expire(struct perf_stp *ps, sst_time_t now)
+{
+	for (int i = 0; i < STP_SLOTS; i++) {
+		struct stp_slot *x = &ps->slot[i];
+		struct sst_stream *s = x->s;
+
+		if (s == NULL || x->mute || x->in_read || now < sst_stp_next_expiry(x->st))
+			continue;
+		sst_stp_handle_expiry(x->st, now);
+		x->in_read = true; /* a closed() from the reset must not finish it */
+		sst_stream_reset(s, now);
+		report(ps, x);
+		slot_free(x);
+		sst_stream_close(s, now);
+	}
+}
+
+static void
+op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
+{
+	struct perf_stp *ps = ctx;
+
+	if (!ps->closing)
+		expire(ps, now);
+	if (ps->inner_worker->app_poll != NULL)
+		ps->inner_worker->app_poll(ps->inner_ctx, w, now);
+}
+
+/* A channel to @p peer came up: if this host runs a module for it, the
+ * new channel (a replacement) moves to it as the others did; a module
+ * revoked since (policer, CPU budget) is not used again. */
+static void
+op_peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct perf_stp *ps = ctx;
+	struct stp_running *r = running_of(ps, peer);
+	struct sst_worker *w = sst_worker_running();
+	int rc;
+
+	if (r != NULL && cc_bpf_revoked(r->ops))
+		running_forget(ps, peer);
+	else if (r != NULL && w != NULL && !ps->closing &&
+		 (rc = sst_worker_peer_set_cc(w, peer, r->ops, tool_now())) > 0)
+		ps->carried += (unsigned int)rc;
+	if (ps->inner_worker->peer_ready != NULL)
+		ps->inner_worker->peer_ready(ps->inner_ctx, peer, ep);
+}
+
+/* A peer the worker destroys may come back as another at the same address,
+ * or its memory as another peer: it is asked again. */
+static void
+op_peer_gone(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct perf_stp *ps = ctx;
+
+	for (unsigned int i = 0; i < ps->nasked; i++)
+		if (ps->asked[i] == peer)
+			ps->asked[i--] = ps->asked[--ps->nasked];
+	running_forget(ps, peer);
+	if (ps->inner_worker->peer_gone != NULL)
+		ps->inner_worker->peer_gone(ps->inner_ctx, peer, ep);
+}
+
+static void
+op_connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
+{
+	struct perf_stp *ps = ctx;
+
+	if (ps->inner_worker->connect_failed != NULL)
+		ps->inner_worker->connect_failed(ps->inner_ctx, ep, err);
+}
+
+const struct sst_worker_ops perf_stp_worker_ops = {
+	.peer_ready = op_peer_ready,
+	.peer_gone = op_peer_gone,
+	.connect_failed = op_connect_failed,
+	.app_poll = op_app_poll,
+};
+
 const struct sst_stream_ops perf_stp_stream_ops = {
 	.connected = op_connected,
 	.accepted = op_accepted,
@@ -375,8 +533,8 @@ const struct sst_stream_ops perf_stp_stream_ops = {
 };
 
 struct perf_stp *
-perf_stp_new(
-	const struct perf_conf *c, bool ship, const struct sst_stream_ops *inner, void *inner_ctx)
+perf_stp_new(const struct perf_conf *c, bool ship, const struct sst_stream_ops *inner,
+	const struct sst_worker_ops *inner_worker, void *inner_ctx)
 {
 	struct perf_stp *ps = calloc(1, sizeof(*ps));
 
@@ -386,6 +544,7 @@ perf_stp_new(
 	ps->server = ship;
 	ps->ship = ship && c->ship_code != NULL;
 	ps->inner = inner;
+	ps->inner_worker = inner_worker;
 	ps->inner_ctx = inner_ctx;
 	return ps;
 }
@@ -414,6 +573,9 @@ perf_stp_quiesce(struct perf_stp *ps)
 	if (ps == NULL || ps->closing)
 		return;
 	ps->closing = true;
+	if (ps->carried != 0)
+		say(ps, "sst-perf: replacement channels moved to the module in use: %u",
+			ps->carried);
 	if (ps->used == 0 &&
 		!(ps->server && ps->c->cc != NULL && strncmp(ps->c->cc, "bpf", 3) == 0))
 		return;

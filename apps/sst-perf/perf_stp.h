@@ -17,10 +17,11 @@
 
 struct perf_stp;
 
-/** Wrap @p inner (with its @p inner_ctx); @p ship: ask each new peer for
- * c->ship. @return NULL when out of memory. */
-struct perf_stp *perf_stp_new(
-	const struct perf_conf *c, bool ship, const struct sst_stream_ops *inner, void *inner_ctx);
+/** Wrap @p inner and @p inner_worker (both with @p inner_ctx); @p ship:
+ * ask each new peer for c->ship. @return NULL when out of memory. */
+struct perf_stp *perf_stp_new(const struct perf_conf *c, bool ship,
+	const struct sst_stream_ops *inner, const struct sst_worker_ops *inner_worker,
+	void *inner_ctx);
 
 /** Answer STP requests on host @p h. @return 0 or -1 after printing why. */
 int perf_stp_start(struct perf_stp *ps, struct tool_host *h);
@@ -33,6 +34,10 @@ void perf_stp_destroy(struct perf_stp *ps);
 
 /** The callbacks to give the stream host, with the perf_stp as ctx. */
 extern const struct sst_stream_ops perf_stp_stream_ops;
+
+/** The worker callbacks, with the perf_stp as ctx: app_poll gives up on
+ * exchanges whose peer stopped answering (sst_stp_next_expiry()). */
+extern const struct sst_worker_ops perf_stp_worker_ops;
 
 /** Parse --ship-cc FILE.o into @p c. @return 0, or -1 after printing why. */
 int perf_stp_parse_ship(struct perf_conf *c, const char *path);

@@ -127,14 +127,19 @@ policer_close_epoch(struct sst_policer *p)
 
 	if (p->req_n != 0 && !p->epoch_limited) {
 		/* One round trip counts for at most twice the allowance, so that a
-		 * spike alone does not condemn a controller that complies otherwise. */
-		ratio = sst_cc_mul_div(p->req_sum / p->req_n, 256, sst_policer_window(p));
+		 * spike alone does not condemn a controller that complies otherwise.
+		 * Each request is weighed against the allowance it was made under,
+		 * not the one this round trip's end computed: a round trip that
+		 * spanned a stall of the host (a receive rate of almost nothing)
+		 * ends with a small allowance that no request of it saw. */
+		ratio = sst_cc_mul_div(p->req_sum, 256, p->allow_sum);
 		p->ratio[p->ratio_next] = ratio > 512 ? 512 : (uint16_t)ratio;
 		p->ratio_next = (uint8_t)((p->ratio_next + 1) % SST_POLICER_EPOCHS);
 		if (p->nepochs < SST_POLICER_EPOCHS)
 			p->nepochs++;
 	}
 	p->req_sum = 0;
+	p->allow_sum = 0;
 	p->req_n = 0;
 	p->epoch_limited = false;
 	if (p->nepochs < SST_POLICER_EPOCHS)
@@ -201,10 +206,24 @@ sst_policer_on_loss(struct sst_policer *p, sst_time_t now)
 }
 
 bool
-sst_policer_account(struct sst_policer *p, uint64_t cwnd)
+sst_policer_account(struct sst_policer *p, uint64_t given, uint64_t asked, uint64_t acked)
 {
-	/* 2^40 bytes per request keeps the sum of a round trip's requests exact. */
-	p->req_sum += cwnd < (1ULL << 40) ? cwnd : 1ULL << 40;
+	const uint64_t cap = 1ULL << 40; /* keeps a round trip's sums exact */
+	uint64_t allowed = sst_policer_window(p);
+
+	/* A controller held at the cap grows from the window it was given: by
+	 * the bytes acked in slow start (RFC 5681 3.1, byte counting), less in
+	 * congestion avoidance. With round trips of tens of microseconds, a
+	 * host that is descheduled for milliseconds sees the receive rate and
+	 * the allowance collapse, and then acks of 32 packets at once (found
+	 * with sst-perf's loopback, where NewReno in eBPF was revoked in every
+	 * run): each of NewReno's requests exceeded the allowance by the bytes
+	 * its ack acknowledged. Such a request sends nothing above the cap;
+	 * greed is asking beyond it. */
+	if (given <= cap && acked <= cap && allowed < given + acked)
+		allowed = given + acked;
+	p->req_sum += asked < cap ? asked : cap;
+	p->allow_sum += allowed < cap ? allowed : cap;
 	p->req_n++;
 	if (!p->pending)
 		return false;

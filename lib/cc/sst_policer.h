@@ -24,7 +24,12 @@
  * asked on average for more than the policer allowed (each round trip
  * counting for at most twice the allowance, and application-limited round
  * trips not at all), it is in violation: a controller that ignores the
- * cap, like a greedy one.
+ * cap, like a greedy one. A request is measured against the allowance in
+ * force when it was made, and a request no larger than the window the
+ * controller was given plus the bytes the ack acknowledged (slow start's
+ * growth) is always allowed: a compliant controller held at the cap grows
+ * from the window it has, and the cap, not the verdict, bounds what it
+ * sends.
  *
  * Sans-IO: time is an argument; no allocation; the state is a plain struct
  * the user keeps (in struct sst_cc's priv area for the bpf driver).
@@ -65,6 +70,7 @@ struct sst_policer {
 	uint64_t open_interval;	     /**< packets acked since the last loss event */
 	uint32_t intervals[SST_POLICER_INTERVALS]; /**< [0] most recent, packets */
 	uint64_t req_sum;			   /**< window asked for this round trip, summed */
+	uint64_t allow_sum;			   /**< the allowance of each request, summed */
 	uint32_t req_n;				   /**< windows summed in req_sum */
 	uint16_t ratio[SST_POLICER_EPOCHS];	   /**< asked / allowed per round trip, in 1/256 */
 	uint8_t ratio_next;			   /**< next entry of ratio written */
@@ -115,16 +121,22 @@ void sst_policer_on_ack(struct sst_policer *p, sst_time_t now, uint64_t acked_by
 void sst_policer_on_loss(struct sst_policer *p, sst_time_t now);
 
 /**
- * Record the window the policed controller asked for (before any cap).
+ * Record the window the policed controller asked for (before any cap),
+ * after the event's sst_policer_on_ack() or sst_policer_on_loss().
  * @param p
  *   The state.
- * @param cwnd
- *   Bytes.
+ * @param given
+ *   Bytes: the (capped) window the controller had before the event.
+ * @param asked
+ *   Bytes: the window it asked for.
+ * @param acked
+ *   Bytes the event newly acknowledged (0 for events other than acks).
+ *   The request is allowed max(sst_policer_window(), given + acked).
  * @return
  *   true once, when the average over the last SST_POLICER_EPOCHS round
  *   trips exceeds what the policer allowed (then p->violations grows).
  */
-bool sst_policer_account(struct sst_policer *p, uint64_t cwnd);
+bool sst_policer_account(struct sst_policer *p, uint64_t given, uint64_t asked, uint64_t acked);
 
 /** The allowed rate.
  * @param p The state.

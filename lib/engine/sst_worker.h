@@ -230,8 +230,10 @@ struct sst_cc_ops;
 /**
  * Move the live channels to peer @p sp to congestion controller @p ops
  * (a module the peer shipped, lib/stp), keeping their windows
- * (sst_channel_set_cc()). Channels negotiated later start on the host's
- * own controller. Call from the worker's thread (a stream callback).
+ * (sst_channel_set_cc()); channels already on @p ops are left as they
+ * are. Channels negotiated later start on the host's own controller: call
+ * again when one comes up (worker ops peer_ready). Call from the worker's
+ * thread (a stream callback).
  * @param w The worker.
  * @param sp The peer.
  * @param ops The controller; kept by each channel, so it must outlive them.

@@ -6,7 +6,9 @@
  * exchange, never on the data path.
  */
 #include <errno.h>
+#include <string.h>
 
+#include "sst_cc_driver.h"
 #include "sst_channel.h"
 #include "worker_internal.h"
 
@@ -34,10 +36,19 @@ sst_worker_peer_set_cc(struct sst_worker *w, const struct sst_stream_peer *sp,
 
 	for (uint32_t i = 0; i < w->nchans; i++) {
 		struct worker_chan *wc = w->chans[i];
+		struct sst_channel *ch;
+		struct sst_channel_info ci;
 
 		if (wc->peer == NULL || wc->peer->sp != sp || !chan_live(wc))
 			continue;
-		if (sst_channel_set_cc(sst_stream_chan_channel(wc->sc), ops, now) == 0)
+		ch = sst_stream_chan_channel(wc->sc);
+		/* A channel already on it keeps its state (the module's scratch,
+		 * its policer): asked again when a replacement channel came up,
+		 * only the new channel moves. */
+		sst_channel_info(ch, &ci);
+		if (ops != NULL && ci.cc != NULL && strcmp(ci.cc, ops->name) == 0)
+			continue;
+		if (sst_channel_set_cc(ch, ops, now) == 0)
 			moved++;
 	}
 	return moved > 0 ? moved : -ENOENT;

@@ -225,6 +225,20 @@ sst_time_t sst_stp_next_expiry(const struct sst_stp *st);
  * @param now Current time. */
 void sst_stp_handle_expiry(struct sst_stp *st, sst_time_t now);
 
+/**
+ * Wait @p timeout rather than SST_STP_TIMEOUT for each message: the wait
+ * under way, if any, now ends at @p now + @p timeout.
+ * @param st
+ *   The exchange.
+ * @param timeout
+ *   Nanoseconds, not 0 nor SST_TIME_NEVER.
+ * @param now
+ *   Current time.
+ * @return
+ *   0, or -EINVAL for a timeout of 0 or SST_TIME_NEVER.
+ */
+int sst_stp_set_timeout(struct sst_stp *st, sst_time_t timeout, sst_time_t now);
+
 /** Where the exchange is.
  * @param st The exchange.
  * @return Its state. */

@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "stp_wire.h"
+#include "tel_table.h"
 
 enum stp_role { STP_REQUESTER, STP_RESPONDER };
 
@@ -26,6 +27,7 @@ struct sst_stp {
 	enum sst_stp_state state;
 	enum sst_stp_reason reason;
 	sst_time_t deadline;
+	sst_time_t timeout; /* the wait for each message */
 	uint8_t hash[SST_STP_HASH_LEN];
 	bool code_received;
 	bool shipped;
@@ -130,7 +132,7 @@ stp_on_use(struct sst_stp *st, sst_time_t now)
 	}
 	stp_send(st, SST_STP_MSG_SENDME, 0, 0, NULL);
 	st->state = SST_STP_WAIT_CODE;
-	st->deadline = sst_time_add(now, SST_STP_TIMEOUT);
+	st->deadline = sst_time_add(now, st->timeout);
 }
 
 /* The code arrived: it must be the module asked for, to the byte, before
@@ -195,7 +197,7 @@ stp_on_reply(struct sst_stp *st, sst_time_t now)
 		st->tx_code = st->code;
 		st->tx_code_len = st->code_len;
 		st->shipped = true;
-		st->deadline = sst_time_add(now, SST_STP_TIMEOUT);
+		st->deadline = sst_time_add(now, st->timeout);
 		STP_COUNT(shipped);
 		return;
 	default:
@@ -341,13 +343,25 @@ sst_stp_handle_expiry(struct sst_stp *st, sst_time_t now)
 		st->state == SST_STP_WAIT_CODE ? "no code came in time" : "no reply in time");
 }
 
+int
+sst_stp_set_timeout(struct sst_stp *st, sst_time_t timeout, sst_time_t now)
+{
+	if (timeout == 0 || timeout == SST_TIME_NEVER)
+		return -EINVAL;
+	st->timeout = timeout;
+	if (st->deadline != SST_TIME_NEVER)
+		st->deadline = sst_time_add(now, timeout);
+	return 0;
+}
+
 static void
 stp_init(struct sst_stp *st, enum stp_role role, sst_time_t now)
 {
 	/* Only the header: the 192 KiB body is written before it is read. */
 	memset(st, 0, offsetof(struct sst_stp, body));
 	st->role = role;
-	st->deadline = sst_time_add(now, SST_STP_TIMEOUT);
+	st->timeout = SST_STP_TIMEOUT;
+	st->deadline = sst_time_add(now, st->timeout);
 }
 
 struct sst_stp *
@@ -472,16 +486,19 @@ stp_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	sst_stp_counters(&c);
+	const struct sst_tel_u64 rows[] = {
+		{"requested", c.requested},
+		{"shipped", c.shipped},
+		{"accepted", c.accepted},
+		{"refused", c.refused},
+		{"used", c.used},
+		{"cached", c.cached},
+		{"denied", c.denied},
+		{"failed", c.failed},
+	};
+
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "requested", c.requested);
-	rte_tel_data_add_dict_u64(d, "shipped", c.shipped);
-	rte_tel_data_add_dict_u64(d, "accepted", c.accepted);
-	rte_tel_data_add_dict_u64(d, "refused", c.refused);
-	rte_tel_data_add_dict_u64(d, "used", c.used);
-	rte_tel_data_add_dict_u64(d, "cached", c.cached);
-	rte_tel_data_add_dict_u64(d, "denied", c.denied);
-	rte_tel_data_add_dict_u64(d, "failed", c.failed);
-	return 0;
+	return sst_tel_dict_u64(d, rows, RTE_DIM(rows));
 }
 
 RTE_INIT(stp_telemetry_register)

@@ -11,7 +11,17 @@
 #     whether flow control let it fill its window (a round trip that did
 #     not is not judged), so it is printed, not asserted; test_sim_stp
 #     checks the revocation mid-transfer deterministically;
-#  5. a module that does not load is refused before anything is sent.
+#  5. a module that does not load is refused before anything is sent;
+#  6. a peer that takes the request and never answers (--stp-mute): the
+#     asking side gives up after --stp-timeout (SST_STP_TIMEOUT, 10 s, by
+#     default; 0.3 s here to keep the suite short), says so, and the test
+#     runs on;
+#  7. channels replaced every 256 packets (--packet-limit) over 1 MB: each
+#     replacement of the channel running the shipped module moves to it
+#     when it comes up (at least one, at most one per replacement);
+#  8. /sst/cc_bpf and /sst/stp answer during a run (dpdk-telemetry.py; left
+#     out without it): a help text of 128 characters or more had left
+#     /sst/cc_bpf unregistered.
 # Usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR
 set -u
 perf=${1:?usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR}
@@ -46,6 +56,30 @@ run kept 'accepted \(code shipped\);modules in this process: 1 loaded' \
 run greedy 'accepted \(code shipped\);modules in this process: 1 loaded' \
 	--time 2 --streams 8 --rate 10 --delay 10 --queue 25 --ship-cc "$mods/greedy.o" \
 	--cc-policy allow-all
+run mute 'asked the peer to run .*: failed;no reply in time' \
+	--time 1 --ship-cc "$mods/newreno.o" --cc-policy allow-all --stp-mute --stp-timeout 0.3
+grep -q 'running on' "$tmp/mute.out" && fail "mute: the module ran"
+run replaced 'running on 1 channel \(code received\);replacement channels moved to the module in use: [1-9]' \
+	--size 1M --ship-cc "$mods/newreno.o" --cc-policy allow-all --packet-limit 256
+made=$(sed -n 's/.*channels *\([0-9]*\) made.*/\1/p' "$tmp/replaced.out")
+carried=$(sed -n 's/.*moved to the module in use: \([0-9]*\)/\1/p' "$tmp/replaced.out")
+[ "$carried" -lt "$made" ] || fail "replaced: $carried channels moved, $made made"
+if tel=$(command -v dpdk-telemetry.py); then
+	prefix="stp-tel-$$"
+	"$perf" --no-huge --no-pci -m 512 --file-prefix="$prefix" -- --loopback -q -t 3 \
+		--cc "bpf:$mods/newreno.o" >"$tmp/tel-perf.out" 2>&1 &
+	pid=$!
+	got=
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.25
+		got=$(printf '/sst/cc_bpf\n/sst/stp\n' | "$tel" -f "$prefix" 2>/dev/null)
+		echo "$got" | grep -q '"modules": 1' && break
+	done
+	wait "$pid"
+	echo "$got" | sed 's/^/telemetry: /'
+	echo "$got" | grep -q '"/sst/cc_bpf": {"modules": 1, "revoked": 0' || fail "telemetry: /sst/cc_bpf"
+	echo "$got" | grep -q '"/sst/stp": {"requested": 0' || fail "telemetry: /sst/stp"
+fi
 head -c 300 "$mods/newreno.o" >"$tmp/cut.o"
 "$perf" --loopback --time 1 --ship-cc "$tmp/cut.o" >"$tmp/cut.out" 2>&1
 rc=$?

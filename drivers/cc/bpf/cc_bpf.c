@@ -40,6 +40,7 @@
 #include "cc_bpf.h"
 #include "sst_policer.h"
 #include "sst_log.h"
+#include "tel_table.h"
 
 RTE_LOG_REGISTER_DEFAULT(sst_logtype_cc_bpf, NOTICE);
 #define CC_BPF_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_cc_bpf, "cc_bpf", fmt, ##__VA_ARGS__)
@@ -153,9 +154,10 @@ cc_bpf_clamp(uint64_t v, uint64_t lo, uint64_t hi)
  * keeps asking for more than it is allowed is revoked like one over its
  * CPU budget (its channels keep only the capped windows they had). */
 static void
-cc_bpf_police(struct cc_bpf_module *m, struct cc_bpf_state *st, uint64_t asked)
+cc_bpf_police(struct cc_bpf_module *m, struct cc_bpf_state *st, uint64_t given, uint64_t asked,
+	uint64_t acked)
 {
-	if (!sst_policer_account(&st->pol, asked))
+	if (!sst_policer_account(&st->pol, given, asked, acked))
 		return;
 	atomic_fetch_add_explicit(&m->violations, 1, memory_order_relaxed);
 	atomic_store_explicit(&m->revoked, true, memory_order_relaxed);
@@ -193,6 +195,8 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 	struct sst_cc_bpf_ctx *ctx)
 {
 	struct cc_bpf_module *m = (struct cc_bpf_module *)(uintptr_t)cc->ops;
+	/* Read before the module runs: it may write anywhere in its context. */
+	uint64_t given = cc->cwnd, acked = ctx->bytes_acked;
 	bool timed;
 	uint64_t t0 = 0, cwnd;
 
@@ -219,7 +223,7 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 		st->win_calls = 0;
 	}
 	if (m->policed)
-		cc_bpf_police(m, st, cwnd);
+		cc_bpf_police(m, st, given, cwnd, acked);
 	cc_bpf_apply(cc, m, st, ctx, cwnd);
 }
 
@@ -580,12 +584,15 @@ cc_bpf_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	cc_bpf_totals(&t);
+	const struct sst_tel_u64 rows[] = {
+		{"modules", t.modules},
+		{"revoked", t.revoked},
+		{"violations", t.violations},
+		{"fallbacks", t.fallbacks},
+	};
+
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "modules", t.modules);
-	rte_tel_data_add_dict_u64(d, "revoked", t.revoked);
-	rte_tel_data_add_dict_u64(d, "violations", t.violations);
-	rte_tel_data_add_dict_u64(d, "fallbacks", t.fallbacks);
-	return 0;
+	return sst_tel_dict_u64(d, rows, RTE_DIM(rows));
 }
 
 static const struct sst_cc_ops *
@@ -709,7 +716,10 @@ RTE_INIT(cc_bpf_register)
 	if (sst_cc_register_loader("bpf", cc_bpf_resolve_jit) != 0 ||
 		sst_cc_register_loader("bpfi", cc_bpf_resolve_interp) != 0)
 		CC_BPF_LOG(ERR, "cannot register the bpf: and bpfi: loaders");
-	rte_telemetry_register_cmd("/sst/cc_bpf", cc_bpf_telemetry,
-		"Congestion-control modules of this process: loaded, revoked (CPU budget or "
-		"policer), policer violations, channels moved to NewReno. No parameters");
+	/* DPDK refuses a help text of RTE_TEL_MAX_STRING_LEN (128) or more: a
+	 * longer one left the command unregistered. */
+	if (rte_telemetry_register_cmd("/sst/cc_bpf", cc_bpf_telemetry,
+		    "eBPF CC modules: loaded, revoked (budget or policer), policer verdicts, "
+		    "channels moved to NewReno. No parameters") != 0)
+		CC_BPF_LOG(ERR, "cannot register /sst/cc_bpf");
 }

@@ -182,6 +182,30 @@ test_hash_only(void)
 	CU_ASSERT_EQUAL(applies, 0);
 }
 
+/* A shorter wait (sst-perf's --stp-timeout): the wait under way moves too,
+ * and an exchange that ended has none. */
+static void
+test_set_timeout(void)
+{
+	uint8_t hash[SST_STP_HASH_LEN];
+	struct sst_stp *rq = (struct sst_stp *)req_mem;
+
+	memset(hash, 0xcd, sizeof(hash));
+	CU_ASSERT_PTR_EQUAL_FATAL(sst_stp_request(rq, hash, NULL, 0, 1000), rq);
+	CU_ASSERT_EQUAL(sst_stp_next_expiry(rq), 1000 + SST_STP_TIMEOUT);
+	CU_ASSERT_EQUAL(sst_stp_set_timeout(rq, 0, 2000), -EINVAL);
+	CU_ASSERT_EQUAL(sst_stp_set_timeout(rq, SST_TIME_NEVER, 2000), -EINVAL);
+	CU_ASSERT_EQUAL(sst_stp_set_timeout(rq, SST_NSEC_PER_SEC, 2000), 0);
+	CU_ASSERT_EQUAL(sst_stp_next_expiry(rq), 2000 + SST_NSEC_PER_SEC);
+	sst_stp_handle_expiry(rq, 1999 + SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(sst_stp_state(rq), SST_STP_WAIT_REPLY);
+	sst_stp_handle_expiry(rq, 2000 + SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(sst_stp_state(rq), SST_STP_FAILED);
+	CU_ASSERT_STRING_EQUAL(sst_stp_detail(rq), "no reply in time");
+	CU_ASSERT_EQUAL(sst_stp_set_timeout(rq, SST_NSEC_PER_SEC, 3000), 0);
+	CU_ASSERT_EQUAL(sst_stp_next_expiry(rq), SST_TIME_NEVER);
+}
+
 static void
 expect_refused(const uint8_t *hash, const uint8_t *code, size_t len, const uint8_t *peer,
 	enum sst_stp_reason why, const char *detail)
@@ -366,6 +390,7 @@ test_revoked_not_reused(void)
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_shipped_then_cached),
 	SST_TEST(test_hash_only),
+	SST_TEST(test_set_timeout),
 	SST_TEST(test_policy),
 	SST_TEST(test_truncated_and_mismatched),
 	SST_TEST(test_malformed),
