@@ -213,7 +213,10 @@ worker_event_put(const struct worker_chan *wc, enum sst_event_kind kind, sst_tim
 		.kind = (uint8_t)kind,
 	};
 
-	sst_event_log_put(wc->w->event_log, &r);
+	/* A channel handed to a worker without a log (a log given to some
+	 * workers only) goes unlogged there. */
+	if (wc->w->event_log != NULL)
+		sst_event_log_put(wc->w->event_log, &r);
 }
 
 /* The channel's trace callback (sst_channel_set_trace()): ctx is the
