@@ -335,7 +335,7 @@ enum sst_channel_trace_kind {
 
 /** One traced event, valid during the trace callback only. */
 struct sst_channel_trace {
-	enum sst_channel_trace_kind kind;
+	enum sst_channel_trace_kind kind; /**< what happened */
 	sst_time_t now; /**< the time the channel function that traced was given */
 	uint64_t v[3];	/**< by kind (enum sst_channel_trace_kind); unused ones 0 */
 };

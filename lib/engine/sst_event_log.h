@@ -42,7 +42,9 @@ enum sst_event_kind {
 /** One event as it travels from a worker to the writer: 40 bytes. */
 struct sst_event_rec {
 	uint64_t time;	   /**< the worker's time of the event, in nanoseconds */
-	uint64_t a, b, c;  /**< by kind (enum sst_event_kind) */
+	uint64_t a;	   /**< first value, by kind (enum sst_event_kind) */
+	uint64_t b;	   /**< second value, by kind */
+	uint64_t c;	   /**< third value, by kind */
 	uint16_t worker;   /**< the worker's telemetry id */
 	uint8_t channel;   /**< our channel number (byte 0 of what the peer sends us) */
 	uint8_t kind;	   /**< enum sst_event_kind */
@@ -83,12 +85,20 @@ struct sst_event_log *sst_event_log_create(const char *path, uint32_t ring_size)
 
 /**
  * Write out what is left (sst_event_log_drain()), close the file and free
- * the log. The workers must no longer use it. NULL is ignored.
+ * the log. The workers must no longer use it.
+ *
+ * @param log
+ *   The log; NULL is ignored.
  */
 void sst_event_log_destroy(struct sst_event_log *log);
 
 /**
  * Queue a record: any thread, never blocks.
+ *
+ * @param log
+ *   The log.
+ * @param r
+ *   The record, copied.
  * @return 0, or -ENOBUFS: the ring is full, the record was dropped and
  *   counted (sst_event_log_dropped()).
  */
@@ -97,21 +107,41 @@ int sst_event_log_put(struct sst_event_log *log, const struct sst_event_rec *r);
 /**
  * The writer's step: take the queued records off the ring, format them and
  * write them to the file. One writer thread at a time; not a worker.
+ *
+ * @param log
+ *   The log.
  * @return the records written, or a negative errno of the write (the
  *   records taken are lost).
  */
 int sst_event_log_drain(struct sst_event_log *log);
 
-/** Records dropped because the ring was full. Any thread. */
+/**
+ * Records dropped because the ring was full. Any thread.
+ *
+ * @param log
+ *   The log.
+ * @return the count since the log was created.
+ */
 uint64_t sst_event_log_dropped(const struct sst_event_log *log);
 
-/** Records written to the file so far. */
+/**
+ * Records written to the file so far. The writer's thread.
+ *
+ * @param log
+ *   The log.
+ * @return the count since the log was created.
+ */
 uint64_t sst_event_log_written(const struct sst_event_log *log);
 
 /**
  * Have worker @p w log its channels' events to @p log (NULL: stop). Call
  * at setup, before the worker makes channels: channels it made before are
  * not traced. The log must outlive the worker's use of it.
+ *
+ * @param w
+ *   The worker.
+ * @param log
+ *   The log, or NULL.
  */
 void sst_worker_set_event_log(struct sst_worker *w, struct sst_event_log *log);
 
