@@ -771,6 +771,12 @@ tool_host_local(const struct tool_host *h)
 	return &h->self;
 }
 
+struct sst_engine *
+tool_host_engine(struct tool_host *h)
+{
+	return h->e;
+}
+
 const uint8_t *
 tool_host_public_key(const struct tool_host *h)
 {

@@ -231,6 +231,11 @@ struct rte_mbuf *tool_mbuf_chain(
 /** The address and port the host is bound to. */
 const struct sst_net_endpoint *tool_host_local(const struct tool_host *h);
 
+struct sst_engine;
+
+/** The host's engine (its workers: sst_engine_worker()). */
+struct sst_engine *tool_host_engine(struct tool_host *h);
+
 /** Our public key (secure mode), or NULL. */
 const uint8_t *tool_host_public_key(const struct tool_host *h);
 

@@ -13,6 +13,7 @@
 
 #include "perf.h"
 #include "perf_prio.h"
+#include "perf_events.h"
 #include "perf_stp.h"
 #include "sst_cc_driver.h"
 #include "tool_args.h"
@@ -40,6 +41,7 @@ enum {
 	OPT_PRIO_AT,
 	OPT_STP_TIMEOUT,
 	OPT_STP_MUTE,
+	OPT_EVENT_LOG,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -135,6 +137,9 @@ usage(FILE *out)
 		"      --capture PREFIX   record each side's traffic to PREFIX-server-w<i>.pcapng\n"
 		"                         and PREFIX-client-w<i>.pcapng (one file per worker;\n"
 		"                         sst-dump reads them)\n"
+		"      --event-log FILE   write each channel's events (RTT samples, window\n"
+		"                         changes, losses, channels up, down, replaced) to FILE\n"
+		"                         as JSON lines; scripts/plot-events.py plots them\n"
 		"\n"
 		"Loopback link impairments (each direction):\n"
 		"      --rate MBIT        link rate in Mbit/s (default unlimited)\n"
@@ -335,6 +340,11 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 			return bad("%s", "--capture: want a file prefix");
 		c->capture = arg;
 		return 0;
+	case OPT_EVENT_LOG:
+		if (*arg == '\0')
+			return bad("%s", "--event-log: want a file");
+		c->event_log = arg;
+		return 0;
 	case OPT_SHIP_CC:
 		return perf_stp_parse_ship(c, arg) == 0 ? 0 : TOOL_EXIT_ARGS;
 	case OPT_UNPOLICED:
@@ -498,6 +508,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"packet-limit", required_argument, NULL, OPT_PACKET_LIMIT},
 		{"legacy", no_argument, NULL, OPT_LEGACY},
 		{"capture", required_argument, NULL, OPT_CAPTURE},
+		{"event-log", required_argument, NULL, OPT_EVENT_LOG},
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"ship-cc", required_argument, NULL, OPT_SHIP_CC},
 		{"cc-policy", required_argument, NULL, OPT_CC_POLICY},
@@ -693,6 +704,7 @@ run_loopback(struct perf_conf *c)
 	struct perf_stp *sps =
 		perf_stp_new(c, true, &perf_server_stream_ops, &perf_server_worker_ops, sv);
 	struct tool_host_conf cc, sc;
+	struct perf_events *pe = NULL;
 	struct tool_net *net = NULL;
 	int rc;
 
@@ -704,6 +716,11 @@ run_loopback(struct perf_conf *c)
 	host_conf(&cc, c, false, cps);
 	host_conf(&sc, c, true, sps);
 	net = tool_net_loopback(&cc, &sc, c->impaired ? &c->impair : NULL);
+	if (net != NULL && c->event_log != NULL &&
+		(pe = perf_events_start(c->event_log, net, 2)) == NULL) {
+		rc = TOOL_EXIT_SETUP;
+		goto out;
+	}
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 1)) < 0 ||
 		perf_stp_start(sps, tool_net_host(net, 1)) < 0 ||
 		perf_stp_start(cps, tool_net_host(net, 0)) < 0 ||
@@ -719,6 +736,7 @@ out:
 	perf_stp_quiesce(cps);
 	perf_stp_quiesce(sps);
 	tool_net_destroy(net);
+	perf_events_stop(pe);
 	perf_client_destroy(cl);
 	perf_server_destroy(sv);
 	perf_stp_destroy(cps);
@@ -732,6 +750,7 @@ run_client(struct perf_conf *c)
 	struct perf_client *cl = perf_client_new(c);
 	struct perf_stp *ps =
 		perf_stp_new(c, false, &perf_client_stream_ops, &perf_client_worker_ops, cl);
+	struct perf_events *pe = NULL;
 	struct tool_host_conf hc;
 	struct tool_net *net = NULL;
 	int rc;
@@ -744,6 +763,11 @@ run_client(struct perf_conf *c)
 	host_conf(&hc, c, false, ps);
 	hc.local.addr.family = c->peer.addr.family;
 	net = tool_net_open(&hc, &c->port);
+	if (net != NULL && c->event_log != NULL &&
+		(pe = perf_events_start(c->event_log, net, 1)) == NULL) {
+		rc = TOOL_EXIT_SETUP;
+		goto out;
+	}
 	if (net == NULL || perf_stp_start(ps, tool_net_host(net, 0)) < 0 ||
 		perf_client_start(cl, tool_net_host(net, 0), &c->peer) < 0) {
 		rc = TOOL_EXIT_SETUP;
@@ -757,6 +781,7 @@ out:
 	perf_client_quiesce(cl);
 	perf_stp_quiesce(ps);
 	tool_net_destroy(net);
+	perf_events_stop(pe);
 	perf_client_destroy(cl);
 	perf_stp_destroy(ps);
 	return rc;
@@ -768,6 +793,7 @@ run_server(struct perf_conf *c)
 	struct perf_server *sv = perf_server_new(c);
 	struct perf_stp *ps =
 		perf_stp_new(c, true, &perf_server_stream_ops, &perf_server_worker_ops, sv);
+	struct perf_events *pe = NULL;
 	struct tool_host_conf hc;
 	struct tool_net *net = NULL;
 	char ep[80];
@@ -781,6 +807,11 @@ run_server(struct perf_conf *c)
 	host_conf(&hc, c, true, ps);
 	hc.local = c->local;
 	net = tool_net_open(&hc, &c->port);
+	if (net != NULL && c->event_log != NULL &&
+		(pe = perf_events_start(c->event_log, net, 1)) == NULL) {
+		rc = TOOL_EXIT_SETUP;
+		goto out;
+	}
 	if (net == NULL || perf_server_start(sv, tool_net_host(net, 0)) < 0 ||
 		perf_stp_start(ps, tool_net_host(net, 0)) < 0) {
 		rc = TOOL_EXIT_SETUP;
@@ -794,6 +825,7 @@ out:
 	perf_server_quiesce(sv);
 	perf_stp_quiesce(ps);
 	tool_net_destroy(net);
+	perf_events_stop(pe);
 	perf_server_destroy(sv);
 	perf_stp_destroy(ps);
 	return rc;

@@ -56,6 +56,7 @@ struct perf_conf {
 	uint64_t packet_limit; /**< packets per channel before it is replaced; 0: the suite's */
 	bool legacy;	       /**< the server (or, over udp, this side) poses as the prototype */
 	const char *capture;   /**< --capture: file prefix of the traffic records, or NULL */
+	const char *event_log; /**< --event-log: the file of the channels' events, or NULL */
 	uint64_t timeout_ns;
 	uint64_t idle_ns; /**< server: a test with no traffic for this long is abandoned */
 	struct tool_impair impair;

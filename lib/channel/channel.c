@@ -305,6 +305,8 @@ txlog_lost(void *ctx, uint64_t seq, const struct sst_txlog_entry *e)
 	struct sst_channel *ch = call->ch;
 
 	ch->stats.lost++;
+	channel_trace(
+		ch, SST_CHANNEL_TRACE_LOSS, call->now, seq, e->ack_eliciting ? e->bytes : 0, 0);
 	if (e->ack_eliciting) {
 		struct sst_cc_loss_event ev = {
 			.now = call->now,
@@ -315,6 +317,7 @@ txlog_lost(void *ctx, uint64_t seq, const struct sst_txlog_entry *e)
 		};
 
 		sst_cc_on_loss(&ch->cc, &ev);
+		channel_trace_cwnd(ch, call->now);
 	}
 	ch->upper->lost(ch->upper_ctx, seq, e->cookie, call->now);
 }
@@ -369,7 +372,9 @@ sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 		ch->stats.rto++;
 		sst_rtt_backoff(&ch->rtt);
 		sst_cc_on_rto(&ch->cc, &rto);
+		channel_trace(ch, SST_CHANNEL_TRACE_RTO, now, ch->rtt.rto, 0, 0);
 		sst_txlog_lose_all(ch->txlog, &ev);
+		channel_trace_cwnd(ch, now);
 		ch->rto_start = SST_TIME_NEVER;
 	}
 	if (sst_ackgen_due(&ch->ackgen, now)) {
@@ -403,6 +408,26 @@ sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info)
 	info->trailer_len = ch->crypto->trailer_len;
 	info->suite = sst_crypto_suite_name(ch->crypto->suite);
 	info->cc = ch->cc.ops->name;
+	info->rttvar = ch->rtt.rttvar;
+	info->resent_packets = ch->stats.tx_resent_packets;
+	info->resent_bytes = ch->stats.tx_resent_bytes;
+}
+
+void
+sst_channel_set_trace(struct sst_channel *ch, sst_channel_trace_fn fn, void *ctx)
+{
+	ch->trace = fn;
+	ch->trace_ctx = ctx;
+	/* The first change after this traces the window it starts from. */
+	ch->traced_cwnd = 0;
+	ch->traced_ssthresh = 0;
+}
+
+void
+sst_channel_count_resent(struct sst_channel *ch, uint32_t bytes)
+{
+	ch->stats.tx_resent_packets++;
+	ch->stats.tx_resent_bytes += bytes;
 }
 
 int

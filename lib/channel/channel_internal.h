@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
+
 #include "channel_ack.h"
 #include "channel_replay.h"
 #include "channel_rtt.h"
@@ -58,6 +60,11 @@ struct sst_channel {
 	struct sst_pacer pacer;
 
 	struct sst_channel_stats stats;
+
+	/* Tracing (sst_channel_set_trace()): off when trace is NULL. */
+	sst_channel_trace_fn trace;
+	void *trace_ctx;
+	uint64_t traced_cwnd, traced_ssthresh; /**< the window last traced */
 };
 
 /* Shared by channel.c, channel_tx.c and channel_rx.c. */
@@ -102,6 +109,31 @@ struct channel_txlog_call {
 	struct sst_channel *ch;
 	sst_time_t now;
 };
+
+/** Report an event to the channel's trace, if it has one. */
+static inline void
+channel_trace(struct sst_channel *ch, enum sst_channel_trace_kind kind, sst_time_t now, uint64_t a,
+	uint64_t b, uint64_t c)
+{
+	if (unlikely(ch->trace != NULL)) {
+		const struct sst_channel_trace t = {.kind = kind, .now = now, .v = {a, b, c}};
+
+		ch->trace(ch->trace_ctx, &t);
+	}
+}
+
+/** Trace the window if it changed since it was last traced. */
+static inline void
+channel_trace_cwnd(struct sst_channel *ch, sst_time_t now)
+{
+	if (unlikely(ch->trace != NULL) &&
+		(ch->cc.cwnd != ch->traced_cwnd || ch->cc.ssthresh != ch->traced_ssthresh)) {
+		ch->traced_cwnd = ch->cc.cwnd;
+		ch->traced_ssthresh = ch->cc.ssthresh;
+		channel_trace(ch, SST_CHANNEL_TRACE_CWND, now, ch->cc.cwnd, ch->cc.ssthresh,
+			ch->txlog->bytes_in_flight);
+	}
+}
 
 /** The tx log's callbacks into the channel (ctx = a struct channel_txlog_call). */
 extern const struct sst_txlog_events channel_txlog_events;

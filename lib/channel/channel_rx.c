@@ -64,8 +64,11 @@ process_ack(struct sst_channel *ch, uint64_t ack_seq, uint8_t ack_count, sst_tim
 	}
 	if (res.acked_packets == 0)
 		return;
-	if (res.rtt_sample != 0)
+	if (res.rtt_sample != 0) {
 		sst_rtt_sample(&ch->rtt, res.rtt_sample);
+		channel_trace(ch, SST_CHANNEL_TRACE_RTT, now, ch->rtt.latest, ch->rtt.srtt,
+			ch->rtt.rttvar);
+	}
 	/* RFC 6298 5.3: restart the timer when new data is acknowledged. */
 	ch->rto_start = ch->txlog->packets_in_flight != 0 ? now : SST_TIME_NEVER;
 	if (res.acked_bytes != 0) {
@@ -82,6 +85,7 @@ process_ack(struct sst_channel *ch, uint64_t ack_seq, uint8_t ack_count, sst_tim
 		};
 		sst_cc_on_ack(&ch->cc, &cev);
 		channel_update_pacing(ch, now);
+		channel_trace_cwnd(ch, now);
 	}
 }
 

@@ -170,6 +170,11 @@ struct sst_channel_stats {
 	uint64_t rto;		       /**< retransmission timeouts */
 	uint64_t optimistic_acks;      /**< acks of skipped numbers (fatal) */
 	uint64_t tx_log_grow_failures; /**< the tx log could not grow: packets left unnumbered */
+	/** Packets that carried data sent before (the upper layer resending
+	 * what a lost packet held), as sst_channel_count_resent() reports them. */
+	uint64_t tx_resent_packets;
+	/** Payload bytes of those packets that were sent before. */
+	uint64_t tx_resent_bytes;
 };
 
 /**
@@ -357,12 +362,87 @@ struct sst_channel_info {
 	uint32_t trailer_len;	     /**< bytes the armor adds to each packet */
 	const char *suite;	     /**< armor suite name (static string) */
 	const char *cc;		     /**< congestion controller name (static string) */
+	/** RTT variation (RFC 6298 RTTVAR), in nanoseconds; 0 before the
+	 * first sample. */
+	sst_time_t rttvar;
+	/** Packets that carried resent data (sst_channel_stats.tx_resent_packets). */
+	uint64_t resent_packets;
+	/** Payload bytes resent in them (sst_channel_stats.tx_resent_bytes). */
+	uint64_t resent_bytes;
 };
 
 /** Fill info.
  * @param ch The channel.
  * @param info Filled in completely. */
 void sst_channel_info(const struct sst_channel *ch, struct sst_channel_info *info);
+
+/** What a channel traces (sst_channel_set_trace()). */
+enum sst_channel_trace_kind {
+	/** An RTT sample was taken: v[0] the sample, v[1] the smoothed RTT,
+	 * v[2] the RTT variation, all in nanoseconds. */
+	SST_CHANNEL_TRACE_RTT = 1,
+	/** The congestion window or ssthresh changed: v[0] cwnd, v[1]
+	 * ssthresh, v[2] bytes in flight. */
+	SST_CHANNEL_TRACE_CWND,
+	/** A packet was declared lost: v[0] its sequence number, v[1] its
+	 * bytes (0 for an ack-only packet). */
+	SST_CHANNEL_TRACE_LOSS,
+	/** The retransmission timer expired: v[0] the timeout after backoff,
+	 * in nanoseconds. */
+	SST_CHANNEL_TRACE_RTO,
+};
+
+/** One traced event, valid during the trace callback only. */
+struct sst_channel_trace {
+	enum sst_channel_trace_kind kind; /**< what happened */
+	sst_time_t now; /**< the time the channel function that traced was given */
+	uint64_t v[3];	/**< by kind (enum sst_channel_trace_kind); unused ones 0 */
+};
+
+/**
+ * A channel's trace callback. It runs inside channel functions, on the
+ * channel's thread: it must not call the channel, and should only copy
+ * the event out (an engine puts it on a ring to a writer, off the packet
+ * path).
+ *
+ * @param ctx
+ *   The context given to sst_channel_set_trace().
+ * @param t
+ *   The event.
+ */
+typedef void (*sst_channel_trace_fn)(void *ctx, const struct sst_channel_trace *t);
+
+/**
+ * Trace the channel's congestion control and loss recovery: RTT samples,
+ * changes of the window, losses and timeouts go to @p fn as they happen,
+ * with the time the channel was given (the channel still reads no clock
+ * and does no I/O). Off by default; a channel without a trace pays one
+ * test per event.
+ *
+ * @param ch
+ *   The channel.
+ * @param fn
+ *   The callback; NULL turns tracing off.
+ * @param ctx
+ *   Passed to @p fn.
+ */
+void sst_channel_set_trace(struct sst_channel *ch, sst_channel_trace_fn fn, void *ctx);
+
+/**
+ * Count a packet the upper layer sends with data it sent before. The
+ * channel never resends by itself (it reports losses; the stream layer
+ * resends their data in new packets under new numbers), so only the upper
+ * layer knows which packets are retransmissions; it tells the channel
+ * here, so that the channel's counters hold them next to its losses
+ * (sst_channel_stats.tx_resent_packets, sst_channel_info.resent_packets).
+ * Never fails; not for the fast path of first transmissions.
+ *
+ * @param ch
+ *   The channel the packet goes out on.
+ * @param bytes
+ *   Payload bytes of the packet that were sent before.
+ */
+void sst_channel_count_resent(struct sst_channel *ch, uint32_t bytes);
 
 /**
  * Move the channel to another congestion controller while it runs (a

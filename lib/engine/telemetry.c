@@ -10,8 +10,16 @@
  *                                of every worker, or of worker w from its
  *                                index <from> on (at most 512 a reply)
  *   /sst/channel,<w>.<index>     one channel: peer, state, armor, congestion
- *                                control (cwnd, ssthresh, srtt, rto, bytes
- *                                in flight), losses, timeouts and counters
+ *                                control (cwnd, ssthresh, srtt, rttvar, rto,
+ *                                bytes in flight), losses, packets and bytes
+ *                                resent, timeouts and counters
+ *   /sst/streams,<w>.<index>[.<from>]
+ *                                the streams attached to one channel, at most
+ *                                TEL_STREAMS_PAGE a reply, each a dictionary
+ *                                keyed tx_<sid> or rx_<sid> (our SID or the
+ *                                peer's): states, priority, offsets, buffer
+ *                                fill and window; "next" is the <from> of the
+ *                                next page, 0 after the last
  *
  * Workers are added and removed at setup and teardown only. The telemetry
  * thread reads a worker's counters while the worker writes them, without
@@ -56,13 +64,18 @@
 enum {
 	TEL_LIST_MAX = 512, /**< RTE_TEL_MAX_ARRAY_ENTRIES: names in one reply */
 	TEL_WAIT_MS = 1000, /**< a worker polls its mailbox every 100 ms */
-	TEL_CHAN_ROWS = 32, /**< counters of one channel */
+	TEL_CHAN_ROWS = 40, /**< counters of one channel */
 	TEL_NAME_LEN = 64,  /**< strings of one channel */
+	/** Streams in one reply: each takes about 300 bytes of JSON, and
+	 * rte_telemetry sends at most 16 KB a reply (it drops what does not
+	 * fit). */
+	TEL_STREAMS_PAGE = 32,
 };
 
 enum tel_request {
 	TEL_LIST,
 	TEL_CHANNEL,
+	TEL_STREAMS,
 };
 
 /* One channel as its worker saw it when asked. */
@@ -82,13 +95,19 @@ struct tel_mailbox {
 	atomic_uint done;    /**< worker: the answer to req is written */
 	/* The request. */
 	enum tel_request what;
-	uint32_t from; /**< TEL_LIST: first index; TEL_CHANNEL: the index */
+	uint32_t from; /**< TEL_LIST: first index; else the channel's index */
+	uint32_t pos;  /**< TEL_STREAMS: where the page starts */
 	/* The answer. */
 	int status; /**< 0, or -ENOENT (no such channel) */
 	uint32_t total;
 	uint32_t n;
-	uint32_t index[TEL_LIST_MAX];
-	struct tel_channel chan;
+	uint32_t next; /**< TEL_STREAMS: where the next page starts; 0: none */
+	union {
+		uint32_t index[TEL_LIST_MAX];
+		struct tel_channel chan;
+		/* stream pointers are cleared: they are the worker's */
+		struct sst_stream_walk_entry streams[TEL_STREAMS_PAGE];
+	};
 };
 
 static struct sst_worker *workers[SST_WORKERS_MAX];
@@ -269,6 +288,7 @@ channel_describe(const struct worker_chan *wc, struct tel_channel *t)
 	row(t, "cwnd", ci.cwnd);
 	row(t, "ssthresh", ci.ssthresh);
 	row(t, "srtt_ns", ci.srtt);
+	row(t, "rttvar_ns", ci.rttvar);
 	row(t, "rto_ns", ci.rto);
 	row(t, "bytes_in_flight", ci.bytes_in_flight);
 	row(t, "ack_only_in_flight", ci.ack_only_in_flight);
@@ -285,12 +305,25 @@ channel_describe(const struct worker_chan *wc, struct tel_channel *t)
 	row(t, "rx_bytes", cs->rx_bytes);
 	row(t, "acked", cs->acked);
 	row(t, "lost", cs->lost);
+	row(t, "resent_packets", ci.resent_packets);
+	row(t, "resent_bytes", ci.resent_bytes);
 	row(t, "rto_expiries", cs->rto);
 	row(t, "rx_replays", cs->rx_too_old + cs->rx_duplicate);
 	row(t, "rx_armor_failures", cs->rx_bad_trailer);
 	row(t, "rx_malformed", cs->rx_malformed);
 	row(t, "streams_attached", ss.sids_attached);
 	row(t, "window_updates", ss.window_updates);
+}
+
+/* sst_stream_chan_walk() callback: one stream into the mailbox's page. */
+static int
+stream_collect(const struct sst_stream_walk_entry *e, void *arg)
+{
+	struct tel_mailbox *mb = arg;
+
+	mb->streams[mb->n] = *e;
+	mb->streams[mb->n].stream = NULL;
+	return ++mb->n == TEL_STREAMS_PAGE;
 }
 
 void
@@ -308,11 +341,15 @@ worker_telemetry_serve(struct sst_worker *w)
 	mb->status = 0;
 	mb->total = w->nchans;
 	mb->n = 0;
+	mb->next = 0;
 	if (mb->what == TEL_LIST) {
 		for (uint32_t i = mb->from; i < w->nchans && mb->n < TEL_LIST_MAX; i++)
 			mb->index[mb->n++] = i;
-	} else if (mb->from < w->nchans) {
+	} else if (mb->from < w->nchans && mb->what == TEL_CHANNEL) {
 		channel_describe(w->chans[mb->from], &mb->chan);
+	} else if (mb->from < w->nchans) {
+		mb->next =
+			sst_stream_chan_walk(w->chans[mb->from]->sc, mb->pos, stream_collect, mb);
 	} else {
 		mb->status = -ENOENT;
 	}
@@ -324,13 +361,14 @@ worker_telemetry_serve(struct sst_worker *w)
 /* Ask worker id (the mailbox lock held) and wait for the answer.
  * @return 0, or -EAGAIN: the worker did not answer in time. */
 static int
-ask(int id, enum tel_request what, uint32_t from)
+ask(int id, enum tel_request what, uint32_t from, uint32_t pos)
 {
 	struct tel_mailbox *mb = &mailboxes[id];
 	unsigned int req;
 
 	mb->what = what;
 	mb->from = from;
+	mb->pos = pos;
 	req = atomic_load_explicit(&mb->req, memory_order_relaxed) + 1;
 	atomic_store_explicit(&mb->req, req, memory_order_release);
 	for (int ms = 0; ms < TEL_WAIT_MS; ms++) {
@@ -341,38 +379,42 @@ ask(int id, enum tel_request what, uint32_t from)
 	return -EAGAIN;
 }
 
-/* "<worker>" or "<worker>.<n>": @return 0, or -EINVAL. */
+/* "<worker>[.<n>[.<m>]]", with at least `need` and at most `most` numbers
+ * after the worker: @return 0, or -EINVAL. */
 static int
-parse_name(const char *s, long *id, long *n, bool n_required)
+parse_name(const char *s, long *id, long *n, long *m, int need, int most)
 {
+	long *part[] = {n, m};
 	char *end;
+	int got = 0;
 
 	*n = 0;
+	*m = 0;
 	if (s == NULL || s[0] == '\0')
 		return -EINVAL;
 	*id = strtol(s, &end, 10);
 	if (end == s || *id < 0 || *id >= SST_WORKERS_MAX)
 		return -EINVAL;
-	if (*end == '.') {
+	while (*end == '.' && got < most) {
 		s = end + 1;
-		*n = strtol(s, &end, 10);
-		if (end == s || *n < 0 || *n > UINT32_MAX)
+		*part[got] = strtol(s, &end, 10);
+		if (end == s || *part[got] < 0 || *part[got] > UINT32_MAX)
 			return -EINVAL;
-	} else if (n_required) {
-		return -EINVAL;
+		got++;
 	}
-	return *end == '\0' ? 0 : -EINVAL;
+	return *end == '\0' && got >= need ? 0 : -EINVAL;
 }
 
 static int
 cmd_channels(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	long only = -1, from = 0;
+	long only = -1, from = 0, unused;
 	char name[32];
 	int listed = 0;
 
 	RTE_SET_USED(cmd);
-	if (params != NULL && params[0] != '\0' && parse_name(params, &only, &from, false) < 0)
+	if (params != NULL && params[0] != '\0' &&
+		parse_name(params, &only, &from, &unused, 0, 1) < 0)
 		return -EINVAL;
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	for (int id = 0; id < SST_WORKERS_MAX && listed < TEL_LIST_MAX; id++) {
@@ -381,7 +423,7 @@ cmd_channels(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (workers[id] == NULL || (only >= 0 && id != only))
 			continue;
 		rte_spinlock_lock(&mb->lock);
-		if (ask(id, TEL_LIST, (uint32_t)from) == 0)
+		if (ask(id, TEL_LIST, (uint32_t)from, 0) == 0)
 			for (uint32_t i = 0; i < mb->n && listed < TEL_LIST_MAX; i++, listed++) {
 				snprintf(name, sizeof(name), "%d.%u", id, mb->index[i]);
 				rte_tel_data_add_array_string(d, name);
@@ -391,21 +433,38 @@ cmd_channels(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Parse "<worker>.<index>" (and ".<from>" for TEL_STREAMS), lock the
+ * worker's mailbox and ask it about that channel. The mailbox stays locked
+ * for the caller to read the answer and unlock.
+ * @return the mailbox, *rc set to 0, -EINVAL (no such channel) or -EAGAIN;
+ *   NULL for bad parameters (nothing locked). */
+static struct tel_mailbox *
+ask_channel(const char *params, enum tel_request what, int *rc)
+{
+	struct tel_mailbox *mb;
+	long id, index, from;
+
+	if (parse_name(params, &id, &index, &from, 1, what == TEL_STREAMS ? 2 : 1) < 0 ||
+		workers[id] == NULL)
+		return NULL;
+	mb = &mailboxes[id];
+	rte_spinlock_lock(&mb->lock);
+	*rc = ask((int)id, what, (uint32_t)index, (uint32_t)from);
+	if (*rc == 0 && mb->status < 0)
+		*rc = -EINVAL;
+	return mb;
+}
+
 static int
 cmd_channel(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct tel_mailbox *mb;
-	long id, index;
 	int rc;
 
 	RTE_SET_USED(cmd);
-	if (parse_name(params, &id, &index, true) < 0 || workers[id] == NULL)
+	mb = ask_channel(params, TEL_CHANNEL, &rc);
+	if (mb == NULL)
 		return -EINVAL;
-	mb = &mailboxes[id];
-	rte_spinlock_lock(&mb->lock);
-	rc = ask((int)id, TEL_CHANNEL, (uint32_t)index);
-	if (rc == 0 && mb->status < 0)
-		rc = -EINVAL;
 	if (rc == 0) {
 		const struct tel_channel *t = &mb->chan;
 
@@ -416,6 +475,64 @@ cmd_channel(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, "armor", t->armor);
 		rte_tel_data_add_dict_string(d, "cc", t->cc);
 		sst_tel_dict_u64(d, t->rows, t->nrows);
+	}
+	rte_spinlock_unlock(&mb->lock);
+	return rc;
+}
+
+/* One stream of a /sst/streams page as a dictionary; NULL when out of
+ * memory (the stream is left out of the reply). */
+static struct rte_tel_data *
+stream_dict(const struct sst_stream_walk_entry *e)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	const struct sst_tel_u64 rows[] = {
+		{"sid", e->sid},
+		{"ours", e->ours},
+		{"written", e->tx_written},
+		{"sent", e->tx_sent},
+		{"acked", e->tx_acked},
+		{"sndbuf", e->tx_buffered},
+		{"received", e->rx_received},
+		{"rcvbuf", e->rx_buffered},
+		{"rcvwnd", e->rx_window},
+	};
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "state", e->state);
+	rte_tel_data_add_dict_string(d, "send", e->send_state);
+	rte_tel_data_add_dict_string(d, "recv", e->recv_state);
+	rte_tel_data_add_dict_int(d, "priority", e->priority);
+	sst_tel_dict_u64(d, rows, RTE_DIM(rows));
+	return d;
+}
+
+static int
+cmd_streams(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tel_mailbox *mb;
+	int rc;
+
+	RTE_SET_USED(cmd);
+	mb = ask_channel(params, TEL_STREAMS, &rc);
+	if (mb == NULL)
+		return -EINVAL;
+	if (rc == 0) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_u64(d, "next", mb->next);
+		for (uint32_t i = 0; i < mb->n; i++) {
+			const struct sst_stream_walk_entry *e = &mb->streams[i];
+			struct rte_tel_data *sd = stream_dict(e);
+			char key[16];
+
+			if (sd == NULL)
+				continue;
+			snprintf(key, sizeof(key), "%s_%u", e->ours ? "tx" : "rx", e->sid);
+			if (rte_tel_data_add_dict_container(d, key, sd, 0) < 0)
+				rte_tel_data_free(sd);
+		}
 	}
 	rte_spinlock_unlock(&mb->lock);
 	return rc;
@@ -435,6 +552,9 @@ worker_telemetry_add(struct sst_worker *w)
 		rte_telemetry_register_cmd("/sst/channel", cmd_channel,
 			"One SST channel: peer, state, armor, cc, cwnd, srtt, losses... "
 			"Parameter: worker.index");
+		rte_telemetry_register_cmd("/sst/streams", cmd_streams,
+			"The streams of one SST channel, a page at a time (\"next\" continues). "
+			"Parameter: worker.index[.next]");
 		registered = true;
 	}
 	for (int i = 0; i < SST_WORKERS_MAX; i++)

@@ -246,6 +246,7 @@ chan_end(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
 	struct sst_nego_addr a;
 
+	worker_event(wc, SST_EVENT_CHAN_DOWN, now, 0);
 	chan_stats_add(&w->ended, sst_channel_stats(sst_stream_chan_channel(wc->sc)));
 	ep_to_addr(&wc->at->ep, &a);
 	sst_stream_chan_destroy(wc->sc, now);

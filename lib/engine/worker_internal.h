@@ -8,7 +8,10 @@
 #include <string.h>
 #include <sys/queue.h>
 
+#include <rte_branch_prediction.h>
+
 #include "sst_burst.h"
+#include "sst_event_log.h"
 #include "sst_net.h"
 
 #include "sst_worker.h"
@@ -216,6 +219,8 @@ struct sst_worker {
 	uint16_t rx_n;
 	struct rte_mbuf *rx_pkts[2 * SST_MAX_BURST];
 	struct sst_net_endpoint rx_from[2 * SST_MAX_BURST];
+	/* Where its channels' events go (sst_worker_set_event_log()); NULL: nowhere. */
+	struct sst_event_log *event_log;
 };
 
 static inline bool
@@ -252,6 +257,29 @@ ep_to_addr(const struct sst_net_endpoint *ep, struct sst_nego_addr *a)
 	a->bytes[17] = (uint8_t)(ep->port >> 8);
 	a->bytes[18] = (uint8_t)ep->port;
 	a->len = 19;
+}
+
+/* event_log.c: a channel's event, to the worker's event log (which must be
+ * set). */
+void worker_event_put(const struct worker_chan *wc, enum sst_event_kind kind, sst_time_t now,
+	uint64_t a, uint64_t b, uint64_t c);
+/** Trace the new channel wc and log that it is up (the log must be set). */
+void worker_event_chan_up_logged(struct worker_chan *wc, sst_time_t now);
+
+/* A channel's event, if the worker keeps an event log: one test otherwise. */
+static inline void
+worker_event(const struct worker_chan *wc, enum sst_event_kind kind, sst_time_t now, uint64_t a)
+{
+	if (unlikely(wc->w->event_log != NULL))
+		worker_event_put(wc, kind, now, a, 0, 0);
+}
+
+/* A channel came up: log it, and its congestion control from now on. */
+static inline void
+worker_event_chan_up(struct worker_chan *wc, sst_time_t now)
+{
+	if (unlikely(wc->w->event_log != NULL))
+		worker_event_chan_up_logged(wc, now);
 }
 
 /* worker_nego.c: the negotiation host's callbacks (sst_nego_host_params.ops),

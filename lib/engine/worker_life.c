@@ -105,6 +105,7 @@ worker_chan_established(struct sst_worker *w, struct worker_chan *wc, bool moved
 
 	if (live != NULL && !moved && crossing_loser(wc, live)) {
 		sst_stream_chan_migrate_all(wc->sc, live->sc, now);
+		worker_event(wc, SST_EVENT_MIGRATED, now, live->number);
 		sst_stream_chan_prefer(live->sc);
 		worker_chan_activate(w, live);
 		chan_retire(w, wc, now + RETIRE_GRACE);
@@ -127,6 +128,7 @@ worker_chan_established(struct sst_worker *w, struct worker_chan *wc, bool moved
 		if (old == wc || old->state == CHAN_ENDING)
 			continue;
 		sst_stream_chan_migrate_all(old->sc, wc->sc, now);
+		worker_event(old, SST_EVENT_MIGRATED, now, wc->number);
 		if (old->state == CHAN_LINGERING)
 			continue; /* closed already, and it ends soon */
 		/* The peer left the old endpoint, or the old channel fell
@@ -194,6 +196,7 @@ replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 		if (worker_connect_to(w, &wc->peer->at->ep, wc->mode, now) == 0) {
 			chan_set_state(w, wc, CHAN_REPLACING);
 			w->stats.channels_replaced++;
+			worker_event(wc, SST_EVENT_REPLACED, now, 0);
 		} else {
 			wc->replace_not_before = now + REPLACE_RETRY;
 		}

@@ -282,6 +282,7 @@ nego_established(void *ctx, const struct sst_nego_result *r, sst_time_t now)
 		return -ENOMEM;
 	w->stats.channels_made++;
 	w->stats.channels_open++;
+	worker_event_chan_up(wc, now);
 	worker_chan_established(w, wc, moved, now);
 	if (ops != NULL && ops->peer_ready != NULL)
 		ops->peer_ready(w->p.ctx, p->sp, &ep);

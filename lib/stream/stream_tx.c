@@ -527,8 +527,10 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	}
 	sst_sched_served(&c->sched, &tx->sched, seg.len + SST_STREAM_HDR_LONG);
 	c->peer->host->stats.segments_tx++;
-	if (seg.retransmit)
+	if (seg.retransmit) {
 		c->peer->host->stats.segments_retx++;
+		sst_channel_count_resent(c->ch, seg.len);
+	}
 	burst_add(c, b, m, idx, now);
 	return 1;
 }

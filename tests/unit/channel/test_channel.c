@@ -365,6 +365,107 @@ test_loss_reported_once(void)
 	pair_teardown(&a, &b);
 }
 
+/* What telemetry shows of a channel: after the first RTT sample, RTTVAR is
+ * half of it (RFC 6298 2.2); resent packets are those the upper layer
+ * reports, each with its bytes, in the info and the counters alike. */
+static void
+test_info_rttvar_and_resent(void)
+{
+	struct sst_channel_info info;
+	struct end a, b;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_EQUAL(info.rttvar, 0);
+	CU_ASSERT_EQUAL(info.resent_packets, 0);
+	send_data(&a, 1, 1000);
+	settle(&a, &b, 1000, 100 * SST_NSEC_PER_MSEC);
+	CU_ASSERT_EQUAL(a.acked, 1);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_TRUE(info.srtt > 0);
+	CU_ASSERT_EQUAL(info.rttvar, info.srtt / 2);
+	sst_channel_count_resent(a.ch, 100);
+	sst_channel_count_resent(a.ch, 7);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_EQUAL(info.resent_packets, 2);
+	CU_ASSERT_EQUAL(info.resent_bytes, 107);
+	CU_ASSERT_EQUAL(sst_channel_stats(a.ch)->tx_resent_packets, 2);
+	CU_ASSERT_EQUAL(sst_channel_stats(a.ch)->tx_resent_bytes, 107);
+	sst_channel_info(b.ch, &info);
+	CU_ASSERT_EQUAL(info.resent_packets, 0);
+	pair_teardown(&a, &b);
+}
+
+/* What the trace saw (test_trace). */
+struct trace_log {
+	unsigned int n[SST_CHANNEL_TRACE_RTO + 1];
+	struct sst_channel_trace last[SST_CHANNEL_TRACE_RTO + 1];
+	sst_time_t prev_now;
+	bool time_went_back;
+};
+
+static void
+trace_record(void *ctx, const struct sst_channel_trace *t)
+{
+	struct trace_log *l = ctx;
+
+	CU_ASSERT_FATAL(t->kind >= SST_CHANNEL_TRACE_RTT && t->kind <= SST_CHANNEL_TRACE_RTO);
+	l->n[t->kind]++;
+	l->last[t->kind] = *t;
+	l->time_went_back |= t->now < l->prev_now;
+	l->prev_now = t->now;
+}
+
+/* A traced channel reports its RTT samples, window changes, losses and
+ * timeouts with the times it was given; an untraced one (the peer) and
+ * one whose trace was turned off report nothing. */
+static void
+test_trace(void)
+{
+	struct trace_log la, lb;
+	struct sst_channel_info info;
+	struct end a, b;
+	sst_time_t now;
+
+	memset(&la, 0, sizeof(la));
+	memset(&lb, 0, sizeof(lb));
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	sst_channel_set_trace(a.ch, trace_record, &la);
+	send_data(&a, 10, 1000);
+	CU_ASSERT_EQUAL(deliver(&a, &b, 2000, 3), 9); /* seq 4 vanishes */
+	now = settle(&a, &b, 2000, 5 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(a.lost, 1);
+	CU_ASSERT_TRUE(la.n[SST_CHANNEL_TRACE_RTT] >= 1);
+	CU_ASSERT_EQUAL(la.n[SST_CHANNEL_TRACE_LOSS], 1);
+	CU_ASSERT_EQUAL(la.last[SST_CHANNEL_TRACE_LOSS].v[0], 4);
+	CU_ASSERT_TRUE(la.last[SST_CHANNEL_TRACE_LOSS].v[1] > 0);
+	CU_ASSERT_TRUE(la.n[SST_CHANNEL_TRACE_CWND] >= 1);
+	CU_ASSERT_FALSE(la.time_went_back);
+	CU_ASSERT_TRUE(la.prev_now >= 2000 && la.prev_now <= now);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_EQUAL(la.last[SST_CHANNEL_TRACE_RTT].v[1], info.srtt);
+	CU_ASSERT_EQUAL(la.last[SST_CHANNEL_TRACE_RTT].v[2], info.rttvar);
+	CU_ASSERT_EQUAL(la.last[SST_CHANNEL_TRACE_CWND].v[0], info.cwnd);
+	CU_ASSERT_EQUAL(la.last[SST_CHANNEL_TRACE_CWND].v[1], info.ssthresh);
+	/* A timeout: nothing acknowledged. */
+	send_data(&a, 2, now);
+	wire_discard(&a);
+	now = sst_channel_next_expiry(a.ch);
+	sst_channel_handle_expiry(a.ch, now);
+	CU_ASSERT_EQUAL(la.n[SST_CHANNEL_TRACE_RTO], 1);
+	CU_ASSERT_EQUAL(la.last[SST_CHANNEL_TRACE_RTO].now, now);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_EQUAL(la.last[SST_CHANNEL_TRACE_RTO].v[0], info.rto);
+	/* Off: nothing more. */
+	sst_channel_set_trace(a.ch, NULL, NULL);
+	memset(&la, 0, sizeof(la));
+	send_data(&a, 3, now);
+	settle(&a, &b, now, now + 5 * SST_NSEC_PER_SEC);
+	for (int k = 0; k <= SST_CHANNEL_TRACE_RTO; k++)
+		CU_ASSERT_EQUAL(la.n[k], 0);
+	pair_teardown(&a, &b);
+}
+
 /* A packet the upper layer refuses is never acknowledged: the sender sees
  * it lost, and a copy arriving later is accepted as new. */
 static void
@@ -803,6 +904,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_prototype_bytes),
 	SST_TEST(test_exchange_all_acked),
 	SST_TEST(test_loss_reported_once),
+	SST_TEST(test_info_rttvar_and_resent),
+	SST_TEST(test_trace),
 	SST_TEST(test_refused_not_acked),
 	SST_TEST(test_contiguous_runs),
 	SST_TEST(test_replay_and_tamper),
