@@ -36,7 +36,7 @@ enum sst_event_kind {
 	SST_EVENT_CWND,	       /**< the window changed: a cwnd, b ssthresh, c bytes in flight */
 	SST_EVENT_LOSS,	       /**< a packet was declared lost: a its number, b its bytes */
 	SST_EVENT_RTO,	       /**< the retransmission timer expired: a the timeout after (ns) */
-	SST_EVENT_KINDS,
+	SST_EVENT_KINDS,       /**< the number of kinds plus one (kinds start at 1) */
 };
 
 /** One event as it travels from a worker to the writer: 40 bytes. */

@@ -279,7 +279,8 @@ struct sst_worker_dir;
  */
 struct sst_worker_dir *sst_worker_dir_create(uint16_t workers, int socket_id);
 
-/** Free a directory once every worker using it is destroyed (NULL: no-op). */
+/** Free a directory once every worker using it is destroyed.
+ * @param d The directory (NULL: nothing is done). */
 void sst_worker_dir_destroy(struct sst_worker_dir *d);
 
 /** The worker's id in telemetry (/sst/worker,ID).

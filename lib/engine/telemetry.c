@@ -57,6 +57,7 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include "sst_stream_walk.h"
 #include "sst_worker.h"
 #include "tel_table.h"
 #include "worker_internal.h"

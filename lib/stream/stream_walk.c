@@ -17,6 +17,7 @@
  */
 #include <stddef.h>
 
+#include "sst_stream_walk.h"
 #include "stream_internal.h"
 
 static const char *

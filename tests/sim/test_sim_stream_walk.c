@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sst_channel.h"
+#include "sst_stream_walk.h"
 #include "sst_test.h"
 #include "stream_world.h"
 
