@@ -7,7 +7,7 @@
 #   fast:    gcc, -O3, assertions compiled out (-DNDEBUG), no tests: the
 #            build users run (scripts/run.sh) and the benchmarks measure
 #            (perf/compare.sh)                              (default dir: build-fast)
-#   asan:    clang, ASan+UBSan, libFuzzer targets, -Werror (default dir: build-asan)
+#   asan:    clang -O1 -g, ASan+UBSan, libFuzzer targets, -Werror (default dir: build-asan)
 # Every configuration compiles for the CPU baseline DPDK was built for
 # (libdpdk's pkg-config flags carry its -march).
 set -eu
@@ -29,8 +29,11 @@ fast)
 asan)
 	dir=${2:-build-asan}
 	# b_lundef=false: the sanitizer runtimes resolve symbols at load time.
-	opts=(-Dbuildtype=debug -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
-		-Dfuzz=enabled)
+	# -O1, as the sanitizers' authors advise: at -O0 the simulator tests
+	# ran 5x the CPU time (test_sim_stream's sequential case: 7.7 s
+	# against 1.6 s), and ASan and UBSan find the same faults.
+	opts=(-Dbuildtype=debug -Doptimization=1 -Dwerror=true -Db_sanitize=address,undefined
+		-Db_lundef=false -Dfuzz=enabled)
 	cc=clang
 	;;
 *)
