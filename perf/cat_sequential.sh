@@ -28,7 +28,10 @@ if [ ! -x "$cat_bin" ]; then
 	echo "no $cat_bin: build first (scripts/build.sh release $dir_build)" >&2
 	exit 2
 fi
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-seq.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-seq.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 server=
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null

@@ -85,7 +85,7 @@ command -v valgrind >/dev/null || {
 	echo "channel_callgrind: no $bench (build it, or give --bench)" >&2
 	exit 1
 }
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 # The toggles find the steps by name: they must exist as functions.

@@ -86,7 +86,7 @@ done
 
 perf=$build/apps/sst-perf/sst-perf
 anchor=$build/perf/txn_anchor
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || exit 1
 ns_a=sstcmp-a-$$
 ns_b=sstcmp-b-$$
 clk_tck=$(getconf CLK_TCK)

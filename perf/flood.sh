@@ -42,7 +42,7 @@ skip() {
 [ "$(id -u)" -eq 0 ] || skip "needs root (namespaces, a raw socket)"
 . tests/system/veth_ns.sh
 . tests/system/spoof_ns.sh
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sst-floodbench.XXXXXX")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sst-floodbench.XXXXXX") || exit 1
 server=
 flood=
 cleanup() {

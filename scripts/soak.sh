@@ -28,7 +28,7 @@ fi
 	exit 2
 }
 ninja -C "$dir" >/dev/null
-logs=$(mktemp -d)
+logs=$(mktemp -d) || exit 1
 trap 'rm -rf "$logs"' EXIT
 start=$(date +%s)
 for ((i = 1; i <= runs; i++)); do

@@ -2,7 +2,10 @@
 # What the sst-cat system tests share (sourced; $cat_bin is set): a
 # scratch directory, failure counting, a listener on a port the kernel
 # picks, and clients with an expected exit status.
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-test.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-test.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 server=
 fails=0
 

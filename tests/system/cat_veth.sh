@@ -15,7 +15,10 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v ip >/dev/null || skip "needs iproute2"
 
 . "$(dirname "$0")/veth_ns.sh"
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-veth.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-cat-veth.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 server=
 fails=0
 cleanup() {

@@ -15,7 +15,10 @@ set -u
 src=${1:?usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]}
 build=${2:?usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]}
 cat_bin=${3:-}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-consumer.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-consumer.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 trap 'rm -rf "$dir"' EXIT
 fails=0
 fail() {

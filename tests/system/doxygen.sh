@@ -15,7 +15,10 @@ doxygen=${1:?usage: doxygen.sh DOXYGEN DOXYFILE SOURCE_ROOT BUILD_ROOT}
 doxyfile=${2:?}
 src=${3:?}
 build=${4:?}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-doxygen.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-doxygen.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 trap 'rm -rf "$dir"' EXIT
 
 "$src/docs/api/doxygen.sh" "$doxygen" "$doxyfile" "$build" "$dir" "GENERATE_XML = YES" \

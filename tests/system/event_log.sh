@@ -10,7 +10,10 @@
 set -u
 perf=${1:?usage: event_log.sh SST_PERF PLOT_EVENTS}
 plot=${2:?usage: event_log.sh SST_PERF PLOT_EVENTS}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-events.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-events.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 trap 'rm -rf "$dir"' EXIT
 fails=0
 fail() {

@@ -22,7 +22,10 @@ command -v ip >/dev/null || skip "needs iproute2"
 
 . "$(dirname "$0")/veth_ns.sh"
 . "$(dirname "$0")/spoof_ns.sh"
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-flood.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-flood.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 server=
 flood=
 fails=0

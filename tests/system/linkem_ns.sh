@@ -17,7 +17,10 @@ command -v ping >/dev/null || skip "needs ping"
 
 tag=$$
 cli=sst-lc-$tag srv=sst-ls-$tag mid=sst-lm-$tag
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-linkem.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-linkem.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 lem=
 fails=0
 cleanup() {

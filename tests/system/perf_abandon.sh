@@ -15,7 +15,10 @@
 # Usage: perf_abandon.sh PATH/TO/sst-perf
 set -u
 perf=${1:?usage: perf_abandon.sh PATH/TO/sst-perf}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-perf-abandon.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-perf-abandon.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 server=
 fails=0
 

@@ -26,7 +26,7 @@
 set -u
 perf=${1:?usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR}
 mods=${2:?usage: perf_stp.sh PATH/TO/sst-perf MODULES_DIR}
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 

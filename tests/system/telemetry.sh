@@ -17,7 +17,10 @@ tel=$(command -v dpdk-telemetry.py) || {
 	echo "dpdk-telemetry.py is not installed (Debian dpdk-dev): skipped"
 	exit 77
 }
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-telemetry.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-telemetry.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 prefix=sst-tel-$$
 pid=
 cleanup() {

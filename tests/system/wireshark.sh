@@ -20,7 +20,10 @@ tshark=$(command -v tshark) || {
 	echo "tshark is not installed (scripts/setup-deps.sh): skipped"
 	exit 77
 }
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-wireshark.XXXXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-wireshark.XXXXXX") || {
+	echo "$0: cannot make a scratch directory" >&2
+	exit 1
+}
 trap 'rm -rf "$dir"' EXIT
 # tshark keeps its profile and temporary files under HOME.
 export HOME=$dir

@@ -72,7 +72,7 @@ tail -n 1 <<<"$("$dump" --verify "$dir"/chk-01-*.pcap)" | grep -qx 'verified 6/6
 	fail "chk-01: last line of --verify"
 
 # Failure paths, on scratch copies.
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # One flipped bit in the last packet's trailer.
 cp "$dir"/chk-01-*.pcap "$tmp/flipped.pcap"
