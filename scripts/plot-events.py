@@ -49,6 +49,18 @@ def by_channel(events, kind):
     return out
 
 
+def finish(plt, fig, ax, ylabel, title, legend, path):
+    """Label a time plot, write it to path as PNG and release it."""
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend:
+        ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file", help="the event log (JSON lines)")
@@ -101,14 +113,8 @@ def main():
                 marks.append(evs[i]["cwnd"] / 1024)
             ax.plot([secs(e) for e in lost], marks, "x", color=line[0].get_color(),
                     label=name + " losses")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("congestion window (KiB)")
-    ax.set_title("Congestion window over time")
-    if cwnd:
-        ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "cwnd.png"))
-    plt.close(fig)
+    finish(plt, fig, ax, "congestion window (KiB)", "Congestion window over time", bool(cwnd),
+           os.path.join(args.out, "cwnd.png"))
 
     rtt = by_channel(events, "rtt")
     fig, ax = plt.subplots(figsize=(10, 5))
@@ -118,14 +124,8 @@ def main():
                       label=name + " samples")
         ax.plot(t, [e["srtt_ns"] / 1e6 for e in evs], "-", color=pts[0].get_color(),
                 label=name + " srtt")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("RTT (ms)")
-    ax.set_title("Round-trip time over time")
-    if rtt:
-        ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "rtt.png"))
-    plt.close(fig)
+    finish(plt, fig, ax, "RTT (ms)", "Round-trip time over time", bool(rtt),
+           os.path.join(args.out, "rtt.png"))
 
     print("plot-events.py: %d events (%d cwnd, %d rtt, %d losses) of %d channels -> %s%s"
           % (len(events), sum(map(len, cwnd.values())), sum(map(len, rtt.values())),
