@@ -99,7 +99,7 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 	}
 	if (!complete)
 		return;
-	if (s->flags & SF_INITIATOR) {
+	if (stream_is_ours(s)) {
 		const struct sst_stream_ops *ops = h->p.ops;
 		int32_t err;
 
