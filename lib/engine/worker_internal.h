@@ -223,6 +223,7 @@ struct sst_worker {
 	struct sst_event_log *event_log;
 };
 
+/* Whether a and b are one endpoint (family, address and port). */
 static inline bool
 worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
 {
@@ -292,6 +293,8 @@ extern const struct sst_nego_ops worker_nego_ops;
 int worker_peers_init(struct sst_worker *w);
 /** Free every table and record (the channels and stream peers are gone). */
 void worker_peers_fini(struct sst_worker *w);
+/** ep's hash under the worker's secret key (keyed, so that a peer cannot
+ * choose endpoints that collide in the tables). */
 uint64_t worker_hash_ep(const struct sst_worker *w, const struct sst_net_endpoint *ep);
 
 /** A channel's key in chan_table: the endpoint's hash moved by the number
@@ -302,6 +305,7 @@ worker_hash_chan(uint64_t ep_hash, uint8_t number)
 	return ep_hash + number * UINT64_C(0x9e3779b97f4a7c15);
 }
 
+/** The record of ep (hash: worker_hash_ep()), or NULL. */
 struct worker_ep *worker_ep_find(
 	const struct sst_worker *w, const struct sst_net_endpoint *ep, uint64_t hash);
 /** Take the next free number for a channel with ep (creating its record).
@@ -452,10 +456,13 @@ int worker_connect_to(struct sst_worker *w, const struct sst_net_endpoint *ep,
  * a flood of ChkI1s naming a known instance from spoofed endpoints must
  * not grow the table without bound (beyond it a moved peer is new here). */
 enum { STEER_MAX = 4096 };
+/** Make the steering table when the engine has a directory and several
+ * workers (otherwise nothing moves). @return 0 or -ENOMEM. */
 int worker_move_init(struct sst_worker *w);
+/** Free the steering table and its entries. */
 void worker_move_fini(struct sst_worker *w);
-/** Index (or forget) one of our peers' host instances in the engine's
- * directory. */
+/** worker_dir_add() indexes, worker_dir_del() forgets, one of our peers'
+ * host instances in the engine's directory (a full bucket leaves it out). */
 void worker_dir_add(struct sst_worker *w, uint64_t instance);
 void worker_dir_del(struct sst_worker *w, uint64_t instance);
 /** The worker ep is steered to (maybe us), or -1: its hash decides. */
@@ -491,19 +498,32 @@ enum worker_handoff_kind {
  * -ENOBUFS (full: m is freed and counted). */
 int worker_handoff_send(struct sst_worker *w, uint16_t to, struct rte_mbuf *m,
 	const struct sst_net_endpoint *ep, enum worker_handoff_kind kind);
+/** Set up the worker's I/O: the handoff field with several workers, and
+ * the network layer (sst_net) over a link of frames, or the link's own
+ * endpoint over a link of datagrams; the MTU within the UDP payload.
+ * @return 0, -EINVAL (shard parameters), or the negative errno of the
+ * failed step. */
 int worker_io_init(struct sst_worker *w);
+/** Destroy the network layer and free what waits in the worker's inbox. */
 void worker_io_fini(struct sst_worker *w);
 /** Receive this poll's datagrams into rx_pkts/rx_from. @return rx_n. */
 uint16_t worker_rx(struct sst_worker *w, sst_time_t now);
 /** Send n datagrams (ownership passes). */
 void worker_send(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *to,
 	uint16_t n, sst_time_t now);
+/** Send what the network layer holds back (frames batched this pass). */
 void worker_io_flush(struct sst_worker *w, sst_time_t now);
+/** When the network layer's timers (neighbour resolution) are next due;
+ * SST_TIME_NEVER over a link of datagrams. */
 sst_time_t worker_io_next_expiry(const struct sst_worker *w);
+/** Run the network layer's timers that are due at now. */
 void worker_io_expiry(struct sst_worker *w, sst_time_t now);
 
 /* telemetry.c */
+/** List w for the telemetry commands (registered with the first worker).
+ * @return w's telemetry index, or -ENOSPC (SST_WORKERS_MAX listed). */
 int worker_telemetry_add(struct sst_worker *w);
+/** Take w off the list (before it is freed). */
 void worker_telemetry_remove(struct sst_worker *w);
 /** Answer a telemetry request for w's channels, if one waits (every
  * 100 ms, from the pass's upkeep; telemetry.c explains the mailbox). */

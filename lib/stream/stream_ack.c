@@ -68,9 +68,9 @@ segment_acked(struct sst_stream_chan *c, const struct stream_sent *r, uint64_t s
 			stream_set_send(s, STREAM_SEND_CLOSE_ACKED);
 		stream_check_finished(s, now);
 	}
-	if ((s->flags & SF_WRITABLE_WANTED) && s->tx != NULL &&
+	if (s->writable_wanted && s->tx != NULL &&
 		sst_sendq_queued(&s->tx->q) < s->peer->host->p.send_buffer / 2) {
-		s->flags &= ~SF_WRITABLE_WANTED;
+		s->writable_wanted = false;
 		if (ops != NULL && ops->writable != NULL && stream_app_holds(s))
 			ops->writable(s->peer->host->p.ctx, s, now);
 	}
@@ -139,8 +139,7 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		 * then gives the fresh window): a sender that used up its credit
 		 * waits for exactly this update and has nothing else to send. */
 		s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
-		if (s != NULL && !stream_is_reset(s) && !(s->flags & SF_ROOT) &&
-			!stream_recv_eof(s)) {
+		if (s != NULL && !stream_is_reset(s) && !stream_is_root(s) && !stream_recv_eof(s)) {
 			s->flags |= SF_WINDOW_DUE;
 			stream_ctl_queue(s);
 		}

@@ -39,7 +39,7 @@ stream_attach_new(struct sst_stream *s, struct sst_stream *parent, struct sst_st
 		stream_set_tx_attach(s, STREAM_TX_DETACHED);
 		return -ENOSPC;
 	}
-	if (!(parent->flags & SF_ROOT) && !stream_tx_bound_on(parent, c))
+	if (!stream_is_root(parent) && !stream_tx_bound_on(parent, c))
 		s->flags |= SF_ATTACH_DUE | SF_ATTACH_INIT;
 	return 0;
 }
@@ -56,17 +56,17 @@ stream_open(struct sst_stream_peer *p, struct sst_stream *parent, bool toplevel,
 		rte_errno = ENOTCONN;
 		return NULL;
 	}
-	s = stream_alloc(p, SF_INITIATOR, STREAM_APP_OWNED,
+	s = stream_alloc(p, STREAM_OURS, STREAM_APP_OWNED,
 		toplevel ? STREAM_SERVICE_WAITING : STREAM_SERVICE_NONE);
 	if (s == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	s->prio = parent->flags & SF_ROOT ? 0 : parent->prio;
+	s->prio = stream_is_root(parent) ? 0 : parent->prio;
 	/* Init data borrows the parent's window (paper 4.3.6): the child
 	 * starts with the credit the peer last gave the parent. */
 	s->tx_window = parent->tx != NULL ? parent->tx->fc.window : parent->tx_window;
-	if (parent->flags & SF_ROOT)
+	if (stream_is_root(parent))
 		s->tx_window = c->root_tx_window;
 	if (stream_tx_buffers(s) < 0 || stream_attach_new(s, parent, c) < 0) {
 		s->refs = 0;
@@ -78,7 +78,7 @@ stream_open(struct sst_stream_peer *p, struct sst_stream *parent, bool toplevel,
 		rte_errno = ENOBUFS;
 		return NULL;
 	}
-	if (!(parent->flags & SF_ROOT)) {
+	if (!stream_is_root(parent)) {
 		s->tx->parent = parent;
 		stream_ref(parent);
 		/* The parent's send side counts the child's Init bytes. */
@@ -127,9 +127,9 @@ void
 sst_stream_listen_substream(struct sst_stream *s, bool listen)
 {
 	if (listen)
-		s->flags |= SF_LISTEN;
+		s->listening = true;
 	else
-		s->flags &= ~SF_LISTEN;
+		s->listening = false;
 }
 
 /* Children that arrived before the application took their parent. */
@@ -159,7 +159,8 @@ datagram_as_substream(struct sst_stream *parent)
 {
 	struct stream_rxio *prx = parent->rx;
 	struct rte_mbuf *m = prx->dgrams[prx->dgram_head];
-	struct sst_stream *s = stream_alloc(parent->peer, 0, STREAM_APP_OWNED, STREAM_SERVICE_NONE);
+	struct sst_stream *s =
+		stream_alloc(parent->peer, STREAM_PEERS, STREAM_APP_OWNED, STREAM_SERVICE_NONE);
 
 	if (s == NULL)
 		return NULL;
@@ -229,7 +230,7 @@ sst_stream_write(struct sst_stream *s, struct rte_mbuf *m, uint32_t flags, sst_t
 	len = rte_pktmbuf_pkt_len(m);
 	rc = sst_sendq_append(&s->tx->q, m, wflags);
 	if (rc == -ENOBUFS || rc == -ENOSPC) {
-		s->flags |= SF_WRITABLE_WANTED;
+		s->writable_wanted = true;
 		return -EAGAIN;
 	}
 	if (rc < 0)
@@ -437,7 +438,7 @@ sst_stream_send_datagram(struct sst_stream *parent, struct rte_mbuf *m, sst_time
 		c = stream_peer_chan(parent->peer);
 	if (c == NULL)
 		return -ENOTCONN;
-	if ((parent->flags & SF_ROOT) || stream_tx_bound_on(parent, c)) {
+	if (stream_is_root(parent) || stream_tx_bound_on(parent, c)) {
 		uint32_t per = stream_dgram_payload_max(c);
 		uint32_t k = len <= per ? 1 : (len + per - 1) / per;
 
@@ -535,7 +536,7 @@ sst_stream_request_priority(struct sst_stream *s, int32_t prio, sst_time_t now)
 	struct sst_stream *sub;
 	uint32_t v[2] = {rte_cpu_to_be_32(PRIORITY_REQUEST), rte_cpu_to_be_32((uint32_t)prio)};
 
-	if (stream_is_reset(s) || (s->flags & SF_ROOT))
+	if (stream_is_reset(s) || stream_is_root(s))
 		return -ENOTCONN;
 	memcpy(msg, v, sizeof(msg));
 	/* Reliable even when small: a lost request would leave the old
@@ -575,8 +576,7 @@ sst_stream_migrate(struct sst_stream *s, struct sst_stream_chan *c, sst_time_t n
 	struct sst_stream_chan *old = s->tx_chan;
 
 	RTE_SET_USED(now);
-	if (c == NULL || c->peer != s->peer || c->dead ||
-		(stream_is_reset(s) || (s->flags & SF_ROOT)))
+	if (c == NULL || c->peer != s->peer || c->dead || (stream_is_reset(s) || stream_is_root(s)))
 		return -EINVAL;
 	if (old == c)
 		return 0;

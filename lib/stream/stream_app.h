@@ -7,7 +7,7 @@
  * Owns: the application's handle on a stream (its reference, dropped by
  * sst_stream_close()), accept queues, queued datagrams, the send state up
  * to CLOSE_QUEUED, the receive state, who holds the stream (from pending to
- * APP_OWNED to APP_RELEASED) and the SF_WRITABLE_WANTED bit. Calls:
+ * APP_OWNED to APP_RELEASED) and writable_wanted. Calls:
  * stream_usid.h, stream_ctl.h, stream_life.h, stream_chan_finish.h,
  * stream_chan_sids.h, stream_tx.h, the application's callbacks, and the
  * service rendezvous only through the host's upcall table (struct

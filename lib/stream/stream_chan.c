@@ -75,7 +75,7 @@ adopt_orphans(struct sst_stream_chan *c)
 			continue;
 		s->tx_chan = c;
 		stream_tx_unbind(s);
-		if (s->tx != NULL || (s->flags & SF_INITIATOR))
+		if (s->tx != NULL || stream_is_ours(s))
 			stream_attach_due(s);
 	}
 }
@@ -193,7 +193,7 @@ sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now)
 	while (c->ctl.count > 0) {
 		struct sst_stream *s = stream_queue_pop(&c->ctl, p->host->ctl_next, p->host);
 
-		s->flags &= ~SF_CTL_QUEUED;
+		s->flags &= ~SF_IN_CTL_QUEUE;
 		stream_ctl_requeue(s, c);
 		stream_unref(s, now);
 	}
@@ -201,7 +201,7 @@ sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now)
 		struct sst_stream *s =
 			stream_queue_pop(&c->sid_waiters, p->host->sidw_next, p->host);
 
-		s->flags &= ~SF_SID_WAITING;
+		s->flags &= ~SF_IN_SID_WAITERS;
 		stream_unref(s, now);
 	}
 	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++)

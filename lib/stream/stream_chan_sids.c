@@ -69,10 +69,10 @@ stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep
 		c->detach_cursor = (c->detach_cursor + 1) & p->usid_mask;
 		if (s == NULL || s == keep || s->tx_chan != c || s->tx != NULL ||
 			!stream_tx_attached_acked(s) || stream_is_ended(s) ||
-			(s->flags & SF_CTL_QUEUED))
+			(s->flags & SF_IN_CTL_QUEUE))
 			continue;
 		stream_give_up_tx_sid(s, STREAM_CODE_DETACH);
-		s->flags |= SF_PEER_KNOWS;
+		s->peer_knows = true;
 		c->stats.idle_detaches++;
 		return true;
 	}
@@ -82,9 +82,9 @@ stream_chan_detach_idle(struct sst_stream_chan *c, const struct sst_stream *keep
 static void
 sid_wait(struct sst_stream_chan *c, struct sst_stream *s)
 {
-	if (s->flags & (SF_SID_WAITING | SF_ROOT))
+	if ((s->flags & SF_IN_SID_WAITERS) || stream_is_root(s))
 		return;
-	s->flags |= SF_SID_WAITING;
+	s->flags |= SF_IN_SID_WAITERS;
 	stream_ref(s);
 	stream_queue_push(&c->sid_waiters, c->peer->host->sidw_next, s);
 	stream_chan_wants_flush(c);
@@ -99,7 +99,7 @@ stream_chan_sid_waiters_wake(struct sst_stream_chan *c, sst_time_t now)
 	for (uint32_t n = RTE_MIN(c->sid_waiters.count, 8u); n > 0; n--) {
 		struct sst_stream *s = stream_queue_pop(&c->sid_waiters, h->sidw_next, h);
 
-		s->flags &= ~SF_SID_WAITING;
+		s->flags &= ~SF_IN_SID_WAITERS;
 		if (s->flags & SF_ATTACH_DUE)
 			stream_ctl_queue(s);
 		stream_tx_wake(s);

@@ -7,7 +7,7 @@
  *
  * Owns: sst_stream_chan.sid_waiters (through the host's sidw_next links;
  * each waiter holds a reference), moved_sids, detach_cursor, and the
- * SF_SID_WAITING bit. Calls: stream_life.h (references), stream_ctl.h,
+ * SF_IN_SID_WAITERS bit. Calls: stream_life.h (references), stream_ctl.h,
  * stream_chan_finish.h. Frees: nothing.
  */
 #ifndef STREAM_CHAN_SIDS_H

@@ -30,7 +30,7 @@ void
 stream_attach_due(struct sst_stream *s)
 {
 	s->flags |= SF_ATTACH_DUE;
-	if ((s->flags & SF_INITIATOR) && !(s->flags & SF_PEER_KNOWS))
+	if (stream_is_ours(s) && !s->peer_knows)
 		s->flags |= SF_ATTACH_INIT;
 	else
 		s->flags &= ~SF_ATTACH_INIT;
@@ -40,9 +40,9 @@ stream_attach_due(struct sst_stream *s)
 static void
 ctl_queue_on(struct sst_stream *s, struct sst_stream_chan *c)
 {
-	if ((s->flags & (SF_CTL_QUEUED | SF_ROOT)) || c == NULL || c->dead)
+	if ((s->flags & SF_IN_CTL_QUEUE) || stream_is_root(s) || c == NULL || c->dead)
 		return;
-	s->flags |= SF_CTL_QUEUED;
+	s->flags |= SF_IN_CTL_QUEUE;
 	stream_ref(s);
 	stream_queue_push(&c->ctl, c->peer->host->ctl_next, s);
 	stream_chan_wants_flush(c);
@@ -80,7 +80,7 @@ stream_ctl_requeue(struct sst_stream *s, const struct sst_stream_chan *c)
 void
 stream_ctl_moving(struct sst_stream *s)
 {
-	if (!(s->flags & SF_CTL_QUEUED))
+	if (!(s->flags & SF_IN_CTL_QUEUE))
 		return;
 	if (s->tx_chan != NULL) {
 		s->tx_chan->ctl_sweep = true;

@@ -6,7 +6,7 @@
  * Detaches owed.
  *
  * Owns: sst_stream_chan.sched membership, .ctl (through the host's ctl_next
- * links), .codes and the SF_CTL_QUEUED, SF_ATTACH_DUE and SF_ATTACH_INIT
+ * links), .codes and the SF_IN_CTL_QUEUE, SF_ATTACH_DUE and SF_ATTACH_INIT
  * bits. A stream in a control queue holds a reference (stream_ref()),
  * dropped by whoever takes it out (stream_tx.c). Calls: nothing of the
  * stream layer but the inline helpers of stream_internal.h; the only

@@ -4,8 +4,8 @@
  * table of links the caller keeps, one per object. A channel's queues of
  * streams (control packets due, streams waiting for a SID) are such FIFOs
  * through host-wide link tables indexed by control block: a stream is in at
- * most one queue of each kind at a time (its SF_CTL_QUEUED or
- * SF_SID_WAITING flag), so one link per control block serves every channel
+ * most one queue of each kind at a time (its SF_IN_CTL_QUEUE or
+ * SF_IN_SID_WAITERS flag), so one link per control block serves every channel
  * of the host, a queue costs a channel 12 bytes whatever its length, and
  * queueing can never run out of room. Each channel used to keep arrays of
  * max_streams + 1 pointers for them: 1 MB per channel at the defaults.

@@ -79,34 +79,42 @@ enum {
 	STREAM_CODES_INIT = 8, /**< Resets and Detaches owed, up to max_sids + STATELESS */
 };
 
-/* Stream flags (struct sst_stream.flags): facts about a stream, work due
- * on it and the queues it is in; its lifecycle, its attachments included,
- * is in the states of stream_state.h. */
+/*
+ * Stream flags (struct sst_stream.flags): only work due on a stream and
+ * the queues it is in, bits that come and go many times in its life. Its
+ * lifecycle is in the states of stream_state.h, and the facts about it
+ * (who opened it, whether it accepts substreams, what the peer knows) are
+ * named fields of struct sst_stream. A bit here is a list membership when
+ * its list needs it (the list cannot answer "is s in me?" in O(1)) or a
+ * piece of work a flush or a timer must do.
+ */
 enum {
-	SF_INITIATOR = 1u << 0,	  /**< we created it */
-	SF_LISTEN = 1u << 1,	  /**< accepts substreams */
-	SF_ROOT = 1u << 2,	  /**< a peer's root stream (sst_stream_peer.root) */
-	SF_PEER_KNOWS = 1u << 3,  /**< the peer has state for it: re-attach without Init */
-	SF_CTL_QUEUED = 1u << 4,  /**< in its channel's control queue */
-	SF_WINDOW_DUE = 1u << 5,  /**< a window update is owed on rx_chan */
-	SF_ATTACH_DUE = 1u << 6,  /**< an Attach is owed on tx_chan */
-	SF_ATTACH_INIT = 1u << 7, /**< the Attach owed or in flight carries Init (new stream) */
-	SF_SID_WAITING = 1u << 8, /**< in tx_chan's queue of streams waiting for a SID */
-	SF_TX_WAITING = 1u << 9,  /**< in the host's FIFO of streams waiting for a send buffer */
-	SF_REAP = 1u << 10,	  /**< ended with no references: on the reap list */
-	SF_CLOSED_REPORTED = 1u << 11, /**< its end was reported (ops.closed()), or needs not be */
-	SF_WRITABLE_WANTED = 1u << 12, /**< the application waits for ops.writable() */
-	SF_RX_RECENT = 1u << 13,       /**< data arrived since the last idle sweep */
-	SF_BITS = 14,		       /**< the width of struct sst_stream.flags */
+	/* Work due: what the channel's next flush must send. */
+	SF_WINDOW_DUE = 1u << 0,  /**< a window update is owed on rx_chan */
+	SF_ATTACH_DUE = 1u << 1,  /**< an Attach is owed on tx_chan */
+	SF_ATTACH_INIT = 1u << 2, /**< the Attach owed or in flight carries Init (new stream) */
+	/* Membership of a list (the stream is in it exactly while set). */
+	SF_IN_CTL_QUEUE = 1u << 3,   /**< in its channel's control queue (sst_stream_chan.ctl) */
+	SF_IN_SID_WAITERS = 1u << 4, /**< in tx_chan's FIFO of streams waiting for a SID */
+	SF_IN_TX_WAITERS = 1u << 5,  /**< in the host's FIFO of streams waiting for a send buffer */
+	SF_IN_REAP_LIST = 1u << 6,   /**< ended with no references: on the host's reap list */
+	SF_BITS = 7,		     /**< the width of struct sst_stream.flags */
 };
 
 /* A bit at or above SF_BITS would be dropped silently by the bit-field,
  * and the stream would misbehave far from the cause (regrouping the bits
  * with gaps made the migration and channel-close scenarios fail). */
-static_assert((SF_INITIATOR | SF_LISTEN | SF_ROOT | SF_PEER_KNOWS | SF_CTL_QUEUED | SF_WINDOW_DUE |
-		      SF_ATTACH_DUE | SF_ATTACH_INIT | SF_SID_WAITING | SF_TX_WAITING | SF_REAP |
-		      SF_CLOSED_REPORTED | SF_WRITABLE_WANTED | SF_RX_RECENT) < (1u << SF_BITS),
+static_assert((SF_WINDOW_DUE | SF_ATTACH_DUE | SF_ATTACH_INIT | SF_IN_CTL_QUEUE |
+		      SF_IN_SID_WAITERS | SF_IN_TX_WAITERS | SF_IN_REAP_LIST) < (1u << SF_BITS),
 	"every SF_ bit fits struct sst_stream.flags");
+
+/* Who opened a stream: fixed when its control block is taken. */
+enum stream_role {
+	STREAM_PEERS = 0, /**< the peer opened it (or it is a datagram read as a substream) */
+	STREAM_OURS,	  /**< we opened it (sst_stream_connect(), substreams) */
+	STREAM_ROOT,	  /**< a peer's root stream (sst_stream_peer.root), opened by no one */
+	STREAM_ROLES
+};
 
 /* Send side buffers, attached while the stream has anything to send or in
  * flight. */
@@ -153,26 +161,32 @@ struct sst_stream {
 	uint16_t refs;	   /**< packets in flight, children, the app handle */
 	uint8_t hcid;	   /**< index into the peer's half-channel IDs */
 	uint8_t tx_window; /**< the peer's latest window byte (no tx buffers) */
-	/* The SF_ bits, the states (stream_state.h, changed only by
-	 * stream_set_*()) and the attachment slot: packed in one word, so
+	/* The SF_ bits, the facts, the states (stream_state.h, changed only
+	 * by stream_set_*()) and the attachment slot: packed in one word, so
 	 * that the lifecycle costs no byte more than the flags it replaced. */
 	uint32_t flags : SF_BITS;
-	uint32_t send : 2;	/**< enum stream_send_state */
-	uint32_t recv : 1;	/**< enum stream_recv_state */
-	uint32_t end : 2;	/**< enum stream_end_state */
-	uint32_t service : 2;	/**< enum stream_service_state */
-	uint32_t life : 3;	/**< enum stream_life_state */
-	uint32_t tx_attach : 2; /**< enum stream_tx_attach_state */
-	uint32_t rx_attach : 1; /**< enum stream_rx_attach_state */
+	uint32_t role : 2;	      /**< enum stream_role */
+	uint32_t listening : 1;	      /**< accepts substreams (sst_stream_listen_substream()) */
+	uint32_t peer_knows : 1;      /**< the peer has state for it: re-attach without Init */
+	uint32_t writable_wanted : 1; /**< the application waits for ops.writable() */
+	uint32_t rx_recent : 1;	      /**< data arrived since the last idle sweep */
+	uint32_t send : 2;	      /**< enum stream_send_state */
+	uint32_t recv : 1;	      /**< enum stream_recv_state */
+	uint32_t end : 2;	      /**< enum stream_end_state */
+	uint32_t service : 2;	      /**< enum stream_service_state */
+	uint32_t life : 3;	      /**< enum stream_life_state */
+	uint32_t tx_attach : 2;	      /**< enum stream_tx_attach_state */
+	uint32_t rx_attach : 1;	      /**< enum stream_rx_attach_state */
 	/** The attachment slot our Attach names (paper 4.3.7): flips at each
 	 * move to another channel, so the peer tells a new attachment from
 	 * a resent one. */
 	uint32_t tx_slot : 1;
 };
 
-static_assert(STREAM_SEND_STATES <= 4 && STREAM_RECV_STATES <= 2 && STREAM_END_STATES <= 4 &&
-		      STREAM_SERVICE_STATES <= 4 && STREAM_LIFE_STATES <= 8 &&
-		      STREAM_TX_ATTACH_STATES <= 4 && STREAM_RX_ATTACH_STATES <= 2,
+static_assert(STREAM_ROLES <= 4 && STREAM_SEND_STATES <= 4 && STREAM_RECV_STATES <= 2 &&
+		      STREAM_END_STATES <= 4 && STREAM_SERVICE_STATES <= 4 &&
+		      STREAM_LIFE_STATES <= 8 && STREAM_TX_ATTACH_STATES <= 4 &&
+		      STREAM_RX_ATTACH_STATES <= 2,
 	"the states fit their bit-fields");
 
 /*
@@ -395,7 +409,7 @@ stream_tx_attach_acked(struct sst_stream *s)
 {
 	if (!stream_tx_attached_acked(s))
 		stream_set_tx_attach(s, STREAM_TX_ACKED);
-	s->flags |= SF_PEER_KNOWS;
+	s->peer_knows = true;
 }
 
 /* A top-level stream whose rendezvous message is still being gathered:
@@ -446,6 +460,21 @@ static inline bool
 stream_recv_eof(const struct sst_stream *s)
 {
 	return s->recv == STREAM_RECV_EOF_READ;
+}
+
+/* A peer's root stream (sst_stream_peer.root, SID 0): it never ends and
+ * goes with its peer. */
+static inline bool
+stream_is_root(const struct sst_stream *s)
+{
+	return s->role == STREAM_ROOT;
+}
+
+/* We opened s (the peer's fair shares do not count it). */
+static inline bool
+stream_is_ours(const struct sst_stream *s)
+{
+	return s->role == STREAM_OURS;
 }
 
 /* Take a reference on s (stream_life.h drops it: stream_unref()). */

@@ -46,7 +46,7 @@ sst_stream_end_describe(enum sst_stream_end why)
 }
 
 struct sst_stream *
-stream_alloc(struct sst_stream_peer *p, uint32_t flags, enum stream_life_state life,
+stream_alloc(struct sst_stream_peer *p, enum stream_role role, enum stream_life_state life,
 	enum stream_service_state service)
 {
 	struct sst_stream_host *h = p->host;
@@ -65,13 +65,13 @@ stream_alloc(struct sst_stream_peer *p, uint32_t flags, enum stream_life_state l
 	h->slab_used++;
 	memset(s, 0, sizeof(*s));
 	s->peer = p;
-	s->flags = flags;
+	s->role = role;
 	s->life = life;
 	s->service = service;
 	s->refs = 1; /* the application's handle, or the accept queue's */
 	s->tx_window = sst_window_encode(p->host->p.rx_window_min);
 	p->nstreams++;
-	p->nours += (flags & SF_INITIATOR) != 0;
+	p->nours += role == STREAM_OURS;
 	return s;
 }
 
@@ -85,7 +85,7 @@ stream_free(struct sst_stream *s, sst_time_t now)
 		stream_release_buffers(s, true, now);
 	stream_usid_remove(p, s);
 	p->nstreams--;
-	p->nours -= (s->flags & SF_INITIATOR) != 0;
+	p->nours -= stream_is_ours(s);
 	p->host->stats.streams_closed++;
 	stream_slab_put(p->host, s);
 }
@@ -120,9 +120,9 @@ stream_ended(struct sst_stream *s)
 {
 	struct sst_stream_host *h = s->peer->host;
 
-	if (s->refs != 0 || (s->flags & (SF_ROOT | SF_REAP)))
+	if (s->refs != 0 || stream_is_root(s) || (s->flags & SF_IN_REAP_LIST))
 		return;
-	s->flags |= SF_REAP;
+	s->flags |= SF_IN_REAP_LIST;
 	s->link = h->reap;
 	h->reap = s;
 }
@@ -137,7 +137,7 @@ stream_reap(struct sst_stream_host *h, sst_time_t now)
 		if (s->refs == 0)
 			stream_free(s, now);
 		else
-			s->flags &= ~SF_REAP;
+			s->flags &= ~SF_IN_REAP_LIST;
 	}
 }
 
@@ -153,9 +153,9 @@ stream_tx_buffer_queue(struct sst_stream *s)
 {
 	struct sst_stream_host *h = s->peer->host;
 
-	if ((s->flags & SF_TX_WAITING) || h->tx_waiting == h->tx_waiters_cap)
+	if ((s->flags & SF_IN_TX_WAITERS) || h->tx_waiting == h->tx_waiters_cap)
 		return;
-	s->flags |= SF_TX_WAITING;
+	s->flags |= SF_IN_TX_WAITERS;
 	stream_ref(s);
 	h->tx_waiters[(h->tx_waiters_head + h->tx_waiting) % h->tx_waiters_cap] = s;
 	h->tx_waiting++;
@@ -164,7 +164,7 @@ stream_tx_buffer_queue(struct sst_stream *s)
 void
 stream_tx_buffer_wait(struct sst_stream *s)
 {
-	s->flags |= SF_WRITABLE_WANTED;
+	s->writable_wanted = true;
 	stream_tx_buffer_queue(s);
 }
 
@@ -173,7 +173,7 @@ stream_tx_buffer_wait(struct sst_stream *s)
 static bool
 tx_share_used(const struct sst_stream *s)
 {
-	return !(s->flags & SF_INITIATOR) && s->peer->ntx >= s->peer->host->p.peer_max_tx_buffers;
+	return !stream_is_ours(s) && s->peer->ntx >= s->peer->host->p.peer_max_tx_buffers;
 }
 
 void
@@ -194,7 +194,7 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 			continue;
 		}
 		h->tx_waiting--;
-		s->flags &= ~SF_TX_WAITING;
+		s->flags &= ~SF_IN_TX_WAITERS;
 		if (s->life == STREAM_PENDING_REPLY) {
 			/* Its reply first; the application hears of it after. */
 			if (!stream_is_reset(s))
@@ -210,10 +210,9 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 			stream_unref(s, now);
 			continue;
 		}
-		wake = !stream_is_reset(s) && stream_app_holds(s) &&
-		       (s->flags & SF_WRITABLE_WANTED);
+		wake = !stream_is_reset(s) && stream_app_holds(s) && s->writable_wanted;
 		if (wake) {
-			s->flags &= ~SF_WRITABLE_WANTED;
+			s->writable_wanted = false;
 			if (h->p.ops != NULL && h->p.ops->writable != NULL)
 				h->p.ops->writable(h->p.ctx, s, now);
 		}
@@ -257,7 +256,7 @@ stream_tx_buffers(struct sst_stream *s)
 	}
 	s->tx = tx;
 	h->txios_used++;
-	s->peer->ntx += (s->flags & SF_INITIATOR) == 0;
+	s->peer->ntx += !stream_is_ours(s);
 	return 0;
 }
 
@@ -271,7 +270,7 @@ stream_rx_buffers(struct sst_stream *s)
 
 	if (s->rx != NULL)
 		return 0;
-	if (!(s->flags & SF_INITIATOR) && s->peer->nrx >= h->p.peer_max_rx_buffers) {
+	if (!stream_is_ours(s) && s->peer->nrx >= h->p.peer_max_rx_buffers) {
 		h->stats.peer_buffers_refused++;
 		return -ENOBUFS;
 	}
@@ -300,7 +299,7 @@ stream_rx_buffers(struct sst_stream *s)
 		return -EINVAL;
 	}
 	s->rx = rx;
-	s->peer->nrx += (s->flags & SF_INITIATOR) == 0;
+	s->peer->nrx += !stream_is_ours(s);
 	rx->owner = h->rxios_used;
 	h->rx_owners[h->rxios_used++] = s;
 	return 0;
@@ -358,13 +357,12 @@ stream_release_buffers(struct sst_stream *s, bool all, sst_time_t now)
 		rte_mempool_put(h->txios, s->tx);
 		s->tx = NULL;
 		h->txios_used--;
-		s->peer->ntx -= (s->flags & SF_INITIATOR) == 0;
+		s->peer->ntx -= !stream_is_ours(s);
 		stream_tx_buffer_freed(h, now);
 	}
 	/* Receive buffers stay while data keeps coming (their window tuning
 	 * spans rounds); the idle sweep takes them once it stops. */
-	if (s->rx != NULL &&
-		(all || (rx_idle(s) && (!(s->flags & SF_RX_RECENT) || stream_recv_eof(s))))) {
+	if (s->rx != NULL && (all || (rx_idle(s) && (!s->rx_recent || stream_recv_eof(s))))) {
 		struct stream_rxio *rx = s->rx;
 		uint64_t fresh_edge =
 			rx->fc.read_off + sst_window_credit(sst_window_encode(rx->fc.min_buf));
@@ -399,7 +397,7 @@ stream_release_buffers(struct sst_stream *s, bool all, sst_time_t now)
 		h->rx_owners[rx->owner]->rx->owner = rx->owner;
 		rte_mempool_put(h->rxios, rx);
 		s->rx = NULL;
-		s->peer->nrx -= (s->flags & SF_INITIATOR) == 0;
+		s->peer->nrx -= !stream_is_ours(s);
 	}
 }
 
@@ -441,8 +439,8 @@ stream_idle_sweep(struct sst_stream_host *h, sst_time_t now)
 	for (uint32_t i = 0; i < h->rxios_used;) {
 		struct sst_stream *s = h->rx_owners[i];
 
-		if (s->flags & SF_RX_RECENT) {
-			s->flags &= ~SF_RX_RECENT;
+		if (s->rx_recent) {
+			s->rx_recent = false;
 			i++;
 			continue;
 		}
@@ -473,17 +471,18 @@ stream_release_sids(struct sst_stream *s, sst_time_t now)
 	stream_rx_unbind(s);
 }
 
+/* The application hears of a stream's end once, when it leaves LIVE (to
+ * FINISHED or RESET): the end state is the record of the report, so a
+ * stream reset after it finished is not reported again. A stream the
+ * application does not hold is reported to no one. */
 static void
 report_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	const struct sst_stream_ops *ops = s->peer->host->p.ops;
 
-	if (s->flags & SF_CLOSED_REPORTED)
-		return;
-	s->flags |= SF_CLOSED_REPORTED;
 	if (!stream_app_holds(s))
 		return;
-	if (stream_service_waiting(s) && (s->flags & SF_INITIATOR)) {
+	if (stream_service_waiting(s) && stream_is_ours(s)) {
 		if (ops != NULL && ops->connected != NULL)
 			ops->connected(s->peer->host->p.ctx, s,
 				why == SST_STREAM_REFUSED ? -ECONNREFUSED : -ECONNRESET, now);
@@ -497,7 +496,7 @@ report_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 void
 stream_check_finished(struct sst_stream *s, sst_time_t now)
 {
-	if (stream_is_ended(s) || (s->flags & SF_ROOT))
+	if (stream_is_ended(s) || stream_is_root(s))
 		return;
 	if (s->send != STREAM_SEND_CLOSE_ACKED || !stream_recv_eof(s))
 		return;
@@ -528,8 +527,9 @@ void
 stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_time_t now)
 {
 	struct sst_stream_chan *c;
+	bool first_end = !stream_is_ended(s);
 
-	if (stream_is_reset(s) || (s->flags & SF_ROOT))
+	if (stream_is_reset(s) || stream_is_root(s))
 		return;
 	/* The Reset names the stream by our own SID if we have one (paper
 	 * 4.3.8), otherwise by the peer's, and is resent until acknowledged. */
@@ -553,7 +553,8 @@ stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, sst_ti
 	if (s->rx != NULL)
 		sst_rob_reset(&s->rx->rob, sst_rob_read_offset(&s->rx->rob));
 	stream_maybe_release_buffers(s, now);
-	report_closed(s, why, now);
+	if (first_end)
+		report_closed(s, why, now);
 	stream_ended(s);
 }
 

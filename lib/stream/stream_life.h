@@ -8,8 +8,8 @@
  *
  * Owns: the host's slab free list, reap list, tx_waiters FIFO and
  * rx_owners array; s->refs, s->tx, s->rx, the end state (finished or
- * reset), the send state from CLOSE_OWED, ABANDONED, and the SF_REAP,
- * SF_CLOSED_REPORTED, SF_TX_WAITING bits. Calls: stream_usid.h
+ * reset), the send state from CLOSE_OWED, ABANDONED, and the SF_IN_REAP_LIST
+ * and SF_IN_TX_WAITERS bits. Calls: stream_usid.h
  * and stream_ctl.h, and the application's closed, connected and writable
  * callbacks. Frees: a control block only in stream_reap(), at a safe
  * point (the end of a received packet, of a flush, of a timer), never
@@ -21,11 +21,12 @@
 
 #include "stream_internal.h"
 
-/* A control block for a new stream of p with these SF_ flags, these
- * initial states (both directions open, live) and one reference (the
- * application's handle or the accept queue's), counted in p's streams.
- * Returns NULL (counted in stats.no_stream) when none is left. */
-struct sst_stream *stream_alloc(struct sst_stream_peer *p, uint32_t flags,
+/* A control block for a new stream of p in this role (STREAM_OURS or
+ * STREAM_PEERS: who opened it; fixed for its life), these initial states
+ * (both directions open, live) and one reference (the application's
+ * handle or the accept queue's), counted in p's streams. Returns NULL
+ * (counted in stats.no_stream) when none is left. */
+struct sst_stream *stream_alloc(struct sst_stream_peer *p, enum stream_role role,
 	enum stream_life_state life, enum stream_service_state service);
 
 /* Give back a control block from stream_alloc() that never became a
@@ -51,7 +52,7 @@ void stream_reap(struct sst_stream_host *h, sst_time_t now);
 int stream_tx_buffers(struct sst_stream *s);
 
 /* s found no send buffer and the application wants ops.writable() when
- * one comes: join the waiting FIFO (SF_WRITABLE_WANTED). */
+ * one comes: join the waiting FIFO (writable_wanted). */
 void stream_tx_buffer_wait(struct sst_stream *s);
 
 /* s found no send buffer: join the waiting FIFO once, with a reference

@@ -30,8 +30,9 @@ sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 	p->usid_mask = slots - 1;
 	p->usid_max = h->p.peer_usids;
 	p->root.peer = p;
+	p->root.role = STREAM_ROOT;
+	p->root.listening = true;
 	/* The root is attached on every channel from the start (SID 0). */
-	p->root.flags = SF_ROOT | SF_LISTEN;
 	p->root.tx_attach = STREAM_TX_ACKED;
 	p->root.rx_attach = STREAM_RX_ATTACHED;
 	p->root.hcid = STREAM_HCID_ROOT;
@@ -80,7 +81,7 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 		h->tx_waiters_head = (h->tx_waiters_head + 1) % h->tx_waiters_cap;
 		h->tx_waiting--;
 		if (s->peer == p) {
-			s->flags &= ~SF_TX_WAITING;
+			s->flags &= ~SF_IN_TX_WAITERS;
 			stream_unref(s, 0);
 		} else {
 			h->tx_waiters[(h->tx_waiters_head + h->tx_waiting) % h->tx_waiters_cap] = s;

@@ -156,7 +156,7 @@ deliver(struct sst_stream_chan *c, struct sst_stream *s, uint64_t off,
 		return SST_CHANNEL_RX_REFUSE;
 	}
 	c->last_rx_sid = s->rx_sid;
-	s->flags |= SF_RX_RECENT;
+	s->rx_recent = true;
 	stream_rx_fc_update(s);
 	if (sst_rob_readable(&rx->rob) > 0 || sst_rob_eof(&rx->rob))
 		stream_rx_deliverable(s, now);
@@ -178,7 +178,7 @@ offer(struct sst_stream *parent, struct sst_stream *s, sst_time_t now)
 	struct stream_rxio *prx;
 
 	RTE_SET_USED(now);
-	if (parent->flags & SF_ROOT)
+	if (stream_is_root(parent))
 		return; /* top-level: offered once its service request is in */
 	prx = parent->rx;
 	s->link = NULL;
@@ -213,17 +213,18 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	struct sst_stream_host *h = c->peer->host;
 	struct sst_stream *s;
 	uint64_t counter;
-	bool top = (parent->flags & SF_ROOT) != 0;
+	bool top = stream_is_root(parent);
 
 	/* A parent the application has not taken yet (its rendezvous or its
 	 * accept is pending) keeps its children until it can decide. */
 	bool pending = parent->life == STREAM_PENDING_ACCEPT ||
 		       parent->life == STREAM_PENDING_REPLY || stream_service_waiting(parent);
 
-	if (stream_is_reset(parent) || (!(parent->flags & SF_LISTEN) && !pending) ||
+	if (stream_is_reset(parent) || (!parent->listening && !pending) ||
 		(!top && stream_rx_buffers(parent) < 0) || !peer_share_left(c))
 		return NULL;
-	s = stream_alloc(c->peer, 0, top ? STREAM_PENDING_SERVICE : STREAM_PENDING_ACCEPT,
+	s = stream_alloc(c->peer, STREAM_PEERS,
+		top ? STREAM_PENDING_SERVICE : STREAM_PENDING_ACCEPT,
 		top ? STREAM_SERVICE_WAITING : STREAM_SERVICE_NONE);
 	if (s == NULL)
 		return NULL;
@@ -236,7 +237,7 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	stream_chan_busy(c);
 	s->usid_counter = counter;
 	s->hcid = c->peer_hcid;
-	s->flags |= SF_PEER_KNOWS;
+	s->peer_knows = true;
 	s->rx_chan = c;
 	s->tx_chan = c; /* we answer where it arrived */
 	s->rx_sid = sid;
@@ -285,7 +286,7 @@ rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 		}
 		s = new_stream(c, parent, hdr->sid, hdr->window, now);
 		if (s == NULL) {
-			if (parent->flags & SF_LISTEN)
+			if (parent->listening)
 				return refuse(c, m); /* out of memory: let it come again */
 			return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 		}
@@ -319,7 +320,7 @@ rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	 * Attach. */
 	if (s == &c->held || (s == NULL && sst_sid_is_quiet(c->tx_sids, hdr->ref_sid)))
 		return refuse(c, m);
-	if (s == NULL || (s->flags & SF_ROOT))
+	if (s == NULL || stream_is_root(s))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 	if (hdr->sid == 0)
 		return drop(&c->peer->host->stats.rx_malformed, m, true);
@@ -332,8 +333,8 @@ rx_reply(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	 * one instead, a late or lost acknowledgment has the Init resent, and
 	 * a resend that arrives after the peer finished the stream and forgot
 	 * its SID opens a second stream there with this one's bytes. */
-	if ((s->flags & (SF_INITIATOR | SF_ATTACH_DUE)) == SF_INITIATOR &&
-		s->tx_attach == STREAM_TX_BOUND && s->tx_chan == c) {
+	if (stream_is_ours(s) && !(s->flags & SF_ATTACH_DUE) && s->tx_attach == STREAM_TX_BOUND &&
+		s->tx_chan == c) {
 		stream_tx_attach_acked(s);
 		stream_tx_wake(s);
 	}
@@ -347,7 +348,7 @@ rx_data(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 	struct sst_stream *s = sst_sid_lookup(c->rx_sids, hdr->sid);
 	uint64_t ref, off;
 
-	if (s == NULL || (s->flags & SF_ROOT)) {
+	if (s == NULL || stream_is_root(s)) {
 		/* The peer sends Data only once we acknowledged the stream's
 		 * attachment, so a SID we no longer know from a counter it
 		 * already announced names a stream we finished (or reset, and
@@ -376,7 +377,7 @@ rx_ack(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_m
 
 	if (s == &c->held)
 		s = NULL;
-	if (s != NULL && (s->flags & SF_ROOT))
+	if (s != NULL && stream_is_root(s))
 		c->root_tx_window = hdr->window & SST_WINDOW_EXP_MASK;
 	else if (s != NULL)
 		peer_window(s, seq, hdr->window);
@@ -420,7 +421,7 @@ rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct 
 	struct sst_stream *parent = sst_sid_lookup(c->rx_sids, hdr->sid);
 	struct sst_dgram d;
 
-	if (parent == NULL || (parent->flags & SF_ROOT))
+	if (parent == NULL || stream_is_root(parent))
 		return drop(&c->peer->host->stats.rx_unknown_sid, m, true);
 	if (hdr->flags == (SST_FLAG_DGRAM_BEGIN | SST_FLAG_DGRAM_END)) {
 		stream_queue_datagram(parent, m, now);
@@ -435,7 +436,7 @@ rx_datagram(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct 
 	if (sst_dgram_rx_insert(c->dgram, hdr->sid, seq, hdr->flags, m, now, &d) ==
 		SST_DGRAM_COMPLETE) {
 		parent = sst_sid_lookup(c->rx_sids, d.sid);
-		if (parent != NULL && !(parent->flags & SF_ROOT))
+		if (parent != NULL && !stream_is_root(parent))
 			stream_queue_datagram(parent, d.m, now);
 		else
 			rte_pktmbuf_free(d.m);
@@ -456,10 +457,10 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 		stream_chan_peer_finish(c, now); /* FINISH: the peer has no stream here */
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
-	if (s == NULL || s == &c->held || (s->flags & SF_ROOT))
+	if (s == NULL || s == &c->held || stream_is_root(s))
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	c->peer->host->stats.streams_reset_rx++;
-	if (stream_service_waiting(s) && (s->flags & SF_INITIATOR))
+	if (stream_service_waiting(s) && stream_is_ours(s))
 		stream_do_reset(s, SST_STREAM_REFUSED, false, now);
 	else
 		stream_do_reset(s, SST_STREAM_RESET_REMOTE, false, now);
@@ -511,7 +512,7 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
-	if (s == NULL || (stream_is_reset(s) || (s->flags & SF_ROOT)))
+	if (s == NULL || (stream_is_reset(s) || stream_is_root(s)))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 	/* We have all the peer sent, and it has all we sent: its side moved
 	 * before it heard so, and will send nothing on this SID. Bound, the
@@ -540,7 +541,7 @@ rx_detach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	struct sst_stream *s = sst_sid_lookup(c->rx_sids, hdr->sid);
 
 	rte_pktmbuf_free(m);
-	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && s->rx_sid == hdr->sid) {
+	if (s != NULL && !stream_is_root(s) && s->rx_chan == c && s->rx_sid == hdr->sid) {
 		stream_sid_quiet(c, c->rx_sids, hdr->sid, false);
 		stream_chan_moved(c, hdr->sid);
 		stream_ctl_moving(s);

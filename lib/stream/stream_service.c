@@ -99,7 +99,7 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 	}
 	if (!complete)
 		return;
-	if (s->flags & SF_INITIATOR) {
+	if (stream_is_ours(s)) {
 		const struct sst_stream_ops *ops = h->p.ops;
 		int32_t err;
 
@@ -173,7 +173,7 @@ stream_service_accept(struct sst_stream *s, sst_time_t now)
 			h->stats.replies_delayed++;
 		}
 		stream_tx_buffer_queue(s);
-		if (!(s->flags & SF_TX_WAITING)) {
+		if (!(s->flags & SF_IN_TX_WAITERS)) {
 			stream_set_life(s, STREAM_ABANDONED);
 			stream_do_reset(s, SST_STREAM_REFUSED, true, now);
 			stream_unref(s, now);

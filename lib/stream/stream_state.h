@@ -155,8 +155,9 @@ enum stream_rx_attach_state {
 	STREAM_RX_ATTACH_STATES
 };
 
-/* Whether each enum may move from one state to another (the tables of
- * stream_state.c). Pure; out-of-range states are illegal. */
+/* stream_<state>_legal(): whether that enum may move from one state to
+ * another (the tables of stream_state.c). Pure; out-of-range states are
+ * illegal. */
 bool stream_send_state_legal(enum stream_send_state from, enum stream_send_state to);
 bool stream_recv_state_legal(enum stream_recv_state from, enum stream_recv_state to);
 bool stream_end_state_legal(enum stream_end_state from, enum stream_end_state to);

@@ -165,7 +165,7 @@ advertise(struct sst_stream_chan *c, struct sst_stream *s)
 {
 	uint8_t w;
 
-	if (s == NULL || (s->flags & SF_ROOT))
+	if (s == NULL || stream_is_root(s))
 		return sst_window_encode(c->peer->host->p.rx_window_min);
 	/* The packets already in the burst go out first. */
 	if (s->rx == NULL || sst_flowctl_rx_advertise(
@@ -255,7 +255,7 @@ usid_of(const struct sst_stream_chan *c, const struct sst_stream *s, struct sst_
 	const struct sst_stream_peer *p = c->peer;
 	uint8_t idx;
 
-	if (s->flags & SF_ROOT) {
+	if (stream_is_root(s)) {
 		/* The root's USID is (0, the channel initiator's half-channel ID). */
 		u->counter = 0;
 		idx = c->initiator ? c->local_hcid : c->peer_hcid;
@@ -364,7 +364,7 @@ ctl_sweep(struct sst_stream_chan *c, sst_time_t now)
 			stream_queue_push(&c->ctl, next, s);
 			continue;
 		}
-		s->flags &= ~SF_CTL_QUEUED;
+		s->flags &= ~SF_IN_CTL_QUEUE;
 		stream_ctl_requeue(s, c);
 		stream_unref(s, now);
 	}
@@ -386,7 +386,7 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 		struct sst_stream *s =
 			stream_queue_pop(&c->ctl, c->peer->host->ctl_next, c->peer->host);
 
-		s->flags &= ~SF_CTL_QUEUED;
+		s->flags &= ~SF_IN_CTL_QUEUE;
 		if (!stream_is_ended(s)) {
 			if ((s->flags & SF_ATTACH_DUE) && s->tx_chan == c)
 				send_attach(c, b, s, now);
@@ -414,9 +414,9 @@ segment_header(struct sst_stream_chan *c, struct sst_stream *s, struct sst_strea
 	}
 	if (s->tx_attach == STREAM_TX_ATTACHING || (s->flags & SF_ATTACH_DUE))
 		return -EAGAIN;
-	if ((s->flags & (SF_PEER_KNOWS | SF_INITIATOR)) == (SF_PEER_KNOWS | SF_INITIATOR))
+	if (s->peer_knows && stream_is_ours(s))
 		return -ENOENT; /* detached or moved: an Init would make a new stream */
-	if (s->flags & SF_INITIATOR) {
+	if (stream_is_ours(s)) {
 		struct sst_stream *parent = s->tx->parent;
 
 		hdr->type = SST_STREAM_INIT;
@@ -606,7 +606,7 @@ stream_tx_ack_due(void *ctx, sst_time_t now)
 		return;
 	if (c->last_rx_sid != 0)
 		s = sst_sid_lookup(c->rx_sids, c->last_rx_sid);
-	if (s != NULL && !(s->flags & SF_ROOT) && s->rx_chan == c && stream_rx_bound(s)) {
+	if (s != NULL && !stream_is_root(s) && s->rx_chan == c && stream_rx_bound(s)) {
 		hdr.sid = s->rx_sid;
 		hdr.window = advertise(c, s);
 	} else {
@@ -662,7 +662,7 @@ int
 stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now)
 {
 	struct sst_stream_chan *c =
-		parent->flags & SF_ROOT ? stream_peer_chan(parent->peer) : parent->tx_chan;
+		stream_is_root(parent) ? stream_peer_chan(parent->peer) : parent->tx_chan;
 	struct sst_dgram_frag frags[STREAM_DGRAM_FRAGS];
 	struct rte_mbuf *pkts[STREAM_DGRAM_FRAGS];
 	int n;
@@ -684,7 +684,7 @@ stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_tim
 	for (int i = 0; i < n; i++) {
 		struct sst_stream_hdr hdr = {.type = SST_STREAM_DATAGRAM,
 			.flags = frags[i].flags,
-			.sid = parent->flags & SF_ROOT ? 0 : parent->tx_sid,
+			.sid = stream_is_root(parent) ? 0 : parent->tx_sid,
 			.window = advertise(c, parent)};
 
 		pkts[i] = header_mbuf(c, &hdr);
