@@ -54,6 +54,8 @@ static bool client_legacy;
 static uint16_t node_shard_index, node_shard_count;
 static struct rte_ring *const *node_inboxes;
 static struct sst_worker_dir *node_dir;
+/* Secure mode for server (0) and client (1) nodes made while set. */
+static const struct sst_secure_config *node_secure[2];
 
 /*
  * What one side's tap (sst_test_tap.h) saw on the wire. Issue 15, finding
@@ -470,6 +472,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	memset(wp.nego.secret, server ? 0x5e : client_secret, sizeof(wp.nego.secret));
 	wp.nego.ulp_legacy = !server && client_legacy;
 	wp.nego.ulp_caps = wp.nego.ulp_legacy ? 0 : SST_NEGO_CAP_ALL;
+	wp.nego.secure = node_secure[server ? 0 : 1];
 	wp.stream.name = name;
 	wp.stream.clone_pool = clones;
 	wp.stream.max_streams = server && server_max_streams != 0 ? server_max_streams : 256;
