@@ -7,8 +7,8 @@
 # has started and idled for 3 s. Their pools and tables start small and
 # grow; the EAL memory they ask for (-m) costs 12 MB of page records per GB
 # whether used or not (docs/engine.md, "Memory of an idle tool").
-# Not judged in sanitizer builds (SST_RSS_FLAT_CHECK=0 from meson: RSS there
-# is the sanitizer's own); the figures are printed either way.
+# Registered in the release build only; by hand, SST_RSS_FLAT_CHECK=0 prints
+# the figures without judging them (a sanitizer build, whose RSS is its own).
 # Usage: idle_rss.sh PATH/TO/sst-perf PATH/TO/sst-cat PATH/TO/sst-gen
 set -u
 perf=${1:?usage: idle_rss.sh PATH/TO/sst-perf PATH/TO/sst-cat PATH/TO/sst-gen}
