@@ -457,6 +457,27 @@ static const struct sst_stream_ops stream_ops = {
 	.connected = op_connected,
 };
 
+/* A node's identity for secure runs (TOFU), for node_secure[]. */
+struct secure_side {
+	struct sst_secure_identity id;
+	struct sst_secure_config cfg;
+};
+
+static inline void
+secure_side_init(struct secure_side *sd, uint8_t seed_byte)
+{
+	uint8_t seed[32];
+
+	memset(seed, seed_byte, sizeof(seed));
+	CU_ASSERT_FATAL(sst_secure_identity_from_seed(&sd->id, seed) == 0);
+	memset(&sd->cfg, 0, sizeof(sd->cfg));
+	sd->cfg.size = sizeof(sd->cfg);
+	sd->cfg.identity = &sd->id;
+	sd->cfg.policy = SST_SECURE_TOFU;
+	sst_secure_suites_default(&sd->cfg, true, false);
+	sd->cfg.random = sst_secure_random_sodium;
+}
+
 static void
 node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 {
