@@ -130,6 +130,8 @@ bench(uint32_t n, uint32_t lookups, int runs)
 	if (w == NULL || chans == NULL || keys == NULL || q == NULL || worker_peers_init(w) < 0)
 		goto out;
 	TAILQ_INIT(&peer.chans);
+	/* Not an orphan (the zero state): those sit on the worker's list. */
+	peer.state = PEER_CONNECTED;
 	rc = fill(w, &peer, chans, keys, n);
 	if (rc < 0)
 		goto out;

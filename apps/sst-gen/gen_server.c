@@ -306,10 +306,14 @@ gen_server_run(const struct gen_conf *c)
 	hc.responder = true;
 	hc.local = c->local;
 	hc.mbufs = c->mbufs != 0 ? c->mbufs : 65535;
+	/* Idle, it holds a few pages (issue 14: an idle tool under 32 MB):
+	 * one worker, so no per-lcore pool caches (1 MB a pool), and stream
+	 * buffers that grow from 16 each way. */
+	hc.small_pools = true;
 	hc.stream.max_streams = 1u << 20;
 	hc.stream.max_tx_buffers = 65536;
 	hc.stream.max_rx_buffers = 65536;
-	hc.stream.initial_buffers = 256;
+	hc.stream.initial_buffers = 16;
 	hc.stream.send_mbufs = 64;
 	hc.stream.rx_pieces = 64;
 	hc.stream.ops = &gen_server_stream_ops;

@@ -396,10 +396,11 @@ control_packet(struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_en
 	} else {
 		ep_to_addr(from, &a);
 		w->stats.rx_control++;
-		w->nego_handoff = -1;
-		sst_nego_receive(
-			w->nego, &a, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), now);
-		/* It named a peer another worker holds (worker_nego.c). */
+		w->nego_handoff = worker_move_secure_owner(w, m, from);
+		if (w->nego_handoff < 0)
+			sst_nego_receive(w->nego, &a, rte_pktmbuf_mtod(m, void *),
+				rte_pktmbuf_data_len(m), now);
+		/* It named a peer another worker holds (worker_move.c). */
 		if (w->nego_handoff >= 0) {
 			worker_move_handoff(w, m, from, (uint16_t)w->nego_handoff);
 			w->nego_handoff = -1;

@@ -470,6 +470,10 @@ int worker_steer_owner(const struct sst_worker *w, const struct sst_net_endpoint
 /** The other worker that holds the peer r names, when r is a checksum-mode
  * channel a peer opened from an endpoint new to us, or -1. */
 int worker_move_owner(const struct sst_worker *w, const struct sst_nego_result *r);
+/** The other worker that holds the peer a SecI1 from an endpoint new to us
+ * names (secure mode: that worker answers the whole handshake), or -1. */
+int worker_move_secure_owner(
+	const struct sst_worker *w, const struct rte_mbuf *m, const struct sst_net_endpoint *from);
 /** Hand the negotiation message m from `from` to worker to, which adopts
  * the endpoint, and steer the endpoint there (m is consumed). */
 void worker_move_handoff(

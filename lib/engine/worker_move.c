@@ -22,8 +22,13 @@
  *   which forgets the entry. Both messages travel through the inbox rings
  *   the software dispatch already uses.
  *
- * Checksum mode only: a secure responder's handshake state (the SecR1 it
- * sent) lives in B's negotiation host, so A could not answer the SecI2.
+ * Secure mode: a responder's handshake state between its SecR1 and the
+ * SecI2 lives in the negotiation host that sent the SecR1, so B does not
+ * wait for the result. It reads the instance that the SecI1 names in clear
+ * (sst_nego_secure_i1_instance()) and hands the SecI1 itself to A, which
+ * answers the whole handshake; A moves the peer only if the SecI2 proves
+ * the same identity and instance (worker_peer_find_moved()). A forged
+ * instance costs a steering entry, as in checksum mode.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -123,20 +128,24 @@ worker_dir_del(struct sst_worker *w, uint64_t instance)
 	dir_swap(w, instance, instance, 0);
 }
 
+static bool
+dir_holds(const struct sst_worker *w, uint16_t worker, uint64_t instance)
+{
+	_Atomic uint64_t *b = dir_bucket(w, worker, instance);
+
+	for (int i = 0; i < DIR_WAYS; i++)
+		if (atomic_load_explicit(&b[i], memory_order_relaxed) == instance)
+			return true;
+	return false;
+}
+
 /* The other worker whose region holds instance, or -1. */
 static int
 dir_find(const struct sst_worker *w, uint64_t instance)
 {
-	for (uint16_t k = 0; k < w->p.dir->workers && k < w->p.shard_count; k++) {
-		_Atomic uint64_t *b;
-
-		if (k == w->p.shard_index)
-			continue;
-		b = dir_bucket(w, k, instance);
-		for (int i = 0; i < DIR_WAYS; i++)
-			if (atomic_load_explicit(&b[i], memory_order_relaxed) == instance)
-				return k;
-	}
+	for (uint16_t k = 0; k < w->p.dir->workers && k < w->p.shard_count; k++)
+		if (k != w->p.shard_index && dir_holds(w, k, instance))
+			return k;
 	return -1;
 }
 
@@ -235,6 +244,24 @@ worker_move_owner(const struct sst_worker *w, const struct sst_nego_result *r)
 		!r->peer_instance_known || r->peer_instance == 0 || w->steer.count >= STEER_MAX)
 		return -1;
 	return dir_find(w, r->peer_instance);
+}
+
+int
+worker_move_secure_owner(
+	const struct sst_worker *w, const struct rte_mbuf *m, const struct sst_net_endpoint *from)
+{
+	uint64_t instance;
+
+	/* An endpoint we know is ours to negotiate with (adopted, or a
+	 * handshake of ours under way there). */
+	if (!dir_usable(w) || w->steer.count >= STEER_MAX ||
+		worker_ep_find(w, from, worker_hash_ep(w, from)) != NULL)
+		return -1;
+	if (sst_nego_secure_i1_instance(
+		    rte_pktmbuf_mtod(m, const void *), rte_pktmbuf_data_len(m), &instance) < 0 ||
+		instance == 0 || dir_holds(w, w->p.shard_index, instance))
+		return -1;
+	return dir_find(w, instance);
 }
 
 void

@@ -11,7 +11,15 @@
  * checked in full by sst_nego_msg_parse() and every field read lies inside
  * the chunk body. A forged tag only sends a message to a worker whose host
  * then finds no attempt for it and drops it, as any worker would.
+ *
+ * The same reading finds the host instance a SecI1 names, for the worker
+ * that holds a peer which moved to an endpoint another worker owns
+ * (docs/engine.md, "Mobility"): that worker, not the one the endpoint
+ * hashes to, must answer the whole handshake, since the responder's state
+ * between SecR1 and SecI2 lives in the host that sent the SecR1.
  */
+#include <errno.h>
+
 #include "nego_internal.h"
 
 int
@@ -49,4 +57,27 @@ sst_nego_steer_tag(const void *msg, size_t len, uint8_t steer_bits)
 		 * chunks), the prototype's DH chunks, unknown types. */
 		return -1;
 	}
+}
+
+int
+sst_nego_secure_i1_instance(const void *msg, size_t len, uint64_t *instance)
+{
+	struct sst_nego_chunk c;
+	struct sst_nego_iter it;
+	struct sst_nego_msg m;
+	struct sst_nego_ulp ulp;
+	struct seci1 i1;
+
+	if (msg == NULL || instance == NULL || sst_nego_msg_parse(msg, len, &m) < 0 ||
+		m.nchunks == 0)
+		return -EINVAL;
+	sst_nego_iter_init(&it, &m);
+	sst_nego_iter_next(&it, &c);
+	if (c.type != SST_NEGO_SECI1 || nego_seci1_decode(&c.body, &i1) < 0)
+		return -EINVAL;
+	sst_nego_ulp_decode(i1.ulp.ptr, i1.ulp.len, &ulp);
+	if (!ulp.has_instance)
+		return -ENOENT;
+	*instance = ulp.instance;
+	return 0;
 }

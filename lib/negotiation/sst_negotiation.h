@@ -575,6 +575,22 @@ uint64_t sst_nego_instance(const struct sst_nego_host *h);
 int sst_nego_steer_tag(const void *msg, size_t len, uint8_t steer_bits);
 
 /**
+ * Steering of a moved peer (docs/engine.md, "Mobility"): the host instance
+ * that a secure initiator names in the ulp blob of a SecI1, read without
+ * a host, as sst_nego_steer_tag() reads a tag. The blob is in clear and not
+ * yet authenticated (the initiator's signature in SecI2 covers it): a
+ * worker may use it to choose which worker answers the handshake, never
+ * to decide who the peer is. Safe on hostile input.
+ *
+ * @param msg A control message (UDP payload).
+ * @param len Bytes at @p msg.
+ * @param instance Set to the instance on success.
+ * @return 0; -EINVAL if the message is malformed or its first chunk is not
+ *   a SecI1 that decodes; -ENOENT if its blob names no instance.
+ */
+int sst_nego_secure_i1_instance(const void *msg, size_t len, uint64_t *instance);
+
+/**
  * Tell the host that it is under attack, whatever its own load detection
  * says (true), or leave it to that detection again (false). Under load
  * every SecI1, and every ChkI1 of an SST-DPDK initiator, without a valid

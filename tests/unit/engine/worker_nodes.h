@@ -54,6 +54,8 @@ static bool client_legacy;
 static uint16_t node_shard_index, node_shard_count;
 static struct rte_ring *const *node_inboxes;
 static struct sst_worker_dir *node_dir;
+/* Secure mode for server (0) and client (1) nodes made while set. */
+static const struct sst_secure_config *node_secure[2];
 
 /*
  * What one side's tap (sst_test_tap.h) saw on the wire. Issue 15, finding
@@ -455,6 +457,27 @@ static const struct sst_stream_ops stream_ops = {
 	.connected = op_connected,
 };
 
+/* A node's identity for secure runs (TOFU), for node_secure[]. */
+struct secure_side {
+	struct sst_secure_identity id;
+	struct sst_secure_config cfg;
+};
+
+static inline void
+secure_side_init(struct secure_side *sd, uint8_t seed_byte)
+{
+	uint8_t seed[32];
+
+	memset(seed, seed_byte, sizeof(seed));
+	CU_ASSERT_FATAL(sst_secure_identity_from_seed(&sd->id, seed) == 0);
+	memset(&sd->cfg, 0, sizeof(sd->cfg));
+	sd->cfg.size = sizeof(sd->cfg);
+	sd->cfg.identity = &sd->id;
+	sd->cfg.policy = SST_SECURE_TOFU;
+	sst_secure_suites_default(&sd->cfg, true, false);
+	sd->cfg.random = sst_secure_random_sodium;
+}
+
 static void
 node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 {
@@ -470,6 +493,7 @@ node_init(struct node *n, const char *name, bool server, struct sst_link *link)
 	memset(wp.nego.secret, server ? 0x5e : client_secret, sizeof(wp.nego.secret));
 	wp.nego.ulp_legacy = !server && client_legacy;
 	wp.nego.ulp_caps = wp.nego.ulp_legacy ? 0 : SST_NEGO_CAP_ALL;
+	wp.nego.secure = node_secure[server ? 0 : 1];
 	wp.stream.name = name;
 	wp.stream.clone_pool = clones;
 	wp.stream.max_streams = server && server_max_streams != 0 ? server_max_streams : 256;

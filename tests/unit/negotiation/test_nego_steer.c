@@ -7,6 +7,7 @@
  * returns -1 for every initiator message, ping and malformed input, and two
  * "workers" (hosts with different tags on one address) both complete their
  * handshakes when a dispatcher routes answers by the tag alone.
+ * sst_nego_secure_i1_instance() reads the instance a SecI1 names.
  */
 #include <errno.h>
 #include <string.h>
@@ -309,8 +310,40 @@ test_two_workers(void)
 	tp_fini(&S);
 }
 
+/* The instance a SecI1 names, read without a host (a sharded engine hands
+ * the SecI1 of a moved peer to the worker that holds it): found in a
+ * SecI1, not in a ChkI1, a SecI1 whose blob has none, or a cut message. */
+static void
+test_secure_i1_instance(void)
+{
+	uint64_t instance = 0;
+
+	for (int legacy = 0; legacy < 2; legacy++) {
+		tp_init(&C, 0x10, 0x0a000001, true);
+		tp_init(&S, 0x30, 0x0a000002, true);
+		C.p.instance = UINT64_C(0x1122334455667788);
+		C.p.ulp_legacy = legacy;
+		tp_start(&C);
+		CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 0) > 0);
+		CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_SECURE, 0) > 0);
+		CU_ASSERT_EQUAL(tp_type(&C.out[1]), SST_NEGO_SECI1);
+		CU_ASSERT_EQUAL(
+			sst_nego_secure_i1_instance(C.out[0].b, C.out[0].len, &instance), -EINVAL);
+		CU_ASSERT_EQUAL(sst_nego_secure_i1_instance(C.out[1].b, C.out[1].len, &instance),
+			legacy ? -ENOENT : 0);
+		CU_ASSERT_EQUAL(
+			sst_nego_secure_i1_instance(C.out[1].b, C.out[1].len - 1, &instance),
+			-EINVAL);
+		CU_ASSERT_EQUAL(sst_nego_secure_i1_instance(NULL, 0, &instance), -EINVAL);
+		tp_fini(&C);
+		tp_fini(&S);
+	}
+	CU_ASSERT_EQUAL(instance, UINT64_C(0x1122334455667788));
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_each_message),
+	SST_TEST(test_secure_i1_instance),
 	SST_TEST(test_malformed),
 	SST_TEST(test_params),
 	SST_TEST(test_two_workers),
