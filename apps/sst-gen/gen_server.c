@@ -306,6 +306,7 @@ gen_server_run(const struct gen_conf *c)
 	hc.responder = true;
 	hc.local = c->local;
 	hc.mbufs = c->mbufs != 0 ? c->mbufs : 65535;
+	hc.max_channels = c->max_channels;
 	hc.stream.max_streams = 1u << 20;
 	hc.stream.max_tx_buffers = 65536;
 	hc.stream.max_rx_buffers = 65536;
