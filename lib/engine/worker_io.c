@@ -83,10 +83,10 @@ net_pmtu(void *ctx, const struct sst_net_endpoint *local, const struct sst_net_e
 {
 	struct sst_worker *w = ctx;
 	uint32_t payload = sst_net_udp_payload_max((enum sst_net_family)remote->addr.family, mtu);
-
 	struct sst_net_endpoint key = *remote;
 
 	RTE_SET_USED(now);
+	/* Sent from an extra local endpoint: its channels know the pair. */
 	if (local->port != w->local.port)
 		worker_ep_tag(&key, local);
 	/* Rare (an ICMP message): a walk over the channels is fine. */
