@@ -45,6 +45,24 @@ handoff_info(struct rte_mbuf *m)
 
 /* ---- The network layer's callbacks (frame links) ---- */
 
+/* A datagram to another port than ours: to one of the extra local
+ * endpoints, whose peers are keyed by the pair, or dropped. Out of line,
+ * so that the path of a worker's own endpoint stays as short as it was. */
+static __rte_noinline void
+deliver_to_local(struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from,
+	const struct sst_net_endpoint *to)
+{
+	if (!worker_local_accepts(w, to) || w->rx_n == RTE_DIM(w->rx_pkts)) {
+		w->stats.rx_wrong_port++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	w->rx_pkts[w->rx_n] = m;
+	w->rx_from[w->rx_n] = *from;
+	worker_ep_tag(&w->rx_from[w->rx_n], to);
+	w->rx_n++;
+}
+
 static void
 net_deliver_udp(void *ctx, struct rte_mbuf *m, const struct sst_net_endpoint *from,
 	const struct sst_net_endpoint *to, sst_time_t now)
@@ -52,17 +70,17 @@ net_deliver_udp(void *ctx, struct rte_mbuf *m, const struct sst_net_endpoint *fr
 	struct sst_worker *w = ctx;
 
 	RTE_SET_USED(now);
-	if ((to->port != w->local.port && !worker_local_accepts(w, to)) ||
-		w->rx_n == RTE_DIM(w->rx_pkts)) {
+	if (to->port != w->local.port) {
+		deliver_to_local(w, m, from, to);
+		return;
+	}
+	if (w->rx_n == RTE_DIM(w->rx_pkts)) {
 		w->stats.rx_wrong_port++;
 		rte_pktmbuf_free(m);
 		return;
 	}
 	w->rx_pkts[w->rx_n] = m;
 	w->rx_from[w->rx_n] = *from;
-	/* At an extra local endpoint: the peer is keyed by the pair. */
-	if (to->port != w->local.port)
-		worker_ep_tag(&w->rx_from[w->rx_n], to);
 	w->rx_n++;
 }
 
