@@ -313,6 +313,7 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	 * nothing, so both sides fall back to what the prototype supports. */
 	ep.nego.ulp_legacy = c->legacy;
 	ep.nego.ulp_caps = c->legacy ? 0 : SST_NEGO_CAP_ALL;
+	ep.nego.max_responding = c->max_channels;
 	if (!c->legacy && (h->has_id || h->mode == SST_NEGO_MODE_SECURE))
 		ep.nego.secure = &h->sec;
 	ep.stream = c->stream;

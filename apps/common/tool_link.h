@@ -59,6 +59,9 @@ struct tool_host_conf {
 	 * over); 0: what the armor suite allows. At least 256. */
 	uint64_t packet_limit;
 	uint32_t sock_buffer; /**< udp: kernel socket buffers in bytes; 0: 4 MiB */
+	/** Channels peers may hold open to us at once (negotiation's
+	 * max_responding); 0: its default (1,024). */
+	uint32_t max_channels;
 	/** Record every worker's traffic to "<capture>-w<i>.pcapng"
 	 * (sst_engine_params.capture); NULL: none. */
 	const char *capture;

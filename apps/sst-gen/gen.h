@@ -118,6 +118,7 @@ struct gen_conf {
 	const char *service, *protocol;
 	uint64_t seed;
 	uint32_t mbufs;
+	uint32_t max_channels; /**< server: negotiation's max_responding (0: 1024) */
 	struct tool_port port; /**< server: a DPDK port instead of kernel UDP */
 	/* Template mode (gen_template.c). */
 	uint16_t tx_port;

@@ -41,12 +41,9 @@ account_setup(struct gen_client *g, struct gen_chan *ch)
 		g->peak_up = g->tot.up;
 }
 
-static void
-peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+void
+gen_chan_ready(struct gen_chan *ch, struct sst_stream_peer *peer)
 {
-	struct gen_chan *ch = ctx;
-
-	(void)ep;
 	ch->peer = peer;
 	if (ch->state == CH_CONNECTING) {
 		ch->state = CH_UP;
@@ -54,27 +51,42 @@ peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoin
 	}
 }
 
+void
+gen_chan_gone(struct gen_chan *ch, struct sst_stream_peer *peer)
+{
+	if (ch->peer == peer)
+		ch->peer = NULL;
+}
+
+void
+gen_chan_failed(struct gen_chan *ch)
+{
+	if (ch->state == CH_CONNECTING) {
+		ch->state = CH_FAILED;
+		ch->g->tot.setup_failed++;
+	}
+}
+
+static void
+peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	(void)ep;
+	gen_chan_ready(ctx, peer);
+}
+
 static void
 peer_gone(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
 {
-	struct gen_chan *ch = ctx;
-
 	(void)ep;
-	if (ch->peer == peer)
-		ch->peer = NULL;
+	gen_chan_gone(ctx, peer);
 }
 
 static void
 connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 {
-	struct gen_chan *ch = ctx;
-
 	(void)ep;
 	(void)err;
-	if (ch->state == CH_CONNECTING) {
-		ch->state = CH_FAILED;
-		ch->g->tot.setup_failed++;
-	}
+	gen_chan_failed(ctx);
 }
 
 /* The channel's round is over when every stream of it ended: with --time
@@ -205,34 +217,38 @@ drain(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 		flow_end(ch, f, false, now);
 }
 
+/* The stream callbacks find the channel through the stream's slot: one
+ * worker may serve every channel (--port). */
 static void
 op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
-	struct gen_chan *ch = ctx;
 	struct gen_flow *f = sst_stream_user(s);
 
+	(void)ctx;
 	if (f != NULL)
-		drain(ch, f, now);
+		drain(f->ch, f, now);
 }
 
 static void
 op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 {
-	struct gen_chan *ch = ctx;
 	struct gen_flow *f = sst_stream_user(s);
 
+	(void)ctx;
 	if (f != NULL && f->live)
-		write_some(ch, f, now);
+		write_some(f->ch, f, now);
 }
 
 static void
 op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
-	struct gen_chan *ch = ctx;
 	struct gen_flow *f = sst_stream_user(s);
+	struct gen_chan *ch;
 
+	(void)ctx;
 	if (f == NULL)
 		return;
+	ch = f->ch;
 	if (s == ch->in_read) {
 		ch->close_pending = true;
 		return;
@@ -292,14 +308,11 @@ start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	write_some(ch, f, now);
 }
 
-/* The channel's share of a pass (the worker's app_poll). */
-static void
-app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
+void
+gen_chan_poll(struct gen_chan *ch, sst_time_t now)
 {
-	struct gen_chan *ch = ctx;
 	struct gen_client *g = ch->g;
 
-	(void)w;
 	if (ch->state != CH_UP || ch->peer == NULL || g->stopping)
 		return;
 	for (uint32_t i = 0; i < ch->wl->concurrent && ch->started < ch->wl->streams; i++) {
@@ -312,6 +325,14 @@ app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	}
 }
 
+/* The channel's share of a pass (the worker's app_poll). */
+static void
+app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
+{
+	(void)w;
+	gen_chan_poll(ctx, now);
+}
+
 static const struct sst_worker_ops worker_ops = {
 	.peer_ready = peer_ready,
 	.peer_gone = peer_gone,
@@ -321,8 +342,8 @@ static const struct sst_worker_ops worker_ops = {
 
 /* Channel i's source: address base + i / ports (within src_addrs), port
  * base + i % ports; no range: any address of the server's family, any port. */
-static void
-source_of(const struct gen_conf *c, uint32_t i, struct sst_net_endpoint *ep)
+void
+gen_source_of(const struct gen_conf *c, uint32_t i, struct sst_net_endpoint *ep)
 {
 	memset(ep, 0, sizeof(*ep));
 	ep->addr.family = c->server.addr.family;
@@ -360,6 +381,33 @@ workload_of(const struct gen_conf *c, uint32_t i)
 	return &c->wl[0];
 }
 
+struct sst_worker *
+gen_worker_create(struct gen_client *g, struct sst_worker_params *wp,
+	const struct sst_worker_ops *ops, void *ctx)
+{
+	struct sst_worker *w;
+
+	randombytes_buf(wp->nego.secret, sizeof(wp->nego.secret));
+	wp->nego.ulp_caps = SST_NEGO_CAP_ALL;
+	if (g->c->armor != SST_CRYPTO_CHK32)
+		wp->nego.secure = &secure_conf;
+	wp->stream.clone_pool = g->clones;
+	/* SIDs are reused only after a quiet period: a table the size of
+	 * the slots stalls a channel that runs rounds of streams (with 10 it
+	 * stopped after 20). The default grows with the SIDs in use. */
+	wp->stream.send_mbufs = 64;
+	wp->stream.rx_pieces = 64;
+	wp->stream.ops = &stream_ops;
+	wp->stream.ctx = ctx;
+	wp->ops = ops;
+	wp->ctx = ctx;
+	/* A held channel stays up for the whole run. */
+	wp->idle_timeout = SST_TIME_NEVER;
+	w = sst_worker_create(wp);
+	sodium_memzero(wp->nego.secret, sizeof(wp->nego.secret));
+	return w;
+}
+
 static int
 chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 {
@@ -367,10 +415,22 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = g->pool};
 	struct sst_worker_params wp = {.size = sizeof(wp), .pool = g->pool};
 	bool secure = c->armor != SST_CRYPTO_CHK32;
+	enum sst_nego_mode mode = secure ? SST_NEGO_MODE_SECURE : SST_NEGO_MODE_CHECKSUM;
 	char name[16];
 	int rc;
 
-	source_of(c, ch->id, &lc.local);
+	if (g->w != NULL) {
+		/* --port: from the channel's own endpoint of the port's worker. */
+		struct sst_net_endpoint src;
+
+		gen_source_of(c, ch->id, &src);
+		ch->w = g->w;
+		ch->state = CH_CONNECTING;
+		ch->t_connect = rte_rdtsc();
+		return sst_worker_connect_from(g->w, &src, &c->server, mode, now);
+	}
+
+	gen_source_of(c, ch->id, &lc.local);
 	ch->link = sst_link_open(&lc);
 	if (ch->link == NULL)
 		return -rte_errno;
@@ -378,45 +438,28 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	snprintf(name, sizeof(name), "g%x", ch->id);
 	wp.link = ch->link;
 	/* A secret per channel: each is another host to the server. */
-	randombytes_buf(wp.nego.secret, sizeof(wp.nego.secret));
-	wp.nego.ulp_caps = SST_NEGO_CAP_ALL;
 	wp.nego.max_initiating = 2;
 	wp.nego.max_responding = 2;
 	wp.nego.rate_slots = 2;
-	if (secure)
-		wp.nego.secure = &secure_conf;
 	wp.stream.name = name;
-	wp.stream.clone_pool = g->clones;
 	wp.stream.max_streams = ch->wl->concurrent + 16;
 	wp.stream.max_tx_buffers = ch->wl->concurrent + 1;
 	wp.stream.max_rx_buffers = ch->wl->concurrent + 1;
 	wp.stream.initial_buffers = 1;
-	/* SIDs are reused only after a quiet period: a table the size of
-	 * the slots stalls a channel that runs rounds of streams (with 10 it
-	 * stopped after 20). The default grows with the SIDs in use. */
-	wp.stream.send_mbufs = 64;
-	wp.stream.rx_pieces = 64;
-	wp.stream.ops = &stream_ops;
-	wp.stream.ctx = ch;
-	wp.ops = &worker_ops;
-	wp.ctx = ch;
-	/* A held channel stays up for the whole run. */
-	wp.idle_timeout = SST_TIME_NEVER;
-	ch->w = sst_worker_create(&wp);
-	sodium_memzero(wp.nego.secret, sizeof(wp.nego.secret));
+	ch->w = gen_worker_create(g, &wp, &worker_ops, ch);
 	if (ch->w == NULL)
 		return -rte_errno;
 	ch->state = CH_CONNECTING;
 	ch->t_connect = rte_rdtsc();
-	rc = sst_worker_connect(
-		ch->w, &c->server, secure ? SST_NEGO_MODE_SECURE : SST_NEGO_MODE_CHECKSUM, now);
+	rc = sst_worker_connect(ch->w, &c->server, mode, now);
 	return rc;
 }
 
 static void
 chan_close(struct gen_chan *ch)
 {
-	sst_worker_destroy(ch->w);
+	if (ch->link != NULL) /* else the port's worker, destroyed last */
+		sst_worker_destroy(ch->w);
 	sst_link_close(ch->link);
 	ch->w = NULL;
 	ch->link = NULL;
@@ -429,12 +472,13 @@ gen_client_sum_links(struct gen_client *g)
 	struct gen_totals *t = &g->tot;
 
 	t->tx_pkts = t->rx_pkts = t->tx_bytes = t->rx_bytes = 0;
-	for (uint32_t i = 0; i < g->next_connect; i++) {
+	for (uint32_t i = 0; i <= g->next_connect; i++) {
+		struct sst_link *l = i < g->next_connect ? g->ch[i].link : g->link;
 		const struct sst_link_stats *ls;
 
-		if (g->ch[i].link == NULL)
+		if (l == NULL)
 			continue;
-		ls = sst_link_stats(g->ch[i].link);
+		ls = sst_link_stats(l);
 		t->tx_pkts += ls->tx_packets;
 		t->rx_pkts += ls->rx_packets;
 		t->tx_bytes += ls->tx_bytes;
@@ -468,6 +512,13 @@ connect_more(struct gen_client *g, sst_time_t now)
 			return;
 		g->next_connect++;
 		rc = chan_open(g, ch, now);
+		if (rc == -ENOSPC && g->w != NULL) {
+			/* --port: as many handshakes under way as the
+			 * negotiation host holds; this one starts later. */
+			g->next_connect--;
+			ch->state = CH_IDLE;
+			return;
+		}
 		if (rc < 0) {
 			/* Each channel's worker takes a few DPDK memzones for its
 			 * stream buffers: RTE_MAX_MEMZONE (2560 in DPDK 22.11) is
@@ -504,6 +555,10 @@ all_done(struct gen_client *g)
 static void
 poll_channels(struct gen_client *g, sst_time_t now)
 {
+	if (g->w != NULL) {
+		sst_worker_poll(g->w, now);
+		return;
+	}
 	for (uint32_t i = 0; i < g->next_connect; i++)
 		if (g->ch[i].w != NULL)
 			sst_worker_poll(g->ch[i].w, now);
@@ -522,13 +577,15 @@ finish_all(struct gen_client *g)
 		for (uint32_t k = 0; ch->flows != NULL && k < ch->wl->concurrent; k++)
 			if (ch->flows[k].live)
 				flow_end(ch, &ch->flows[k], false, tool_now());
-		if (ch->w != NULL)
+		if (ch->w != NULL && g->w == NULL)
 			sst_worker_close_idle(ch->w, tool_now());
 	}
+	if (g->w != NULL)
+		sst_worker_close_idle(g->w, tool_now());
 	while (open > 0 && tool_now() < until) {
 		poll_channels(g, tool_now());
-		open = 0;
-		for (uint32_t i = 0; i < g->next_connect && open == 0; i++)
+		open = g->w != NULL ? sst_worker_stats(g->w)->channels_open : 0;
+		for (uint32_t i = 0; g->w == NULL && i < g->next_connect && open == 0; i++)
 			open += g->ch[i].w != NULL && sst_worker_stats(g->ch[i].w)->channels_open;
 	}
 }
@@ -577,6 +634,11 @@ setup(struct gen_client *g, const struct gen_conf *c)
 		return -1;
 	for (uint32_t i = 1; i < g->nch; i++)
 		g->ch[i].flows = g->ch[i - 1].flows + g->ch[i - 1].wl->concurrent;
+	for (uint32_t i = 0; i < g->nch; i++)
+		for (uint32_t k = 0; k < g->ch[i].wl->concurrent; k++)
+			g->ch[i].flows[k].ch = &g->ch[i];
+	if (c->port.set)
+		return gen_port_open(g);
 	return 0;
 }
 
@@ -586,6 +648,7 @@ teardown(struct gen_client *g)
 	for (uint32_t i = 0; i < g->nch && g->ch != NULL; i++)
 		if (g->ch[i].w != NULL)
 			chan_close(&g->ch[i]);
+	gen_port_close(g);
 	if (g->ch != NULL)
 		free(g->ch[0].flows);
 	free(g->ch);

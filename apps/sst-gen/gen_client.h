@@ -18,8 +18,11 @@ enum chan_state {
 	CH_FAILED,
 };
 
+struct gen_chan;
+
 /* One stream: a request written, a response read and checked. */
 struct gen_flow {
+	struct gen_chan *ch;
 	struct sst_stream *s;
 	uint64_t tag;
 	uint32_t req, resp; /**< sizes drawn for this stream */
@@ -29,7 +32,8 @@ struct gen_flow {
 	bool shut, live;
 };
 
-/* One channel: a worker on a socket of its own. */
+/* One channel: a worker on a socket of its own, or (--port) one of the
+ * local endpoints of the port's worker. */
 struct gen_chan {
 	struct gen_client *g;
 	uint32_t id;
@@ -59,6 +63,10 @@ struct gen_totals {
 struct gen_client {
 	const struct gen_conf *c;
 	struct rte_mempool *pool, *clones;
+	/* --port: one worker on the port answers for every channel's source
+	 * endpoint (gen_port.c). */
+	struct sst_link *link;
+	struct sst_worker *w;
 	struct gen_chan *ch;
 	uint32_t nch;
 	uint32_t next_connect; /**< channels started so far */
@@ -78,6 +86,28 @@ struct gen_client {
 	struct gen_totals at_line;
 	uint32_t seconds;
 };
+
+/* gen_port.c: the client over a DPDK port. */
+/** Set up the port and its worker (g->link, g->w). @return 0 or -1
+ * after printing why. */
+int gen_port_open(struct gen_client *g);
+/** A worker of the client (gen_client.c): what they all share (secret,
+ * armor, stream callbacks, no idle timeout) added to @p wp, its callbacks
+ * @p ops with context @p ctx (also the stream callbacks').
+ * @return the worker, or NULL with rte_errno set. */
+struct sst_worker *gen_worker_create(struct gen_client *g, struct sst_worker_params *wp,
+	const struct sst_worker_ops *ops, void *ctx);
+void gen_port_close(struct gen_client *g);
+/** The channel whose source endpoint the tagged endpoint ep names, or NULL. */
+struct gen_chan *gen_port_chan(struct gen_client *g, const struct sst_net_endpoint *ep);
+/** Channel i's source endpoint (the --src ranges). */
+void gen_source_of(const struct gen_conf *c, uint32_t i, struct sst_net_endpoint *ep);
+/** A channel's callbacks, for gen_port_ops (which finds the channel). */
+void gen_chan_ready(struct gen_chan *ch, struct sst_stream_peer *peer);
+void gen_chan_gone(struct gen_chan *ch, struct sst_stream_peer *peer);
+void gen_chan_failed(struct gen_chan *ch);
+/** Start what streams channel ch may start now. */
+void gen_chan_poll(struct gen_chan *ch, sst_time_t now);
 
 /** Sum the links' counters into g->tot (O(channels): once a second). */
 void gen_client_sum_links(struct gen_client *g);

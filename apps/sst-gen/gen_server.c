@@ -310,6 +310,7 @@ gen_server_run(const struct gen_conf *c)
 	 * one worker, so no per-lcore pool caches (1 MB a pool), and stream
 	 * buffers that grow from 16 each way. */
 	hc.small_pools = true;
+	hc.max_channels = c->max_channels;
 	hc.stream.max_streams = 1u << 20;
 	hc.stream.max_tx_buffers = 65536;
 	hc.stream.max_rx_buffers = 65536;

@@ -24,6 +24,7 @@ enum {
 	OPT_PROTOCOL,
 	OPT_SRC_ADDRS,
 	OPT_SRC_PORTS,
+	OPT_MAX_CHANNELS,
 	OPT_PROFILE,
 	OPT_TX_PORT,
 	OPT_QUEUES,
@@ -74,8 +75,11 @@ usage(FILE *out)
 		"      --service NAME     the service (sst-gen)\n"
 		"      --protocol NAME    its protocol (rr)\n"
 		"      --port N, --ip ADDR/LEN, --gateway ADDR\n"
-		"                         server: a DPDK port instead of kernel UDP\n"
+		"                         a DPDK port instead of kernel UDP; the client's\n"
+		"                         channels then come from one worker, each from an\n"
+		"                         endpoint of the --src ranges (from the --ip address)\n"
 		"      --mbufs N          packet buffers (65535)\n"
+		"      --max-channels N   server: channels clients may hold at once (1024)\n"
 		"\n"
 		"Template (stateless mode, a DPDK port from the EAL arguments):\n"
 		"      --tx-port N        the port to send on\n"
@@ -204,6 +208,8 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 		return 0;
 	case OPT_SRC_ADDRS:
 		return parse_u32("src-addrs", arg, 1, 1u << 24, &c->src_addrs);
+	case OPT_MAX_CHANNELS:
+		return parse_u32("max-channels", arg, 16, 1000000, &c->max_channels);
 	case OPT_SRC_PORTS:
 		return parse_u32("src-ports", arg, 1, 65535, &c->src_ports);
 	case OPT_PROFILE:
@@ -296,6 +302,18 @@ check_client(struct gen_conf *c, const struct given *g)
 		return bad("%s", "--src-ports goes with --src ADDR:PORT (the first port)");
 	if (c->src_ports != 0 && (uint32_t)c->local.port + c->src_ports > 65536)
 		return bad("%s", "--src-ports: the range passes port 65535");
+	if (c->port.set) {
+		/* One worker on the port speaks from every source endpoint: its
+		 * address range starts at its own address. */
+		if (c->loopback || c->port.ip.family != SST_NET_IPV4 || c->src_ports == 0 ||
+			c->local.addr.family != SST_NET_IPV4 ||
+			memcmp(c->local.addr.bytes, c->port.ip.bytes, 4) != 0)
+			return bad("%s", "client --port: IPv4, --ip ADDR/LEN, --src ADDR:PORT "
+					 "(the same ADDR) and --src-ports N");
+		if ((uint64_t)c->src_addrs * c->src_ports < c->channels)
+			return bad("%s", "client --port: a source endpoint per channel "
+					 "(--src-addrs x --src-ports >= --channels)");
+	}
 	if (g->profile && g->wl)
 		return bad("%s", "--profile replaces --streams/--request/--response/--think");
 	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
@@ -395,6 +413,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"src", required_argument, NULL, 's'},
 		{"src-addrs", required_argument, NULL, OPT_SRC_ADDRS},
 		{"src-ports", required_argument, NULL, OPT_SRC_PORTS},
+		{"max-channels", required_argument, NULL, OPT_MAX_CHANNELS},
 		{"dst", required_argument, NULL, OPT_DST},
 		{"profile", required_argument, NULL, OPT_PROFILE},
 		{"seed", required_argument, NULL, OPT_SEED},
@@ -468,6 +487,10 @@ eal_memory_mb(const void *conf)
 
 	if (c->mode == GEN_MODE_CLIENT)
 		mb += (uint64_t)c->channels * (c->loopback ? 2 : 1) / 4;
+	/* A server raised past its default channel count: about 10 kB each
+	 * (the memif runs of docs/tools/sst-gen.md, "Port mode"). */
+	if (c->mode == GEN_MODE_SERVER)
+		mb += (uint64_t)c->max_channels / 100;
 	return (unsigned int)RTE_MIN(mb, 65536u);
 }
 

@@ -15,6 +15,7 @@
 #ifndef SST_WORKER_H
 #define SST_WORKER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sst_shard.h"
@@ -107,6 +108,20 @@ struct sst_worker_params {
 	 * worker. */
 	const struct sst_worker_ops *ops;
 	void *ctx; /**< first argument of every worker callback */
+	/**
+	 * Frame links, IPv4: more local endpoints (docs/engine.md, "Local
+	 * endpoints"). Besides udp_port, the worker answers at the
+	 * local_ports UDP ports from local_port_first at its address (at each
+	 * of net.ipv4_count addresses), each an endpoint of its own: a client
+	 * opens a channel from one with sst_worker_connect_from(), and the
+	 * server it reaches sees as many hosts as endpoints. The range must
+	 * not hold udp_port. Negotiation then advertises no host instance
+	 * (nego.ulp_version 1, unless set): the endpoints would share ours,
+	 * and a server that sees one instance at two endpoints takes it for a
+	 * host that moved. 0: none. Not with shard_count > 1.
+	 */
+	uint16_t local_port_first;
+	uint32_t local_ports; /**< see local_port_first */
 };
 
 /** Counters. */
@@ -176,6 +191,35 @@ void sst_worker_destroy(struct sst_worker *w);
  *   sst_nego_connect(). */
 int sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep,
 	enum sst_nego_mode mode, sst_time_t now);
+
+/**
+ * Start a channel to remote from one of the worker's local endpoints
+ * (sst_worker_params.local_port_first). The peer is known by the endpoint
+ * pair: peer_ready(), peer_gone() and connect_failed() name it by a
+ * tagged endpoint, which sst_worker_peer() accepts and
+ * sst_worker_ep_split() takes apart.
+ * @param w The worker.
+ * @param local One of its local endpoints (address and port).
+ * @param remote The peer's endpoint (IPv4).
+ * @param mode Negotiation mode (see sst_worker_connect()).
+ * @param now Current time.
+ * @return 0, -EINVAL (local not one of the worker's local endpoints,
+ *   remote not IPv4), or the error of sst_nego_connect().
+ */
+int sst_worker_connect_from(struct sst_worker *w, const struct sst_net_endpoint *local,
+	const struct sst_net_endpoint *remote, enum sst_nego_mode mode, sst_time_t now);
+
+/**
+ * Take apart an endpoint a worker callback gave: the peer's endpoint and
+ * the local endpoint the channel uses.
+ * @param ep The endpoint from the callback.
+ * @param local Set to the local endpoint, or to all zero when it is the
+ *   worker's own (udp_port); may be NULL.
+ * @param remote Set to the peer's endpoint; may be NULL.
+ * @return true if ep names one of the extra local endpoints.
+ */
+bool sst_worker_ep_split(const struct sst_net_endpoint *ep, struct sst_net_endpoint *local,
+	struct sst_net_endpoint *remote);
 
 /** The worker whose sst_worker_poll() is running on this thread: for
  * callbacks that serve several workers.

@@ -170,6 +170,10 @@ sst_worker_create(const struct sst_worker_params *p)
 	 * address bytes of ep_to_addr(), not the port. */
 	if (np.rate_prefix == 0)
 		np.rate_prefix = 17;
+	/* Extra local endpoints are hosts of their own to a server: not one
+	 * instance seen at many endpoints (sst_worker_params.local_ports). */
+	if (p->local_ports != 0 && np.ulp_version == 0)
+		np.ulp_version = 1;
 	if (p->shard_map != NULL)
 		w->shard = *p->shard_map;
 	else

@@ -231,6 +231,33 @@ worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint 
 	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
 }
 
+/*
+ * A peer reached from one of the worker's extra local endpoints
+ * (sst_worker_connect_from()) is keyed by a tagged endpoint: IPv4 leaves
+ * bytes 4..15 of the address unused, so the local address goes in bytes
+ * 4..7, its port in 8..9 and a 1 in byte 10. Every table (endpoints,
+ * channels, negotiation's) then keys by the pair with no change, and an
+ * endpoint of the worker's own local endpoint is as it always was: the
+ * single-endpoint path costs nothing more. worker_io.c tags what arrives
+ * at an extra endpoint and untags what leaves.
+ */
+enum { EP_LOCAL_ADDR = 4, EP_LOCAL_PORT = 8, EP_LOCAL_TAG = 10 };
+
+static inline bool
+worker_ep_tagged(const struct sst_net_endpoint *ep)
+{
+	return ep->addr.family == SST_NET_IPV4 && ep->addr.bytes[EP_LOCAL_TAG] != 0;
+}
+
+/* worker_local.c */
+/** Tag remote (untagged, IPv4) with the local endpoint it is reached from. */
+void worker_ep_tag(struct sst_net_endpoint *remote, const struct sst_net_endpoint *local);
+/** Check the extra local endpoints' parameters (after the network layer is
+ * up). @return 0 or -EINVAL. */
+int worker_local_init(struct sst_worker *w);
+/** to, one of the network layer's addresses, is an extra local endpoint. */
+bool worker_local_accepts(const struct sst_worker *w, const struct sst_net_endpoint *to);
+
 /** The object added to t under hash whose endpoint (the struct
  * sst_net_endpoint at ep_offset in it) equals ep, or NULL. */
 static inline void *

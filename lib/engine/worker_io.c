@@ -45,6 +45,24 @@ handoff_info(struct rte_mbuf *m)
 
 /* ---- The network layer's callbacks (frame links) ---- */
 
+/* A datagram to another port than ours: to one of the extra local
+ * endpoints, whose peers are keyed by the pair, or dropped. Out of line,
+ * so that the path of a worker's own endpoint stays as short as it was. */
+static __rte_noinline void
+deliver_to_local(struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from,
+	const struct sst_net_endpoint *to)
+{
+	if (!worker_local_accepts(w, to) || w->rx_n == RTE_DIM(w->rx_pkts)) {
+		w->stats.rx_wrong_port++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	w->rx_pkts[w->rx_n] = m;
+	w->rx_from[w->rx_n] = *from;
+	worker_ep_tag(&w->rx_from[w->rx_n], to);
+	w->rx_n++;
+}
+
 static void
 net_deliver_udp(void *ctx, struct rte_mbuf *m, const struct sst_net_endpoint *from,
 	const struct sst_net_endpoint *to, sst_time_t now)
@@ -52,7 +70,11 @@ net_deliver_udp(void *ctx, struct rte_mbuf *m, const struct sst_net_endpoint *fr
 	struct sst_worker *w = ctx;
 
 	RTE_SET_USED(now);
-	if (to->port != w->local.port || w->rx_n == RTE_DIM(w->rx_pkts)) {
+	if (to->port != w->local.port) {
+		deliver_to_local(w, m, from, to);
+		return;
+	}
+	if (w->rx_n == RTE_DIM(w->rx_pkts)) {
 		w->stats.rx_wrong_port++;
 		rte_pktmbuf_free(m);
 		return;
@@ -79,15 +101,18 @@ net_pmtu(void *ctx, const struct sst_net_endpoint *local, const struct sst_net_e
 {
 	struct sst_worker *w = ctx;
 	uint32_t payload = sst_net_udp_payload_max((enum sst_net_family)remote->addr.family, mtu);
+	struct sst_net_endpoint key = *remote;
 
-	RTE_SET_USED(local);
 	RTE_SET_USED(now);
+	/* Sent from an extra local endpoint: its channels know the pair. */
+	if (local->port != w->local.port)
+		worker_ep_tag(&key, local);
 	/* Rare (an ICMP message): a walk over the channels is fine. */
 	for (uint32_t i = 0; i < w->nchans; i++) {
 		struct worker_chan *wc = w->chans[i];
 		struct sst_channel *ch;
 
-		if (!worker_ep_equal(&wc->at->ep, remote))
+		if (!worker_ep_equal(&wc->at->ep, &key))
 			continue;
 		ch = sst_stream_chan_channel(wc->sc);
 		worker_chan_activate(w, wc); /* its segments are cut anew */
@@ -140,7 +165,7 @@ worker_io_init(struct sst_worker *w)
 	net_payload = sst_net_udp_payload_max(
 		(enum sst_net_family)w->local.addr.family, np.mtu != 0 ? np.mtu : 1500);
 	w->p.mtu = RTE_MIN(w->p.mtu, net_payload);
-	return 0;
+	return worker_local_init(w);
 }
 
 void
@@ -157,6 +182,23 @@ worker_io_fini(struct sst_worker *w)
 
 /* ---- Sending ---- */
 
+/* worker_send() for a worker with extra local endpoints: a tagged
+ * destination names the source too. */
+static void
+send_from_locals(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *to,
+	uint16_t n, sst_time_t now)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct sst_net_endpoint from, dst;
+
+		if (!sst_worker_ep_split(&to[i], &from, &dst))
+			from = (struct sst_net_endpoint){
+				.addr.family = to[i].addr.family, .port = w->local.port};
+		if (sst_net_send_udp(w->net, pkts[i], &from, &dst, now) < 0)
+			w->stats.tx_refused++;
+	}
+}
+
 void
 worker_send(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *to,
 	uint16_t n, sst_time_t now)
@@ -166,6 +208,10 @@ worker_send(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_e
 			sst_capture_datagrams(
 				w->p.capture, pkts, to, n, SST_CAPTURE_OUT, &w->local);
 		sst_link_tx_burst(w->p.link, pkts, to, n);
+		return;
+	}
+	if (w->p.local_ports != 0) {
+		send_from_locals(w, pkts, to, n, now);
 		return;
 	}
 	for (uint16_t i = 0; i < n; i++) {

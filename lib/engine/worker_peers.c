@@ -419,6 +419,12 @@ worker_chan_remove(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 static void
 instance_index(struct sst_worker *w, struct worker_peer *p)
 {
+	/* A server we reach from one of our extra local endpoints is indexed
+	 * by none: it shows one instance at as many endpoint pairs (a run
+	 * of equal hashes that every insertion would walk), and it never
+	 * moves to us (we opened its channels). */
+	if (p->instance_known && worker_ep_tagged(&p->at->ep))
+		p->instance_known = false;
 	if (!p->instance_known)
 		return;
 	p->instance_hash = hash_instance(w, p->instance);

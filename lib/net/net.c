@@ -37,6 +37,13 @@ addr_ok(const struct sst_net_addr *a, uint8_t family)
 }
 
 /* Check the parameters and fill in the defaults; false when they are invalid. */
+/* An IPv4 address as a number, for ranges. */
+static uint32_t
+addr4_u32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
 static bool
 net_params_fill(const struct sst_net_params *in, struct sst_net_params *p)
 {
@@ -71,6 +78,16 @@ net_params_fill(const struct sst_net_params *in, struct sst_net_params *p)
 		return false;
 	if (p->ipv4.family == SST_NET_IPV4 && (p->ipv4_prefix_len < 1 || p->ipv4_prefix_len > 32))
 		return false;
+	if (p->ipv4_count == 0)
+		p->ipv4_count = 1;
+	/* The range stays inside the on-link prefix. */
+	if (p->ipv4.family == SST_NET_IPV4) {
+		uint32_t host_mask = (uint32_t)(UINT64_C(0xffffffff) >> p->ipv4_prefix_len);
+		uint32_t host = addr4_u32(p->ipv4.bytes) & host_mask;
+
+		if ((uint64_t)host + p->ipv4_count - 1 > host_mask)
+			return false;
+	}
 	if (p->ipv6.family == SST_NET_IPV6 && (p->ipv6_prefix_len < 1 || p->ipv6_prefix_len > 128))
 		return false;
 	if (p->ipv6_enabled && p->mtu < NET_IP6_MIN_MTU)
@@ -277,7 +294,8 @@ bool
 net_is_ours(const struct sst_net *net, const struct sst_net_addr *a)
 {
 	if (a->family == SST_NET_IPV4)
-		return net->has4 && memcmp(a->bytes, net->p.ipv4.bytes, 4) == 0;
+		return net->has4 &&
+		       addr4_u32(a->bytes) - addr4_u32(net->p.ipv4.bytes) < net->p.ipv4_count;
 	if (a->family == SST_NET_IPV6)
 		return net->has6 && (memcmp(a->bytes, net->ll6, 16) == 0 ||
 					    (net->has_gl6 && memcmp(a->bytes, net->gl6, 16) == 0));

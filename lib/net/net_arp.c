@@ -19,10 +19,11 @@
 
 enum { ARP_FRAME_LEN = sizeof(struct rte_ether_hdr) + sizeof(struct rte_arp_hdr) };
 
-/* Fill an ARP frame (Ethernet header and ARP body) at p. */
+/* Fill an ARP frame (Ethernet header and ARP body) at p, from our address
+ * spa. */
 static void
 arp_fill(const struct sst_net *net, uint8_t *p, uint16_t op, const struct rte_ether_addr *eth_dst,
-	const struct rte_ether_addr *tha, const uint8_t *tpa)
+	const uint8_t *spa, const struct rte_ether_addr *tha, const uint8_t *tpa)
 {
 	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(p + sizeof(struct rte_ether_hdr));
 
@@ -33,7 +34,7 @@ arp_fill(const struct sst_net *net, uint8_t *p, uint16_t op, const struct rte_et
 	ah->arp_plen = 4;
 	ah->arp_opcode = rte_cpu_to_be_16(op);
 	rte_ether_addr_copy(&net->p.mac, &ah->arp_data.arp_sha);
-	memcpy(&ah->arp_data.arp_sip, net->p.ipv4.bytes, 4);
+	memcpy(&ah->arp_data.arp_sip, spa, 4);
 	rte_ether_addr_copy(tha, &ah->arp_data.arp_tha);
 	memcpy(&ah->arp_data.arp_tip, tpa, 4);
 }
@@ -52,7 +53,8 @@ net_arp_request(
 		net->stats.tx_no_mbuf++;
 		return;
 	}
-	arp_fill(net, p, RTE_ARP_OP_REQUEST, mac != NULL ? mac : &bcast, &zero, ip);
+	arp_fill(net, p, RTE_ARP_OP_REQUEST, mac != NULL ? mac : &bcast, net->p.ipv4.bytes, &zero,
+		ip);
 	net->stats.tx_arp_request++;
 	net_tx_push(net, m, now);
 }
@@ -77,6 +79,7 @@ net_arp_rx(struct sst_net *net, struct rte_mbuf *m, sst_time_t now)
 	const struct rte_arp_hdr *ah;
 	struct rte_ether_addr sha;
 	struct sst_net_addr spa = {.family = SST_NET_IPV4};
+	struct sst_net_addr tpa_addr = {.family = SST_NET_IPV4};
 	uint8_t tpa[4];
 	uint16_t op;
 	bool for_us, learnable;
@@ -103,7 +106,8 @@ net_arp_rx(struct sst_net *net, struct rte_mbuf *m, sst_time_t now)
 	memcpy(tpa, &ah->arp_data.arp_tip, 4);
 	/* Our own address as sender is a conflict (RFC 5227 2.4) or our own
 	 * frame looped back: never answered, never learned. */
-	for_us = memcmp(tpa, net->p.ipv4.bytes, 4) == 0 && !net_is_ours(net, &spa);
+	memcpy(tpa_addr.bytes, tpa, 4);
+	for_us = net_is_ours(net, &tpa_addr) && !net_is_ours(net, &spa);
 	learnable = !net_is_ours(net, &spa) && arp_learnable(net, spa.bytes);
 
 	if (op == RTE_ARP_OP_REQUEST && for_us) {
@@ -117,7 +121,7 @@ net_arp_rx(struct sst_net *net, struct rte_mbuf *m, sst_time_t now)
 			net->stats.tx_no_mbuf++;
 			return;
 		}
-		arp_fill(net, p, RTE_ARP_OP_REPLY, &sha, &sha, spa.bytes);
+		arp_fill(net, p, RTE_ARP_OP_REPLY, &sha, tpa, &sha, spa.bytes);
 		net->stats.tx_arp_reply++;
 		net_tx_push(net, m, now);
 		return;

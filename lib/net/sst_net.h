@@ -109,6 +109,11 @@ struct sst_net_params {
 	 * keeps the pointer, so the table must outlive it. */
 	const struct sst_net_ops *ops;
 	void *ctx; /**< first argument of every callback */
+	/** IPv4 addresses that are ours: ipv4 and the ipv4_count - 1 after it
+	 * (all answered by ARP, accepted as destinations and as sources of
+	 * what we send; inside the on-link prefix); 0: 1. The others are
+	 * for a generator that speaks from many addresses (sst-gen). */
+	uint32_t ipv4_count;
 };
 
 /**

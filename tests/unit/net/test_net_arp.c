@@ -381,6 +381,39 @@ test_params(void)
 	CU_ASSERT(sst_net_size(&p) > 0);
 }
 
+/* ipv4_count 2 from 192.0.2.1: 192.0.2.2 is ours too (answered from
+ * itself, a source we may send from), 192.0.2.3 is not; a range that passes the
+ * on-link prefix is refused. */
+static void
+test_address_range(void)
+{
+	struct sst_net_params p = nt_params();
+	struct sst_net_endpoint from = nt_ep("192.0.2.3", 4000), to = nt_ep("192.0.2.9", 5000);
+	const struct rte_arp_hdr *ah;
+	struct sst_net *net;
+
+	p.ipv4_count = 2;
+	net = nt_create_with(&p);
+	rx_one(net, arp_frame(RTE_ARP_OP_REQUEST, &nt_mac_peer, "192.0.2.9", "192.0.2.2", &bcast),
+		0);
+	CU_ASSERT_EQUAL_FATAL(nt.ntx, 1);
+	ah = rte_pktmbuf_mtod_offset(nt.tx[0], const struct rte_arp_hdr *, 14);
+	CU_ASSERT_EQUAL(ah->arp_opcode, rte_cpu_to_be_16(RTE_ARP_OP_REPLY));
+	CU_ASSERT_EQUAL(memcmp(&ah->arp_data.arp_sip, nt_addr("192.0.2.2").bytes, 4), 0);
+	rx_one(net, arp_frame(RTE_ARP_OP_REQUEST, &nt_mac_peer, "192.0.2.9", "192.0.2.3", &bcast),
+		0);
+	CU_ASSERT_EQUAL(nt.ntx, 1); /* 192.0.2.3: not ours */
+	CU_ASSERT_EQUAL(sst_net_send_udp(net, nt_payload("x"), &from, &to, 0), -EINVAL);
+	from = nt_ep("192.0.2.2", 4000);
+	CU_ASSERT_EQUAL(sst_net_send_udp(net, nt_payload("x"), &from, &to, 0), 0);
+	nt_destroy(net);
+	p.ipv4 = nt_addr("192.0.2.250");
+	p.ipv4_count = 6; /* .250 to .255 */
+	CU_ASSERT(sst_net_size(&p) > 0);
+	p.ipv4_count = 7;
+	CU_ASSERT_EQUAL(sst_net_size(&p), 0);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_arp_request_answered),
 	SST_TEST(test_arp_resolves_queue_in_order),
@@ -392,6 +425,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_neigh_eviction),
 	SST_TEST(test_send_errors_and_routes),
 	SST_TEST(test_params),
+	SST_TEST(test_address_range),
 	SST_TEST_END,
 };
 

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# sst-gen's stateful client over a DPDK port (issue 21): one worker on a
+# net_memif port speaks from many source endpoints (two addresses, 100
+# ports each: docs/engine.md "Local endpoints"), each channel another host
+# to the server, every stream verified byte by byte:
+#  - against `sst-gen server` on the other end of the memif: 200 channels,
+#    3 streams each; the server's own count of failed streams and wrong
+#    bytes must be 0 and it must have seen 200 peers;
+#  - against `sst-cat --listen --echo` on a memif: 50 channels, 2 streams
+#    each (--echo: the response is the request).
+# Usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat
+set -u
+gen_bin=${1:?usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat}
+cat_bin=${2:?usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat}
+. "$(dirname "$0")/cat_common.sh"
+
+json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
+
+check() {
+	[ "$(json_field "$2" ok)" = true ] || fail "$1: not ok: $(cat "$2" "$2.err")"
+	[ "$(json_field "$2" transactions)" = "$3" ] ||
+		fail "$1: $(json_field "$2" transactions) of $3 streams verified"
+	[ "$(json_field "$2" verify_errors)" = 0 ] || fail "$1: wrong bytes"
+	[ "$(json_field "$2" channels_up_peak)" = "$4" ] ||
+		fail "$1: $(json_field "$2" channels_up_peak) of $4 channels up at once"
+}
+
+# eal NAME ROLE: EAL arguments of one end of memif NAME.
+eal() {
+	echo --no-huge --no-pci -m 512 --file-prefix="sst-genport-$1-$2-$$" \
+		--vdev="net_memif0,socket=$dir/$1.memif,socket-abstract=no,role=$2"
+}
+
+# wait_line FILE PATTERN: until the background server ($server) prints it.
+wait_line() {
+	for _ in $(seq 300); do
+		grep -qs "$2" "$1" && return 0
+		kill -0 "$server" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "the server did not start:" >&2
+	cat "$1" >&2
+	exit 1
+}
+
+client() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2046
+	timeout 90 "$gen_bin" $(eal "$name" client) -- client --port 0 --ip 10.9.0.2/24 \
+		--src 10.9.0.2:20000 --src-addrs 2 --src-ports 100 --udp 10.9.0.1:4433 "$@" \
+		--json >"$dir/$name.json" 2>"$dir/$name.json.err"
+}
+
+# shellcheck disable=SC2046
+"$gen_bin" $(eal gen server) -- server --port 0 --ip 10.9.0.1/24 --udp 10.9.0.1:4433 \
+	2>"$dir/server.err" &
+server=$!
+wait_line "$dir/server.err" '^sst-gen: serving'
+client gen --channels 200 --streams 3 --request exp:300 --response uniform:1-2000 --seed 5 ||
+	fail "client of sst-gen server: exit $?"
+check "sst-gen server" "$dir/gen.json" 600 200
+kill "$server"
+wait "$server"
+server=
+grep -q 'server (end): .* answered 600 failed 0, verify errors 0,' "$dir/server.err" ||
+	fail "sst-gen server's count: $(tail -1 "$dir/server.err")"
+
+# shellcheck disable=SC2046
+"$cat_bin" $(eal cat server) -- --listen --echo --port 0 --ip 10.9.0.1/24 10.9.0.1:4433 \
+	echo test </dev/null >/dev/null 2>"$dir/cat.err" &
+server=$!
+wait_line "$dir/cat.err" '^sst-cat: listening on'
+client cat --echo --service echo --protocol test --channels 50 --streams 2 \
+	--request uniform:1-3000 || fail "client of sst-cat --echo: exit $?"
+check "sst-cat --echo" "$dir/cat.json" 100 50
+stop cat kill
+
+rm -rf /run/dpdk/sst-genport-*-$$ 2>/dev/null
+[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs over memif, from 200 source endpoints of one worker, verified"
+exit $((fails != 0))
