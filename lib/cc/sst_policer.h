@@ -20,9 +20,9 @@
  * The receive rate is RFC 5348 section 4.3's X_recv_set: the larger of the
  * last two round trips', never lowered by a data-limited one. A round trip
  * is the latest RTT sample, or srtt if that is shorter; acks at the instant
- * one closes count in it. Without feedback the allowed rate halves every
- * max(4 RTT, 2 packets at the rate), as RFC 5348 section 4.4's no-feedback
- * timer does. The user caps the controller's window at
+ * one closes count in it. In STEADY, without feedback the allowed rate
+ * halves every max(4 RTT, 2 packets at the rate), as RFC 5348 section 4.4's
+ * no-feedback timer does. The user caps the controller's window at
  * sst_policer_window() and reports what the controller asked for with
  * sst_policer_account(): if, over the last 8 round trips, the controller
  * asked on average for more than the policer allowed (each round trip

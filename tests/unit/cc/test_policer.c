@@ -75,6 +75,12 @@ test_slow_start(void)
 	sst_policer_on_ack(&p, 9 * RTT + 10 * SST_NSEC_PER_MSEC, 25000, 20, 10 * SST_NSEC_PER_MSEC,
 		RTT, false);
 	CU_ASSERT_EQUAL(sst_policer_rate(&p), 2 * 2500000);
+	/* A silence of 50 round trips (a descheduled host) does not halve the
+	 * rate in slow start: the receive rate limits it (STP's Figure 3
+	 * halves in STEADY). The round trip over the silence measured little;
+	 * the one before it counts. */
+	sst_policer_on_ack(&p, 59 * RTT + 10 * SST_NSEC_PER_MSEC, 1200, 1, RTT, RTT, false);
+	CU_ASSERT_EQUAL(sst_policer_rate(&p), 2 * 2500000);
 }
 
 static void
