@@ -45,6 +45,11 @@ for r in $(seq "$rounds"); do
 			--loopback -t "$secs" --cc ${rows[$i]} 2>&1 |
 			awk '/goodput/ {g = $2} /cycles\/byte/ {c = $2} END {print g, c}')
 		read -r mbps cpb <<<"$res"
+		if [ -z "$cpb" ] || [ "$cpb" = 0.00 ]; then
+			# A run that failed (no figures) is left out of the medians.
+			printf '%-6s %-15s %12s %12s %6s\n' "$r" "${names[$i]}" failed - "$load"
+			continue
+		fi
 		printf '%-6s %-15s %12s %12s %6s\n' "$r" "${names[$i]}" "$mbps" "$cpb" "$load"
 		echo "$r ${names[$i]} $mbps $cpb" >>"$out"
 	done
@@ -56,7 +61,10 @@ function median(a, k,    i, j, t) {
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
-{ k = ++cnt[$2]; mb[$2, k] = $3; cy[$2, k] = $4; order[$2] = order[$2] ? order[$2] : ++rows; name[rows] = $2 }
+{
+	k = ++cnt[$2]; mb[$2, k] = $3; cy[$2, k] = $4; rnd[$2, k] = $1; cyr[$1, $2] = $4
+	if (!($2 in order)) { order[$2] = ++rows; name[rows] = $2 }
+}
 END {
 	for (r = 1; r <= rows; r++) {
 		x = name[r]; k = cnt[x]
@@ -66,7 +74,11 @@ END {
 	}
 	for (r = 2; r <= rows; r++) {
 		x = name[r]; k = cnt[x]
-		for (i = 1; i <= k; i++) p[i] = cy[x, i] / cy["native", i]
+		# Paired by round: rounds where either run failed are left out.
+		j = 0
+		for (i = 1; i <= k; i++)
+			if ((rnd[x, i], "native") in cyr) p[++j] = cy[x, i] / cyr[rnd[x, i], "native"]
+		k = j
 		printf "%-15s vs native: %+.1f %% cycles/byte by medians, %+.1f %% by paired rounds; %.0f %% of its goodput\n",
 			x, 100 * (medc[x] / medc["native"] - 1), 100 * (median(p, k) - 1),
 			100 * medm[x] / medm["native"]
