@@ -77,6 +77,9 @@ if tel=$(command -v dpdk-telemetry.py); then
 		echo "$got" | grep -q '"modules": 1' && break
 	done
 	wait "$pid"
+	# The telemetry socket needs the EAL's runtime directory (no
+	# --no-shconf): this run's own, removed once it ended.
+	rm -rf "/run/dpdk/$prefix"
 	echo "$got" | sed 's/^/telemetry: /'
 	echo "$got" | grep -q '"/sst/cc_bpf": {"modules": 1, "revoked": 0' || fail "telemetry: /sst/cc_bpf"
 	echo "$got" | grep -q '"/sst/stp": {"requested": 0' || fail "telemetry: /sst/stp"
