@@ -10,15 +10,19 @@
  * rate:
  *
  *   INIT        4 packets per second, until the first RTT sample;
- *   SLOWSTART   at most twice the rate the receiver got over the last round
- *               trip (so at most doubling per RTT), at least RFC 5348's
- *               initial window per RTT; until the first loss;
+ *   SLOWSTART   at most twice the rate the receiver got over a round trip
+ *               (so at most doubling per RTT), at least RFC 5348's initial
+ *               window per RTT; until the first loss;
  *   STEADY      min(1.3 x the TCP throughput equation's rate (RFC 5348
  *               section 3.1, with its loss event rate, section 5), 2 x the
  *               receive rate), at least one packet per 64 s.
  *
- * After 4 round trips without feedback the allowed rate halves (and again
- * for every further 4). The user caps the controller's window at
+ * The receive rate is RFC 5348 section 4.3's X_recv_set: the larger of the
+ * last two round trips', never lowered by a data-limited one. A round trip
+ * is the latest RTT sample, or srtt if that is shorter; acks at the instant
+ * one closes count in it. In STEADY, without feedback the allowed rate
+ * halves every max(4 RTT, 2 packets at the rate), as RFC 5348 section 4.4's
+ * no-feedback timer does. The user caps the controller's window at
  * sst_policer_window() and reports what the controller asked for with
  * sst_policer_account(): if, over the last 8 round trips, the controller
  * asked on average for more than the policer allowed (each round trip
@@ -56,27 +60,32 @@ enum {
 
 /** The policer's state (treat as opaque). */
 struct sst_policer {
-	uint8_t state;		     /**< enum sst_policer_state */
-	uint8_t nintervals;	     /**< entries of intervals in use */
-	uint8_t nepochs;	     /**< entries of ratio in use */
-	uint32_t mss;		     /**< bytes of a full-sized packet */
-	uint64_t rate;		     /**< allowed bytes per second */
-	sst_time_t srtt;	     /**< the channel's smoothed RTT, last reported */
-	sst_time_t epoch_start;	     /**< start of the current round trip */
-	uint64_t epoch_bytes;	     /**< acked in this round trip */
-	uint64_t recv_rate;	     /**< bytes per second acked over the last round trip */
-	sst_time_t last_feedback;    /**< time of the last ack */
-	sst_time_t loss_event_start; /**< first loss of the current loss event */
-	uint64_t open_interval;	     /**< packets acked since the last loss event */
-	uint32_t intervals[SST_POLICER_INTERVALS]; /**< [0] most recent, packets */
+	uint8_t state;	     /**< enum sst_policer_state */
+	uint8_t nintervals;  /**< entries of intervals in use */
+	uint8_t nepochs;     /**< entries of ratio in use */
+	uint8_t ratio_next;  /**< next entry of ratio written */
+	bool epoch_limited;  /**< an ack of this round trip was application- or data-limited */
+	bool epoch_loss;     /**< a loss event began in this round trip */
+	bool recv_limit_1x;  /**< the receive limit is max(recv_set), not twice it */
+	bool pending;	     /**< a violation not yet reported by sst_policer_account() */
+	bool last_limited;   /**< the last round trip closed was data-limited */
+	uint32_t mss;	     /**< bytes of a full-sized packet */
+	uint32_t rtt_last;   /**< the latest RTT sample, ns (at most UINT32_MAX) */
+	uint32_t last_len;   /**< ns: the round trip that closed at epoch_start; 0 once past */
+	uint32_t req_n;	     /**< windows summed in req_sum */
+	uint32_t violations; /**< violations reported so far */
+	uint8_t ratio[SST_POLICER_EPOCHS]; /**< asked / allowed per round trip, in 1/64 */
+	uint64_t rate;			   /**< allowed bytes per second */
+	sst_time_t srtt;		   /**< the channel's smoothed RTT, last reported */
+	sst_time_t epoch_start;		   /**< start of the current round trip */
+	uint64_t epoch_bytes;		   /**< acked in this round trip */
+	uint64_t recv_set[2]; /**< RFC 5348's X_recv_set: receive rates (bytes/s), 2 round trips */
+	sst_time_t last_feedback;		   /**< time of the last ack */
+	sst_time_t loss_event_start;		   /**< first loss of the current loss event */
+	uint64_t open_interval;			   /**< packets acked since the last loss event */
 	uint64_t req_sum;			   /**< window asked for this round trip, summed */
 	uint64_t allow_sum;			   /**< the allowance of each request, summed */
-	uint32_t req_n;				   /**< windows summed in req_sum */
-	uint16_t ratio[SST_POLICER_EPOCHS];	   /**< asked / allowed per round trip, in 1/256 */
-	uint8_t ratio_next;			   /**< next entry of ratio written */
-	bool epoch_limited;  /**< an ack of this round trip was application-limited */
-	bool pending;	     /**< a violation not yet reported by sst_policer_account() */
-	uint64_t violations; /**< violations reported so far */
+	uint32_t intervals[SST_POLICER_INTERVALS]; /**< [0] most recent, packets */
 };
 
 /**
