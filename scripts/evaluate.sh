@@ -32,7 +32,7 @@
 #
 # Usage: scripts/evaluate.sh [--quick] [--only LIST] [--links LIST] [--build DIR] [--out DIR]
 #        scripts/evaluate.sh --plot-only DIR
-#   --quick   shorter runs, one repetition (about 9 minutes); the full run
+#   --quick   shorter runs, one repetition (about 13 minutes); the full run
 #             repeats each point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk experiment's links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
@@ -249,7 +249,7 @@ links_all=(
 if [ $quick -eq 1 ]; then
 	reps=1 bulk_s=8 fair_s=15 fair_links="dsl wifi"
 	fig7_sizes="32 128 512 2048 8192 32768 131072 524288"
-	fig8_pages=16
+	fig8_pages=20
 else
 	reps=5 bulk_s=60 fair_s=60 fair_links="dsl wifi"
 	fig7_sizes=$(for i in $(seq 5 21); do echo $((1 << i)); done)

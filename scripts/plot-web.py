@@ -7,9 +7,11 @@ method (fig8.png), and the medians the acceptance is judged on, added to
 summary.json under "fig8" (and printed).
 
 fig8.csv: link,method,rep,page,requests,bytes,load_ms (a row per page
-load). Medians are over every page load of a method (all repetitions);
-"ratio" medians are over pages of the per-page ratio of SST's load time to
-a method's (the same page, the same repetition).
+load). The medians are over the page loads every method completed (all
+repetitions), so that a run that stopped early (a failed page ends it) is
+not set against pages it never loaded; "ratio" medians are over those pages
+of the per-page ratio of SST's load time to a method's (the same page, the
+same repetition).
 
 Usage: plot-web.py RESULTS_DIR
 """
@@ -32,10 +34,16 @@ GROUPS = [(1, 1, "1 request"), (2, 2, "2"), (3, 4, "3-4"), (5, 8, "5-8"), (9, 10
 
 
 def summarize(rows):
+    loads = {}
+    for r in rows:
+        loads.setdefault(r["method"], set()).add((r["rep"], r["page"]))
+    common = set.intersection(*loads.values())
     by = {}
     for r in rows:
-        by.setdefault(r["method"], []).append(r)
-    out = {"median_load_ms": {}, "pages": {}}
+        if (r["rep"], r["page"]) in common:
+            by.setdefault(r["method"], []).append(r)
+    out = {"median_load_ms": {}, "pages": {},
+           "pages_loaded": {m: len(v) for m, v in loads.items()}}
     for m, rs in by.items():
         out["median_load_ms"][m] = statistics.median(float(r["load_ms"]) for r in rs)
         out["pages"][m] = len(rs)
@@ -59,6 +67,7 @@ def summarize(rows):
 
 def plot(rows, path):
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -73,6 +82,8 @@ def plot(rows, path):
                            label=label, alpha=0.75, linewidths=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        # Minor tick labels of a narrow log axis run into each other.
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(name, fontsize=8)
         ax.tick_params(labelsize=7)
         ax.set_xlabel("page size, KB", fontsize=7)
@@ -102,8 +113,9 @@ def main():
     for m, _ in METHODS:
         if m in s["median_load_ms"]:
             r = s["sst_ratio_median"].get(m)
-            print(f"fig8 {m}: median page load {s['median_load_ms'][m]:.1f} ms over "
-                  f"{s['pages'][m]} pages" + (f", SST / it per page: {r:.2f}" if r else ""))
+            print(f"fig8 {m}: median page load {s['median_load_ms'][m]:.1f} ms over the "
+                  f"{s['pages'][m]} pages all loaded ({s['pages_loaded'][m]} loaded)"
+                  + (f", SST / it per page: {r:.2f}" if r else ""))
     plot(rows, os.path.join(out, "fig8.png"))
 
 
