@@ -29,7 +29,6 @@ static char arg_memory[16];
 static char arg_prefix[96];
 static char arg_log[64];
 static char runtime_dir[PATH_MAX];
-static bool own_prefix;
 static bool eal_up;
 
 /* What a user can do about the usual failures. */
@@ -127,7 +126,6 @@ sst_eal_init(int argc, char **argv, const struct sst_eal_opts *opts)
 	if (rte_eal_init(n, eal_argv) < 0)
 		return eal_fail(rte_errno);
 	eal_up = true;
-	own_prefix = sep <= 1;
 	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	if (sep == 0)
 		return 0;
@@ -160,14 +158,13 @@ remove_runtime_dir(void)
 void
 sst_eal_cleanup(void)
 {
-	const char *base = strrchr(runtime_dir, '/');
+	/* The primary process owns its prefix's directory: DPDK refuses a second
+	 * primary on it, and secondaries cannot attach once the primary is gone.
+	 * A secondary leaves it to its primary. */
+	bool remove = eal_up && rte_eal_process_type() == RTE_PROC_PRIMARY;
 
 	rte_eal_cleanup();
-	/* Only the directory of the prefix made here (extra arguments could
-	 * have named another one). */
-	if (own_prefix && base != NULL &&
-		strcmp(base + 1, arg_prefix + strlen("--file-prefix=")) == 0)
+	if (remove && runtime_dir[0] != '\0')
 		remove_runtime_dir();
-	own_prefix = false;
 	runtime_dir[0] = '\0';
 }

@@ -62,9 +62,11 @@ struct sst_eal_opts {
 int sst_eal_init(int argc, char **argv, const struct sst_eal_opts *opts);
 
 /**
- * Release the EAL (rte_eal_cleanup()) and, when the default arguments were
- * used, remove the runtime directory of the per-process file prefix so that
- * runs leave nothing behind.
+ * Release the EAL (rte_eal_cleanup()) and, in the primary process, remove
+ * the runtime directory of its file prefix (the default one or one named in
+ * the arguments) so that runs leave nothing behind: DPDK keeps it, and with
+ * --no-huge it holds 48 bytes per 4 KB page of -m. A secondary process
+ * leaves it to its primary.
  */
 void sst_eal_cleanup(void);
 

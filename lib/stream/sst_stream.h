@@ -201,6 +201,9 @@ struct sst_stream_host_stats {
 	 * library, counted and the first logged in debug builds; always 0 in
 	 * builds with NDEBUG, which do not check). */
 	uint64_t illegal_transitions;
+	/** Streams accepted for a service whose reply waited for a send
+	 * buffer (the application heard of each once its reply was queued). */
+	uint64_t replies_delayed;
 };
 
 /**

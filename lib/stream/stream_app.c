@@ -260,6 +260,10 @@ stream_rx_deliverable(struct sst_stream *s, sst_time_t now)
 		if (stream_service_waiting(s) || stream_is_reset(s))
 			return;
 	}
+	/* Its data waits for the application, which hears of it once the
+	 * reply is queued (stream_service_accept()). */
+	if (s->life == STREAM_PENDING_REPLY)
+		return;
 	if (!stream_app_holds(s)) {
 		/* Nobody reads: consume and discard so the peer can finish. */
 		struct sst_stream_data d[STREAM_RX_BURST];

@@ -23,6 +23,7 @@ RTE_LOG_REGISTER(sst_logtype_stream, sst.stream, NOTICE);
 
 static const struct stream_upcalls stream_host_upcalls = {
 	.service_rx = stream_service_rx,
+	.service_accept = stream_service_accept,
 };
 
 static void

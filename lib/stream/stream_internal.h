@@ -184,6 +184,9 @@ struct stream_upcalls {
 	/** stream_service_rx() (stream_service.h), for stream_app.c's
 	 * delivery to a top-level stream still in its rendezvous. */
 	void (*service_rx)(struct sst_stream *s, sst_time_t now);
+	/** stream_service_accept() (stream_service.h), for stream_life.c's
+	 * FIFO of streams waiting for a send buffer: a reply that found none. */
+	void (*service_accept)(struct sst_stream *s, sst_time_t now);
 };
 
 struct stream_service {

@@ -195,6 +195,13 @@ stream_tx_buffer_freed(struct sst_stream_host *h, sst_time_t now)
 		}
 		h->tx_waiting--;
 		s->flags &= ~SF_TX_WAITING;
+		if (s->life == STREAM_PENDING_REPLY) {
+			/* Its reply first; the application hears of it after. */
+			if (!stream_is_reset(s))
+				h->up->service_accept(s, now);
+			stream_unref(s, now);
+			continue;
+		}
 		if (s->send == STREAM_SEND_CLOSE_OWED && !stream_is_reset(s) &&
 			stream_tx_buffers(s) == 0) {
 			/* An end that waited for a buffer: it goes out now and

@@ -217,7 +217,8 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 
 	/* A parent the application has not taken yet (its rendezvous or its
 	 * accept is pending) keeps its children until it can decide. */
-	bool pending = parent->life == STREAM_PENDING_ACCEPT || stream_service_waiting(parent);
+	bool pending = parent->life == STREAM_PENDING_ACCEPT ||
+		       parent->life == STREAM_PENDING_REPLY || stream_service_waiting(parent);
 
 	if (stream_is_reset(parent) || (!(parent->flags & SF_LISTEN) && !pending) ||
 		(!top && stream_rx_buffers(parent) < 0) || !peer_share_left(c))

@@ -149,15 +149,50 @@ stream_service_rx(struct sst_stream *s, sst_time_t now)
 			return;
 		}
 		stream_set_service(s, STREAM_SERVICE_DONE);
-		sst_service_reply_encode(0, reply, sizeof(reply));
-		stream_write_internal(s, reply, sizeof(reply), SST_FLAG_PUSH | SST_FLAG_MESSAGE);
-		h->stats.streams_accepted++;
-		stream_set_life(s, STREAM_APP_OWNED);
-		if (h->p.ops != NULL && h->p.ops->accepted != NULL) {
-			h->p.ops->accepted(h->p.ctx, NULL, s, sv->ctx, now);
-			stream_reoffer_children(s, now);
-		} else {
-			sst_stream_close(s, now);
-		}
+		/* Until the application has s, its user pointer is ours. */
+		s->user = sv->ctx;
+		stream_service_accept(s, now);
 	}
+}
+
+void
+stream_service_accept(struct sst_stream *s, sst_time_t now)
+{
+	struct sst_stream_host *h = s->peer->host;
+	void *svc_ctx = s->user;
+	uint8_t reply[8];
+	bool delayed;
+
+	sst_service_reply_encode(0, reply, sizeof(reply));
+	/* A reply lost here let the application's first bytes go in its
+	 * place, and the initiator refused the stream (sst-perf streams mode,
+	 * once the send buffers were taken by earlier responses). */
+	if (stream_write_internal(s, reply, sizeof(reply), SST_FLAG_PUSH | SST_FLAG_MESSAGE) < 0) {
+		if (s->life != STREAM_PENDING_REPLY) {
+			stream_set_life(s, STREAM_PENDING_REPLY);
+			h->stats.replies_delayed++;
+		}
+		stream_tx_buffer_queue(s);
+		if (!(s->flags & SF_TX_WAITING)) {
+			stream_set_life(s, STREAM_ABANDONED);
+			stream_do_reset(s, SST_STREAM_REFUSED, true, now);
+			stream_unref(s, now);
+		}
+		return;
+	}
+	delayed = s->life == STREAM_PENDING_REPLY;
+	s->user = NULL;
+	h->stats.streams_accepted++;
+	stream_set_life(s, STREAM_APP_OWNED);
+	if (h->p.ops == NULL || h->p.ops->accepted == NULL) {
+		sst_stream_close(s, now);
+		return;
+	}
+	h->p.ops->accepted(h->p.ctx, NULL, s, svc_ctx, now);
+	stream_reoffer_children(s, now);
+	/* What arrived while the reply waited was kept for the application,
+	 * which would otherwise hear of it only with the next packet. */
+	if (delayed && s->rx != NULL && !stream_is_reset(s) &&
+		(sst_rob_readable(&s->rx->rob) > 0 || sst_rob_eof(&s->rx->rob)))
+		stream_rx_deliverable(s, now);
 }

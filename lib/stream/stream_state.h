@@ -94,8 +94,10 @@ enum stream_service_state {
  * (stream_rx.c, stream_service.c, stream_app.c):
  *
  *   PENDING_SERVICE --service found--> APP_OWNED --sst_stream_close()--> APP_RELEASED
+ *          |                             ^
+ *          +--no send buffer for the reply--> PENDING_REPLY --reply queued--+
  *   PENDING_ACCEPT --accepted or read as a datagram--^
- *   PENDING_SERVICE, PENDING_ACCEPT, APP_OWNED --dropped unseen--> ABANDONED
+ *   PENDING_SERVICE, PENDING_REPLY, PENDING_ACCEPT, APP_OWNED --dropped unseen--> ABANDONED
  *
  * ABANDONED: the application never had the stream, or its first message
  * could not be queued (stream_abandon()): nobody hears of its end.
@@ -104,6 +106,7 @@ enum stream_life_state {
 	STREAM_APP_OWNED = 0,	/**< the application holds the handle */
 	STREAM_PENDING_SERVICE, /**< the peer's top-level stream, its service not yet known */
 	STREAM_PENDING_ACCEPT,	/**< the peer's substream, in its parent's accept queue */
+	STREAM_PENDING_REPLY,	/**< accepted for a service; the reply waits for a send buffer */
 	STREAM_APP_RELEASED,	/**< the application closed its handle */
 	STREAM_ABANDONED,	/**< dropped before the application had it */
 	STREAM_LIFE_STATES

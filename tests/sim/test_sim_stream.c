@@ -77,6 +77,38 @@ test_buffer_scarcity(void)
 }
 
 /*
+ * The acceptor's send buffers are all held by earlier responses when a new
+ * stream's service request arrives: its reply waits for a buffer like any
+ * write and still goes before the response. Each response is larger than
+ * the initiator's service-reply area, so a reply lost to the shortage
+ * (sst-perf streams mode: "the server refused the data stream") made the
+ * initiator take the response's first segment for the reply and refuse
+ * the stream.
+ */
+static void
+test_reply_waits_for_buffer(void)
+{
+	struct world_params wp;
+
+	struct world *w;
+
+	world_params_default(&wp, seed);
+	wp.host.max_tx_buffers = 4;
+	wp.host.max_rx_buffers = 64;
+	w = world_create(&wp);
+	for (unsigned int i = 0; i < 30; i++)
+		world_flow_start(w, 64, 100000, 0);
+	CU_ASSERT_EQUAL(world_run(w, 600 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT_EQUAL(w->flows_done, w->nflows);
+	/* The scenario must reach the shortage it is about. */
+	printf("\n  %" PRIu64 " replies waited for a send buffer",
+		sst_stream_host_stats(w->ep[1].sh)->replies_delayed);
+	CU_ASSERT(sst_stream_host_stats(w->ep[1].sh)->replies_delayed > 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+/*
  * Buffer pools that start with 4 buffers each (initial_buffers) and grow
  * between passes while 200 streams send and receive at once: every stream
  * completes, the pools grew past their first buffers, and no further than
@@ -816,6 +848,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_one_stream),
 	SST_TEST(test_many_streams_clean),
 	SST_TEST(test_buffer_scarcity),
+	SST_TEST(test_reply_waits_for_buffer),
 	SST_TEST(test_buffers_grow),
 	SST_TEST(test_more_streams_than_sids),
 	SST_TEST(test_many_concurrent_streams),

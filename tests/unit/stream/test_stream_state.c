@@ -90,6 +90,9 @@ static const struct pair life_pairs[] = {
 	{STREAM_PENDING_SERVICE, STREAM_APP_OWNED},
 	{STREAM_PENDING_ACCEPT, STREAM_APP_OWNED},
 	{STREAM_APP_OWNED, STREAM_APP_RELEASED},
+	{STREAM_PENDING_SERVICE, STREAM_PENDING_REPLY},
+	{STREAM_PENDING_REPLY, STREAM_APP_OWNED},
+	{STREAM_PENDING_REPLY, STREAM_ABANDONED},
 	{STREAM_PENDING_SERVICE, STREAM_ABANDONED},
 	{STREAM_PENDING_ACCEPT, STREAM_ABANDONED},
 	{STREAM_APP_OWNED, STREAM_ABANDONED},
@@ -156,6 +159,8 @@ test_illegal(void)
 	CU_ASSERT_FALSE(stream_life_state_legal(STREAM_APP_RELEASED, STREAM_APP_OWNED));
 	CU_ASSERT_FALSE(stream_life_state_legal(STREAM_ABANDONED, STREAM_APP_OWNED));
 	CU_ASSERT_FALSE(stream_life_state_legal(STREAM_PENDING_ACCEPT, STREAM_APP_RELEASED));
+	/* Its reply is not queued yet: the application cannot have had it. */
+	CU_ASSERT_FALSE(stream_life_state_legal(STREAM_PENDING_REPLY, STREAM_APP_RELEASED));
 	/* An attachment is acknowledged only once it exists, and a new one
 	 * always starts unacknowledged (a SID given up is never "still acked"). */
 	CU_ASSERT_FALSE(stream_tx_attach_state_legal(STREAM_TX_DETACHED, STREAM_TX_ACKED));
