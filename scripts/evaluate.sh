@@ -15,6 +15,11 @@
 #   fig7   Figure 7: transaction latency vs response size: SST new stream
 #          per transaction, TCP connection per transaction, persistent TCP,
 #          UDP (up to 64 KB)
+#   fig8   Figure 8: a web workload on the DSL link: the pages of a
+#          synthetic trace (perf/web_trace.py, seeded) loaded by SST, a
+#          stream per object (sst-perf web), and over kernel TCP by
+#          perf/web_anchor as HTTP/1.0 serial, HTTP/1.0 parallel (8),
+#          HTTP/1.1 persistent (2) and pipelined (2 x 4): page load times
 #   fig9   Figure 9: three 1.5 MB downloads over the DSL link, the third
 #          with a high priority at 5 s, the second raised above the first
 #          at 10 s (sst-perf prio): received bytes over time
@@ -27,7 +32,7 @@
 #
 # Usage: scripts/evaluate.sh [--quick] [--only LIST] [--links LIST] [--build DIR] [--out DIR]
 #        scripts/evaluate.sh --plot-only DIR
-#   --quick   shorter runs, one repetition (about 9 minutes); the full run
+#   --quick   shorter runs, one repetition (about 13 minutes); the full run
 #             repeats each point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk experiment's links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
@@ -39,7 +44,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 quick=0
-only=bulk,fair,fig7,fig9,headers
+only=bulk,fair,fig7,fig8,fig9,headers
 links=
 plot_only=
 build=build
@@ -192,6 +197,8 @@ if fig9:
     ax.set_title("Figure 9: priorities, 1.5 Mbit/s, 50 ms RTT", fontsize=9)
     save(fig, "fig9.png")
 PY
+	# Figure 8's medians (into summary.json) and its scatter plot.
+	[ ! -s "$1/fig8.csv" ] || "$py" "$root/scripts/plot-web.py" "$1" >&2
 }
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
@@ -212,9 +219,11 @@ done
 perf_bin=$root/$build/apps/sst-perf/sst-perf
 lem_bin=$root/$build/apps/sst-linkem/sst-linkem
 txn_bin=$root/$build/perf/txn_anchor
+web_bin=$root/$build/perf/web_anchor
 dump_bin=$root/$build/apps/sst-dump/sst-dump
-for b in "$perf_bin" "$lem_bin" "$txn_bin" "$dump_bin"; do
-	[ "$b" = "$txn_bin" ] && ! want fig7 && ! want headers && continue
+for b in "$perf_bin" "$lem_bin" "$txn_bin" "$dump_bin" "$web_bin"; do
+	[ "$b" = "$txn_bin" ] && ! want fig7 && ! want fig8 && ! want headers && continue
+	[ "$b" = "$web_bin" ] && ! want fig8 && continue
 	[ "$b" = "$dump_bin" ] && ! want headers && continue
 	if [ ! -x "$b" ]; then
 		# From a clean clone: build once (a few minutes).
@@ -240,10 +249,14 @@ links_all=(
 if [ $quick -eq 1 ]; then
 	reps=1 bulk_s=8 fair_s=15 fair_links="dsl wifi"
 	fig7_sizes="32 128 512 2048 8192 32768 131072 524288"
+	fig8_pages=20
 else
 	reps=5 bulk_s=60 fair_s=60 fair_links="dsl wifi"
 	fig7_sizes=$(for i in $(seq 5 21); do echo $((1 << i)); done)
+	fig8_pages=60
 fi
+# Figure 8's trace: perf/web_trace.py's seed (docs/evaluation.md, section 4).
+fig8_seed=19
 
 tag=$$
 ns_c=sst-ev-c$tag ns_m=sst-ev-m$tag ns_s=sst-ev-s$tag
@@ -470,6 +483,38 @@ exp_fig7() {
 	done
 }
 
+# Figure 8: the same pages loaded five ways over the DSL link, one after
+# the other; a row per page load (the per-page lines of sst-perf web and
+# web_anchor: page,requests,bytes,load_ms).
+exp_fig8() {
+	local csv=$out/fig8.csv trace=$raw/fig8-trace.txt r m run
+	"$py" "$root/perf/web_trace.py" --pages $fig8_pages --seed $fig8_seed --out "$trace" ||
+		die "perf/web_trace.py failed"
+	echo "link,method,rep,page,requests,bytes,load_ms" >"$csv"
+	want_link=dsl
+	link_up $(link_params)
+	for r in $(seq $reps); do
+		for m in sst http1.0-serial http1.0-parallel http1.1-persistent http1.1-pipelined; do
+			run=fig8-$m-$r
+			case $m in
+			sst)
+				in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --quiet web \
+					--trace "$trace" >"$raw/$run.out" 2>"$raw/$run.err" ;;
+			*)
+				local mode=${m#http1.?-}
+				[ "$mode" = persistent ] && mode=persist
+				[ "$mode" = pipelined ] && mode=pipeline
+				in_c "$web_bin" $ip_s --port $txn_port --mode $mode --trace "$trace" \
+					>"$raw/$run.out" 2>"$raw/$run.err" ;;
+			esac
+			grep -E '^[0-9]+,' "$raw/$run.out" | sed "s/^/dsl,$m,$r,/" >>"$csv"
+			log "fig8 $m #$r: $(grep -cE '^[0-9]+,' "$raw/$run.out") of $fig8_pages pages," \
+				"median load $(grep -E '^[0-9]+,' "$raw/$run.out" | cut -d, -f4 | sort -g |
+					awk '{v[NR] = $1} END {print NR ? (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 : "-"}') ms"
+		done
+	done
+}
+
 # Figure 9 in real time: sst-perf prio on the DSL link, the paper's
 # schedule (the plot in summarize() marks these times). The client sends
 # the priorities to the server as stream-layer requests, which the server
@@ -583,6 +628,7 @@ log "results in $out"
 want bulk && exp_bulk
 want fair && exp_fair
 want fig7 && exp_fig7
+want fig8 && exp_fig8
 want fig9 && exp_fig9
 want headers && exp_headers
 summarize "$out" || log "summary or plots not made (python3-matplotlib?)"

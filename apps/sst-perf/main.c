@@ -15,6 +15,7 @@
 #include "perf_prio.h"
 #include "perf_events.h"
 #include "perf_stp.h"
+#include "perf_web.h"
 #include "sst_cc_driver.h"
 #include "tool_args.h"
 
@@ -42,6 +43,7 @@ enum {
 	OPT_STP_TIMEOUT,
 	OPT_STP_MUTE,
 	OPT_EVENT_LOG,
+	OPT_TRACE,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -69,6 +71,9 @@ usage(FILE *out)
 		"            (1.5 MB), a third with a high priority at the first --prio-at\n"
 		"            time, the second raised above the first at the second; prints\n"
 		"            each download's bytes received (CSV, or JSON lines with --json)\n"
+		"  web       the SST paper's Figure 8: load the pages of --trace one after the\n"
+		"            other, a stream per object, a page's secondary objects all at\n"
+		"            once after its primary; prints each page's load time (CSV)\n"
 		"\n"
 		"Where:\n"
 		"  -l, --loopback         both sides in this process, over an in-memory link\n"
@@ -86,7 +91,9 @@ usage(FILE *out)
 		"it)\n"
 		"  -n, --size BYTES       bulk: bytes to send in all; dgram: bytes per datagram\n"
 		"                         (default 1000); K, M, G suffixes are powers of 1024\n"
-		"  -c, --count N          rr: transactions; dgram: datagrams\n"
+		"  -c, --count N          rr: transactions; dgram: datagrams; web: pages (all)\n"
+		"      --trace FILE       web: the pages, a line each: object sizes in bytes,\n"
+		"                         the primary first (perf/web_trace.py writes one)\n"
 		"  -P, --streams N        bulk: parallel streams (1); rr: transactions in flight "
 		"(1);\n"
 		"                         streams: streams open at once (10000, at most 1000000);\n"
@@ -174,6 +181,7 @@ usage(FILE *out)
 struct given {
 	bool time, size, count, streams, request, response, udp, impair, armor, idle, prio_at;
 	const char *udp_text;
+	const char *trace;
 };
 
 static int
@@ -226,6 +234,9 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		return 0;
 	case 'O':
 		c->once = true;
+		return 0;
+	case OPT_TRACE:
+		g->trace = arg;
 		return 0;
 	case OPT_PRIO_AT:
 		if (perf_prio_parse(c, arg) < 0)
@@ -416,7 +427,8 @@ check_conf(struct perf_conf *c, const struct given *g)
 			      c->server ? &c->local : &c->peer, err, sizeof(err)) < 0)
 		return bad("--udp %s", err);
 	if (c->server) {
-		if (g->time || g->size || g->count || g->request || g->response || c->verify)
+		if (g->time || g->size || g->count || g->request || g->response || c->verify ||
+			g->trace != NULL)
 			return bad("%s", "a server takes the test's parameters from each client");
 		if (!g->streams)
 			c->streams = SERVER_STREAMS;
@@ -468,13 +480,28 @@ check_conf(struct perf_conf *c, const struct given *g)
 			c->request = DEFAULT_RR_BYTES;
 		perf_prio_defaults(c, g->prio_at);
 		break;
+	case PERF_WEB:
+		if (g->size || g->time || g->streams || g->response || g->trace == NULL)
+			return bad("%s", "web takes --trace, and --count (pages) and --request");
+		if (!g->request)
+			c->request = DEFAULT_RR_BYTES;
+		if (c->request < 8)
+			return bad("%s", "web --request: at least 8 bytes (they carry the length)");
+		if (c->count > UINT32_MAX || perf_web_load(c, g->trace, (uint32_t)c->count) < 0)
+			return TOOL_EXIT_ARGS;
+		c->count = 0;
+		if (c->timeout_ns == 0)
+			c->timeout_ns = 3600 * SST_NSEC_PER_SEC;
+		break;
 	default:
 		break;
 	}
+	if (g->trace != NULL && c->mode != PERF_WEB)
+		return bad("%s", "--trace is for web");
 	if (g->prio_at && c->mode != PERF_PRIO)
 		return bad("%s", "--prio-at is for prio");
 	if (!g->time && !g->count && !(g->size && c->mode == PERF_BULK) &&
-		c->mode != PERF_STREAMS && c->mode != PERF_PRIO)
+		c->mode != PERF_STREAMS && c->mode != PERF_PRIO && c->mode != PERF_WEB)
 		c->time_ns = DEFAULT_TIME_S * SST_NSEC_PER_SEC;
 	if (c->timeout_ns == 0)
 		c->timeout_ns = c->time_ns != 0 ? c->time_ns + 30 * SST_NSEC_PER_SEC
@@ -509,6 +536,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"legacy", no_argument, NULL, OPT_LEGACY},
 		{"capture", required_argument, NULL, OPT_CAPTURE},
 		{"event-log", required_argument, NULL, OPT_EVENT_LOG},
+		{"trace", required_argument, NULL, OPT_TRACE},
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"ship-cc", required_argument, NULL, OPT_SHIP_CC},
 		{"cc-policy", required_argument, NULL, OPT_CC_POLICY},
@@ -557,7 +585,7 @@ parse_args(int argc, char **argv, void *conf)
 			if (strcmp(argv[optind], perf_mode_names[m]) == 0)
 				break;
 		if (m == PERF_MODES)
-			return bad("unknown mode '%s': want bulk, rr, dgram, streams or prio",
+			return bad("unknown mode '%s': want bulk, rr, dgram, streams, prio or web",
 				argv[optind]);
 		if (c->server)
 			return bad("%s", "a server serves every mode: drop the mode");

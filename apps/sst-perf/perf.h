@@ -30,10 +30,13 @@ enum perf_mode {
 	PERF_DGRAM,
 	PERF_STREAMS,
 	PERF_PRIO, /**< perf_prio.h: three downloads reprioritised by the client */
+	PERF_WEB,  /**< perf_web.h: a trace's web pages, a stream per object */
 	PERF_MODES,
 };
 
 extern const char *const perf_mode_names[PERF_MODES];
+
+struct web_trace;
 
 /** What the command line asks for. */
 struct perf_conf {
@@ -74,6 +77,7 @@ struct perf_conf {
 	uint64_t prio_third_ns, prio_swap_ns, prio_step_ns;
 	uint64_t stp_timeout_ns; /**< --stp-timeout: each exchange's wait per message */
 	bool stp_mute;		 /**< --stp-mute: take STP requests, never answer */
+	struct web_trace *web;	 /**< web: the pages of --trace (perf_web.h) */
 };
 
 /* ---- Control messages (big-endian) ---- */
@@ -91,11 +95,18 @@ enum {
 	PERF_TOO_MANY = 3, /**< more streams than the server was set up for */
 };
 
-/** rr, streams and prio: each data stream carries a request, then its response. */
+/** rr, streams, prio and web: each data stream carries a request, then its response. */
 static inline bool
 perf_mode_answers(uint32_t mode)
 {
-	return mode == PERF_RR || mode == PERF_STREAMS || mode == PERF_PRIO;
+	return mode == PERF_RR || mode == PERF_STREAMS || mode == PERF_PRIO || mode == PERF_WEB;
+}
+
+/** rr and web: a transaction per stream, which the response's end ends. */
+static inline bool
+perf_mode_transactions(uint32_t mode)
+{
+	return mode == PERF_RR || mode == PERF_WEB;
 }
 
 /** The test as the server needs it. */

@@ -96,6 +96,7 @@ open_flow(
 	f->tx_off = 0;
 	f->tx_len = tx_len;
 	f->rx_off = 0;
+	f->rx_len = cl->conf->response;
 	f->t0 = now;
 	f->state = FL_OPEN;
 	f->blocked = false;
@@ -137,6 +138,7 @@ start_data(struct perf_client *cl, sst_time_t now)
 	case PERF_RR:
 	case PERF_STREAMS:
 	case PERF_PRIO:
+	case PERF_WEB:
 		break; /* opened by pump_open() */
 	default:
 		break;
@@ -163,6 +165,8 @@ pump_open(struct perf_client *cl, sst_time_t now)
 		}
 	} else if (c->mode == PERF_PRIO) {
 		perf_prio_poll(cl, now);
+	} else if (c->mode == PERF_WEB) {
+		perf_web_poll(cl, now);
 	} else if (c->mode == PERF_STREAMS) {
 		/* A window of streams waiting for their answer: each holds a
 		 * send buffer until its request is acknowledged. */
@@ -401,6 +405,7 @@ check_end(struct perf_client *cl, sst_time_t now)
 		done = cl->finished + cl->failures == cl->nflows;
 		break;
 	case PERF_RR:
+	case PERF_WEB:
 		done = cl->stopping && cl->in_flight == 0;
 		break;
 	case PERF_STREAMS:
@@ -617,7 +622,7 @@ flow_release(struct perf_client *cl, struct cli_flow *f, bool ok, sst_time_t now
 	sst_stream_set_user(f->s, NULL);
 	sst_stream_close(f->s, now);
 	f->s = NULL;
-	f->state = cl->conf->mode == PERF_RR ? FL_FREE : FL_DONE;
+	f->state = perf_mode_transactions(cl->conf->mode) ? FL_FREE : FL_DONE;
 	cl->in_flight--;
 	if (ok)
 		cl->finished++;
@@ -674,11 +679,11 @@ flow_readable(struct perf_client *cl, struct cli_flow *f, sst_time_t now)
 		if (++cl->answered + cl->unanswered_ends == cl->nflows)
 			streams_all_answered(cl, now);
 	}
-	if (k == -EPIPE && c->mode == PERF_RR) {
+	if (k == -EPIPE && perf_mode_transactions(c->mode)) {
 		/* A transaction ends with the whole response and its end. */
-		if (f->rx_off != c->response)
-			cl->verify_errors += f->rx_off > c->response ? f->rx_off - c->response
-								     : c->response - f->rx_off;
+		if (f->rx_off != f->rx_len)
+			cl->verify_errors += f->rx_off > f->rx_len ? f->rx_off - f->rx_len
+								   : f->rx_len - f->rx_off;
 		perf_hist_add(cl->hist, now - f->t0);
 		flow_end(cl, f, true, now);
 	} else if (k == -ECONNRESET) {
@@ -879,6 +884,7 @@ perf_client_destroy(struct perf_client *cl)
 	if (cl == NULL)
 		return;
 	rte_pktmbuf_free(cl->dg_part);
+	perf_web_fini(&cl->web);
 	free(cl->flows);
 	free(cl->work);
 	free(cl->hist);

@@ -8,6 +8,7 @@
 
 #include "perf.h"
 #include "perf_prio.h"
+#include "perf_web.h"
 
 enum perf_phase {
 	CP_CONNECTING, /**< waiting for the channel */
@@ -30,6 +31,7 @@ struct cli_flow {
 	uint64_t tag;
 	uint64_t tx_off, tx_len;
 	uint64_t rx_off;
+	uint64_t rx_len; /**< rr and web: the response's length */
 	sst_time_t t0;
 	uint8_t state;
 	bool blocked;  /**< write refused: ops.writable() will come */
@@ -90,10 +92,13 @@ struct perf_client {
 	sst_time_t prog_t;		       /**< when the last progress line was printed */
 	uint64_t acked_done;		       /**< bulk: bytes of streams already finished */
 	struct perf_prio prio;		       /**< prio mode's schedule */
+	struct perf_web web;		       /**< web mode's walk through the trace */
 };
 
-/** Open data stream @p i (its request: --request bytes). @return false when
- * the stream layer had no room: try again at a later pass. */
+/** Open data stream @p i (its request: --request bytes). The caller may
+ * still set the flow's tag and rx_len: its request is written from the
+ * next pass on. @return false when the stream layer had no room: try again
+ * at a later pass. */
 bool perf_client_open(struct perf_client *cl, uint32_t i, sst_time_t now);
 
 /** One progress line on stderr. */

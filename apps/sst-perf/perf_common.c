@@ -10,7 +10,7 @@
 
 #include "perf.h"
 
-const char *const perf_mode_names[PERF_MODES] = {"bulk", "rr", "dgram", "streams", "prio"};
+const char *const perf_mode_names[PERF_MODES] = {"bulk", "rr", "dgram", "streams", "prio", "web"};
 
 /* ---- Control messages ---- */
 

@@ -118,7 +118,7 @@ summarize(const struct perf_client *cl, struct summary *s)
 		s->goodput_mbps = (double)r->rx_bytes * 8 / (double)span * 1e3;
 	else if (s->secs > 0)
 		s->goodput_mbps = (double)s->payload * 8 / s->secs / 1e6;
-	if (c->mode == PERF_RR) {
+	if (perf_mode_transactions(c->mode)) {
 		s->transactions = cl->finished;
 		s->rate = s->secs > 0 ? (double)cl->finished / s->secs : 0;
 	} else if (c->mode == PERF_STREAMS && cl->t_answered > cl->t_start) {
@@ -175,7 +175,7 @@ print_table(const struct perf_client *cl, const struct summary *s, const char *l
 	printf("  %-22s %.3f s\n", "duration", s->secs);
 	printf("  %-22s %" PRIu64 " bytes\n", "payload delivered", s->payload);
 	printf("  %-22s %.1f Mbit/s\n", "goodput", s->goodput_mbps);
-	if (c->mode == PERF_RR)
+	if (perf_mode_transactions(c->mode))
 		printf("  %-22s %" PRIu64 " (%.0f/s)\n", "transactions", s->transactions, s->rate);
 	else if (c->mode == PERF_STREAMS)
 		printf("  %-22s %" PRIu64 " (%.0f/s), peak live %" PRIu64 " client, %" PRIu64

@@ -19,6 +19,7 @@
 
 #include "perf.h"
 #include "perf_prio.h"
+#include "perf_web.h"
 
 enum { SVC_CONTROL = 1, SVC_DATA = 2, READ_BURST = 32 };
 
@@ -27,6 +28,7 @@ struct srv_flow {
 	struct sst_stream *s;
 	struct perf_rx rx;
 	uint64_t tx_off;   /**< response bytes written */
+	uint64_t resp_len; /**< set when the response starts */
 	uint64_t resp_tag; /**< set when the response starts */
 	bool responding, responded, eof, stalled;
 	struct srv_flow *next_stalled;
@@ -142,10 +144,13 @@ respond(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
 	if (!f->responding) {
 		f->responding = true;
 		f->resp_tag = perf_response_tag(perf_rx_tag(&f->rx), sv->p.request);
+		/* web: each request asks for its own length (perf_web.h). */
+		f->resp_len = sv->p.mode == PERF_WEB ? perf_web_response_len(perf_rx_tag(&f->rx))
+						     : sv->p.response;
 	}
-	while (f->tx_off < sv->p.response) {
-		uint32_t len = (uint32_t)RTE_MIN(sv->p.response - f->tx_off, 2048u);
-		bool last = f->tx_off + len == sv->p.response;
+	while (f->tx_off < f->resp_len) {
+		uint32_t len = (uint32_t)RTE_MIN(f->resp_len - f->tx_off, 2048u);
+		bool last = f->tx_off + len == f->resp_len;
 		struct rte_mbuf *m = perf_mbuf(pool, f->resp_tag, f->tx_off, len);
 
 		if (m == NULL)
@@ -157,9 +162,10 @@ respond(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
 		f->tx_off += len;
 	}
 	if (!f->responded) {
-		/* rr: the end of the response ends the transaction; it needs a
-		 * send buffer like data does. */
-		if (sv->p.mode == PERF_RR && sst_stream_shutdown(f->s, now) == -ENOBUFS)
+		/* rr and web: the end of the response ends the transaction; it
+		 * needs a send buffer like data does. */
+		if (perf_mode_transactions(sv->p.mode) &&
+			sst_stream_shutdown(f->s, now) == -ENOBUFS)
 			return -1;
 		f->responded = true;
 	}
@@ -234,7 +240,7 @@ serve_data(struct perf_server *sv, struct srv_flow *f, sst_time_t now)
 		if (rc <= 0)
 			return; /* the rest when the send buffer has room */
 	}
-	if (sv->p.mode == PERF_RR && f->responded) {
+	if (perf_mode_transactions(sv->p.mode) && f->responded) {
 		/* The client reads our end; its own end needs no wait. */
 		flow_end(sv, f, true, now);
 		return;
@@ -315,6 +321,9 @@ serve_control(struct perf_server *sv, sst_time_t now)
 		int rc = perf_params_decode(sv->ctl_buf, &sv->p);
 
 		if (rc == 0 && sv->p.mode == PERF_DGRAM && sv->p.dgram_size == 0)
+			rc = -EINVAL;
+		/* web: the response length is in the request's 8-byte tag. */
+		if (rc == 0 && sv->p.mode == PERF_WEB && sv->p.request < 8)
 			rc = -EINVAL;
 		out[7] = rc == 0 ? PERF_OK : PERF_BAD_PARAMS;
 		/* Its pools and tables were sized for its --streams at start. */
