@@ -81,7 +81,7 @@ struct sst_link_device_info {
 	/** Its frames never leave this process's memory (a net_ring pair):
 	 * lib/net leaves the UDP checksum out over IPv4 (sst_net_params). */
 	bool in_process;
-	char err[128];			       /**< why setup failed, one line */
+	char err[128]; /**< why setup failed, one line */
 };
 
 /** What a driver implements. */

@@ -167,14 +167,16 @@ packet_trim(struct rte_mbuf *head, uint32_t len)
 		head->nb_segs++;
 	}
 	m->data_len = (uint16_t)len;
-	rte_pktmbuf_free(m->next);
-	m->next = NULL;
+	if (m->next != NULL) {
+		rte_pktmbuf_free(m->next);
+		m->next = NULL;
+	}
 }
 
 /*
  * The packet of a segment: its header written in front of the bytes
- * sst_sendq_next_segment_chain() put into m. NULL if that fails; m is
- * freed then.
+ * sst_sendq_next_segment_copy() or _chain() put into m. NULL if that
+ * fails; m is freed then.
  */
 static struct rte_mbuf *
 segment_packet(
@@ -482,7 +484,7 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	struct sst_sendq_seg seg;
 	uint64_t pending, sendable;
 	struct rte_mbuf *m;
-	uint32_t idx, max_len;
+	uint32_t idx, max_len, hdr_len;
 	bool charged;
 	int rc;
 
@@ -511,10 +513,15 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	idx = sent_alloc(c);
 	if (idx == 0)
 		return -ENOSPC;
-	m = packet_chain(c, (uint32_t)sst_stream_hdr_len(hdr.type), max_len);
-	rc = m == NULL ? -ENOMEM
-		       : sst_sendq_next_segment_chain(
-				 &tx->q, max_len, &seg, m, (uint32_t)sst_stream_hdr_len(hdr.type));
+	hdr_len = (uint32_t)sst_stream_hdr_len(hdr.type);
+	m = packet_chain(c, hdr_len, max_len);
+	if (m == NULL)
+		rc = -ENOMEM;
+	else if (m->next == NULL) /* the common case: one mbuf, one memcpy per queued mbuf */
+		rc = sst_sendq_next_segment_copy(
+			&tx->q, max_len, &seg, rte_pktmbuf_mtod_offset(m, uint8_t *, hdr_len));
+	else
+		rc = sst_sendq_next_segment_chain(&tx->q, max_len, &seg, m, hdr_len);
 	if (rc <= 0) {
 		rte_pktmbuf_free(m);
 		stream_sent_release(c, idx, now);
