@@ -108,7 +108,7 @@ fi
 cleanup() {
 	ip netns del "$ns_a" 2>/dev/null || true
 	ip netns del "$ns_b" 2>/dev/null || true
-	rm -rf "$tmp" "/run/dpdk/sstcmp-t-$$"
+	rm -rf "$tmp" "/run/dpdk/sstcmp-t-$$" "/run/dpdk/sstcmp-s-$$" "/run/dpdk/sstcmp-c-$$"
 }
 trap cleanup EXIT
 
