@@ -15,11 +15,17 @@
 #   SST-DPDK  sst-perf --loopback bulk (chk32, AES-128-GCM) and rr (32 B each
 #             way, each transaction on a new stream), one process: both ends;
 #             sst-perf bulk over the veth pair below, each end a DPDK port on
-#             net_af_packet (two processes)
+#             net_af_packet (two processes); bulk and rr over the loopback's
+#             net_ring pair with one worker a side (--frames) and with two
+#             (-w 2): what a second worker costs or gains per CPU-second
 #   anchors   kernel TCP (iperf3) over a veth pair between two network
 #             namespaces made for the run, offloads on and off; kernel UDP
 #             ping-pong and TCP_CRR (perf/txn_anchor pair, both ends in one
-#             process); ngtcp2's examples when installed
+#             process); the per-packet floor, dpdk-testpmd's io forwarding
+#             between two net_null ports (its own --record-core-cycles count:
+#             TSC cycles in its forwarding calls per packet, one core)
+#             when dpdk-testpmd is installed; ngtcp2's examples are not
+#             measured (docs/performance.md)
 #
 # Usage: perf/compare.sh [--quick] [--rounds N] [--window SECONDS] [--build DIR]
 #                        [--versus DIR]
@@ -102,7 +108,7 @@ fi
 cleanup() {
 	ip netns del "$ns_a" 2>/dev/null || true
 	ip netns del "$ns_b" 2>/dev/null || true
-	rm -rf "$tmp"
+	rm -rf "$tmp" "/run/dpdk/sstcmp-t-$$" "/run/dpdk/sstcmp-s-$$" "/run/dpdk/sstcmp-c-$$"
 }
 trap cleanup EXIT
 
@@ -209,6 +215,36 @@ sst_bulk() {
 sst_rr() {
 	measure "$1" count "" "${2:-$perf}" --loopback -t "$run_time" --request 32 --response 32 rr
 }
+# sst_workers NAME MODE WORKER-OPTION...: loopback over the net_ring pair.
+sst_workers() {
+	local name=$1 mode=$2
+	shift 2
+	if [ "$mode" = rr ]; then
+		measure "$name" count "" "$perf" --loopback -t "$run_time" "$@" --request 32 \
+			--response 32 rr
+	else
+		measure "$name" count "" "$perf" --loopback -t "$run_time" "$@" bulk
+	fi
+}
+# testpmd NAME: io forwarding between two net_null ports for the window;
+# its own count of cycles per packet (record-core-cycles), appended as
+# "NAME packets cycles -".
+testpmd=$(command -v dpdk-testpmd || true)
+testpmd_io() {
+	local out=$tmp/$1.out
+	(
+		sleep "$window"
+		echo
+	) | "$testpmd" -l 0-1 --no-huge -m 512 --no-pci --no-telemetry --file-prefix="sstcmp-t-$$" \
+		--vdev net_null0 --vdev net_null1 -- --forward-mode=io --nb-cores=1 \
+		--total-num-mbufs=8192 --record-core-cycles >"$out" 2>&1 || {
+		echo "compare.sh: testpmd failed:" >&2
+		tail -n 5 "$out" >&2
+		return 1
+	}
+	sed -n 's/.*total cycles=\([0-9]*\) \/ total io packets=\([0-9]*\)).*/\2 \1/p' "$out" |
+		awk -v n="$1" '$1 > 0 {print n, $1, $2, "-"}' >>"$tmp/results"
+}
 if [ -n "$versus" ] && [ ! -x "$versus/apps/sst-perf/sst-perf" ]; then
 	echo "compare.sh: $versus/apps/sst-perf/sst-perf is missing" >&2
 	exit 2
@@ -258,6 +294,11 @@ for r in $(seq "$rounds"); do
 	fi
 	measure udp_rr count "" "$anchor" pair udp --seconds "$run_time" --size 32
 	measure tcp_crr count "" "$anchor" pair crr --seconds "$run_time" --size 32
+	sst_workers w1_bulk bulk --frames
+	sst_workers w2_bulk bulk -w 2
+	sst_workers w1_rr rr --frames
+	sst_workers w2_rr rr -w 2
+	[ -z "$testpmd" ] || testpmd_io testpmd
 	cp "$tmp/sst_chk32.out" "$tmp/sst_chk32.$r.out"
 	cp "$tmp/sst_rr.out" "$tmp/sst_rr.$r.out"
 done
@@ -284,10 +325,11 @@ pkt_txn=$(awk '/^  packets / {p = $2} /^  transactions / {t = $2} END {print p /
 	"$tmp/sst_rr.out")
 ngtcp2_row="not installed"
 [ -z "$ngtcp2_client" ] || ngtcp2_row="installed ($ngtcp2_client), not yet measured by this script"
+tpmd=$(med testpmd)
 
 awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$udp" \
 	-v crr="$crr" -v pb="$pkt_byte" -v pt="$pkt_txn" -v ng="$ngtcp2_row" -v rounds="$rounds" \
-	-v win="$window" -v mhz="$tsc_mhz" 'BEGIN {
+	-v win="$window" -v mhz="$tsc_mhz" -v tp="$tpmd" 'BEGIN {
 	printf "\nMedians of %d round(s), %d-second windows; cycles = CPU-seconds of both ends x %s MHz\n\n",
 		rounds, win, mhz
 	print "| work | anchor, same sitting | SST-DPDK | SST / anchor |"
@@ -299,17 +341,30 @@ awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$o
 	printf "| bulk, AES-128-GCM, in-memory | ngtcp2: %s | %.2f cycles/byte | - |\n", ng, aes
 	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong %.1fk cycles/txn; TCP_CRR %.1fk | %.1fk cycles/txn, %.1f packets each | %.2fx UDP, %.2fx TCP_CRR |\n",
 		udp / 1e3, crr / 1e3, rr / 1e3, pt, udp / rr, crr / rr
-	printf "| cycles per packet, both ends, loopback bulk | (testpmd: not measured by this script) | %.0f | - |\n",
-		chk / pb
+	if (tp == "nan")
+		printf "| cycles per packet, both ends, loopback bulk | testpmd: not installed | %.0f | - |\n",
+			chk / pb
+	else
+		printf "| cycles per packet, both ends, loopback bulk | testpmd io on net_null: %.0f | %.0f | %.0fx the floor |\n",
+			tp, chk / pb, chk / pb / tp
 }'
 
 # Every round's figure, so that the spread of the sitting shows.
 echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
-for n in sst_chk32 tcp_on sst_aes tcp_off sst_afp sst_rr udp_rr tcp_crr v_chk32 v_aes v_rr; do
+for n in sst_chk32 tcp_on sst_aes tcp_off sst_afp sst_rr udp_rr tcp_crr w1_bulk w2_bulk w1_rr \
+	w2_rr testpmd v_chk32 v_aes v_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 		"$tmp/results"
 done
+
+# One worker a side against two, both over the loopback's net_ring pair.
+awk -v a="$(med w1_bulk)" -v b="$(med w2_bulk)" -v c="$(med w1_rr)" -v d="$(med w2_rr)" 'BEGIN {
+	print "\n| loopback over the net_ring pair, chk32 | -w 1 --frames | -w 2 | -w 2 per CPU-second, of -w 1 |"
+	print "|---|---|---|---|"
+	printf "| bulk, cycles/byte | %.2f | %.2f | %.2fx |\n", a, b, a / b
+	printf "| rr 32 B, each on a new stream, cycles/txn | %.0f | %.0f | %.2fx |\n", c, d, c / d
+}'
 [ -n "$versus" ] || exit 0
 awk -v a="$(med v_chk32)" -v b="$chk" -v c="$(med v_aes)" -v d="$aes" -v e="$(med v_rr)" \
 	-v f="$rr" -v va="$versus" -v vb="$build" 'BEGIN {

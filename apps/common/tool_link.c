@@ -570,7 +570,7 @@ tool_net_loopback(const struct tool_host_conf *c0, const struct tool_host_conf *
 		return NULL;
 	if (imp == NULL)
 		imp = &none;
-	if (c0->workers > 1 || c1->workers > 1)
+	if (c0->workers > 1 || c1->workers > 1 || (c0->frames && c1->frames))
 		return loopback_frames(c0, c1, imp);
 	n = calloc(1, sizeof(*n));
 	if (n == NULL)

@@ -50,6 +50,7 @@ struct tool_host_conf {
 	const struct sst_secure_known_hosts *known_hosts;
 	const char *cc;		      /**< congestion controller; NULL: newreno */
 	uint32_t workers;	      /**< workers of the host's engine; 0: 1 */
+	bool frames;		      /**< loopback: the net_ring pair with one worker too */
 	uint32_t mbufs;		      /**< packet mbufs of the host; 0: 16383 */
 	bool small_pools;	      /**< pools without per-lcore caches (1 MB each) */
 	uint32_t mtu;		      /**< largest channel packet; 0: the worker's default */

@@ -42,6 +42,7 @@ enum {
 	OPT_PRIO_AT,
 	OPT_STP_TIMEOUT,
 	OPT_STP_MUTE,
+	OPT_FRAMES,
 	OPT_EVENT_LOG,
 	OPT_TRACE,
 	DEFAULT_IDLE_S = 60,
@@ -128,6 +129,8 @@ usage(FILE *out)
 		"                         digits a line)\n"
 		"  -w, --workers N        workers per side (1..64; loopback with more than one:\n"
 		"                         a net_ring pair, Ethernet frames, no impairments)\n"
+		"      --frames           loopback over that net_ring pair with one worker\n"
+		"                         too (to compare -w 1 with -w 2 on the same path)\n"
 		"      --port N           with --udp: DPDK port N (from the EAL arguments)\n"
 		"                         instead of kernel UDP, lib/net answering ARP and ping\n"
 		"      --ip ADDR/LEN      with --port: our address on it (required)\n"
@@ -296,6 +299,9 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 		if (tool_parse_u64(arg, 1, 64, &v) < 0)
 			return bad("--workers '%s': want 1..64", arg);
 		c->workers = (uint32_t)v;
+		return 0;
+	case OPT_FRAMES:
+		c->frames = true;
 		return 0;
 	case 'M':
 		if (tool_parse_u64(arg, 576, 9000, &v) < 0)
@@ -527,6 +533,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"armor", required_argument, NULL, 'a'},
 		{"cc", required_argument, NULL, 'C'},
 		{"workers", required_argument, NULL, 'w'},
+		{"frames", no_argument, NULL, OPT_FRAMES},
 		{"port", required_argument, NULL, 'p'},
 		{"ip", required_argument, NULL, 'I'},
 		{"gateway", required_argument, NULL, 'G'},
@@ -616,6 +623,7 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	hc->responder = server;
 	hc->cc = c->cc;
 	hc->workers = c->workers;
+	hc->frames = c->frames;
 	hc->mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
 	/* Per-lcore pool caches are an array for every possible lcore,
 	 * written at creation: 1 MB a pool, 3 MB of an idle process. One

@@ -54,6 +54,7 @@ struct perf_conf {
 	const char *armor_name;
 	const char *cc;
 	uint32_t workers;
+	bool frames; /**< --frames: loopback over the net_ring pair even with one worker */
 	uint32_t mtu;
 	uint32_t mbufs;
 	uint64_t packet_limit; /**< packets per channel before it is replaced; 0: the suite's */

@@ -104,6 +104,8 @@ open_links(struct sst_engine *e)
 			shard_map_from_device(&e->shard, &info);
 		if (info.tx_cksum_offload)
 			e->p.net.tx_cksum_offload = true;
+		if (info.in_process)
+			e->p.net.in_process = true;
 		if (rte_is_zero_ether_addr(&e->p.net.mac))
 			e->p.net.mac = info.mac;
 	}

@@ -78,7 +78,10 @@ struct sst_link_device_info {
 	uint16_t rss_reta_size;		       /**< entries of rss_reta */
 	uint16_t rss_reta[SST_SHARD_RETA_MAX]; /**< redirection table: entry -> queue (link) */
 	bool tx_cksum_offload;		       /**< it computes IPv4 header and UDP checksums */
-	char err[128];			       /**< why setup failed, one line */
+	/** Its frames never leave this process's memory (a net_ring pair):
+	 * lib/net leaves the UDP checksum out over IPv4 (sst_net_params). */
+	bool in_process;
+	char err[128]; /**< why setup failed, one line */
 };
 
 /** What a driver implements. */

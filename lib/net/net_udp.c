@@ -180,6 +180,8 @@ udp4_fill(struct sst_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, cons
 		m->ol_flags |=
 			RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_UDP_CKSUM;
 		uh->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+	} else if (net->p.in_process) {
+		ip->hdr_checksum = rte_ipv4_cksum(ip); /* 0 in dgram_cksum: none */
 	} else {
 		uint16_t ck = (uint16_t)~net_cksum_mbuf(m, ETH_LEN + IP4_LEN, UDP_LEN + plen,
 			net_phdr4_sum(src, to->addr.bytes, NET_PROTO_UDP, UDP_LEN + plen));

@@ -104,7 +104,13 @@ struct sst_net_params {
 	sst_time_t neigh_retrans;   /**< time between them; 0: 1 s */
 	sst_time_t neigh_reachable; /**< an answer is trusted this long; 0: 30 s */
 	bool tx_cksum_offload;	    /**< the port computes IPv4 header and UDP checksums */
-	struct rte_mempool *pool;   /**< for ARP/ND frames and header mbufs */
+	/** Frames stay in this process's memory (a net_ring pair between two
+	 * workers): UDP over IPv4 goes without a checksum (0, "none", RFC 768),
+	 * which receivers accept; the channel's armor still checks every
+	 * packet. Without tx_cksum_offload the software checksum was a third
+	 * of the worker's link work (docs/performance.md, "Two workers"). */
+	bool in_process;
+	struct rte_mempool *pool; /**< for ARP/ND frames and header mbufs */
 	/** The callbacks (deliver_udp and transmit required); the layer
 	 * keeps the pointer, so the table must outlive it. */
 	const struct sst_net_ops *ops;

@@ -496,32 +496,79 @@ sst_dgram_rx_reset_sid(struct sst_dgram_rx *rx, uint16_t sid)
 
 /* ---- send side ---- */
 
+/* Where the fragments' bytes come from: the payload chain, read once
+ * from front to back. */
+struct split_src {
+	const struct rte_mbuf *seg;
+	uint32_t off;
+};
+
+/* Copy the next len bytes of src to dst. */
+static void
+src_read(struct split_src *src, uint8_t *dst, uint32_t len)
+{
+	while (len > 0) {
+		uint32_t take;
+
+		while (src->off == src->seg->data_len) {
+			src->seg = src->seg->next;
+			src->off = 0;
+		}
+		take = RTE_MIN(len, (uint32_t)src->seg->data_len - src->off);
+		memcpy(dst, rte_pktmbuf_mtod_offset(src->seg, const uint8_t *, src->off), take);
+		src->off += take;
+		dst += take;
+		len -= take;
+	}
+}
+
 /*
- * One indirect mbuf from pool referencing the bytes [off, off + len) of the
- * single segment seg. Returns NULL when the pool is empty.
+ * One fragment: the next len bytes of src copied into direct mbufs from
+ * pool, the first with the pool's headroom (the headers are prepended in
+ * place), every one leaving tail_reserve bytes of tailroom. NULL when the
+ * pool runs dry or its mbufs have no room.
  */
 static struct rte_mbuf *
-slice(struct rte_mbuf *seg, uint32_t off, uint32_t len, struct rte_mempool *pool)
+fragment_copy(struct split_src *src, uint32_t len, struct rte_mempool *pool, uint16_t tail_reserve)
 {
-	struct rte_mbuf *c = rte_pktmbuf_alloc(pool);
+	struct rte_mbuf *head = NULL, *last = NULL;
 
-	if (c == NULL)
-		return NULL;
-	rte_pktmbuf_attach(c, seg);
-	c->data_off = (uint16_t)(c->data_off + off);
-	c->data_len = (uint16_t)len;
-	c->pkt_len = len;
-	return c;
+	do {
+		struct rte_mbuf *d = rte_pktmbuf_alloc(pool);
+		uint32_t take;
+
+		if (d == NULL)
+			goto fail;
+		if (head == NULL) {
+			head = d;
+		} else {
+			d->data_off = 0;
+			last->next = d;
+			head->nb_segs++;
+		}
+		last = d;
+		if (rte_pktmbuf_tailroom(d) <= tail_reserve)
+			goto fail;
+		take = RTE_MIN(len, (uint32_t)(rte_pktmbuf_tailroom(d) - tail_reserve));
+		src_read(src, rte_pktmbuf_mtod(d, uint8_t *), take);
+		d->data_len = (uint16_t)take;
+		head->pkt_len += take;
+		len -= take;
+	} while (len > 0);
+	return head;
+fail:
+	rte_pktmbuf_free(head);
+	return NULL;
 }
 
 int
-sst_dgram_split(struct rte_mbuf *m, uint32_t max_payload, struct rte_mempool *clone_pool,
-	struct sst_dgram_frag *frags, uint32_t max_frags)
+sst_dgram_split(struct rte_mbuf *m, uint32_t max_payload, struct rte_mempool *pool,
+	uint16_t tail_reserve, struct sst_dgram_frag *frags, uint32_t max_frags)
 {
-	struct rte_mbuf *seg;
-	uint32_t total, n, i, seg_off = 0;
+	struct split_src src = {.seg = m, .off = 0};
+	uint32_t total, n, i;
 
-	if (m == NULL || clone_pool == NULL || frags == NULL || max_payload == 0)
+	if (m == NULL || pool == NULL || frags == NULL || max_payload == 0)
 		return -EINVAL;
 	total = m->pkt_len;
 	n = total <= max_payload ? 1
@@ -532,42 +579,17 @@ sst_dgram_split(struct rte_mbuf *m, uint32_t max_payload, struct rte_mempool *cl
 		frags[0] = (struct sst_dgram_frag){.m = m, .len = total, .flags = BEGIN | END};
 		return 1;
 	}
-	/* Walk the segments once; fragment i covers [i * max_payload, ...). */
-	seg = m;
+	/* Fragment i covers [i * max_payload, ...). */
 	for (i = 0; i < n; i++) {
-		uint32_t want = RTE_MIN(max_payload, total - i * max_payload);
-		struct rte_mbuf *head = NULL, *last = NULL;
+		uint32_t len = RTE_MIN(max_payload, total - i * max_payload);
+		struct rte_mbuf *f = fragment_copy(&src, len, pool, tail_reserve);
 
-		while (want > 0) {
-			uint32_t take;
-			struct rte_mbuf *c;
-
-			while (seg_off == seg->data_len) {
-				seg = seg->next;
-				seg_off = 0;
-			}
-			take = RTE_MIN(want, (uint32_t)seg->data_len - seg_off);
-			c = slice(seg, seg_off, take, clone_pool);
-			if (c == NULL) {
-				rte_pktmbuf_free(head);
-				goto nomem;
-			}
-			if (head == NULL) {
-				head = c;
-			} else {
-				last->next = c;
-				head->nb_segs++;
-				head->pkt_len += take;
-			}
-			last = c;
-			seg_off += take;
-			want -= take;
-		}
-		frags[i] = (struct sst_dgram_frag){.m = head,
-			.len = head->pkt_len,
+		if (f == NULL)
+			goto nomem;
+		frags[i] = (struct sst_dgram_frag){.m = f,
+			.len = len,
 			.flags = (uint8_t)((i == 0 ? BEGIN : 0) | (i + 1 == n ? END : 0))};
 	}
-	/* The clones hold the buffers now. */
 	rte_pktmbuf_free(m);
 	return (int)n;
 nomem:

@@ -54,7 +54,7 @@
  * sst_dgram_rx_reset_sid() is O(1) expected plus the fragments it drops.
  *
  * Send side: sst_dgram_split() cuts a payload into fragments of at most
- * max_payload bytes as indirect mbufs (no payload copy).
+ * max_payload bytes, each copied into the packet pool's mbufs (no clones).
  */
 #ifndef STREAM_DGRAM_H
 #define STREAM_DGRAM_H
@@ -293,24 +293,30 @@ struct sst_dgram_frag {
  * each, to be sent as Datagram packets on consecutive channel sequence
  * numbers (paper 4.3.5). A payload that fits is returned as is, as one
  * Begin|End fragment (an empty payload too). Otherwise each fragment is a
- * chain of indirect mbufs (rte_pktmbuf_attach to a new mbuf from
- * @p clone_pool) cut to its bytes, and @p m is released (the clones keep
- * its buffers alive by reference count). No payload byte is copied.
+ * copy of its bytes in direct mbufs from @p pool (one when it fits one,
+ * a chain otherwise), the first with the pool's headroom, so that the
+ * headers go in front of it and an armor's trailer behind it in place,
+ * and @p m is released. Copying a fragment costs less than an indirect
+ * mbuf per payload segment it touches, their detach, and the header and
+ * trailer mbufs a shared buffer needs (docs/performance.md).
  *
  * @param m
  *   The payload, possibly a chain. Consumed on success only.
  * @param max_payload
  *   Largest fragment payload (the prototype's SST_SEGMENT_MAX is 1200).
- * @param clone_pool
- *   Pktmbuf pool for the indirect mbufs (any data room, 0 is enough).
+ * @param pool
+ *   Pktmbuf pool for the fragments' mbufs (the packet pool).
+ * @param tail_reserve
+ *   Tailroom each mbuf of a fragment keeps free (the largest armor
+ *   trailer); mbufs with no more room than that cannot be used.
  * @param frags
  *   Output array of @p max_frags entries.
  * @return the number of fragments (>= 1), or -EINVAL (NULL argument or
  *   max_payload 0), -ENOSPC (more than max_frags fragments needed) or
- *   -ENOMEM (clone pool empty). On error nothing was allocated and the
- *   caller still owns @p m, unchanged.
+ *   -ENOMEM (pool empty, or its mbufs too small). On error nothing was
+ *   allocated and the caller still owns @p m, unchanged.
  */
-int sst_dgram_split(struct rte_mbuf *m, uint32_t max_payload, struct rte_mempool *clone_pool,
-	struct sst_dgram_frag *frags, uint32_t max_frags);
+int sst_dgram_split(struct rte_mbuf *m, uint32_t max_payload, struct rte_mempool *pool,
+	uint16_t tail_reserve, struct sst_dgram_frag *frags, uint32_t max_frags);
 
 #endif /* STREAM_DGRAM_H */

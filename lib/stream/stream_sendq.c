@@ -485,18 +485,47 @@ sst_sendq_close_alone(struct sst_sendq *q)
 	return 0;
 }
 
+/* Where make_seg() copies a segment's bytes: room bytes at p, then (for a
+ * chain) the data of the mbufs after m, each its data_len long. */
+struct seg_dst {
+	struct rte_mbuf *m;
+	uint8_t *p;
+	uint32_t room;
+};
+
+static void
+dst_write(struct seg_dst *d, const uint8_t *src, uint32_t len)
+{
+	while (len > 0) {
+		uint32_t k;
+
+		if (d->room == 0) {
+			d->m = d->m->next;
+			d->p = rte_pktmbuf_mtod(d->m, uint8_t *);
+			d->room = d->m->data_len;
+		}
+		k = RTE_MIN(len, d->room);
+		memcpy(d->p, src, k);
+		d->p += k;
+		d->room -= k;
+		src += k;
+		len -= k;
+	}
+}
+
 /*
  * Build the segment that starts at o and ends at lim at the latest, or
- * earlier at the end of a write marked Push or Message end. With buf NULL
+ * earlier at the end of a write marked Push or Message end. With d NULL
  * its bytes are indirect mbufs (clones of the entries); otherwise they are
- * copied to buf, which has room for lim - o bytes, and seg->m is NULL: a
- * small segment costs less copied next to its headers than cloned, chained
+ * copied to d, which has room for lim - o bytes, and seg->m is NULL: a
+ * segment costs less copied next to its headers than cloned, chained
  * and detached again when it is freed (docs/performance.md).
  * Precondition: o < lim <= tail and every byte in between is held.
  * Returns 1, or -ENOMEM (clones only; nothing changed).
  */
 static int
-make_seg(struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *seg, uint8_t *buf)
+make_seg(
+	struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *seg, struct seg_dst *d)
 {
 	struct rte_mbuf *head = NULL;
 	uint64_t x = o;
@@ -507,10 +536,10 @@ make_seg(struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *se
 		uint64_t e_end = e->off + e->len;
 		uint64_t to = RTE_MIN(e_end, lim);
 
-		if (buf != NULL) {
+		if (d != NULL) {
 			/* Entries are single mbufs: their bytes are contiguous. */
-			memcpy(buf + (x - o),
-				rte_pktmbuf_mtod_offset(e->m, const uint8_t *, x - e->off), to - x);
+			dst_write(d, rte_pktmbuf_mtod_offset(e->m, const uint8_t *, x - e->off),
+				(uint32_t)(to - x));
 		} else {
 			struct rte_mbuf *c = rte_pktmbuf_clone(e->m, q->clone_pool);
 
@@ -539,7 +568,7 @@ make_seg(struct sst_sendq *q, uint64_t o, uint64_t lim, struct sst_sendq_seg *se
 	*seg = (struct sst_sendq_seg){
 		.m = head, .off = o, .len = (uint32_t)(x - o), .flags = flags};
 	q->stats.segs++;
-	if (buf != NULL) {
+	if (d != NULL) {
 		q->stats.copies++;
 		q->stats.bytes_copied += seg->len;
 	}
@@ -551,9 +580,9 @@ nomem:
 	return -ENOMEM;
 }
 
-/* sst_sendq_next_segment() and _copy(): buf as make_seg's. */
+/* sst_sendq_next_segment() and the copies: d as make_seg's. */
 static int
-next_seg(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, uint8_t *buf)
+next_seg(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, struct seg_dst *d)
 {
 	int rc;
 
@@ -565,7 +594,7 @@ next_seg(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, uint8
 		while (q->ranges[k].state != SENDQ_LOST)
 			k++;
 		r = &q->ranges[k];
-		rc = make_seg(q, r->start, RTE_MIN(r->end, r->start + max_len), seg, buf);
+		rc = make_seg(q, r->start, RTE_MIN(r->end, r->start + max_len), seg, d);
 		if (rc < 0)
 			return rc;
 		seg->retransmit = true;
@@ -580,7 +609,7 @@ next_seg(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, uint8
 		return 1;
 	}
 	if (q->snd_nxt < q->tail && max_len > 0) {
-		rc = make_seg(q, q->snd_nxt, RTE_MIN(q->tail, q->snd_nxt + max_len), seg, buf);
+		rc = make_seg(q, q->snd_nxt, RTE_MIN(q->tail, q->snd_nxt + max_len), seg, d);
 		if (rc < 0)
 			return rc;
 		seg->retransmit = false;
@@ -616,7 +645,24 @@ int
 sst_sendq_next_segment_copy(
 	struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, void *buf)
 {
-	return next_seg(q, max_len, seg, buf);
+	struct seg_dst d = {.m = NULL, .p = buf, .room = UINT32_MAX};
+
+	return next_seg(q, max_len, seg, &d);
+}
+
+int
+sst_sendq_next_segment_chain(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg,
+	struct rte_mbuf *dst, uint32_t dst_off)
+{
+	struct seg_dst d = {.m = dst};
+
+	while (dst_off >= d.m->data_len && d.m->next != NULL) {
+		dst_off -= d.m->data_len;
+		d.m = d.m->next;
+	}
+	d.p = rte_pktmbuf_mtod_offset(d.m, uint8_t *, dst_off);
+	d.room = d.m->data_len - dst_off;
+	return next_seg(q, max_len, seg, &d);
 }
 
 /* Check that [off, off + len) lies within the bytes sent. */

@@ -9,9 +9,10 @@
  * mbuf can be released on its own). A segment handed out for sending is
  * either a chain of indirect mbufs (rte_pktmbuf_clone from the pool given
  * at init) cut to the segment's bytes, or, from
- * sst_sendq_next_segment_copy(), a copy of its bytes in a buffer of the
- * caller's (the packet's own mbuf, behind its header: one mbuf per packet
- * instead of a header mbuf, a clone per entry touched and a trailer mbuf).
+ * sst_sendq_next_segment_copy() and _chain(), a copy of its bytes in a
+ * buffer or mbuf chain of the caller's (the packet's own mbufs, behind its
+ * header: one mbuf per packet, or a few for a jumbo MTU, instead of a
+ * header mbuf, a clone per entry touched and a trailer mbuf).
  * Either way the queued originals stay until every byte they hold is
  * acknowledged, then go back to their pool (the NIC may still hold clones:
  * the refcount keeps the buffer alive), and a retransmission is cut from
@@ -77,7 +78,7 @@ struct sst_sendq_seg {
 	/**
 	 * Indirect mbufs referencing the queued data, exactly len bytes;
 	 * owned by the caller (to send or free). NULL when len is 0, and
-	 * from sst_sendq_next_segment_copy() (the bytes are in its buffer).
+	 * from the copies (the bytes are in the caller's buffer).
 	 */
 	struct rte_mbuf *m;
 	uint64_t off;	 /**< stream offset of the first byte */
@@ -92,7 +93,7 @@ struct sst_sendq_stats {
 	uint64_t segs_retx;	/**< of which retransmissions */
 	uint64_t bytes_retx;	/**< bytes resent */
 	uint64_t clones;	/**< indirect mbufs made */
-	uint64_t copies;	/**< segments copied out (sst_sendq_next_segment_copy()) */
+	uint64_t copies;	/**< segments copied out (_copy(), _chain()) */
 	uint64_t bytes_copied;	/**< their bytes */
 	uint64_t nomem;		/**< segments not made: clone pool empty */
 	uint64_t bytes_dup_ack; /**< bytes acknowledged again */
@@ -258,6 +259,22 @@ int sst_sendq_next_segment(struct sst_sendq *q, uint32_t max_len, struct sst_sen
  */
 int sst_sendq_next_segment_copy(
 	struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg, void *buf);
+
+/**
+ * Like sst_sendq_next_segment_copy(), but into the data of an mbuf chain:
+ * a segment larger than one mbuf (a jumbo path MTU) is copied across the
+ * packet's own direct mbufs instead of being cloned.
+ *
+ * @param dst
+ *   The chain; each mbuf's data_len is the room it offers, and together
+ *   they hold at least @p dst_off + @p max_len bytes. The first seg->len
+ *   bytes from @p dst_off on are written; data lengths are not changed.
+ * @param dst_off
+ *   Where in the chain's data the copy starts (behind the headers).
+ * @return 1 (a segment), 0 (nothing to send).
+ */
+int sst_sendq_next_segment_chain(struct sst_sendq *q, uint32_t max_len, struct sst_sendq_seg *seg,
+	struct rte_mbuf *dst, uint32_t dst_off);
 
 /**
  * The segment [off, off + len) was acknowledged. Bytes already

@@ -108,50 +108,83 @@ header_mbuf(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr)
 }
 
 /*
- * Segments of at most this many payload bytes are copied into the packet's
- * own mbuf, behind the stream header; larger ones (a jumbo path MTU) go as
- * clones chained behind a header mbuf. One mbuf, one copy and one free
- * cost less than a header mbuf, a clone per send-queue mbuf touched, a
- * trailer mbuf for the armor and their frees and detaches, up to a full
- * segment (docs/performance.md, "The send queue").
+ * The mbufs of a segment's packet, from the packet pool: room for a
+ * header of hdr_len and max_len payload bytes behind it, the first mbuf
+ * behind the headroom the channel header (and a port's headers) go into,
+ * each leaving the tailroom of the largest armor trailer, since the
+ * segment may end in any of them. Each mbuf's data_len is the room it
+ * offers (sst_sendq_next_segment_chain()); packet_trim() cuts the chain to
+ * what was written. One mbuf up to a path MTU of about 1,900 bytes with
+ * 2 KB mbufs, a few for a jumbo MTU: the segment's bytes are copied, never
+ * cloned, so the armor seals them in place (docs/performance.md, "The
+ * send queue"). NULL if the pool runs dry.
  */
-enum { STREAM_TX_COPY_MAX = 2048 };
-
-/* Whether a segment of max_len bytes behind a header of hdr_len is copied:
- * it fits one mbuf of the pool with the headroom the channel header (and a
- * port's headers) go into and the tailroom of the largest armor trailer,
- * so that the armor seals it in place. */
-static inline bool
-segment_copied(const struct sst_stream_chan *c, uint32_t max_len, size_t hdr_len)
+static struct rte_mbuf *
+packet_chain(const struct sst_stream_chan *c, uint32_t hdr_len, uint32_t max_len)
 {
-	return max_len <= STREAM_TX_COPY_MAX &&
-	       RTE_PKTMBUF_HEADROOM + hdr_len + max_len + SST_CRYPTO_TRAILER_MAX <=
-		       rte_pktmbuf_data_room_size(c->peer->host->p.pool);
+	struct rte_mbuf *head = NULL, *last = NULL;
+	uint32_t need = hdr_len + max_len;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(c->peer->host->p.pool);
+		uint32_t room;
+
+		if (m == NULL)
+			goto fail;
+		if (head == NULL) {
+			head = m;
+		} else {
+			m->data_off = 0;
+			last->next = m;
+			head->nb_segs++;
+		}
+		last = m;
+		room = rte_pktmbuf_tailroom(m);
+		if (room < hdr_len + SST_CRYPTO_TRAILER_MAX)
+			goto fail; /* a pool too small for any packet */
+		m->data_len = (uint16_t)RTE_MIN(room - SST_CRYPTO_TRAILER_MAX, need);
+		head->pkt_len += m->data_len;
+		need -= m->data_len;
+	} while (need > 0);
+	return head;
+fail:
+	rte_pktmbuf_free(head);
+	return NULL;
+}
+
+/* Cut a chain from packet_chain() to its first len bytes, freeing the mbufs
+ * behind them. */
+static void
+packet_trim(struct rte_mbuf *head, uint32_t len)
+{
+	struct rte_mbuf *m = head;
+
+	head->pkt_len = len;
+	head->nb_segs = 1;
+	while (len > m->data_len && m->next != NULL) {
+		len -= m->data_len;
+		m = m->next;
+		head->nb_segs++;
+	}
+	m->data_len = (uint16_t)len;
+	if (m->next != NULL) {
+		rte_pktmbuf_free(m->next);
+		m->next = NULL;
+	}
 }
 
 /*
  * The packet of a segment: its header written in front of the bytes
- * sst_sendq_next_segment_copy() put into m, or, when m is NULL, a header
- * mbuf with the segment's clones chained behind. NULL if that fails; m and
- * seg->m are freed then.
+ * sst_sendq_next_segment_copy() or _chain() put into m. NULL if that
+ * fails; m is freed then.
  */
 static struct rte_mbuf *
-segment_packet(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr,
-	const struct sst_sendq_seg *seg, struct rte_mbuf *m)
+segment_packet(
+	const struct sst_stream_hdr *hdr, const struct sst_sendq_seg *seg, struct rte_mbuf *m)
 {
 	size_t len = sst_stream_hdr_len(hdr->type);
 
-	if (m == NULL) {
-		m = header_mbuf(c, hdr);
-		if (m == NULL || (seg->m != NULL && rte_pktmbuf_chain(m, seg->m) < 0)) {
-			rte_pktmbuf_free(m);
-			rte_pktmbuf_free(seg->m);
-			return NULL;
-		}
-		return m;
-	}
-	m->data_len = (uint16_t)(len + seg->len);
-	m->pkt_len = m->data_len;
+	packet_trim(m, (uint32_t)len + seg->len);
 	if (sst_stream_hdr_encode(hdr, rte_pktmbuf_mtod(m, char *), len) < 0) {
 		rte_pktmbuf_free(m);
 		return NULL;
@@ -451,7 +484,7 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	struct sst_sendq_seg seg;
 	uint64_t pending, sendable;
 	struct rte_mbuf *m;
-	uint32_t idx, max_len;
+	uint32_t idx, max_len, hdr_len;
 	bool charged;
 	int rc;
 
@@ -480,16 +513,15 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	idx = sent_alloc(c);
 	if (idx == 0)
 		return -ENOSPC;
-	m = NULL;
-	if (segment_copied(c, max_len, sst_stream_hdr_len(hdr.type))) {
-		m = rte_pktmbuf_alloc(c->peer->host->p.pool);
-		rc = m == NULL ? -ENOMEM
-			       : sst_sendq_next_segment_copy(&tx->q, max_len, &seg,
-					 rte_pktmbuf_mtod_offset(
-						 m, uint8_t *, sst_stream_hdr_len(hdr.type)));
-	} else {
-		rc = sst_sendq_next_segment(&tx->q, max_len, &seg);
-	}
+	hdr_len = (uint32_t)sst_stream_hdr_len(hdr.type);
+	m = packet_chain(c, hdr_len, max_len);
+	if (m == NULL)
+		rc = -ENOMEM;
+	else if (m->next == NULL) /* the common case: one mbuf, one memcpy per queued mbuf */
+		rc = sst_sendq_next_segment_copy(
+			&tx->q, max_len, &seg, rte_pktmbuf_mtod_offset(m, uint8_t *, hdr_len));
+	else
+		rc = sst_sendq_next_segment_chain(&tx->q, max_len, &seg, m, hdr_len);
 	if (rc <= 0) {
 		rte_pktmbuf_free(m);
 		stream_sent_release(c, idx, now);
@@ -498,7 +530,6 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	if (hdr.type != SST_STREAM_DATA && seg.off > UINT16_MAX) {
 		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
 		rte_pktmbuf_free(m);
-		rte_pktmbuf_free(seg.m);
 		stream_sent_release(c, idx, now);
 		return 0;
 	}
@@ -506,7 +537,7 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	hdr.flags = (uint8_t)(seg.flags & SST_FLAGS_DATA_ALL);
 	hdr.tsn = (uint32_t)(hdr.type == SST_STREAM_DATA ? seg.off : seg.off & UINT16_MAX);
 	hdr.window = advertise(c, s);
-	m = segment_packet(c, &hdr, &seg, m);
+	m = segment_packet(&hdr, &seg, m);
 	if (m == NULL) {
 		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
 		stream_sent_release(c, idx, now);
@@ -653,6 +684,37 @@ stream_dgram_payload_max(const struct sst_stream_chan *c)
 }
 
 /*
+ * A Datagram packet: its header in front of the fragment, in place when
+ * the fragment's first mbuf is its own and has the headroom (copied
+ * fragments always, a one-packet datagram when the application left room),
+ * otherwise in a header mbuf chained in front. NULL if that fails; frag is
+ * freed then.
+ */
+static struct rte_mbuf *
+dgram_packet(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *frag)
+{
+	size_t len = sst_stream_hdr_len(hdr->type);
+	struct rte_mbuf *m;
+	char *p = NULL;
+
+	if (RTE_MBUF_DIRECT(frag) && rte_mbuf_refcnt_read(frag) == 1)
+		p = rte_pktmbuf_prepend(frag, (uint16_t)len);
+	if (p != NULL) {
+		if (sst_stream_hdr_encode(hdr, p, len) >= 0)
+			return frag;
+		rte_pktmbuf_free(frag);
+		return NULL;
+	}
+	m = header_mbuf(c, hdr);
+	if (m == NULL || rte_pktmbuf_chain(m, frag) < 0) {
+		rte_pktmbuf_free(m);
+		rte_pktmbuf_free(frag);
+		return NULL;
+	}
+	return m;
+}
+
+/*
  * A datagram as Datagram packets on consecutive sequence numbers (paper
  * 4.3.5): one with Begin|End when it fits, otherwise fragments (the caller
  * checked that the peer reassembles them). No record: a datagram leaves no
@@ -677,8 +739,8 @@ stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_tim
 	 * small window). */
 	if (sst_channel_send_allowance(c->ch, now, NULL) == 0)
 		return -ENOBUFS;
-	n = sst_dgram_split(m, stream_dgram_payload_max(c), c->peer->host->p.clone_pool, frags,
-		STREAM_DGRAM_FRAGS);
+	n = sst_dgram_split(m, stream_dgram_payload_max(c), c->peer->host->p.pool,
+		SST_CRYPTO_TRAILER_MAX, frags, STREAM_DGRAM_FRAGS);
 	if (n < 0)
 		return n == -ENOSPC ? -EMSGSIZE : -ENOBUFS;
 	for (int i = 0; i < n; i++) {
@@ -687,13 +749,11 @@ stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_tim
 			.sid = stream_is_root(parent) ? 0 : parent->tx_sid,
 			.window = advertise(c, parent)};
 
-		pkts[i] = header_mbuf(c, &hdr);
-		if (pkts[i] == NULL ||
-			(frags[i].m != NULL && rte_pktmbuf_chain(pkts[i], frags[i].m) < 0)) {
+		pkts[i] = dgram_packet(c, &hdr, frags[i].m);
+		if (pkts[i] == NULL) {
 			/* The fragments were cut from m, which is gone: the
 			 * datagram is dropped here, as the network might. */
-			rte_pktmbuf_free(pkts[i]);
-			for (int k = i; k < n; k++)
+			for (int k = i + 1; k < n; k++)
 				rte_pktmbuf_free(frags[k].m);
 			rte_pktmbuf_free_bulk(pkts, (unsigned int)i);
 			parent->peer->host->stats.no_buffer++;

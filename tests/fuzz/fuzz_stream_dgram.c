@@ -210,7 +210,7 @@ do_split(struct sst_dgram_rx *rx, struct fuzz_input *in, uint64_t *tag, uint64_t
 	struct rte_mbuf *m = make_chain(++*tag, len, 1 + (a & 7));
 	uint32_t delivered = 0;
 	struct sst_dgram out;
-	int n = sst_dgram_split(m, mp, clones, fr, SPLIT_MAX);
+	int n = sst_dgram_split(m, mp, pool, 16 /* an armor trailer */, fr, SPLIT_MAX);
 
 	if (n == -ENOSPC) {
 		FUZZ_CHECK((len + mp - 1) / mp > SPLIT_MAX);

@@ -172,6 +172,10 @@ ethdev_device_setup(const void *driver_conf, uint16_t nb_links, struct rte_mempo
 	info->rss_reta_size = pi.rss_reta_size;
 	memcpy(info->rss_reta, pi.rss_reta, sizeof(info->rss_reta));
 	info->tx_cksum_offload = pi.tx_cksum_offload;
+	/* A net_ring port's frames go from one queue in memory to another of
+	 * the same process: nothing on the way can corrupt them that would
+	 * not corrupt the rest of the process too. */
+	info->in_process = strcmp(pi.driver_name, "net_ring") == 0;
 	return rc;
 }
 

@@ -510,6 +510,61 @@ test_cksum_chained_odd(void)
 	rte_pktmbuf_free(m);
 }
 
+/* The n-byte IPv4/UDP frame p as its receiver would answer it: MAC
+ * addresses, IPv4 addresses and UDP ports swapped, which no checksum sees. */
+static void
+swap_frame(const uint8_t *p, uint8_t *out, uint32_t n)
+{
+	memcpy(out, p, n);
+	memcpy(out, p + 6, 6);
+	memcpy(out + 6, p, 6);
+	memcpy(out + 26, p + 30, 4);
+	memcpy(out + 30, p + 26, 4);
+	memcpy(out + 34, p + 36, 2);
+	memcpy(out + 36, p + 34, 2);
+}
+
+/*
+ * A port whose frames stay in the process (in_process: a net_ring pair):
+ * the IPv4 header checksum is right, the UDP checksum is left out (0), no
+ * offload flag is set, and such a frame is accepted by a receiver that
+ * checks checksums in software.
+ */
+static void
+test_send_udp_in_process(void)
+{
+	struct sst_net_params prm = nt_params();
+	struct sst_net_endpoint from = nt_ep("192.0.2.1", 4000), to = nt_ep("192.0.2.2", 5000);
+	uint8_t buf[2048], back[2048];
+	struct sst_net *net;
+	struct rte_mbuf *rx;
+	const uint8_t *p;
+	uint32_t n;
+
+	prm.in_process = true;
+	net = nt_create_with(&prm);
+	nt_rx_hex(net, ARP_REQ, 0);
+	CU_ASSERT_EQUAL(sst_net_send_udp(net, pattern_mbuf(300, 3), &from, &to, 0), 0);
+	sst_net_flush(net, 0);
+	CU_ASSERT_EQUAL_FATAL(nt.ntx, 2);
+	CU_ASSERT_EQUAL(nt.tx[1]->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_UDP_CKSUM), 0);
+	n = rte_pktmbuf_pkt_len(nt.tx[1]);
+	CU_ASSERT_EQUAL_FATAL(n, 14 + 20 + 8 + 300);
+	p = rte_pktmbuf_read(nt.tx[1], 0, n, buf);
+	CU_ASSERT_EQUAL(ref_cksum(p + 14, 20), 0);
+	CU_ASSERT(p[40] == 0 && p[41] == 0); /* UDP checksum: none */
+	swap_frame(p, back, n);
+	nt_destroy(net);
+
+	/* Received by an ordinary port: accepted, delivered. */
+	net = nt_create();
+	rx = nt_mbuf(back, n);
+	CU_ASSERT_EQUAL(sst_net_rx_burst(net, &rx, 1, 0), 1);
+	CU_ASSERT_EQUAL(sst_net_stats(net)->rx_udp_cksum, 0);
+	CU_ASSERT_EQUAL(nt.nrx, 1);
+	nt_destroy(net);
+}
+
 /*
  * A datagram whose payload is a chain with an odd-length first segment (a
  * stream segment made of two writes) leaves with a right UDP checksum, and
@@ -540,15 +595,9 @@ test_send_udp_chained_odd(void)
 	memcpy(ph + 12, p + 34, 8 + 513);
 	CU_ASSERT_EQUAL(ref_cksum(ph, 12 + 8 + 513), 0);
 
-	/* The same frame coming back (addresses and ports swapped, which no
-	 * checksum sees) in two segments, the second at an odd offset. */
-	memcpy(ph, p, n);
-	memcpy(ph, p + 6, 6);
-	memcpy(ph + 6, p, 6);
-	memcpy(ph + 26, p + 30, 4);
-	memcpy(ph + 30, p + 26, 4);
-	memcpy(ph + 34, p + 36, 2);
-	memcpy(ph + 36, p + 34, 2);
+	/* The same frame coming back in two segments, the second at an odd
+	 * offset. */
+	swap_frame(p, ph, n);
 	rx = nt_mbuf(ph, 14 + 20 + 8 + 113);
 	CU_ASSERT_FATAL(rte_pktmbuf_chain(rx, nt_mbuf(ph + 14 + 20 + 8 + 113, 400)) == 0);
 	CU_ASSERT_EQUAL(sst_net_rx_burst(net, &rx, 1, 0), 1);
@@ -587,6 +636,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_send_udp_offload),
 	SST_TEST(test_cksum_chained_odd),
 	SST_TEST(test_send_udp_chained_odd),
+	SST_TEST(test_send_udp_in_process),
 	SST_TEST(test_burst_mixed),
 	SST_TEST_END,
 };

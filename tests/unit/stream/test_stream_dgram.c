@@ -5,8 +5,8 @@
  * four fragments; interleaved datagrams of several SIDs; duplicates; loss and
  * the timeout; the capacity, byte and size bounds and eviction of the oldest
  * partial datagram; inconsistent SIDs and flags; reset_sid; datagrams past
- * 64 KiB and at the mbuf segment limit; the sender's split (random payloads
- * are split in fuzz_stream_dgram); 50k random operations (reordering, loss,
+ * 64 KiB and at the mbuf segment limit (the sender's split is tested in
+ * test_stream_dgram_split); 50k random operations (reordering, loss,
  * duplication, junk, timeouts, resets) against a model. Contents are checked
  * byte for byte; every test ends with every mbuf back in its pool.
  */
@@ -575,67 +575,6 @@ test_large(void)
 	teardown();
 }
 
-/* ---- the sender's split ---- */
-
-static void
-test_split(void)
-{
-	struct sst_dgram_frag fr[8];
-	struct rte_mempool *tiny;
-	struct rte_mbuf *m;
-	int n;
-
-	/* Fits: the mbuf itself, Begin|End. */
-	m = chunk(0, 1200, 2);
-	CU_ASSERT_EQUAL(sst_dgram_split(m, 1200, clones, fr, 8), 1);
-	CU_ASSERT(fr[0].m == m && fr[0].flags == BE && fr[0].len == 1200);
-	rte_pktmbuf_free(m);
-	m = chunk(0, 0, 1);
-	CU_ASSERT_EQUAL(sst_dgram_split(m, 1200, clones, fr, 1), 1);
-	CU_ASSERT(fr[0].m == m && fr[0].flags == BE && fr[0].len == 0);
-	rte_pktmbuf_free(m);
-
-	/* 3000 bytes in six 500-byte segments: 1200 + 1200 + 600, made of
-	 * 500 + 500 + 200, 300 + 500 + 400 and 100 + 500, all indirect. */
-	m = sst_test_pattern_chain(pool, ROOM, 77, 3000, 6);
-	CU_ASSERT_FATAL(m != NULL && m->nb_segs == 6);
-	CU_ASSERT_EQUAL(sst_dgram_split(m, 1200, clones, fr, 2), -ENOSPC);
-	CU_ASSERT_EQUAL(sst_dgram_split(m, 0, clones, fr, 8), -EINVAL);
-	CU_ASSERT_EQUAL(sst_dgram_split(NULL, 1200, clones, fr, 8), -EINVAL);
-	CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(m), 1);
-	n = sst_dgram_split(m, 1200, clones, fr, 8);
-	CU_ASSERT_EQUAL_FATAL(n, 3);
-	for (int i = 0; i < n; i++) {
-		CU_ASSERT_EQUAL(fr[i].flags, ((const uint8_t[]){B, 0, E})[i]);
-		CU_ASSERT_EQUAL(fr[i].len, ((const uint32_t[]){1200, 1200, 600})[i]);
-		CU_ASSERT_EQUAL(fr[i].m->nb_segs, ((const uint16_t[]){3, 3, 2})[i]);
-		for (struct rte_mbuf *s = fr[i].m; s != NULL; s = s->next)
-			CU_ASSERT(RTE_MBUF_CLONED(s) != 0);
-	}
-	CU_ASSERT_EQUAL(rte_mempool_avail_count(clones), clones_avail - 8);
-	/* Through the receiver, reversed: the same 3000 bytes come back. */
-	setup();
-	for (int i = n; i-- > 0;)
-		CU_ASSERT_EQUAL(
-			sst_dgram_rx_insert(rx, 5, 40 + (uint64_t)i, fr[i].flags, fr[i].m, 0, &out),
-			i == 0 ? SST_DGRAM_COMPLETE : SST_DGRAM_BUFFERED);
-	check_dgram(&out, 77, 3000);
-	teardown();
-
-	/* The clone pool runs dry: nothing changed, the caller keeps m. */
-	tiny = sst_test_pool("dgram_tiny", 4, 0);
-	CU_ASSERT_FATAL(tiny != NULL);
-	m = chunk(0, 5000, 5);
-	CU_ASSERT_EQUAL(sst_dgram_split(m, 1000, tiny, fr, 8), -ENOMEM);
-	CU_ASSERT_EQUAL(rte_mempool_avail_count(tiny), 4);
-	CU_ASSERT_EQUAL(m->pkt_len, 5000);
-	for (struct rte_mbuf *s = m; s != NULL; s = s->next)
-		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(s), 1);
-	rte_pktmbuf_free(m);
-	rte_mempool_free(tiny);
-	no_leak();
-}
-
 /* ---- 50k random operations against a model ---- */
 
 enum {
@@ -973,7 +912,6 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_inconsistent),
 	SST_TEST(test_reset_sid),
 	SST_TEST(test_large),
-	SST_TEST(test_split),
 	SST_TEST(test_random_model),
 	SST_TEST_END,
 };

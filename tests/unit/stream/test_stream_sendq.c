@@ -6,8 +6,9 @@
  * of the queued mbufs, bytes match); lost ranges resent before new data and
  * re-cut to a smaller max_len; out-of-order and duplicate acks releasing
  * each mbuf once; the byte, mbuf and range bounds; reset; and 50k random
- * operations against a model of the receiver, with segments cloned and
- * with segments copied out (sst_sendq_next_segment_copy()). Every test
+ * operations against a model of the receiver, with segments cloned, copied
+ * out (sst_sendq_next_segment_copy()) and copied into mbuf chains
+ * (sst_sendq_next_segment_chain(), guard bytes all around). Every test
  * ends with every mbuf back in its pool.
  */
 #include <errno.h>
@@ -86,21 +87,99 @@ app(uint32_t len, unsigned int nseg, uint32_t flags)
 	return rc;
 }
 
-/* Segments are copied to seg_buf (sst_sendq_next_segment_copy()) instead
- * of cloned while copy_mode is set; seg_buf starts with a guard. */
-enum { SEG_GUARD = 16 };
-static bool copy_mode;
+/* Segments are cloned (SEG_CLONE), copied to seg_buf (SEG_COPY,
+ * sst_sendq_next_segment_copy(); seg_buf starts with a guard) or copied
+ * into a chain of mbufs of random rooms (SEG_CHAIN,
+ * sst_sendq_next_segment_chain(); every buffer filled with the guard byte
+ * first) as copy_mode says. */
+enum { SEG_GUARD = 16, SEG_CLONE = 0, SEG_COPY, SEG_CHAIN };
+static int copy_mode;
 static uint8_t seg_buf[SEG_GUARD + 4096 + SEG_GUARD];
+static struct rte_mbuf *chain_dst; /* SEG_CHAIN: the last segment's chain */
+static uint32_t chain_off;	   /* where in it the bytes start */
+
+/* A chain of mbufs of random rooms (data_len) for at least need bytes,
+ * sometimes one more mbuf than that; every byte of every buffer 0xa5. */
+static struct rte_mbuf *
+guarded_chain(uint32_t need)
+{
+	struct rte_mbuf *head = NULL, *last = NULL;
+	bool extra = rnd() % 4 == 0;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+		CU_ASSERT_FATAL(m != NULL);
+		memset(m->buf_addr, 0xa5, m->buf_len);
+		if (head == NULL) {
+			head = m;
+		} else {
+			last->next = m;
+			head->nb_segs++;
+		}
+		last = m;
+		if (need == 0) {
+			extra = false;
+			m->data_len = (uint16_t)(rnd() % 64);
+		} else {
+			m->data_len = (uint16_t)(1 + rnd() % RTE_MIN(need, 300u));
+			need -= m->data_len;
+		}
+		head->pkt_len += m->data_len;
+	} while (need > 0 || extra);
+	return head;
+}
 
 /* The next segment of at most max_len bytes, cloned or copied. */
 static int
 next_seg(uint32_t max_len, struct sst_sendq_seg *s)
 {
-	if (!copy_mode)
+	int rc;
+
+	if (copy_mode == SEG_CLONE)
 		return sst_sendq_next_segment(q, max_len, s);
-	CU_ASSERT_FATAL(max_len <= sizeof(seg_buf) - 2 * SEG_GUARD);
-	memset(seg_buf, 0xa5, sizeof(seg_buf));
-	return sst_sendq_next_segment_copy(q, max_len, s, seg_buf + SEG_GUARD);
+	if (copy_mode == SEG_COPY) {
+		CU_ASSERT_FATAL(max_len <= sizeof(seg_buf) - 2 * SEG_GUARD);
+		memset(seg_buf, 0xa5, sizeof(seg_buf));
+		return sst_sendq_next_segment_copy(q, max_len, s, seg_buf + SEG_GUARD);
+	}
+	chain_off = (uint32_t)(rnd() % 13);
+	chain_dst = guarded_chain(chain_off + max_len);
+	rc = sst_sendq_next_segment_chain(q, max_len, s, chain_dst, chain_off);
+	CU_ASSERT(chain_dst->pkt_len >= chain_off + max_len);
+	if (rc != 1) {
+		rte_pktmbuf_free(chain_dst);
+		chain_dst = NULL;
+	}
+	return rc;
+}
+
+/* A segment copied into chain_dst: its bytes from chain_off on, across the
+ * mbufs' ends; every other byte of every buffer (the headroom, the data
+ * before chain_off and behind the segment, the tailroom) still 0xa5. */
+static bool
+chain_ok(const struct sst_sendq_seg *s)
+{
+	uint32_t pos = 0;
+	bool ok = s->m == NULL;
+
+	for (const struct rte_mbuf *m = chain_dst; m != NULL; m = m->next) {
+		const uint8_t *b = m->buf_addr;
+
+		for (uint32_t k = 0; k < m->buf_len; k++) {
+			bool data = k >= m->data_off && k < (uint32_t)m->data_off + m->data_len;
+			uint32_t at = pos + k - m->data_off;
+
+			if (data && at >= chain_off && at < chain_off + s->len)
+				ok &= b[k] == sst_test_pattern(s->off + at - chain_off);
+			else
+				ok &= b[k] == 0xa5;
+		}
+		pos += m->data_len;
+	}
+	rte_pktmbuf_free(chain_dst);
+	chain_dst = NULL;
+	return ok;
 }
 
 /* A copied segment: no mbuf, its bytes in seg_buf, nothing written around. */
@@ -109,6 +188,8 @@ copy_ok(const struct sst_sendq_seg *s)
 {
 	bool ok = s->m == NULL;
 
+	if (copy_mode == SEG_CHAIN)
+		return chain_ok(s);
 	for (uint32_t k = 0; k < SEG_GUARD; k++)
 		ok &= seg_buf[k] == 0xa5 && seg_buf[SEG_GUARD + s->len + k] == 0xa5;
 	for (uint32_t k = 0; k < s->len; k++)
@@ -125,7 +206,7 @@ seg_ok(const struct sst_sendq_seg *s)
 	uint32_t total = 0;
 	bool ok = true;
 
-	if (copy_mode)
+	if (copy_mode != SEG_CLONE)
 		return copy_ok(s);
 	if (s->len == 0)
 		return s->m == NULL;
@@ -757,11 +838,24 @@ test_random_model(void)
 static void
 test_random_model_copy(void)
 {
-	copy_mode = true;
+	copy_mode = SEG_COPY;
 	test_random_model();
-	copy_mode = false;
+	copy_mode = SEG_CLONE;
 	CU_ASSERT_EQUAL(q->stats.clones, 0);
 	CU_ASSERT(q->stats.copies > 1000);
+}
+
+/* And copied into chains of mbufs (a jumbo segment across the packet's own
+ * mbufs): the bytes cross the mbufs' ends at random places. */
+static void
+test_random_model_chain(void)
+{
+	copy_mode = SEG_CHAIN;
+	test_random_model();
+	copy_mode = SEG_CLONE;
+	CU_ASSERT_EQUAL(q->stats.clones, 0);
+	CU_ASSERT(q->stats.copies > 1000);
+	CU_ASSERT(chain_dst == NULL);
 }
 
 /*
@@ -780,7 +874,7 @@ test_copy_retransmit(void)
 
 	CU_ASSERT_FATAL(sst_sendq_init(q, 1 << 20, 64, 16, small, 0) == 0);
 	CU_ASSERT_FATAL(rte_pktmbuf_alloc_bulk(small, hold, SMALL_N) == 0);
-	copy_mode = true;
+	copy_mode = SEG_COPY;
 	CU_ASSERT_EQUAL(sst_sendq_append(q, m, SST_FLAG_PUSH), 0);
 	EXPECT_SEG(1400, 0, 1400, 0);
 	EXPECT_SEG(1400, 1400, 1400, 0);
@@ -808,7 +902,7 @@ test_copy_retransmit(void)
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), pool_avail);
 	CU_ASSERT_EQUAL(q->stats.clones + q->stats.nomem, 0);
 	CU_ASSERT_EQUAL(q->stats.bytes_copied, 5100);
-	copy_mode = false;
+	copy_mode = SEG_CLONE;
 	rte_pktmbuf_free_bulk(hold, SMALL_N);
 	sst_sendq_fini(q);
 	no_leak();
@@ -850,6 +944,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_reset),
 	SST_TEST(test_random_model),
 	SST_TEST(test_random_model_copy),
+	SST_TEST(test_random_model_chain),
 	SST_TEST(test_copy_retransmit),
 	SST_TEST_END,
 };
