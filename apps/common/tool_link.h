@@ -59,8 +59,10 @@ struct tool_host_conf {
 	 * over); 0: what the armor suite allows. At least 256. */
 	uint64_t packet_limit;
 	uint32_t sock_buffer; /**< udp: kernel socket buffers in bytes; 0: 4 MiB */
-	/** Record every worker's traffic to "<capture>-w<i>.pcapng"
-	 * (sst_engine_params.capture); NULL: none. */
+	/** Record every worker's traffic (sst_engine_params.capture): a
+	 * name ending in ".pcapng" is the file of a one-worker host
+	 * ("<stem>-w<i>.pcapng" with several workers); any other name is a
+	 * prefix, "<capture>-w<i>.pcapng"; NULL: none. */
 	const char *capture;
 	/** Stream host limits and the application's stream callbacks (pools,
 	 * size and name are filled in here). */
