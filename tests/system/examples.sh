@@ -6,8 +6,7 @@
 # then each build's examples answer an echo from sst-cat: echo_embedded
 # and echo_rings over kernel UDP, l2fwd_sst on a memif port that sst-cat
 # joins as the client. The subproject is built at -O0, only what the
-# examples need, to keep the suite's time down, and as a shared libsst
-# (the installed tree is the static one).
+# examples need, to keep the suite's time down.
 
 build_examples() {
 	local name=$1 srcdir=$2
@@ -88,9 +87,7 @@ build_examples pc "$src/examples" && for ex in echo_embedded echo_rings; do
 	echo_over_udp pc "$ex"
 done && echo_over_memif pc
 # --force-fallback-for: even where a libsst.pc is found, the subproject.
-# The installed tree above is the static libsst (the default); the
-# subproject builds the shared one, so both kinds link and run the examples.
 build_examples sub "$dir/subtree" --force-fallback-for=libsst --buildtype=plain \
-	-Dsst-dpdk:tests=false -Dsst-dpdk:default_library=shared && for ex in echo_embedded echo_rings; do
+	-Dsst-dpdk:tests=false && for ex in echo_embedded echo_rings; do
 	echo_over_udp sub "$ex"
 done && echo_over_memif sub
