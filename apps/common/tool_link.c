@@ -53,6 +53,12 @@ struct tool_host {
 	struct sst_secure_identity id;
 	bool has_id;
 	struct sst_secure_config sec;
+	/* --capture FILE.pcapng: the engine writes <stem>-w<i>.pcapng, one
+	 * file a worker (its captures belong to their workers' threads); a
+	 * host of one worker renames its file to FILE when the engine has
+	 * closed it (capture_file empty: nothing to rename). */
+	char capture_stem[4096];
+	char capture_file[4096];
 };
 
 struct tool_net {
@@ -239,6 +245,14 @@ host_destroy(struct tool_host *h)
 	if (h == NULL)
 		return;
 	sst_engine_destroy(h->e);
+	if (h->e != NULL && h->capture_file[0] != '\0') {
+		char made[sizeof(h->capture_stem) + 16];
+
+		snprintf(made, sizeof(made), "%s-w0.pcapng", h->capture_stem);
+		if (rename(made, h->capture_file) != 0)
+			fprintf(stderr, "%s: --capture: cannot rename %s to %s: %s\n", h->name,
+				made, h->capture_file, strerror(errno));
+	}
 	rte_mempool_free(h->pool);
 	rte_mempool_free(h->clones);
 	sst_secure_identity_wipe(&h->id);
@@ -252,6 +266,29 @@ struct host_link {
 	struct sst_net_endpoint local;
 	const struct sst_net_params *net; /**< frame links */
 };
+
+/* The engine's capture prefix for --capture @p name (NULL: none): a name
+ * ending in .pcapng is a file, which a host of one worker writes itself
+ * (through its worker's <stem>-w0.pcapng, renamed at the end); any other
+ * name is a prefix, as the engine takes it. */
+static const char *
+capture_stem(struct tool_host *h, const char *name)
+{
+	static const char ext[] = ".pcapng";
+	size_t len;
+
+	if (name == NULL)
+		return NULL;
+	len = strlen(name);
+	if (len <= sizeof(ext) - 1 || strcmp(name + len - (sizeof(ext) - 1), ext) != 0 ||
+		len >= sizeof(h->capture_file))
+		return name;
+	snprintf(h->capture_stem, sizeof(h->capture_stem), "%.*s", (int)(len - (sizeof(ext) - 1)),
+		name);
+	if (h->workers == 1)
+		snprintf(h->capture_file, sizeof(h->capture_file), "%s", name);
+	return h->capture_stem;
+}
 
 static struct tool_host *
 host_create(const struct tool_host_conf *c, const struct host_link *l)
@@ -328,7 +365,7 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.idle_timeout = c->idle_timeout;
 	ep.dead_peer_timeout = c->dead_peer_timeout;
 	ep.channel_packet_limit = c->packet_limit;
-	ep.capture = c->capture;
+	ep.capture = capture_stem(h, c->capture);
 	ep.ops = c->ops;
 	ep.ctx = c->ctx;
 	h->e = sst_engine_create(&ep);

@@ -63,8 +63,10 @@ struct tool_host_conf {
 	/** Channels peers may hold open to us at once (negotiation's
 	 * max_responding); 0: its default (1,024). */
 	uint32_t max_channels;
-	/** Record every worker's traffic to "<capture>-w<i>.pcapng"
-	 * (sst_engine_params.capture); NULL: none. */
+	/** Record every worker's traffic (sst_engine_params.capture): a
+	 * name ending in ".pcapng" is the file of a one-worker host
+	 * ("<stem>-w<i>.pcapng" with several workers); any other name is a
+	 * prefix, "<capture>-w<i>.pcapng"; NULL: none. */
 	const char *capture;
 	/** Stream host limits and the application's stream callbacks (pools,
 	 * size and name are filled in here). */

@@ -39,8 +39,9 @@ struct cat_conf {
 	uint64_t stats_ns;     /**< --echo --stats: a line of counters this often; 0: none */
 	struct tool_port port; /**< --port: a DPDK port instead of kernel UDP */
 	uint32_t workers;
-	const char *capture;  /**< --capture PREFIX: pcapng of each worker's traffic */
-	uint32_t send_buffer; /**< --send-buffer in bytes; 0: 4 MiB */
+	const char *capture;   /**< --capture FILE.pcapng or PREFIX: the traffic (tool_link.h) */
+	const char *event_log; /**< --event-log FILE: the channels' and streams' events */
+	uint32_t send_buffer;  /**< --send-buffer in bytes; 0: 4 MiB */
 };
 
 struct cat;

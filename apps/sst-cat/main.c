@@ -20,6 +20,7 @@
 
 #include "cat.h"
 #include "tool_args.h"
+#include "tool_events.h"
 
 enum {
 	KNOWN_HOSTS_MAX = 256,
@@ -85,8 +86,14 @@ usage(FILE *out)
 		"      --ip ADDR/LEN      with --port: our address on it (required)\n"
 		"      --gateway ADDR     with --port: the default route\n"
 		"      --workers N        workers (1..64), each with its own queue of the port\n"
-		"      --capture PREFIX   record what each worker sends and receives to\n"
-		"                         PREFIX-w<i>.pcapng (sst-dump reads them)\n"
+		"      --capture FILE.pcapng  record what we send and receive (pcapng; sst-dump,\n"
+		"                         tshark and Wireshark read it); with several workers\n"
+		"                         one file each, FILE-w<i>.pcapng. A name without\n"
+		"                         .pcapng is a prefix: PREFIX-w<i>.pcapng\n"
+		"      --event-log FILE   write the channels' and streams' events (RTT samples,\n"
+		"                         windows, losses, channels up and down, streams\n"
+		"                         connected, accepted and closed) as JSON lines\n"
+		"                         (docs/observability.md)\n"
 		"  -v, --verbose          say what happens on stderr (channel, keys, substreams)\n"
 		"  -q, --quiet            no 'listening on' line\n"
 		"  -h, --help             this help\n"
@@ -121,6 +128,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"gateway", required_argument, NULL, 'G'},
 		{"workers", required_argument, NULL, 'w'},
 		{"capture", required_argument, NULL, 'C'},
+		{"event-log", required_argument, NULL, 'E'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -207,6 +215,9 @@ parse_args(int argc, char **argv, void *conf)
 			break;
 		case 'C':
 			c->capture = optarg;
+			break;
+		case 'E':
+			c->event_log = optarg;
 			break;
 		case 'B':
 			if (tool_parse_double(optarg, 1, 64, &d) < 0 || d != (double)(uint32_t)d)
@@ -367,6 +378,7 @@ run(const struct cat_conf *c)
 	struct cat_echo *echo = NULL;
 	struct cat *cat = NULL;
 	struct tool_net *net = NULL;
+	struct tool_events *events = NULL;
 	char ep[80];
 	int rc = TOOL_EXIT_SETUP;
 
@@ -411,6 +423,9 @@ run(const struct cat_conf *c)
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL)
 		goto out;
+	if (c->event_log != NULL &&
+		(events = tool_events_start("sst-cat", c->event_log, net, 1)) == NULL)
+		goto out;
 	if (c->echo ? cat_echo_start(echo, tool_net_host(net, 0)) < 0
 		    : cat_start(cat, tool_net_host(net, 0)) < 0)
 		goto out;
@@ -441,6 +456,7 @@ out:
 	cat_quiesce(cat);
 	cat_echo_quiesce(echo);
 	tool_net_destroy(net);
+	tool_events_stop(events);
 	cat_destroy(cat);
 	cat_echo_destroy(echo);
 	sodium_memzero(&id, sizeof(id));

@@ -13,7 +13,7 @@
 
 #include "perf.h"
 #include "perf_prio.h"
-#include "perf_events.h"
+#include "tool_events.h"
 #include "perf_stp.h"
 #include "perf_web.h"
 #include "sst_cc_driver.h"
@@ -144,12 +144,17 @@ usage(FILE *out)
 		"                         prototype: checksum mode, no SST-DPDK extensions, and\n"
 		"                         its quirks (a Close on data unseen, acks frozen past\n"
 		"                         65,535 packets of a channel)\n"
-		"      --capture PREFIX   record each side's traffic to PREFIX-server-w<i>.pcapng\n"
-		"                         and PREFIX-client-w<i>.pcapng (one file per worker;\n"
-		"                         sst-dump reads them)\n"
-		"      --event-log FILE   write each channel's events (RTT samples, window\n"
-		"                         changes, losses, channels up, down, replaced) to FILE\n"
-		"                         as JSON lines; scripts/plot-events.py plots them\n"
+		"      --capture FILE.pcapng  record the traffic (pcapng; sst-dump, tshark and\n"
+		"                         Wireshark read it): on the loopback each side's, to\n"
+		"                         FILE-client.pcapng and FILE-server.pcapng; with\n"
+		"                         several workers one file each, FILE-w<i>.pcapng\n"
+		"                         (FILE-client-w<i>.pcapng...). A name without\n"
+		"                         .pcapng is a prefix: PREFIX-server-w<i>.pcapng and\n"
+		"                         PREFIX-client-w<i>.pcapng\n"
+		"      --event-log FILE   write each channel's and stream's events (RTT samples,\n"
+		"                         window changes, losses, channels up, down, replaced,\n"
+		"                         streams connected, accepted, closed) to FILE as JSON\n"
+		"                         lines; scripts/plot-events.py plots them\n"
 		"\n"
 		"Loopback link impairments (each direction):\n"
 		"      --rate MBIT        link rate in Mbit/s (default unlimited)\n"
@@ -669,13 +674,22 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 static void
 host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, struct perf_stp *ps)
 {
-	/* One prefix per side: on the loopback both are in this process. */
+	/* One name per side: on the loopback both are in this process. */
 	static char capture[2][4096];
+	const char *side = server ? "server" : "client";
+	size_t len = c->capture != NULL ? strlen(c->capture) : 0;
+	bool file = len > 7 && strcmp(c->capture + len - 7, ".pcapng") == 0;
 
 	host_conf_limits(hc, c, server, c->streams);
-	if (c->capture != NULL) {
-		snprintf(capture[server], sizeof(capture[server]), "%s-%s", c->capture,
-			server ? "server" : "client");
+	if (file && !c->loopback) {
+		hc->capture = c->capture;
+	} else if (c->capture != NULL) {
+		if (file)
+			snprintf(capture[server], sizeof(capture[server]), "%.*s-%s.pcapng",
+				(int)(len - 7), c->capture, side);
+		else
+			snprintf(capture[server], sizeof(capture[server]), "%s-%s", c->capture,
+				side);
 		hc->capture = capture[server];
 	}
 	hc->name = server ? "perfs" : "perfc";
@@ -750,7 +764,7 @@ run_loopback(struct perf_conf *c)
 	struct perf_stp *sps =
 		perf_stp_new(c, true, &perf_server_stream_ops, &perf_server_worker_ops, sv);
 	struct tool_host_conf cc, sc;
-	struct perf_events *pe = NULL;
+	struct tool_events *pe = NULL;
 	struct tool_net *net = NULL;
 	int rc;
 
@@ -763,7 +777,7 @@ run_loopback(struct perf_conf *c)
 	host_conf(&sc, c, true, sps);
 	net = tool_net_loopback(&cc, &sc, c->impaired ? &c->impair : NULL);
 	if (net != NULL && c->event_log != NULL &&
-		(pe = perf_events_start(c->event_log, net, 2)) == NULL) {
+		(pe = tool_events_start("sst-perf", c->event_log, net, 2)) == NULL) {
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
@@ -782,7 +796,7 @@ out:
 	perf_stp_quiesce(cps);
 	perf_stp_quiesce(sps);
 	tool_net_destroy(net);
-	perf_events_stop(pe);
+	tool_events_stop(pe);
 	perf_client_destroy(cl);
 	perf_server_destroy(sv);
 	perf_stp_destroy(cps);
@@ -796,7 +810,7 @@ run_client(struct perf_conf *c)
 	struct perf_client *cl = perf_client_new(c);
 	struct perf_stp *ps =
 		perf_stp_new(c, false, &perf_client_stream_ops, &perf_client_worker_ops, cl);
-	struct perf_events *pe = NULL;
+	struct tool_events *pe = NULL;
 	struct tool_host_conf hc;
 	struct tool_net *net = NULL;
 	int rc;
@@ -810,7 +824,7 @@ run_client(struct perf_conf *c)
 	hc.local.addr.family = c->peer.addr.family;
 	net = tool_net_open(&hc, &c->port);
 	if (net != NULL && c->event_log != NULL &&
-		(pe = perf_events_start(c->event_log, net, 1)) == NULL) {
+		(pe = tool_events_start("sst-perf", c->event_log, net, 1)) == NULL) {
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
@@ -827,7 +841,7 @@ out:
 	perf_client_quiesce(cl);
 	perf_stp_quiesce(ps);
 	tool_net_destroy(net);
-	perf_events_stop(pe);
+	tool_events_stop(pe);
 	perf_client_destroy(cl);
 	perf_stp_destroy(ps);
 	return rc;
@@ -839,7 +853,7 @@ run_server(struct perf_conf *c)
 	struct perf_server *sv = perf_server_new(c);
 	struct perf_stp *ps =
 		perf_stp_new(c, true, &perf_server_stream_ops, &perf_server_worker_ops, sv);
-	struct perf_events *pe = NULL;
+	struct tool_events *pe = NULL;
 	struct tool_host_conf hc;
 	struct tool_net *net = NULL;
 	char ep[80];
@@ -854,7 +868,7 @@ run_server(struct perf_conf *c)
 	hc.local = c->local;
 	net = tool_net_open(&hc, &c->port);
 	if (net != NULL && c->event_log != NULL &&
-		(pe = perf_events_start(c->event_log, net, 1)) == NULL) {
+		(pe = tool_events_start("sst-perf", c->event_log, net, 1)) == NULL) {
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
@@ -871,7 +885,7 @@ out:
 	perf_server_quiesce(sv);
 	perf_stp_quiesce(ps);
 	tool_net_destroy(net);
-	perf_events_stop(pe);
+	tool_events_stop(pe);
 	perf_server_destroy(sv);
 	perf_stp_destroy(ps);
 	return rc;

@@ -98,15 +98,30 @@ struct sst_cc_ops {
 	char name[SST_CC_NAME_MAX]; /**< unique, NUL-terminated, no ':' */
 	uint16_t priv_size;	    /**< <= SST_CC_PRIV_MAX */
 
-	/** Set the initial window (cc->mss is set). */
+	/** Set the initial window (cc->mss is set).
+	 * @param cc The flow's controller state.
+	 * @param now Current time.
+	 */
 	void (*init)(struct sst_cc *cc, sst_time_t now);
-	/** A packet carrying data or acks was sent. */
+	/** A packet carrying data or acks was sent.
+	 * @param cc The flow's controller state.
+	 * @param ev The packet sent.
+	 */
 	void (*on_sent)(struct sst_cc *cc, const struct sst_cc_sent_event *ev);
-	/** New packets were acknowledged. */
+	/** New packets were acknowledged.
+	 * @param cc The flow's controller state.
+	 * @param ev What was acknowledged.
+	 */
 	void (*on_ack)(struct sst_cc *cc, const struct sst_cc_ack_event *ev);
-	/** A packet was lost; the controller decides whether this starts recovery. */
+	/** A packet was lost; the controller decides whether this starts recovery.
+	 * @param cc The flow's controller state.
+	 * @param ev The packet lost.
+	 */
 	void (*on_loss)(struct sst_cc *cc, const struct sst_cc_loss_event *ev);
-	/** The retransmission timer expired (after backoff bookkeeping). */
+	/** The retransmission timer expired (after backoff bookkeeping).
+	 * @param cc The flow's controller state.
+	 * @param ev The timeout.
+	 */
 	void (*on_rto)(struct sst_cc *cc, const struct sst_cc_rto_event *ev);
 };
 
@@ -135,6 +150,9 @@ const struct sst_cc_ops *sst_cc_find(const char *name);
  * called by sst_cc_find() with ARG, possibly from several lcores at once;
  * the ops it returns must stay valid for the life of the process.
  * @return ops, or NULL with a reason in @p err (when @p errlen > 0).
+ * @param arg What follows "PREFIX:" in the name.
+ * @param err Where to write why it failed.
+ * @param errlen Bytes of @p err (0: no reason wanted).
  */
 typedef const struct sst_cc_ops *(*sst_cc_loader_t)(const char *arg, char *err, size_t errlen);
 

@@ -83,22 +83,43 @@ struct sst_channel_upper {
 		void *ctx, struct rte_mbuf *m, uint64_t seq, sst_time_t now);
 	/* acked() and lost() must not send on the channel: they run inside
 	 * the channel's own processing; queue the work and send afterwards. */
-	/** The packet sent under seq (tagged cookie at send time) arrived. */
+	/** The packet sent under seq (tagged cookie at send time) arrived.
+	 * @param ctx sst_channel_params.upper_ctx.
+	 * @param seq The sequence number of the packet.
+	 * @param cookie What the sender tagged it with.
+	 * @param now Current time.
+	 */
 	void (*acked)(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
-	/** The packet sent under seq is considered lost: resend its data, if any. */
+	/** The packet sent under seq is considered lost: resend its data, if any.
+	 * @param ctx sst_channel_params.upper_ctx.
+	 * @param seq The sequence number of the packet.
+	 * @param cookie What the sender tagged it with.
+	 * @param now Current time.
+	 */
 	void (*lost)(void *ctx, uint64_t seq, uintptr_t cookie, sst_time_t now);
 	/**
 	 * An acknowledgment is due and no packet is going out to carry it: send
 	 * an ack-only packet now with sst_channel_send(ack_eliciting = false).
+	 * @param ctx sst_channel_params.upper_ctx.
+	 * @param now Current time.
 	 */
 	void (*ack_due)(void *ctx, sst_time_t now);
-	/** Something happened to the channel (enum sst_channel_event). */
+	/** Something happened to the channel (enum sst_channel_event).
+	 * @param ctx sst_channel_params.upper_ctx.
+	 * @param ev What happened.
+	 * @param now Current time.
+	 */
 	void (*event)(void *ctx, enum sst_channel_event ev, sst_time_t now);
 };
 
 /** Where sealed packets go: the engine's transmit path or a simulator link. */
 struct sst_channel_lower {
-	/** Take n sealed packets (ownership passes). */
+	/** Take n sealed packets (ownership passes).
+	 * @param ctx sst_channel_params.lower_ctx.
+	 * @param pkts The sealed packets, whose ownership passes.
+	 * @param n Number of packets.
+	 * @param now Current time.
+	 */
 	void (*transmit)(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now);
 };
 

@@ -110,10 +110,14 @@ struct sst_crypto_ops {
 	 * the session holds no key material.
 	 * @return 0 or -EINVAL (unusable keys, misaligned session), -ENOTSUP
 	 * (CPU lacks support), -ENOMEM (per-lcore state could not be set up).
+	 * @param session The session memory (session_size bytes, aligned).
+	 * @param keys The channel's keys, copied or expanded.
 	 */
 	int (*session_init)(void *session, const struct sst_crypto_keys *keys);
 
-	/** Wipe the session's key material. */
+	/** Wipe the session's key material.
+	 * @param session A session that session_init() prepared.
+	 */
 	void (*session_fini)(void *session);
 
 	/**
@@ -137,6 +141,11 @@ struct sst_crypto_ops {
 	 * SST_CRYPTO_CLEAR_PREFIX or too long for one mbuf of pool, a shared
 	 * head or last mbuf where the suite appends) are left unchanged, except
 	 * that a packet whose in-place encryption failed has undefined bytes.
+	 * @param session The channel's session.
+	 * @param pkts The packets, replaced by the sealed ones.
+	 * @param seq Their sequence numbers.
+	 * @param n Number of packets.
+	 * @param pool Where trailer segments and ciphertext mbufs come from.
 	 */
 	uint16_t (*seal_burst)(void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n,
 		struct rte_mempool *pool);
@@ -150,6 +159,10 @@ struct sst_crypto_ops {
 	 * rewritten.
 	 * @return the number that verified; the rest (bad trailer, too short
 	 * for one) are moved behind them, and their content is undefined.
+	 * @param session The channel's session.
+	 * @param pkts The received packets, verified ones first on return.
+	 * @param seq Their sequence numbers, rebuilt to 64 bits.
+	 * @param n Number of packets.
 	 */
 	uint16_t (*open_burst)(void *session, struct rte_mbuf **pkts, uint64_t *seq, uint16_t n);
 };

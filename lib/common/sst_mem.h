@@ -14,9 +14,16 @@
 
 /** An allocator for growable tables. */
 struct sst_mem_ops {
-	/** Zeroed memory of @p size bytes, cache-line aligned; NULL on failure. */
+	/** Zeroed memory of @p size bytes, cache-line aligned; NULL on failure.
+	 * @param ctx The allocator's context (the table's owner passes it).
+	 * @param size Bytes wanted.
+	 * @return The memory, or NULL.
+	 */
 	void *(*zalloc)(void *ctx, size_t size);
-	/** Release what zalloc returned (NULL is ignored). */
+	/** Release what zalloc returned (NULL is ignored).
+	 * @param ctx The allocator's context.
+	 * @param p What zalloc returned, or NULL.
+	 */
 	void (*release)(void *ctx, void *p);
 	void *ctx; /**< passed to zalloc and release */
 };

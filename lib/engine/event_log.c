@@ -41,10 +41,12 @@ struct sst_event_log {
 	uint64_t written;
 };
 
-/* The name of each kind and of its values (NULL: not shown). */
+/* The name of each kind and of its values (NULL: not shown); b_why: b is an
+ * enum sst_stream_end, written as its name. */
 static const struct {
 	const char *name;
 	const char *a, *b, *c;
+	bool b_why;
 } kinds[SST_EVENT_KINDS] = {
 	[SST_EVENT_CHAN_UP] = {"up", "peer_ch", "secure", NULL},
 	[SST_EVENT_CHAN_DOWN] = {"down", NULL, NULL, NULL},
@@ -54,7 +56,26 @@ static const struct {
 	[SST_EVENT_CWND] = {"cwnd", "cwnd", "ssthresh", "in_flight"},
 	[SST_EVENT_LOSS] = {"loss", "seq", "bytes", NULL},
 	[SST_EVENT_RTO] = {"rto", "rto_ns", NULL, NULL},
+	[SST_EVENT_STREAM_CONNECTED] = {"stream_connected", "usid", "err", NULL},
+	[SST_EVENT_STREAM_ACCEPTED] = {"stream_accepted", "usid", "sub", NULL},
+	[SST_EVENT_STREAM_CLOSED] = {"stream_closed", "usid", "why", "written", true},
 };
+
+/* The names of enum sst_stream_end in the log. */
+static const char *
+end_name(uint64_t why)
+{
+	static const char *const names[] = {
+		[SST_STREAM_FINISHED] = "finished",
+		[SST_STREAM_RESET_LOCAL] = "reset_local",
+		[SST_STREAM_RESET_REMOTE] = "reset_remote",
+		[SST_STREAM_REFUSED] = "refused",
+		[SST_STREAM_ABORTED] = "aborted",
+		[SST_STREAM_TIMED_OUT] = "timed_out",
+	};
+
+	return why < RTE_DIM(names) && names[why] != NULL ? names[why] : "unknown";
+}
 
 int
 sst_event_format(const struct sst_event_rec *r, char *buf, size_t len)
@@ -75,7 +96,11 @@ sst_event_format(const struct sst_event_rec *r, char *buf, size_t len)
 		return -ENOSPC;
 	at = (size_t)n;
 	for (int i = 0; i < 3 && names[i] != NULL; i++) {
-		n = snprintf(buf + at, len - at, ",\"%s\":%" PRIu64, names[i], vals[i]);
+		if (i == 1 && kinds[r->kind].b_why)
+			n = snprintf(
+				buf + at, len - at, ",\"%s\":\"%s\"", names[i], end_name(vals[i]));
+		else
+			n = snprintf(buf + at, len - at, ",\"%s\":%" PRIu64, names[i], vals[i]);
 		if (n < 0 || (size_t)n >= len - at)
 			return -ENOSPC;
 		at += (size_t)n;
@@ -217,6 +242,25 @@ worker_event_put(const struct worker_chan *wc, enum sst_event_kind kind, sst_tim
 	 * workers only) goes unlogged there. */
 	if (wc->w->event_log != NULL)
 		sst_event_log_put(wc->w->event_log, &r);
+}
+
+void
+worker_event_stream_put(const struct sst_worker *w, enum sst_event_kind kind, sst_time_t now,
+	const struct sst_stream *s, uint64_t b)
+{
+	struct sst_stream_info info;
+	struct sst_event_rec r = {
+		.time = now != 0 ? now : w->now,
+		.b = b,
+		.worker = (uint16_t)(w->id >= 0 ? w->id : UINT16_MAX),
+		.kind = (uint8_t)kind,
+	};
+
+	sst_stream_info(s, &info);
+	r.a = info.usid_counter;
+	if (kind == SST_EVENT_STREAM_CLOSED)
+		r.c = info.tx_offset;
+	sst_event_log_put(w->event_log, &r);
 }
 
 /* The channel's trace callback (sst_channel_set_trace()): ctx is the

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The structured event log of the engine's channels (issue 20): congestion
- * control (RTT samples, window changes), losses and timeouts, and the
- * channels' lives (up, down, replaced, streams migrated), as JSON lines
- * for plots (scripts/plot-events.py) and post-mortems.
+ * The structured event log of the engine's channels and streams (issue
+ * 20): congestion control (RTT samples, window changes), losses and
+ * timeouts, the channels' lives (up, down, replaced, streams migrated) and
+ * the streams' (connected, accepted, closed and why), as JSON lines for
+ * plots (scripts/plot-events.py) and post-mortems.
  *
  * Off the packet path: a worker puts fixed-size records (struct
  * sst_event_rec) on a multi-producer ring and never waits; when the ring
@@ -15,7 +16,8 @@
  * events with the time it was given (sst_channel_set_trace()).
  *
  * A worker logs only when an event log was given to it
- * (sst_worker_set_event_log()); without one, each event costs a test.
+ * (sst_worker_set_event_log()); without one, each event costs a test of a
+ * NULL pointer.
  */
 #ifndef SST_EVENT_LOG_H
 #define SST_EVENT_LOG_H
@@ -36,17 +38,28 @@ enum sst_event_kind {
 	SST_EVENT_CWND,	       /**< the window changed: a cwnd, b ssthresh, c bytes in flight */
 	SST_EVENT_LOSS,	       /**< a packet was declared lost: a its number, b its bytes */
 	SST_EVENT_RTO,	       /**< the retransmission timer expired: a the timeout after (ns) */
-	SST_EVENT_KINDS,       /**< the number of kinds plus one (kinds start at 1) */
+	/** A stream we opened connected (b 0) or failed (b the positive
+	 * errno: ECONNREFUSED, ECONNRESET): a its USID counter */
+	SST_EVENT_STREAM_CONNECTED,
+	/** The peer opened a stream: a its USID counter, b 1 for a
+	 * substream, 0 for a top-level stream of a service */
+	SST_EVENT_STREAM_ACCEPTED,
+	/** A stream ended: a its USID counter, b why (enum sst_stream_end,
+	 * written as its name), c the bytes written to it */
+	SST_EVENT_STREAM_CLOSED,
+	SST_EVENT_KINDS, /**< the number of kinds plus one (kinds start at 1) */
 };
 
 /** One event as it travels from a worker to the writer: 40 bytes. */
 struct sst_event_rec {
-	uint64_t time;	   /**< the worker's time of the event, in nanoseconds */
-	uint64_t a;	   /**< first value, by kind (enum sst_event_kind) */
-	uint64_t b;	   /**< second value, by kind */
-	uint64_t c;	   /**< third value, by kind */
-	uint16_t worker;   /**< the worker's telemetry id */
-	uint8_t channel;   /**< our channel number (byte 0 of what the peer sends us) */
+	uint64_t time;	 /**< the worker's time of the event, in nanoseconds */
+	uint64_t a;	 /**< first value, by kind (enum sst_event_kind) */
+	uint64_t b;	 /**< second value, by kind */
+	uint64_t c;	 /**< third value, by kind */
+	uint16_t worker; /**< the worker's telemetry id */
+	/** our channel number (byte 0 of what the peer sends us); 0 for a
+	 * stream's event (a stream is its peer's and moves between channels) */
+	uint8_t channel;
 	uint8_t kind;	   /**< enum sst_event_kind */
 	uint32_t reserved; /**< zero */
 };

@@ -89,24 +89,54 @@ struct sst_link_ops {
 	const char *name;	 /**< the name links are opened by (unique) */
 	enum sst_link_kind kind; /**< what its links carry */
 	size_t priv_size;	 /**< bytes of driver state */
-	/** @return 0 or a negative errno (bad configuration, the system's error). */
+	/** @return 0 or a negative errno (bad configuration, the system's error).
+	 * @param priv priv_size bytes of driver state, zeroed.
+	 * @param conf The link's configuration.
+	 * @param stats The link's counters, for the driver to update.
+	 */
 	int (*open)(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *stats);
-	/** Up to n packets; datagram links fill from[] with their sources. */
+	/** Up to n packets; datagram links fill from[] with their sources.
+	 * @param priv The link's driver state.
+	 * @param pkts Filled with received packets (the caller's after the call).
+	 * @param from Datagram links: each packet's source.
+	 * @param n Room in @p pkts and @p from.
+	 * @return The number of packets received.
+	 */
 	uint16_t (*rx_burst)(
 		void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n);
-	/** Ownership of all n passes: sent or dropped and counted. @return sent. */
+	/** Ownership of all n passes: sent or dropped and counted. @return sent.
+	 * @param priv The link's driver state.
+	 * @param pkts The packets to send.
+	 * @param to Datagram links: each packet's destination.
+	 * @param n Number of packets.
+	 */
 	uint16_t (*tx_burst)(
 		void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n);
-	/** The bound local endpoint (datagram links); NULL for frame links. */
+	/** The bound local endpoint (datagram links); NULL for frame links.
+	 * @param priv The link's driver state.
+	 * @param ep Set to the bound endpoint.
+	 * @return 0, or a negative errno (a frame link: -ENOTSUP).
+	 */
 	int (*local)(void *priv, struct sst_net_endpoint *ep);
-	/** Release what open() took; priv is freed after it. Required. */
+	/** Release what open() took; priv is freed after it. Required.
+	 * @param priv The link's driver state.
+	 */
 	void (*close)(void *priv);
 	/** Drivers whose links share a device (ethdev: the queues of one
 	 * port): set it up for nb_links links receiving into pools[i], and
-	 * tear it down after they closed. NULL: nothing to set up. */
+	 * tear it down after they closed. NULL: nothing to set up.
+	 * @param driver_conf The driver configuration of the links.
+	 * @param nb_links Number of links (queues) to set up.
+	 * @param pools Where link i receives into.
+	 * @param info Filled with what the device offers.
+	 * @return 0, or a negative errno.
+	 */
 	int (*device_setup)(const void *driver_conf, uint16_t nb_links,
 		struct rte_mempool *const *pools, struct sst_link_device_info *info);
-	/** Undo device_setup(); NULL: nothing to undo. */
+	/** Undo device_setup(); NULL: nothing to undo.
+	 * @param driver_conf The driver configuration device_setup() was given.
+	 * @return 0, or a negative errno.
+	 */
 	int (*device_teardown)(const void *driver_conf);
 };
 

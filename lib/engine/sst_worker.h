@@ -28,20 +28,36 @@ struct sst_capture;
 
 /** Application callbacks of the worker (besides the stream layer's). */
 struct sst_worker_ops {
-	/** A channel to a peer is up (ours or theirs): streams may be opened. */
+	/** A channel to a peer is up (ours or theirs): streams may be opened.
+	 * @param ctx sst_worker_params.ctx.
+	 * @param peer The peer, valid until peer_gone().
+	 * @param ep Its endpoint.
+	 */
 	void (*peer_ready)(
 		void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep);
 	/** The worker is about to destroy this peer (it has neither a channel
 	 * nor a stream left): forget the pointer peer_ready() gave. A later
-	 * channel to the same endpoint makes a new peer. May be NULL. */
+	 * channel to the same endpoint makes a new peer. May be NULL.
+	 * @param ctx sst_worker_params.ctx.
+	 * @param peer The peer, freed after the call.
+	 * @param ep Its endpoint.
+	 */
 	void (*peer_gone)(
 		void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep);
-	/** An attempt from sst_worker_connect() failed (negative errno). */
+	/** An attempt from sst_worker_connect() failed (negative errno).
+	 * @param ctx sst_worker_params.ctx.
+	 * @param ep The endpoint sst_worker_connect() was given.
+	 * @param err The negative errno (-ETIMEDOUT: no answer).
+	 */
 	void (*connect_failed)(void *ctx, const struct sst_net_endpoint *ep, int err);
 	/** Once per sst_worker_poll(), on the worker's thread, after received
 	 * packets and timers and before the channels are flushed (so what it
 	 * writes leaves in the same pass): where an application interface
-	 * such as the ring agent (sst_ring.h) does its work. May be NULL. */
+	 * such as the ring agent (sst_ring.h) does its work. May be NULL.
+	 * @param ctx sst_worker_params.ctx.
+	 * @param w The worker being polled.
+	 * @param now The time of this pass.
+	 */
 	void (*app_poll)(void *ctx, struct sst_worker *w, sst_time_t now);
 };
 
@@ -163,8 +179,8 @@ struct sst_worker_stats {
 
 /**
  * Create a worker (at setup: this allocates). The worker belongs to the
- * thread that polls it; every function here but sst_worker_running() and
- * sst_worker_telemetry() is for that thread only.
+ * thread that polls it; every function here but sst_worker_running(),
+ * sst_worker_telemetry() and sst_worker_counter() is for that thread only.
  * @param p Parameters, copied (link, pool, inboxes, capture and the
  *   callback tables stay the caller's and must outlive the worker).
  * @return The worker, or NULL with rte_errno set: EINVAL (p, link or pool
@@ -337,12 +353,24 @@ struct rte_tel_data;
 
 /** The /sst/worker telemetry command, for tests and for applications
  * that serve telemetry their own way. It may run on any thread (DPDK's
- * telemetry thread): it reads the counters while the worker updates them,
- * so each value is recent but the set is not one consistent snapshot.
+ * telemetry thread): it never touches the worker, it reads the copy of
+ * the counters the worker publishes when it is created and every 100 ms
+ * of polling (with relaxed atomics: defined under C11), so each value is
+ * at most that old and the set is not one consistent snapshot.
  * @param cmd The command (unused).
  * @param params The worker id, in decimal.
  * @param d Filled with a dictionary of counters.
  * @return 0, or -EINVAL (params not the id of a live worker). */
 int sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d);
+
+/** One counter of /sst/worker,ID, as sst_worker_telemetry() reads it:
+ * from the copy the worker published last (at its creation, then every
+ * 100 ms of polling). Any thread, no lock; the worker is not touched.
+ * @param id The worker's telemetry id (sst_worker_id()).
+ * @param name The counter's name as /sst/worker shows it ("rx_packets").
+ * @param value Set to the counter's published value.
+ * @return 0, -EINVAL (@p id not the id of a live worker, or @p name or
+ *   @p value NULL) or -ENOENT (no counter of that name). */
+int sst_worker_counter(int id, const char *name, uint64_t *value);
 
 #endif /* SST_WORKER_H */

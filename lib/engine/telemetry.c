@@ -22,10 +22,14 @@
  *                                next page, 0 after the last
  *
  * Workers are added and removed at setup and teardown only. The telemetry
- * thread reads a worker's counters while the worker writes them, without
- * locks: each is an aligned 64-bit word, written by one thread, so a
- * reader sees either the old or the new value, which is what telemetry
- * needs.
+ * thread never reads a worker's counters where the worker updates them
+ * (plain fields, a data race under C11): the worker publishes a copy of
+ * them in its mailbox when it is created and in the upkeep it runs every
+ * 100 ms of polling (counters_publish()), each value and name stored with
+ * a relaxed atomic store, and /sst/worker reads that copy with relaxed
+ * loads. Each value is at most one upkeep old and the set is not one
+ * snapshot (a reader may see half of the previous publication), which is
+ * what telemetry needs; the worker's counters cost nothing more.
  *
  * Channels are another matter: the worker creates, moves and frees them
  * at any pass, so the telemetry thread never touches them. It asks their
@@ -71,6 +75,7 @@ enum {
 	 * rte_telemetry sends at most 16 KB a reply (it drops what does not
 	 * fit). */
 	TEL_STREAMS_PAGE = 32,
+	TEL_WORKER_ROWS = 80, /**< counters of one worker (worker_rows()) */
 };
 
 enum tel_request {
@@ -90,7 +95,16 @@ struct tel_channel {
 	const char *mode;
 };
 
+/* A worker's counters as it last published them: written by the worker,
+ * read by any thread, every access a relaxed atomic one. */
+struct tel_counters {
+	_Atomic(const char *) name[TEL_WORKER_ROWS]; /**< static strings */
+	atomic_uint_fast64_t value[TEL_WORKER_ROWS];
+	atomic_uint n; /**< rows published; 0: none yet */
+};
+
 struct tel_mailbox {
+	struct tel_counters counters;
 	rte_spinlock_t lock; /**< telemetry side: one request at a time */
 	atomic_uint req;     /**< telemetry thread: a request is written */
 	atomic_uint done;    /**< worker: the answer to req is written */
@@ -111,7 +125,9 @@ struct tel_mailbox {
 	};
 };
 
-static struct sst_worker *workers[SST_WORKERS_MAX];
+/* Written at setup and teardown, read by the telemetry thread: atomic
+ * (every plain access to them is a sequentially consistent one). */
+static struct sst_worker *_Atomic workers[SST_WORKERS_MAX];
 static struct tel_mailbox mailboxes[SST_WORKERS_MAX];
 static bool registered;
 
@@ -127,27 +143,23 @@ cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-int
-sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
+static uint32_t
+rows_add(struct sst_tel_u64 *out, uint32_t n, const struct sst_tel_u64 *rows, size_t count)
 {
-	const struct sst_worker_stats *ws;
-	const struct sst_link_stats *ls;
-	const struct sst_stream_host_stats *ss;
-	struct sst_worker *w;
-	char *end;
-	long id;
+	for (size_t i = 0; i < count && n < TEL_WORKER_ROWS; i++)
+		out[n++] = rows[i];
+	return n;
+}
 
-	RTE_SET_USED(cmd);
-	if (params == NULL || params[0] == '\0')
-		return -EINVAL;
-	id = strtol(params, &end, 10);
-	if (*end != '\0' || id < 0 || id >= SST_WORKERS_MAX || workers[id] == NULL)
-		return -EINVAL;
-	w = workers[id];
-	ws = sst_worker_stats(w);
-	ls = sst_link_stats(w->p.link);
-	ss = sst_stream_host_stats(w->sh);
-	const struct sst_tel_u64 rows[] = {
+/* The rows of /sst/worker: the worker's own counters, its link's, its
+ * stream host's and its network layer's. On the worker's thread only. */
+static uint32_t
+worker_rows(struct sst_worker *w, struct sst_tel_u64 *out)
+{
+	const struct sst_worker_stats *ws = sst_worker_stats(w);
+	const struct sst_link_stats *ls = sst_link_stats(w->p.link);
+	const struct sst_stream_host_stats *ss = sst_stream_host_stats(w->sh);
+	const struct sst_tel_u64 own[] = {
 		{"rx_packets", ws->rx_packets},
 		{"rx_control", ws->rx_control},
 		{"rx_channel", ws->rx_channel},
@@ -211,8 +223,8 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 		{"peer_streams_refused", ss->peer_streams_refused},
 		{"peer_buffers_refused", ss->peer_buffers_refused},
 	};
-	rte_tel_data_start_dict(d);
-	sst_tel_dict_u64(d, rows, RTE_DIM(rows));
+	uint32_t n = rows_add(out, 0, own, RTE_DIM(own));
+
 	if (w->net != NULL) {
 		const struct sst_net_stats *ns = sst_net_stats(w->net);
 		const struct sst_tel_u64 net_rows[] = {
@@ -227,7 +239,81 @@ sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d
 			{"net_neigh_failed", ns->neigh_failed},
 		};
 
-		sst_tel_dict_u64(d, net_rows, RTE_DIM(net_rows));
+		n = rows_add(out, n, net_rows, RTE_DIM(net_rows));
+	}
+	return n;
+}
+
+/* Publish w's counters for readers on other threads (struct tel_counters).
+ * On the worker's thread: at its creation and in its upkeep. */
+static void
+counters_publish(struct sst_worker *w, struct tel_counters *tc)
+{
+	struct sst_tel_u64 rows[TEL_WORKER_ROWS];
+	uint32_t n = worker_rows(w, rows);
+
+	for (uint32_t i = 0; i < n; i++) {
+		atomic_store_explicit(&tc->name[i], rows[i].name, memory_order_relaxed);
+		atomic_store_explicit(&tc->value[i], rows[i].value, memory_order_relaxed);
+	}
+	atomic_store_explicit(&tc->n, n, memory_order_relaxed);
+}
+
+/* The published counters of worker id, or NULL (no such worker). */
+static const struct tel_counters *
+counters_of(long id)
+{
+	if (id < 0 || id >= SST_WORKERS_MAX || workers[id] == NULL)
+		return NULL;
+	return &mailboxes[id].counters;
+}
+
+int
+sst_worker_counter(int id, const char *name, uint64_t *value)
+{
+	const struct tel_counters *tc = counters_of(id);
+	uint32_t n;
+
+	if (tc == NULL || name == NULL || value == NULL)
+		return -EINVAL;
+	n = atomic_load_explicit(&tc->n, memory_order_relaxed);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *k = atomic_load_explicit(&tc->name[i], memory_order_relaxed);
+
+		if (k != NULL && strcmp(k, name) == 0) {
+			*value = atomic_load_explicit(&tc->value[i], memory_order_relaxed);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int
+sst_worker_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct tel_counters *tc;
+	char *end;
+	long id;
+	uint32_t n;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || params[0] == '\0')
+		return -EINVAL;
+	id = strtol(params, &end, 10);
+	tc = *end == '\0' ? counters_of(id) : NULL;
+	if (tc == NULL)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	n = atomic_load_explicit(&tc->n, memory_order_relaxed);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct sst_tel_u64 row = {
+			atomic_load_explicit(&tc->name[i], memory_order_relaxed),
+			atomic_load_explicit(&tc->value[i], memory_order_relaxed),
+		};
+
+		/* A row being published for the first time may lack its name. */
+		if (row.name != NULL)
+			sst_tel_dict_u64(d, &row, 1);
 	}
 	return 0;
 }
@@ -336,6 +422,7 @@ worker_telemetry_serve(struct sst_worker *w)
 	if (w->id < 0)
 		return;
 	mb = &mailboxes[w->id];
+	counters_publish(w, &mb->counters);
 	req = atomic_load_explicit(&mb->req, memory_order_acquire);
 	if (req == atomic_load_explicit(&mb->done, memory_order_relaxed))
 		return;
@@ -568,6 +655,8 @@ worker_telemetry_add(struct sst_worker *w)
 				atomic_load_explicit(&mb->req, memory_order_relaxed),
 				memory_order_relaxed);
 			rte_spinlock_unlock(&mb->lock);
+			/* Readers see this worker's counters, never the last one's. */
+			counters_publish(w, &mb->counters);
 			workers[i] = w;
 			return i;
 		}

@@ -41,6 +41,7 @@ on_connected(void *ctx, struct sst_stream *s, int err, sst_time_t now)
 {
 	struct sst_worker *w = ctx;
 
+	worker_event_stream(w, SST_EVENT_STREAM_CONNECTED, now, s, (uint64_t)-err);
 	if (w->app_ops->connected != NULL)
 		w->app_ops->connected(w->app_ctx, s, err, now);
 }
@@ -50,6 +51,7 @@ on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 {
 	struct sst_worker *w = ctx;
 
+	worker_event_stream(w, SST_EVENT_STREAM_ACCEPTED, now, s, parent != NULL);
 	if (w->app_ops->accepted != NULL)
 		w->app_ops->accepted(w->app_ctx, parent, s, svc, now);
 }
@@ -79,6 +81,16 @@ on_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 
 	if (w->app_ops->closed != NULL)
 		w->app_ops->closed(w->app_ctx, s, why, now);
+}
+
+static void
+on_ended(void *ctx, const struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
+{
+	struct sst_worker *w = ctx;
+
+	worker_event_stream(w, SST_EVENT_STREAM_CLOSED, now, s, why);
+	if (w->app_ops->ended != NULL)
+		w->app_ops->ended(w->app_ctx, s, why, now);
 }
 
 /* A failed channel goes (its streams wait for the next one to the peer);
@@ -158,6 +170,7 @@ sst_worker_create(const struct sst_worker_params *p)
 		.readable = on_readable,
 		.writable = on_writable,
 		.closed = on_closed,
+		.ended = on_ended,
 		.channel_event = on_channel_event,
 		.channel_closed = on_channel_closed,
 		.channel_pending = on_channel_pending,

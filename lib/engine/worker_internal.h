@@ -302,6 +302,21 @@ worker_event(const struct worker_chan *wc, enum sst_event_kind kind, sst_time_t 
 		worker_event_put(wc, kind, now, a, 0, 0);
 }
 
+/* event_log.c: a stream's event (a usid, b by kind), to the worker's event
+ * log (which must be set). */
+void worker_event_stream_put(const struct sst_worker *w, enum sst_event_kind kind, sst_time_t now,
+	const struct sst_stream *s, uint64_t b);
+
+/* A stream's event (SST_EVENT_STREAM_*), if the worker keeps an event log:
+ * one test otherwise. */
+static inline void
+worker_event_stream(const struct sst_worker *w, enum sst_event_kind kind, sst_time_t now,
+	const struct sst_stream *s, uint64_t b)
+{
+	if (unlikely(w->event_log != NULL))
+		worker_event_stream_put(w, kind, now, s, b);
+}
+
 /* A channel came up: log it, and its congestion control from now on. */
 static inline void
 worker_event_chan_up(struct worker_chan *wc, sst_time_t now)

@@ -181,16 +181,28 @@ struct sst_nego_result {
 
 /** The caller's side of a negotiation host. */
 struct sst_nego_ops {
-	/** Send a control message (a UDP payload) to an address. Required. */
+	/** Send a control message (a UDP payload) to an address. Required.
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param to The destination.
+	 * @param msg The message, valid during the call.
+	 * @param len Its length.
+	 * @param now Current time.
+	 */
 	void (*transmit)(void *ctx, const struct sst_nego_addr *to, const void *msg, size_t len,
 		sst_time_t now);
 	/**
 	 * Allocate a local channel number for a channel with this peer.
 	 * Required. @return 1..255, or a negative errno when none is free.
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param peer The peer the channel is with.
 	 */
 	int (*chan_alloc)(void *ctx, const struct sst_nego_addr *peer);
 	/** Give back a number from chan_alloc() whose negotiation ended
-	 * without a channel. Required. */
+	 * without a channel. Required.
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param peer The peer.
+	 * @param chan The number chan_alloc() gave.
+	 */
 	void (*chan_free)(void *ctx, const struct sst_nego_addr *peer, uint8_t chan);
 	/**
 	 * A channel is ready (initiator: ChkR1 received; responder: ChkI1
@@ -201,12 +213,21 @@ struct sst_nego_ops {
 	 * number is given back with chan_free() and nothing is sent).
 	 * Secure mode: the initiator is established when SecR1 verifies (it
 	 * may send channel data at once) and the responder when SecI2 does.
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param r The negotiated channel, valid during the call.
+	 * @param now Current time.
 	 */
 	int (*established)(void *ctx, const struct sst_nego_result *r, sst_time_t now);
 	/** An attempt from sst_nego_connect() failed: -ETIMEDOUT, or
 	 * -ENOTSUP when a secure responder refused it for want of a common
 	 * suite (SecRefuse, docs/secure-mode.md 3.6). Optional. Its channel
-	 * number was given back before the call. */
+	 * number was given back before the call.
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param peer The peer sst_nego_connect() was given.
+	 * @param local_channel The number the attempt had (already given back).
+	 * @param error -ETIMEDOUT or -ENOTSUP.
+	 * @param now Current time.
+	 */
 	void (*failed)(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel,
 		int error, sst_time_t now);
 	/**
@@ -215,6 +236,11 @@ struct sst_nego_ops {
 	 * peer address) plus microseconds/4 of now. Tests set it to replay a
 	 * capture's keys. With steer_bits, the low bits of the key are
 	 * replaced by the steering tag.
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param local_channel Our number for the channel.
+	 * @param peer The peer.
+	 * @param now Current time.
+	 * @return The key.
 	 */
 	uint32_t (*chk_key)(
 		void *ctx, uint8_t local_channel, const struct sst_nego_addr *peer, sst_time_t now);
@@ -222,6 +248,9 @@ struct sst_nego_ops {
 	 * Optional, secure mode: the name a peer must be known under in the
 	 * known-hosts table (docs/secure-mode.md section 6). NULL (callback
 	 * or return value): any entry with the peer's key.
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param peer The peer.
+	 * @return The name, or NULL.
 	 */
 	const char *(*peer_name)(void *ctx, const struct sst_nego_addr *peer);
 	/**
@@ -233,6 +262,12 @@ struct sst_nego_ops {
 	 * the Packet chunks after a byte-identical repetition of that SecI2
 	 * (the initiator's sst_nego_send_early()). NULL: such packets are
 	 * dropped and counted (the stream layer resends the data).
+	 * @param ctx sst_nego_host_params.ctx.
+	 * @param peer The peer it came from.
+	 * @param local_channel Our number of the channel it is for.
+	 * @param pkt The channel packet, valid during the call.
+	 * @param len Its length.
+	 * @param now Current time.
 	 */
 	void (*packet)(void *ctx, const struct sst_nego_addr *peer, uint8_t local_channel,
 		const void *pkt, size_t len, sst_time_t now);

@@ -39,7 +39,11 @@ enum {
 };
 
 /** Randomness source: fill buf with len unpredictable bytes. It cannot
- * fail; ctx is the configuration's random_ctx. */
+ * fail; ctx is the configuration's random_ctx.
+ * @param ctx The configuration's random_ctx.
+ * @param buf Where to write.
+ * @param len Bytes to write.
+ */
 typedef void (*sst_secure_random_fn)(void *ctx, void *buf, size_t len);
 
 /** The production randomness source: libsodium's randombytes_buf().

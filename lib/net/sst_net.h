@@ -66,16 +66,31 @@ struct sst_net_ops {
 	 * A UDP datagram for one of our addresses. The mbuf is the received
 	 * one, its data offset moved to the UDP payload and its length cut to
 	 * the UDP length; ownership passes.
+	 * @param ctx sst_net_params.ctx.
+	 * @param m The datagram's payload; ownership passes.
+	 * @param from Its source.
+	 * @param to Its destination (one of our addresses).
+	 * @param now Current time.
 	 */
 	void (*deliver_udp)(void *ctx, struct rte_mbuf *m, const struct sst_net_endpoint *from,
 		const struct sst_net_endpoint *to, sst_time_t now);
-	/** Take n complete Ethernet frames for the port (ownership passes). */
+	/** Take n complete Ethernet frames for the port (ownership passes).
+	 * @param ctx sst_net_params.ctx.
+	 * @param pkts The frames; ownership passes.
+	 * @param n Number of frames.
+	 * @param now Current time.
+	 */
 	void (*transmit)(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now);
 	/**
 	 * An ICMP "fragmentation needed" or ICMPv6 "packet too big" about a
 	 * UDP datagram we sent from local to remote: the path to remote takes
 	 * IP packets of at most mtu bytes (sst_net_udp_payload_max() converts).
 	 * May be NULL.
+	 * @param ctx sst_net_params.ctx.
+	 * @param local Our endpoint the datagram came from.
+	 * @param remote Its destination.
+	 * @param mtu The largest IP packet the path takes.
+	 * @param now Current time.
 	 */
 	void (*pmtu)(void *ctx, const struct sst_net_endpoint *local,
 		const struct sst_net_endpoint *remote, uint32_t mtu, sst_time_t now);

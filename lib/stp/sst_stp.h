@@ -126,12 +126,28 @@ int sst_stp_policy_pin(struct sst_stp_policy *p, const uint8_t key[SST_STP_KEY_L
 
 /** What a responder calls to find, load and use a module. */
 struct sst_stp_hooks {
-	/** The module of hash @p hash if this host has it loaded and usable, or NULL. */
+	/** The module of hash @p hash if this host has it loaded and usable, or NULL.
+	 * @param ctx sst_stp_hooks.ctx.
+	 * @param hash The module's hash.
+	 * @return The module's ops, or NULL.
+	 */
 	const struct sst_cc_ops *(*lookup)(void *ctx, const uint8_t *hash);
-	/** Verify and load an image whose hash was checked; NULL with a reason in @p err. */
+	/** Verify and load an image whose hash was checked; NULL with a reason in @p err.
+	 * @param ctx sst_stp_hooks.ctx.
+	 * @param code The module's image.
+	 * @param len Its length.
+	 * @param err Where to write why it was refused.
+	 * @param errlen Bytes of @p err.
+	 * @return The module's ops, or NULL.
+	 */
 	const struct sst_cc_ops *(*load)(
 		void *ctx, const uint8_t *code, size_t len, char *err, size_t errlen);
-	/** Move the channel to @p ops; 0 or a negative errno (the channel keeps its own). */
+	/** Move the channel to @p ops; 0 or a negative errno (the channel keeps its own).
+	 * @param ctx sst_stp_hooks.ctx.
+	 * @param ops The controller to move to.
+	 * @param now Current time.
+	 * @return 0, or a negative errno.
+	 */
 	int (*apply)(void *ctx, const struct sst_cc_ops *ops, sst_time_t now);
 	void *ctx; /**< passed to every hook */
 };

@@ -77,39 +77,86 @@ const char *sst_stream_end_describe(enum sst_stream_end why);
  * to pass on: a callback never needs to read the clock. */
 struct sst_stream_ops {
 	/** A top-level stream connected (err 0) or failed (negative errno:
-	 * -ECONNREFUSED service refused, -ECONNRESET reset before reply). */
+	 * -ECONNREFUSED service refused, -ECONNRESET reset before reply).
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param s The stream (sst_stream_connect()).
+	 * @param err 0, or the negative errno of the failure.
+	 * @param now The time of the call it runs inside.
+	 */
 	void (*connected)(void *ctx, struct sst_stream *s, int err, sst_time_t now);
 	/** A stream arrived: a top-level one for a registered service (@p
 	 * parent NULL, @p service_ctx as registered) or a substream of a
-	 * listening parent (call sst_stream_accept_substream()). */
+	 * listening parent (call sst_stream_accept_substream()).
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param parent The listening parent, or NULL for a top-level stream.
+	 * @param s The new stream, the application's until sst_stream_close().
+	 * @param service_ctx What sst_stream_listen() registered (top-level streams), else NULL.
+	 * @param now The time of the call it runs inside.
+	 */
 	void (*accepted)(void *ctx, struct sst_stream *parent, struct sst_stream *s,
 		void *service_ctx, sst_time_t now);
 	/** Data, a datagram, a substream or the end of the peer's direction
-	 * is waiting to be read. */
+	 * is waiting to be read.
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param s The stream.
+	 * @param now The time of the call it runs inside.
+	 */
 	void (*readable)(void *ctx, struct sst_stream *s, sst_time_t now);
-	/** The send buffer has room again after a write was refused. */
+	/** The send buffer has room again after a write was refused.
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param s The stream.
+	 * @param now The time of the call it runs inside.
+	 */
 	void (*writable)(void *ctx, struct sst_stream *s, sst_time_t now);
 	/** The stream ended (enum sst_stream_end). The handle stays valid
 	 * until sst_stream_close(). It may come from inside our own calls:
 	 * sst_stream_read() that consumes the end of the peer's direction
 	 * after ours was acknowledged reports SST_STREAM_FINISHED before it
 	 * returns. Closing the handle in the callback is allowed: control
-	 * blocks are freed at the next flush, never under a caller. */
+	 * blocks are freed at the next flush, never under a caller.
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param s The stream, still the application's until sst_stream_close().
+	 * @param why What ended it.
+	 * @param now The time of the call it runs inside.
+	 */
 	void (*closed)(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
 	/** A channel asks to be replaced (SST_CHANNEL_EV_REPLACE) or failed
 	 * (SST_CHANNEL_EV_FAILED): create a new channel to the peer, then
-	 * sst_stream_chan_destroy() the old one; the streams move over. */
+	 * sst_stream_chan_destroy() the old one; the streams move over.
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param c The channel.
+	 * @param ev SST_CHANNEL_EV_REPLACE or SST_CHANNEL_EV_FAILED.
+	 * @param now The time of the call it runs inside.
+	 */
 	void (*channel_event)(
 		void *ctx, struct sst_stream_chan *c, enum sst_channel_event ev, sst_time_t now);
 	/** Both sides agreed to close the channel (sst_stream_chan_close()):
-	 * destroy it with sst_stream_chan_destroy(); no TIME_WAIT follows. */
+	 * destroy it with sst_stream_chan_destroy(); no TIME_WAIT follows.
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param c The channel, to destroy.
+	 * @param now The time of the call it runs inside.
+	 */
 	void (*channel_closed)(void *ctx, struct sst_stream_chan *c, sst_time_t now);
 	/** Something was queued on the channel (sst_stream_chan_pending()
 	 * became true) outside its own flush: flush it soon. Called once
 	 * until its next sst_stream_chan_flush(); lets a caller with many
 	 * channels flush only those with work. May be NULL. It gets no time:
-	 * it may only note the channel, the flush comes after the call. */
+	 * it may only note the channel, the flush comes after the call.
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param c The channel with work queued.
+	 */
 	void (*channel_pending)(void *ctx, struct sst_stream_chan *c);
+	/** Every stream's end, also of a stream the application closed
+	 * already (closed() is only for the streams it holds), just before
+	 * closed(): for logs and counters (the engine's event log). It must
+	 * not call into the stream layer. May be NULL.
+	 * @param ctx sst_stream_host_params.ctx.
+	 * @param s The stream, valid during the call only.
+	 * @param why What ended it.
+	 * @param now The time of the call it runs inside.
+	 */
+	void (*ended)(
+		void *ctx, const struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
 };
 
 /** How to create a host. Fields left zero take the defaults shown. */
@@ -307,10 +354,14 @@ void sst_stream_peer_fail(struct sst_stream_peer *p, enum sst_stream_end why, ss
 
 /** Destroy a peer: every channel is destroyed (sst_stream_chan_destroy())
  * and every stream aborted (closed() with SST_STREAM_ABORTED). The streams
- * the application still holds are not freed: their handles must not be
- * used after this returns, and their control blocks stay taken until the
- * host is destroyed. Destroy a peer once sst_stream_peer_streams() is 0
- * (as the worker does), or when the host goes too.
+ * the application still holds stay valid handles: they are reset, so
+ * calls on them fail as on any reset stream (sst_stream_write():
+ * -ECONNRESET; sst_stream_create_substream(): ECONNRESET), their peer
+ * still answers sst_stream_peer_of() (sst_stream_connect() on it: ENOTCONN,
+ * it has no channel any more), and
+ * sst_stream_close() releases each; the peer's memory goes with the last
+ * of them (or with the host). @p p itself must not be used after this
+ * returns.
  * @param p The peer; NULL is ignored. */
 void sst_stream_peer_destroy(struct sst_stream_peer *p);
 

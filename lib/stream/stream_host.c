@@ -16,6 +16,7 @@
 #include "stream_buffers.h"
 #include "stream_host.h"
 #include "stream_life.h"
+#include "stream_peer.h"
 #include "stream_service.h"
 
 /* The stream layer's log type (control events only: the data path counts). */
@@ -150,6 +151,7 @@ sst_stream_host_destroy(struct sst_stream_host *h)
 {
 	if (h == NULL)
 		return;
+	stream_peer_gone_fini(h);
 	rte_free(h->ctl_next);
 	rte_free(h->slab);
 	rte_mempool_free(h->txios);

@@ -30,8 +30,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "sst_assert.h"
-
+#include "debug_check.h"
 #include "sst_channel.h"
 #include "sst_stream.h"
 #include "stream_dgram.h"
@@ -297,6 +296,11 @@ struct sst_stream_peer {
 	 * the peer opened hold. Ours are our application's business. */
 	uint32_t nours;	   /**< of nstreams, those we opened */
 	uint32_t ntx, nrx; /**< buffers held by the streams it opened */
+	/* Destroyed while the application held some of its streams: kept,
+	 * without channels, on the host's list of gone peers until the last
+	 * is freed (stream_peer_gone_freed()), so their handles stay valid. */
+	bool gone;
+	struct sst_stream_peer *gone_prev, *gone_next;
 };
 
 struct sst_stream_host {
@@ -304,6 +308,7 @@ struct sst_stream_host {
 	const struct stream_upcalls *up; /**< calls up the module order */
 	struct sst_stream *slab;	 /**< max_streams control blocks */
 	struct sst_stream *slab_free;	 /**< free list through link */
+	struct sst_stream_peer *gone;	 /**< destroyed peers whose streams are held */
 	uint32_t slab_fresh;		 /**< slab[slab_fresh..] never used yet */
 	uint32_t slab_used;
 	uint32_t txios_used, rxios_used; /**< buffers attached (mempool counts include
@@ -336,7 +341,7 @@ extern int sst_logtype_stream;
  * _rx_attach(): move one of s's states (stream_state.h) to to, the only way
  * they change. Debug builds check the transition against its table
  * (stream_state.c): an illegal one is counted in the host's
- * stats.illegal_transitions and the first is logged (sst_assert.h); the
+ * stats.illegal_transitions and the first is logged (debug_check.h); the
  * move is made all the same, as a build without the check would.
  */
 #define STREAM_STATE_SETTER(field, state)                                             \

@@ -15,6 +15,7 @@
 
 #include "stream_life.h"
 #include "stream_ctl.h"
+#include "stream_peer.h"
 #include "stream_usid.h"
 
 static_assert(sizeof(struct sst_stream) <= 96, "an idle stream costs at most 96 bytes");
@@ -88,6 +89,8 @@ stream_free(struct sst_stream *s, sst_time_t now)
 	p->nours -= stream_is_ours(s);
 	p->host->stats.streams_closed++;
 	stream_slab_put(p->host, s);
+	if (unlikely(p->gone))
+		stream_peer_gone_freed(p);
 }
 
 void
@@ -480,6 +483,8 @@ report_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
 {
 	const struct sst_stream_ops *ops = s->peer->host->p.ops;
 
+	if (ops != NULL && ops->ended != NULL)
+		ops->ended(s->peer->host->p.ctx, s, why, now);
 	if (!stream_app_holds(s))
 		return;
 	if (stream_service_waiting(s) && stream_is_ours(s)) {

@@ -63,6 +63,13 @@ sst_stream_peer_of(const struct sst_stream *s)
 	return s->peer;
 }
 
+static void
+peer_free(struct sst_stream_peer *p)
+{
+	rte_free(p->usids);
+	rte_free(p);
+}
+
 void
 sst_stream_peer_destroy(struct sst_stream_peer *p)
 {
@@ -91,8 +98,44 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 	/* The root never resets; its buffers go with the peer. */
 	stream_release_buffers(&p->root, true, 0);
 	stream_reap(p->host, 0);
-	rte_free(p->usids);
-	rte_free(p);
+	if (p->nstreams == 0) {
+		peer_free(p);
+		return;
+	}
+	/* The application holds streams of the peer: they are reset (calls
+	 * on them fail, as on any reset stream, and a stream opened on the
+	 * peer finds no channel: ENOTCONN), their handles stay valid, and the
+	 * last sst_stream_close() frees the peer. */
+	p->gone = true;
+	p->gone_next = p->host->gone;
+	if (p->gone_next != NULL)
+		p->gone_next->gone_prev = p;
+	p->host->gone = p;
+}
+
+void
+stream_peer_gone_freed(struct sst_stream_peer *p)
+{
+	if (p->nstreams > 0)
+		return;
+	if (p->gone_prev != NULL)
+		p->gone_prev->gone_next = p->gone_next;
+	else
+		p->host->gone = p->gone_next;
+	if (p->gone_next != NULL)
+		p->gone_next->gone_prev = p->gone_prev;
+	peer_free(p);
+}
+
+void
+stream_peer_gone_fini(struct sst_stream_host *h)
+{
+	while (h->gone != NULL) {
+		struct sst_stream_peer *p = h->gone;
+
+		h->gone = p->gone_next;
+		peer_free(p);
+	}
 }
 
 void

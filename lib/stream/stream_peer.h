@@ -8,11 +8,19 @@
  * sst_stream_chan_destroy() for each of its channels. Frees: the peer in
  * sst_stream_peer_destroy(), after its channels are destroyed, its
  * streams reset (the application hears closed() for each it holds) and
- * reaped; the streams' handles are then invalid. No internal functions.
+ * reaped; when the application still holds some of its streams, the peer
+ * is marked gone and freed with the last of them (stream_free() calls
+ * stream_peer_gone_freed()) or with the host (stream_peer_gone_fini()).
  */
 #ifndef STREAM_PEER_H
 #define STREAM_PEER_H
 
 #include "stream_internal.h"
+
+/* A stream of the gone peer p was freed: free p with its last one. */
+void stream_peer_gone_freed(struct sst_stream_peer *p);
+
+/* Free the gone peers of host h (at its destruction). */
+void stream_peer_gone_fini(struct sst_stream_host *h);
 
 #endif /* STREAM_PEER_H */

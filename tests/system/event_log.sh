@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The event log (issue 20): a short sst-perf loopback with 1% loss and
 # --event-log writes JSON lines, each a parseable object with the fields
-# its kind documents: both sides' channels come up, and the sender's RTT
-# samples, window changes and losses are there, in time order per worker;
+# its kind documents: both sides' channels come up, the sender's RTT
+# samples, window changes and losses are there, in time order per worker,
+# and so are the streams' lives (connected at the client, accepted at the
+# server, closed on both with a known reason);
 # then scripts/plot-events.py turns the file into cwnd.png and rtt.png
 # (skipped, and said, when matplotlib is missing: the script's status 3).
 # Usage: event_log.sh SST_PERF PLOT_EVENTS
@@ -29,7 +31,9 @@ import json, sys
 
 fields = {"up": ["peer_ch", "secure"], "down": [], "replacing": [], "migrated": ["to"],
           "rtt": ["sample_ns", "srtt_ns", "rttvar_ns"], "cwnd": ["cwnd", "ssthresh", "in_flight"],
-          "loss": ["seq", "bytes"], "rto": ["rto_ns"]}
+          "loss": ["seq", "bytes"], "rto": ["rto_ns"], "stream_connected": ["usid", "err"],
+          "stream_accepted": ["usid", "sub"], "stream_closed": ["usid", "why", "written"]}
+ends = {"finished", "reset_local", "reset_remote", "refused", "aborted", "timed_out"}
 ok = True
 def check(cond, what):
     global ok
@@ -49,8 +53,13 @@ for n, line in enumerate(open(sys.argv[1]), 1):
     if kind not in fields:
         continue
     want = ["t", "w", "ch", "ev"] + fields[kind]
-    check(sorted(ev) == sorted(want) and all(isinstance(ev[k], int) for k in want if k != "ev"),
+    check(sorted(ev) == sorted(want) and
+          all(isinstance(ev[k], int) for k in want if k not in ("ev", "why")),
           f"line {n}: want the fields {want}: {ev}")
+    if kind.startswith("stream_"):
+        check(ev["ch"] == 0, f"line {n}: a stream's event names no channel: {ev}")
+    if kind == "stream_closed":
+        check(ev["why"] in ends, f"line {n}: unknown end {ev['why']!r}")
     check(ev["t"] >= last.get(ev["w"], 0), f"line {n}: time went back on worker {ev['w']}")
     last[ev["w"]] = ev["t"]
     count[(kind, ev["w"])] = count.get((kind, ev["w"]), 0) + 1
@@ -64,6 +73,11 @@ for w in (0, 1):
     check(count.get(("up", w), 0) >= 1, f"no channel up on worker {w}")
 for kind in ("rtt", "cwnd", "loss"):
     check(count.get((kind, 0), 0) >= 1, f"no {kind} event from the sender")
+# The streams' lives: the client opens them, the server accepts them.
+check(count.get(("stream_connected", 0), 0) >= 1, "no stream connected at the client")
+check(count.get(("stream_accepted", 1), 0) >= 1, "no stream accepted at the server")
+for w in (0, 1):
+    check(count.get(("stream_closed", w), 0) >= 1, f"no stream closed on worker {w}")
 sys.exit(0 if ok else 1)
 PY
 

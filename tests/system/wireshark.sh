@@ -78,15 +78,20 @@ open(sys.argv[2], "wb").write(data)
 PY
 compare "$dir/tampered.pcap" --bad 1
 
+# Both forms of --capture: a prefix (checksum mode) and a file name
+# (secure mode, FILE.pcapng: FILE-client.pcapng on the loopback).
 for armor in chk32 aes128gcm; do
-	if ! "$perf" --loopback --quiet --size 200K --armor "$armor" --capture "$dir/$armor" >"$dir/$armor.out" 2>&1; then
+	capture=$dir/$armor
+	[ "$armor" = chk32 ] || capture=$dir/$armor.pcapng
+	if ! "$perf" --loopback --quiet --size 200K --armor "$armor" --capture "$capture" >"$dir/$armor.out" 2>&1; then
 		echo "FAIL: sst-perf --armor $armor: $(tail -3 "$dir/$armor.out")"
 		fails=$((fails + 1))
 		continue
 	fi
 	enc=0
-	[ "$armor" = chk32 ] || enc=50
-	compare "$dir/$armor-client-w0.pcapng" --encrypted "$enc"
+	file=$dir/$armor-client-w0.pcapng
+	[ "$armor" = chk32 ] || { enc=50; file=$dir/$armor-client.pcapng; }
+	compare "$file" --encrypted "$enc"
 done
 finish
 [ "$fails" -eq 0 ] && echo "the dissector agrees with sst-dump on every capture"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests of the event log (sst_event_log.h): each kind of record formats as
- * the JSON line documented, with the widest values within
+ * the JSON line documented (a stream's end by its name), with the widest
+ * values within
  * SST_EVENT_LINE_MAX; unknown kinds and short buffers are refused; records
  * go through the ring to the file in order, those beyond a full ring are
  * dropped and counted, and the file holds exactly the lines written;
@@ -16,6 +17,7 @@
 #include <rte_errno.h>
 
 #include "sst_event_log.h"
+#include "sst_stream.h"
 #include "sst_test.h"
 #include "sst_test_eal.h"
 
@@ -66,6 +68,25 @@ test_format(void)
 	r.kind = SST_EVENT_MIGRATED;
 	r.a = 9;
 	expect_line(&r, "{\"t\":1500000,\"w\":1,\"ch\":7,\"ev\":\"migrated\",\"to\":9}\n");
+	/* A stream's events name no channel (0): the stream is its peer's. */
+	r.channel = 0;
+	r.kind = SST_EVENT_STREAM_CONNECTED;
+	r.a = 5;
+	r.b = ECONNREFUSED;
+	expect_line(&r, "{\"t\":1500000,\"w\":1,\"ch\":0,\"ev\":\"stream_connected\",\"usid\":5,"
+			"\"err\":111}\n");
+	r.kind = SST_EVENT_STREAM_ACCEPTED;
+	r.b = 1;
+	expect_line(&r, "{\"t\":1500000,\"w\":1,\"ch\":0,\"ev\":\"stream_accepted\",\"usid\":5,"
+			"\"sub\":1}\n");
+	r.kind = SST_EVENT_STREAM_CLOSED;
+	r.b = SST_STREAM_RESET_REMOTE;
+	r.c = 1048576;
+	expect_line(&r, "{\"t\":1500000,\"w\":1,\"ch\":0,\"ev\":\"stream_closed\",\"usid\":5,"
+			"\"why\":\"reset_remote\",\"written\":1048576}\n");
+	r.b = SST_STREAM_TIMED_OUT + 1;
+	expect_line(&r, "{\"t\":1500000,\"w\":1,\"ch\":0,\"ev\":\"stream_closed\",\"usid\":5,"
+			"\"why\":\"unknown\",\"written\":1048576}\n");
 }
 
 /* The widest record of every kind fits SST_EVENT_LINE_MAX; one byte less

@@ -32,6 +32,7 @@
 #include "sst_test_eal.h"
 #include "sst_test_mbuf.h"
 #include "sst_test_simlink.h"
+#include "sst_test_udp.h"
 
 enum {
 	MAIN_BYTES = 1 << 20,
@@ -750,17 +751,6 @@ fail_main(void *arg)
 	return NULL;
 }
 
-static struct sst_link *
-udp_link(void)
-{
-	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
-
-	lc.local.addr.family = SST_NET_IPV4;
-	lc.local.addr.bytes[0] = 127;
-	lc.local.addr.bytes[3] = 1;
-	return sst_link_open(&lc);
-}
-
 /*
  * Connect to a bound UDP socket nobody reads. With a connect timeout the
  * agent fails the connect (and the substream and writes queued on it)
@@ -771,15 +761,15 @@ static void
 run_failure(sst_time_t connect_timeout)
 {
 	static struct fail_app f;
-	struct sst_link *silent = udp_link();
+	struct sst_link *silent = sst_test_udp_link(pool);
 	struct node n;
 	pthread_t t;
 	sst_time_t vstart = now_ns(), vnow = vstart, vfailed = 0;
 
 	memset(&f, 0, sizeof(f));
 	CU_ASSERT_FATAL(silent != NULL);
-	node_init(
-		&n, connect_timeout != 0 ? "rfail1" : "rfail2", udp_link(), 0x77, connect_timeout);
+	node_init(&n, connect_timeout != 0 ? "rfail1" : "rfail2", sst_test_udp_link(pool), 0x77,
+		connect_timeout);
 	CU_ASSERT_FATAL(sst_link_local(silent, &f.to) == 0);
 	f.agent = n.agent;
 	CU_ASSERT_FATAL(pthread_create(&t, NULL, fail_main, &f) == 0);

@@ -32,6 +32,7 @@
 #include "sst_test_mbuf.h"
 #include "sst_test_simlink.h"
 #include "sst_test_tap.h"
+#include "sst_test_udp.h"
 
 enum { TOTAL = 300000, SUBSTREAMS = 3, SUB_BYTES = 20000 };
 
@@ -531,12 +532,7 @@ node_fini(struct node *n)
 static struct sst_link *
 udp_link(void)
 {
-	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "udpsock", .pool = pool};
-
-	lc.local.addr.family = SST_NET_IPV4;
-	lc.local.addr.bytes[0] = 127;
-	lc.local.addr.bytes[3] = 1;
-	return sst_link_open(&lc);
+	return sst_test_udp_link(pool);
 }
 
 /* Poll both until cond holds or 10 s pass. */

@@ -13,8 +13,8 @@
  * counter, where it failed, under the library's log type. The process goes
  * on; the tests check that the counter stays 0.
  */
-#ifndef SST_ASSERT_H
-#define SST_ASSERT_H
+#ifndef DEBUG_CHECK_H
+#define DEBUG_CHECK_H
 
 #include <rte_branch_prediction.h>
 
@@ -31,4 +31,4 @@
 	} while (0)
 #endif
 
-#endif /* SST_ASSERT_H */
+#endif /* DEBUG_CHECK_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The writer of --event-log: a plain thread (not an EAL lcore) that takes
- * the workers' records off the log's ring every few milliseconds and
- * writes them as JSON lines, so that the polling thread never formats or
- * writes. It stops after the workers, with a last drain.
+ * The writer of --event-log (sst-perf, sst-cat): a plain thread (not an EAL
+ * lcore) that takes the workers' records off the log's ring every few
+ * milliseconds and writes them as JSON lines, so that the polling thread
+ * never formats or writes. It stops after the workers, with a last drain.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,14 +15,15 @@
 
 #include <rte_errno.h>
 
-#include "perf_events.h"
 #include "sst_engine.h"
 #include "sst_event_log.h"
+#include "tool_events.h"
 #include "tool_link.h"
 
 enum { WRITER_PERIOD_NS = 10 * 1000 * 1000 };
 
-struct perf_events {
+struct tool_events {
+	const char *prog; /**< the tool's name, for its messages */
 	struct sst_event_log *log;
 	pthread_t writer;
 	atomic_bool stop;
@@ -31,12 +32,12 @@ struct perf_events {
 static void *
 writer_main(void *arg)
 {
-	struct perf_events *pe = arg;
+	struct tool_events *pe = arg;
 	const struct timespec period = {.tv_sec = 0, .tv_nsec = WRITER_PERIOD_NS};
 
 	while (!atomic_load(&pe->stop)) {
 		if (sst_event_log_drain(pe->log) < 0) {
-			fprintf(stderr, "sst-perf: --event-log: write failed\n");
+			fprintf(stderr, "%s: --event-log: write failed\n", pe->prog);
 			break;
 		}
 		nanosleep(&period, NULL);
@@ -44,17 +45,20 @@ writer_main(void *arg)
 	return NULL;
 }
 
-struct perf_events *
-perf_events_start(const char *path, struct tool_net *net, int hosts)
+struct tool_events *
+tool_events_start(const char *prog, const char *path, struct tool_net *net, int hosts)
 {
-	struct perf_events *pe = calloc(1, sizeof(*pe));
+	struct tool_events *pe = calloc(1, sizeof(*pe));
 	int rc;
 
-	if (pe == NULL)
+	if (pe == NULL) {
+		fprintf(stderr, "%s: --event-log: out of memory\n", prog);
 		return NULL;
+	}
+	pe->prog = prog;
 	pe->log = sst_event_log_create(path, 0);
 	if (pe->log == NULL) {
-		fprintf(stderr, "sst-perf: --event-log %s: %s\n", path, rte_strerror(rte_errno));
+		fprintf(stderr, "%s: --event-log %s: %s\n", prog, path, rte_strerror(rte_errno));
 		free(pe);
 		return NULL;
 	}
@@ -67,7 +71,7 @@ perf_events_start(const char *path, struct tool_net *net, int hosts)
 	atomic_init(&pe->stop, false);
 	rc = pthread_create(&pe->writer, NULL, writer_main, pe);
 	if (rc != 0) {
-		fprintf(stderr, "sst-perf: --event-log: no writer thread: %s\n", strerror(rc));
+		fprintf(stderr, "%s: --event-log: no writer thread: %s\n", prog, strerror(rc));
 		sst_event_log_destroy(pe->log);
 		free(pe);
 		return NULL;
@@ -76,7 +80,7 @@ perf_events_start(const char *path, struct tool_net *net, int hosts)
 }
 
 void
-perf_events_stop(struct perf_events *pe)
+tool_events_stop(struct tool_events *pe)
 {
 	uint64_t dropped;
 
@@ -86,8 +90,8 @@ perf_events_stop(struct perf_events *pe)
 	pthread_join(pe->writer, NULL);
 	dropped = sst_event_log_dropped(pe->log);
 	if (dropped > 0)
-		fprintf(stderr, "sst-perf: --event-log: %llu events dropped (the writer lagged)\n",
-			(unsigned long long)dropped);
+		fprintf(stderr, "%s: --event-log: %llu events dropped (the writer lagged)\n",
+			pe->prog, (unsigned long long)dropped);
 	sst_event_log_destroy(pe->log);
 	free(pe);
 }
