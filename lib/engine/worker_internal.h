@@ -243,6 +243,8 @@ worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint 
  */
 enum { EP_LOCAL_ADDR = 4, EP_LOCAL_PORT = 8, EP_LOCAL_TAG = 10 };
 
+/* Whether ep is a peer reached from one of the extra local endpoints (its
+ * tag byte set); pure, for any endpoint. */
 static inline bool
 worker_ep_tagged(const struct sst_net_endpoint *ep)
 {

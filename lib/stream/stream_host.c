@@ -16,7 +16,6 @@
 #include "stream_buffers.h"
 #include "stream_host.h"
 #include "stream_life.h"
-#include "stream_peer.h"
 #include "stream_service.h"
 
 /* The stream layer's log type (control events only: the data path counts). */

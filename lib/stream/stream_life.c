@@ -15,7 +15,6 @@
 
 #include "stream_life.h"
 #include "stream_ctl.h"
-#include "stream_peer.h"
 #include "stream_usid.h"
 
 static_assert(sizeof(struct sst_stream) <= 96, "an idle stream costs at most 96 bytes");
@@ -606,4 +605,38 @@ stream_close_tx(struct sst_stream *s)
 	else
 		sst_sendq_close(&s->tx->q);
 	stream_tx_wake(s);
+}
+
+/* The peer's memory lives here, below the peer module, because the last
+ * stream of a destroyed peer frees it from stream_free(). */
+void
+stream_peer_free_mem(struct sst_stream_peer *p)
+{
+	rte_free(p->usids);
+	rte_free(p);
+}
+
+void
+stream_peer_gone_freed(struct sst_stream_peer *p)
+{
+	if (p->nstreams > 0)
+		return;
+	if (p->gone_prev != NULL)
+		p->gone_prev->gone_next = p->gone_next;
+	else
+		p->host->gone = p->gone_next;
+	if (p->gone_next != NULL)
+		p->gone_next->gone_prev = p->gone_prev;
+	stream_peer_free_mem(p);
+}
+
+void
+stream_peer_gone_fini(struct sst_stream_host *h)
+{
+	while (h->gone != NULL) {
+		struct sst_stream_peer *p = h->gone;
+
+		h->gone = p->gone_next;
+		stream_peer_free_mem(p);
+	}
 }

@@ -120,4 +120,16 @@ void stream_do_reset(struct sst_stream *s, enum sst_stream_end why, bool send, s
  * reset silently (no callback) and release the caller's reference. */
 void stream_abandon(struct sst_stream *s, sst_time_t now);
 
+/* Free peer p's memory: its USID index, then p. Its channels and streams
+ * must be gone (sst_stream_peer_destroy(), stream_peer_gone_freed()). */
+void stream_peer_free_mem(struct sst_stream_peer *p);
+
+/* A stream of the destroyed ("gone") peer p was freed: with its last
+ * stream, unlink p from its host's list of gone peers and free it. */
+void stream_peer_gone_freed(struct sst_stream_peer *p);
+
+/* Free the gone peers of host h, whose streams go with it (at the host's
+ * destruction). */
+void stream_peer_gone_fini(struct sst_stream_host *h);
+
 #endif /* STREAM_LIFE_H */

@@ -63,13 +63,6 @@ sst_stream_peer_of(const struct sst_stream *s)
 	return s->peer;
 }
 
-static void
-peer_free(struct sst_stream_peer *p)
-{
-	rte_free(p->usids);
-	rte_free(p);
-}
-
 void
 sst_stream_peer_destroy(struct sst_stream_peer *p)
 {
@@ -99,7 +92,7 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 	stream_release_buffers(&p->root, true, 0);
 	stream_reap(p->host, 0);
 	if (p->nstreams == 0) {
-		peer_free(p);
+		stream_peer_free_mem(p);
 		return;
 	}
 	/* The application holds streams of the peer: they are reset (calls
@@ -111,31 +104,6 @@ sst_stream_peer_destroy(struct sst_stream_peer *p)
 	if (p->gone_next != NULL)
 		p->gone_next->gone_prev = p;
 	p->host->gone = p;
-}
-
-void
-stream_peer_gone_freed(struct sst_stream_peer *p)
-{
-	if (p->nstreams > 0)
-		return;
-	if (p->gone_prev != NULL)
-		p->gone_prev->gone_next = p->gone_next;
-	else
-		p->host->gone = p->gone_next;
-	if (p->gone_next != NULL)
-		p->gone_next->gone_prev = p->gone_prev;
-	peer_free(p);
-}
-
-void
-stream_peer_gone_fini(struct sst_stream_host *h)
-{
-	while (h->gone != NULL) {
-		struct sst_stream_peer *p = h->gone;
-
-		h->gone = p->gone_next;
-		peer_free(p);
-	}
 }
 
 void

@@ -10,17 +10,13 @@
  * streams reset (the application hears closed() for each it holds) and
  * reaped; when the application still holds some of its streams, the peer
  * is marked gone and freed with the last of them (stream_free() calls
- * stream_peer_gone_freed()) or with the host (stream_peer_gone_fini()).
+ * stream_peer_gone_freed()) or with the host (stream_peer_gone_fini()):
+ * both in stream_life.c, below the host and the streams that free it.
+ * It offers the other stream modules nothing: its API is sst_stream.h's.
  */
 #ifndef STREAM_PEER_H
 #define STREAM_PEER_H
 
 #include "stream_internal.h"
-
-/* A stream of the gone peer p was freed: free p with its last one. */
-void stream_peer_gone_freed(struct sst_stream_peer *p);
-
-/* Free the gone peers of host h (at its destruction). */
-void stream_peer_gone_fini(struct sst_stream_host *h);
 
 #endif /* STREAM_PEER_H */

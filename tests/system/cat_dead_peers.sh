@@ -59,13 +59,20 @@ round() {
 }
 # Flat: the first round sets the high-water mark of what many dead peers
 # at once hold (their echoes in flight fill the pools, which keep their
-# memory); a second round of the same must not add to it.
+# memory); later rounds of the same must not add to it. A leak adds in
+# every round; a pool that grows once more, when a loaded machine lets the
+# server fall behind (8.6 MB in one round of a parallel suite run, 0.4 MB
+# alone), does not: the smaller growth of rounds 2 and 3 is judged.
 round 1
 first=$rss
 round 2
-last=$rss
-echo "server RSS after round 1: $first kB; after round 2: $last kB"
-rss_flat $((last - first)) "in round 2"
+second=$rss
+round 3
+third=$rss
+echo "server RSS after round 1: $first kB; after round 2: $second kB; after round 3: $third kB"
+grew2=$((second - first))
+grew3=$((third - second))
+rss_flat $((grew2 < grew3 ? grew2 : grew3)) "in each of rounds 2 and 3"
 stop echo kill
-[ "$fails" -eq 0 ] && echo "sst-cat: 2 x $clients sequential clients, $total_killed killed mid-transfer and freed"
+[ "$fails" -eq 0 ] && echo "sst-cat: 3 x $clients sequential clients, $total_killed killed mid-transfer and freed"
 exit $((fails != 0))

@@ -8,8 +8,8 @@
 #  2. every installed header is public (sst_*.h);
 #  3. the manual pages of the tools are installed and render cleanly;
 #  4. the examples build against the installed tree through pkg-config and
-#     as a meson subproject, and each runs an echo against sst-cat
-#     (examples.sh, when given).
+#     as a meson subproject (found as dependency('sst')), and each runs an
+#     echo against sst-cat (examples.sh, when given).
 # Usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]
 set -u
 src=${1:?usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]}

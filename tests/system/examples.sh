@@ -86,8 +86,13 @@ ln -s "$(cd "$src" && pwd)" "$dir/subtree/subprojects/sst-dpdk"
 build_examples pc "$src/examples" && for ex in echo_embedded echo_rings; do
 	echo_over_udp pc "$ex"
 done && echo_over_memif pc
-# --force-fallback-for: even where a libsst.pc is found, the subproject.
-build_examples sub "$dir/subtree" --force-fallback-for=libsst --buildtype=plain \
+# As a parent project names it: dependency('sst'), which only the
+# subproject's meson.override_dependency() answers (there is no sst.pc).
+sed -i "s/dependency('libsst', fallback/dependency('sst', fallback/" "$dir/subtree/meson.build"
+grep -q "dependency('sst', fallback" "$dir/subtree/meson.build" ||
+	fail "the examples' meson.build no longer names dependency('libsst', fallback: ...)"
+# --force-fallback-for: even where a package is found, the subproject.
+build_examples sub "$dir/subtree" --force-fallback-for=sst --buildtype=plain \
 	-Dsst-dpdk:tests=false && for ex in echo_embedded echo_rings; do
 	echo_over_udp sub "$ex"
 done && echo_over_memif sub
