@@ -67,15 +67,20 @@ carried=$(sed -n 's/.*moved to the module in use: \([0-9]*\)/\1/p' "$tmp/replace
 [ "$carried" -lt "$made" ] || fail "replaced: $carried channels moved, $made made"
 if tel=$(command -v dpdk-telemetry.py); then
 	prefix="stp-tel-$$"
-	"$perf" --no-huge --no-pci -m 512 --file-prefix="$prefix" -- --loopback -q -t 3 \
+	# Asked until it answers (a loaded machine, a CI box building the
+	# sanitizer tree beside the tests, took over the 2.5 s once allowed),
+	# then stopped.
+	"$perf" --no-huge --no-pci -m 512 --file-prefix="$prefix" -- --loopback -q -t 60 \
 		--cc "bpf:$mods/newreno.o" >"$tmp/tel-perf.out" 2>&1 &
 	pid=$!
 	got=
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in $(seq 120); do
 		sleep 0.25
 		got=$(printf '/sst/cc_bpf\n/sst/stp\n' | "$tel" -f "$prefix" 2>/dev/null)
 		echo "$got" | grep -q '"modules": 1' && break
+		kill -0 "$pid" 2>/dev/null || break
 	done
+	kill -INT "$pid" 2>/dev/null
 	wait "$pid"
 	# The telemetry socket needs the EAL's runtime directory (no
 	# --no-shconf): this run's own, removed once it ended.
