@@ -52,15 +52,10 @@ round() {
 	[ "$(counter channels)" = 0 ] || fail "round $1: the server still holds $(counter channels) channels"
 	# A killed client whose port the kernel gives the next one is found
 	# restarted (a new instance at the same endpoint) rather than dead.
-	# Every killed one must be found; a live client starved of CPU past
-	# the 2 s dead-peer timeout may be too (301 for 300 killed once, in a
-	# CI run whose rounds took 7-13 s instead of 0.5 s): reported, not failed.
 	dead=$(counter 'dead peers')
 	restarted=$(counter 'restarted peers')
-	[ $((dead + restarted)) -ge "$total_killed" ] ||
-		fail "round $1: $dead peers declared dead and $restarted restarted, $total_killed killed"
 	[ $((dead + restarted)) -eq "$total_killed" ] ||
-		echo "round $1: $dead peers declared dead and $restarted restarted, $total_killed killed (a starved live client timed out)"
+		fail "round $1: $dead peers declared dead and $restarted restarted, $total_killed killed"
 }
 # Flat: the first round sets the high-water mark of what many dead peers
 # at once hold (their echoes in flight fill the pools, which keep their
