@@ -20,9 +20,12 @@
 
 static uint64_t seed;
 
+/* run_flows_checked: nflows flows of a_bytes one way and b_bytes back,
+ * all complete and checked; check (if any) then looks at the world's end
+ * state (a scenario's own counters) before it is destroyed. */
 static void
-run_flows(const char *name, struct world_params *wp, unsigned int nflows, uint64_t a_bytes,
-	uint64_t b_bytes, sst_time_t deadline)
+run_flows_checked(const char *name, struct world_params *wp, unsigned int nflows, uint64_t a_bytes,
+	uint64_t b_bytes, sst_time_t deadline, void (*check)(struct world *w))
 {
 	/* Every packet mbuf (data packets are copied out of the send queues
 	 * into them) is back in the pool once the world is gone. */
@@ -40,8 +43,17 @@ run_flows(const char *name, struct world_params *wp, unsigned int nflows, uint64
 			(double)sim_now(w->sim) / 1e9);
 	CU_ASSERT_EQUAL(rc, 0);
 	world_check_done(w);
+	if (check != NULL)
+		check(w);
 	world_destroy(w);
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(world_pool()), mbufs);
+}
+
+static void
+run_flows(const char *name, struct world_params *wp, unsigned int nflows, uint64_t a_bytes,
+	uint64_t b_bytes, sst_time_t deadline)
+{
+	run_flows_checked(name, wp, nflows, a_bytes, b_bytes, deadline, NULL);
 }
 
 static void
@@ -86,26 +98,25 @@ test_buffer_scarcity(void)
  * the stream.
  */
 static void
+check_replies_delayed(struct world *w)
+{
+	uint64_t delayed = sst_stream_host_stats(w->ep[1].sh)->replies_delayed;
+
+	/* The scenario must reach the shortage it is about. */
+	printf("\n  %" PRIu64 " replies waited for a send buffer", delayed);
+	CU_ASSERT(delayed > 0);
+}
+
+static void
 test_reply_waits_for_buffer(void)
 {
 	struct world_params wp;
 
-	struct world *w;
-
 	world_params_default(&wp, seed);
 	wp.host.max_tx_buffers = 4;
 	wp.host.max_rx_buffers = 64;
-	w = world_create(&wp);
-	for (unsigned int i = 0; i < 30; i++)
-		world_flow_start(w, 64, 100000, 0);
-	CU_ASSERT_EQUAL(world_run(w, 600 * SST_NSEC_PER_SEC), 0);
-	CU_ASSERT_EQUAL(w->flows_done, w->nflows);
-	/* The scenario must reach the shortage it is about. */
-	printf("\n  %" PRIu64 " replies waited for a send buffer",
-		sst_stream_host_stats(w->ep[1].sh)->replies_delayed);
-	CU_ASSERT(sst_stream_host_stats(w->ep[1].sh)->replies_delayed > 0);
-	world_check_done(w);
-	world_destroy(w);
+	run_flows_checked("replies short of buffers", &wp, 30, 64, 100000, 600 * SST_NSEC_PER_SEC,
+		check_replies_delayed);
 }
 
 /*
@@ -115,21 +126,8 @@ test_reply_waits_for_buffer(void)
  * their largest size. Without growth the pools stay at 4.
  */
 static void
-test_buffers_grow(void)
+check_buffers_grew(struct world *w)
 {
-	struct world_params wp;
-	struct world *w;
-
-	world_params_default(&wp, seed);
-	wp.host.max_tx_buffers = 256;
-	wp.host.max_rx_buffers = 256;
-	wp.host.initial_buffers = 4;
-	w = world_create(&wp);
-	for (unsigned int i = 0; i < 200; i++)
-		world_flow_start(w, 10000, 3000, 0);
-	CU_ASSERT_EQUAL(world_run(w, 600 * SST_NSEC_PER_SEC), 0);
-	CU_ASSERT_EQUAL(w->flows_done, w->nflows);
-	world_check_done(w);
 	for (int side = 0; side < 2; side++) {
 		const struct sst_stream_host_stats *st = sst_stream_host_stats(w->ep[side].sh);
 
@@ -138,7 +136,19 @@ test_buffers_grow(void)
 		CU_ASSERT(st->tx_buffers_made > 4 && st->tx_buffers_made <= 256);
 		CU_ASSERT(st->rx_buffers_made > 4 && st->rx_buffers_made <= 256);
 	}
-	world_destroy(w);
+}
+
+static void
+test_buffers_grow(void)
+{
+	struct world_params wp;
+
+	world_params_default(&wp, seed);
+	wp.host.max_tx_buffers = 256;
+	wp.host.max_rx_buffers = 256;
+	wp.host.initial_buffers = 4;
+	run_flows_checked("growing buffers", &wp, 200, 10000, 3000, 600 * SST_NSEC_PER_SEC,
+		check_buffers_grew);
 }
 
 /*
