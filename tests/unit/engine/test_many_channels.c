@@ -22,6 +22,7 @@
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
+#include "echo_pair.h"
 #include "sst_link.h"
 #include "sst_worker.h"
 #include "sst_engine.h"
@@ -158,117 +159,24 @@ static const struct sst_link_ops nat_ops = {
 
 /* ---- The two sides ---- */
 
-struct side {
-	struct sst_link *link;
-	struct sst_worker *w;
-	bool server;
-	/* client: one per channel i */
-	struct sst_stream_peer **peers;
-	struct sst_stream **streams;
-	uint32_t *echoed;
-	uint32_t bad, failed, done;
-	uint64_t no_buffer; /**< connects that found no send buffer free (retried) */
-};
-
-static struct side client, server;
-
-static uint8_t
-pattern(uint32_t i, uint32_t off)
-{
-	return (uint8_t)((i * 2654435761u + off * 40503u) >> 13);
-}
+static struct echo_side client, server;
 
 /* The channel index of a client peer: from its endpoint S_i. */
 static void
 peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
 {
-	struct side *sd = ctx;
+	struct echo_side *sd = ctx;
 	uint32_t i;
 
 	if (!sd->server && nat_index(ep, 1, &i) && i < nchannels)
 		sd->peers[i] = peer;
 }
 
-static void
-connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
-{
-	struct side *sd = ctx;
-
-	RTE_SET_USED(ep);
-	RTE_SET_USED(err);
-	sd->failed++;
-}
-
 static const struct sst_worker_ops worker_ops = {
-	.peer_ready = peer_ready, .connect_failed = connect_failed};
+	.peer_ready = peer_ready, .connect_failed = echo_connect_failed};
 
 static void
-echo(struct sst_stream *s, sst_time_t now)
-{
-	struct sst_stream_data d[32];
-	int k;
-
-	while ((k = sst_stream_read(s, d, 32, now)) > 0)
-		for (int j = 0; j < k; j++)
-			if (sst_stream_write(s, d[j].m, d[j].flags, now) < 0)
-				rte_pktmbuf_free(d[j].m);
-	if (k == -EPIPE) {
-		sst_stream_shutdown(s, now);
-		sst_stream_close(s, now);
-	}
-}
-
-static void
-check(struct sst_stream *s, sst_time_t now)
-{
-	uint32_t i = (uint32_t)(uintptr_t)sst_stream_user(s);
-	struct sst_stream_data d[32];
-	int k;
-
-	while ((k = sst_stream_read(s, d, 32, now)) > 0)
-		for (int j = 0; j < k; j++) {
-			uint32_t len = rte_pktmbuf_pkt_len(d[j].m);
-			uint8_t buf[REQUEST];
-			const uint8_t *p =
-				len <= sizeof(buf) ? rte_pktmbuf_read(d[j].m, 0, len, buf) : NULL;
-
-			for (uint32_t b = 0; b < len; b++)
-				client.bad += p == NULL || p[b] != pattern(i, client.echoed[i] + b);
-			client.echoed[i] += len;
-			rte_pktmbuf_free(d[j].m);
-		}
-	if (k == -EPIPE) {
-		client.done++;
-		client.bad += client.echoed[i] != REQUEST;
-		sst_stream_close(s, now);
-		client.streams[i] = NULL;
-	}
-}
-
-static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
-{
-	RTE_SET_USED(ctx);
-	RTE_SET_USED(parent);
-	RTE_SET_USED(svc);
-	echo(s, now);
-}
-
-static void
-op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
-{
-	struct side *sd = ctx;
-
-	if (sd->server)
-		echo(s, now);
-	else
-		check(s, now);
-}
-
-static const struct sst_stream_ops stream_ops = {.accepted = op_accepted, .readable = op_readable};
-
-static void
-side_init(struct side *sd, int index, bool is_server)
+side_init(struct echo_side *sd, int index, bool is_server)
 {
 	static int sides[2] = {0, 1};
 	struct sst_link_conf lc = {.size = sizeof(lc),
@@ -278,6 +186,7 @@ side_init(struct side *sd, int index, bool is_server)
 	struct sst_worker_params wp = {.size = sizeof(wp), .pool = pool};
 
 	sd->server = is_server;
+	sd->request = REQUEST;
 	sd->link = sst_link_open(&lc);
 	CU_ASSERT_FATAL(sd->link != NULL);
 	wp.link = sd->link;
@@ -296,7 +205,7 @@ side_init(struct side *sd, int index, bool is_server)
 	wp.stream.max_tx_buffers = WAVE + 64;
 	wp.stream.max_rx_buffers = WAVE + 64;
 	wp.stream.peer_usids = 16;
-	wp.stream.ops = &stream_ops;
+	wp.stream.ops = &echo_stream_ops;
 	wp.stream.ctx = sd;
 	wp.ops = &worker_ops;
 	wp.ctx = sd;
@@ -309,13 +218,6 @@ side_init(struct side *sd, int index, bool is_server)
 	if (is_server)
 		CU_ASSERT_FATAL(sst_stream_listen(
 					sst_worker_stream_host(sd->w), "echo", "test", NULL) == 0);
-}
-
-static void
-poll_both(void)
-{
-	sst_worker_poll(server.w, sst_engine_now());
-	sst_worker_poll(client.w, sst_engine_now());
 }
 
 static long
@@ -346,14 +248,13 @@ static void
 test_many_channels(void)
 {
 	sst_time_t start, deadline;
-	uint32_t asked = 0, up = 0, opened = 0;
+	uint32_t asked = 0, up = 0, missing;
 	uint64_t heap0, heap1;
 	long rss0, rss1;
 
 	client.peers = calloc(nchannels, sizeof(*client.peers));
-	client.streams = calloc(nchannels, sizeof(*client.streams));
 	client.echoed = calloc(nchannels, sizeof(*client.echoed));
-	CU_ASSERT_FATAL(client.peers != NULL && client.streams != NULL && client.echoed != NULL);
+	CU_ASSERT_FATAL(client.peers != NULL && client.echoed != NULL);
 	side_init(&server, 1, true);
 	side_init(&client, 0, false);
 	heap0 = heap_bytes();
@@ -370,7 +271,7 @@ test_many_channels(void)
 						sst_engine_now()) == 0);
 			asked++;
 		}
-		poll_both();
+		echo_poll(&server, &client);
 		up = (uint32_t)sst_worker_stats(server.w)->channels_open;
 	}
 	heap1 = heap_bytes();
@@ -411,41 +312,13 @@ test_many_channels(void)
 	 * time, with every channel still up. */
 	start = sst_engine_now();
 	deadline = start + 300 * SST_NSEC_PER_SEC;
-	while (client.done < up && sst_engine_now() < deadline) {
-		while (opened < nchannels && opened - client.done < WAVE) {
-			struct sst_stream *s;
-			struct rte_mbuf *m;
-			uint8_t *p;
-
-			if (client.peers[opened] == NULL) {
-				opened++; /* counted missing below */
-				continue;
-			}
-			s = sst_stream_connect(
-				client.peers[opened], "echo", "test", sst_engine_now());
-			/* No send buffer free yet (those of finished streams come
-			 * back as the layer releases them): again after a poll. */
-			if (s == NULL) {
-				client.no_buffer++;
-				break;
-			}
-			sst_stream_set_user(s, (void *)(uintptr_t)opened);
-			m = rte_pktmbuf_alloc(pool);
-			CU_ASSERT_FATAL(m != NULL);
-			p = (uint8_t *)rte_pktmbuf_append(m, REQUEST);
-			for (uint32_t b = 0; b < REQUEST; b++)
-				p[b] = pattern(opened, b);
-			CU_ASSERT_FATAL(sst_stream_write(s, m, 0, sst_engine_now()) == 0);
-			sst_stream_shutdown(s, sst_engine_now());
-			client.streams[opened++] = s;
-		}
-		poll_both();
-	}
+	missing = echo_streams(&server, &client, nchannels, WAVE, pool, deadline);
 	printf("  %u of %u requests answered byte-exact in %.1f s, %u bad bytes, %llu connects "
 	       "retried for a send buffer; %llu channels open on the server\n",
 		client.done, nchannels, (double)(sst_engine_now() - start) / 1e9, client.bad,
 		(unsigned long long)client.no_buffer,
 		(unsigned long long)sst_worker_stats(server.w)->channels_open);
+	CU_ASSERT_EQUAL(missing, 0);
 	CU_ASSERT_EQUAL(client.done, nchannels);
 	CU_ASSERT_EQUAL(client.bad, 0);
 	/* Every channel is still up; a client channel that waited over a
@@ -460,7 +333,6 @@ test_many_channels(void)
 	sst_link_close(client.link);
 	sst_link_close(server.link);
 	free(client.peers);
-	free(client.streams);
 	free(client.echoed);
 }
 

@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "echo_pair.h"
 #include "sst_engine.h"
 #include "sst_ethdev.h"
 #include "sst_link.h"
@@ -35,16 +36,7 @@ enum {
 static struct rte_mempool *pool, *clones, *rx_pools[2];
 static uint16_t ports[2];
 
-struct side {
-	struct sst_link *link;
-	struct sst_worker *w;
-	bool server;
-	struct sst_stream_peer **peers; /**< client: by local endpoint index */
-	uint32_t *echoed;
-	uint32_t bad, failed, done, strays;
-};
-
-static struct side client, server;
+static struct echo_side client, server;
 
 static struct sst_net_endpoint
 server_ep(void)
@@ -70,17 +62,11 @@ local_index(const struct sst_net_endpoint *l, uint32_t *i)
 	return *i < NCHANNELS;
 }
 
-static uint8_t
-pattern(uint32_t i, uint32_t off)
-{
-	return (uint8_t)((i * 2654435761u + off * 40503u) >> 11);
-}
-
 /* The client's peers are told apart by the local endpoint of the pair. */
 static void
 peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
 {
-	struct side *sd = ctx;
+	struct echo_side *sd = ctx;
 	struct sst_net_endpoint local, remote;
 	uint32_t i;
 
@@ -94,84 +80,8 @@ peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoin
 	sd->peers[i] = peer;
 }
 
-static void
-connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
-{
-	struct side *sd = ctx;
-
-	RTE_SET_USED(ep);
-	RTE_SET_USED(err);
-	sd->failed++;
-}
-
 static const struct sst_worker_ops worker_ops = {
-	.peer_ready = peer_ready, .connect_failed = connect_failed};
-
-static void
-echo(struct sst_stream *s, sst_time_t now)
-{
-	struct sst_stream_data d[32];
-	int k;
-
-	while ((k = sst_stream_read(s, d, 32, now)) > 0)
-		for (int j = 0; j < k; j++)
-			if (sst_stream_write(s, d[j].m, d[j].flags, now) < 0)
-				rte_pktmbuf_free(d[j].m);
-	if (k == -EPIPE) {
-		sst_stream_shutdown(s, now);
-		sst_stream_close(s, now);
-	}
-}
-
-/* A response must come back on the stream of the channel it was sent on
- * (the pattern is the channel's own). */
-static void
-check(struct sst_stream *s, sst_time_t now)
-{
-	uint32_t i = (uint32_t)(uintptr_t)sst_stream_user(s);
-	struct sst_stream_data d[32];
-	int k;
-
-	while ((k = sst_stream_read(s, d, 32, now)) > 0)
-		for (int j = 0; j < k; j++) {
-			uint32_t len = rte_pktmbuf_pkt_len(d[j].m);
-			uint8_t buf[REQUEST];
-			const uint8_t *p =
-				len <= sizeof(buf) ? rte_pktmbuf_read(d[j].m, 0, len, buf) : NULL;
-
-			for (uint32_t b = 0; b < len; b++)
-				client.bad += p == NULL || p[b] != pattern(i, client.echoed[i] + b);
-			client.echoed[i] += len;
-			rte_pktmbuf_free(d[j].m);
-		}
-	if (k == -EPIPE) {
-		client.done++;
-		client.bad += client.echoed[i] != REQUEST;
-		sst_stream_close(s, now);
-	}
-}
-
-static void
-op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
-{
-	RTE_SET_USED(ctx);
-	RTE_SET_USED(parent);
-	RTE_SET_USED(svc);
-	echo(s, now);
-}
-
-static void
-op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
-{
-	struct side *sd = ctx;
-
-	if (sd->server)
-		echo(s, now);
-	else
-		check(s, now);
-}
-
-static const struct sst_stream_ops stream_ops = {.accepted = op_accepted, .readable = op_readable};
+	.peer_ready = peer_ready, .connect_failed = echo_connect_failed};
 
 static struct sst_link *
 open_link(uint16_t port)
@@ -184,7 +94,7 @@ open_link(uint16_t port)
 }
 
 static void
-worker_params(struct sst_worker_params *wp, struct side *sd, int index)
+worker_params(struct sst_worker_params *wp, struct echo_side *sd, int index)
 {
 	memset(wp, 0, sizeof(*wp));
 	wp->size = sizeof(*wp);
@@ -206,7 +116,7 @@ worker_params(struct sst_worker_params *wp, struct side *sd, int index)
 	wp->stream.max_tx_buffers = WAVE + 64;
 	wp->stream.max_rx_buffers = WAVE + 64;
 	wp->stream.peer_usids = 16;
-	wp->stream.ops = &stream_ops;
+	wp->stream.ops = &echo_stream_ops;
 	wp->stream.ctx = sd;
 	wp->ops = &worker_ops;
 	wp->ctx = sd;
@@ -215,11 +125,12 @@ worker_params(struct sst_worker_params *wp, struct side *sd, int index)
 }
 
 static void
-side_init(struct side *sd, int index)
+side_init(struct echo_side *sd, int index)
 {
 	struct sst_worker_params wp;
 
 	sd->server = index == 0;
+	sd->request = REQUEST;
 	sd->link = open_link(ports[index]);
 	CU_ASSERT_FATAL(sd->link != NULL);
 	worker_params(&wp, sd, index);
@@ -241,47 +152,6 @@ side_init(struct side *sd, int index)
 	if (sd->server)
 		CU_ASSERT_FATAL(sst_stream_listen(
 					sst_worker_stream_host(sd->w), "echo", "test", NULL) == 0);
-}
-
-static void
-poll_both(void)
-{
-	sst_worker_poll(server.w, sst_engine_now());
-	sst_worker_poll(client.w, sst_engine_now());
-}
-
-static void
-open_streams(void)
-{
-	uint32_t opened = 0;
-	sst_time_t deadline = sst_engine_now() + 60 * SST_NSEC_PER_SEC;
-
-	while (client.done < NCHANNELS && sst_engine_now() < deadline) {
-		while (opened < NCHANNELS && opened - client.done < WAVE) {
-			struct sst_stream *s;
-			struct rte_mbuf *m;
-			uint8_t *p;
-
-			if (client.peers[opened] == NULL) {
-				opened++; /* counted missing by the caller */
-				continue;
-			}
-			s = sst_stream_connect(
-				client.peers[opened], "echo", "test", sst_engine_now());
-			if (s == NULL)
-				break; /* no send buffer free yet: again after a poll */
-			sst_stream_set_user(s, (void *)(uintptr_t)opened);
-			m = rte_pktmbuf_alloc(pool);
-			CU_ASSERT_FATAL(m != NULL);
-			p = (uint8_t *)rte_pktmbuf_append(m, REQUEST);
-			for (uint32_t b = 0; b < REQUEST; b++)
-				p[b] = pattern(opened, b);
-			CU_ASSERT_FATAL(sst_stream_write(s, m, 0, sst_engine_now()) == 0);
-			sst_stream_shutdown(s, sst_engine_now());
-			opened++;
-		}
-		poll_both();
-	}
 }
 
 static void
@@ -310,7 +180,7 @@ test_many_local_endpoints(void)
 			CU_ASSERT_FATAL(rc == 0);
 			asked++;
 		}
-		poll_both();
+		echo_poll(&server, &client);
 		/* Paced by the client's count: the server's runs ahead of it
 		 * (a channel is up there before its ChkR1 arrives). */
 		up = (uint32_t)RTE_MIN(ss->channels_open, cs->channels_open);
@@ -333,7 +203,9 @@ test_many_local_endpoints(void)
 		/* The server knows endpoint i as a peer of its own. */
 		CU_ASSERT_PTR_NOT_NULL(sst_worker_peer(server.w, &l));
 	}
-	open_streams();
+	CU_ASSERT_EQUAL(echo_streams(&server, &client, NCHANNELS, WAVE, pool,
+				sst_engine_now() + 60 * SST_NSEC_PER_SEC),
+		0);
 	printf("  %u of %u requests echoed byte-exact, %u bad bytes\n", client.done, NCHANNELS,
 		client.bad);
 	CU_ASSERT_EQUAL(client.done, NCHANNELS);
@@ -354,7 +226,7 @@ test_many_local_endpoints(void)
 static void
 test_refused(void)
 {
-	struct side sd = {0};
+	struct echo_side sd = {0};
 	struct sst_worker_params wp;
 	struct sst_worker *w;
 	struct sst_net_endpoint s = server_ep(), l = local_ep(0), t, back;
