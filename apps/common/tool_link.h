@@ -111,6 +111,10 @@ struct tool_counters {
 	uint64_t nego_rate_limited; /**< cookie-proven first messages over their source's rate */
 	uint64_t nego_established;  /**< channels set up, both roles */
 	uint64_t nego_load_on;	    /**< times the host went under load */
+	/* The channels' defences (sst_channel_stats, summed by the workers). */
+	uint64_t chan_tx_skipped;      /**< numbers skipped to catch optimistic acks */
+	uint64_t chan_optimistic_acks; /**< channels failed for acking a skipped number */
+	uint64_t chan_rx_ack_beyond;   /**< packets dropped for acking what was not sent */
 };
 
 /** Set by SIGINT and SIGTERM once tool_eal_start() has caught them: the

@@ -100,6 +100,9 @@ struct gen_workload {
 
 enum gen_mode { GEN_MODE_CLIENT = 0, GEN_MODE_SERVER, GEN_MODE_TEMPLATE };
 
+/** What the stateful client does to the target besides its workload. */
+enum gen_attack { GEN_ATTACK_NONE = 0, GEN_ATTACK_OPTIMISTIC_ACK, GEN_ATTACK_STREAM_SLOTS };
+
 struct gen_conf {
 	enum gen_mode mode;
 	bool loopback, echo, json, quiet;
@@ -118,7 +121,10 @@ struct gen_conf {
 	const char *service, *protocol;
 	uint64_t seed;
 	uint32_t mbufs;
+	enum gen_attack attack;
+	uint32_t ack_jump;     /**< optimistic-ack: acknowledge this far past the highest seen */
 	uint32_t max_channels; /**< server: negotiation's max_responding (0: 1024) */
+	uint32_t max_streams;  /**< server: stream control blocks (0: 2^20; a peer a quarter) */
 	struct tool_port port; /**< server: a DPDK port instead of kernel UDP */
 	/* Template mode (gen_template.c). */
 	uint16_t tx_port;

@@ -225,7 +225,7 @@ op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 	struct gen_flow *f = sst_stream_user(s);
 
 	(void)ctx;
-	if (f != NULL)
+	if (f != NULL && (void *)f != &gen_slot_marker)
 		drain(f->ch, f, now);
 }
 
@@ -235,7 +235,7 @@ op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 	struct gen_flow *f = sst_stream_user(s);
 
 	(void)ctx;
-	if (f != NULL && f->live)
+	if (f != NULL && (void *)f != &gen_slot_marker && f->live)
 		write_some(f->ch, f, now);
 }
 
@@ -245,9 +245,12 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 	struct gen_flow *f = sst_stream_user(s);
 	struct gen_chan *ch;
 
-	(void)ctx;
 	if (f == NULL)
 		return;
+	if ((void *)f == &gen_slot_marker) {
+		gen_attack_slot_closed(ctx, s, why, now);
+		return;
+	}
 	ch = f->ch;
 	if (s == ch->in_read) {
 		ch->close_pending = true;
@@ -329,8 +332,13 @@ gen_chan_poll(struct gen_chan *ch, sst_time_t now)
 static void
 app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 {
+	struct gen_chan *ch = ctx;
+
 	(void)w;
-	gen_chan_poll(ctx, now);
+	if (ch->g->c->attack == GEN_ATTACK_STREAM_SLOTS)
+		gen_attack_slots_poll(ch, now);
+	else
+		gen_chan_poll(ch, now);
 }
 
 static const struct sst_worker_ops worker_ops = {
@@ -432,6 +440,8 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 
 	gen_source_of(c, ch->id, &lc.local);
 	ch->link = sst_link_open(&lc);
+	if (ch->link != NULL && c->attack == GEN_ATTACK_OPTIMISTIC_ACK)
+		ch->link = gen_attack_wrap(ch->link, g);
 	if (ch->link == NULL)
 		return -rte_errno;
 	/* Stream-host pool names: unique in the process. */
@@ -443,6 +453,8 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	wp.nego.rate_slots = 2;
 	wp.stream.name = name;
 	wp.stream.max_streams = ch->wl->concurrent + 16;
+	if (c->attack == GEN_ATTACK_STREAM_SLOTS)
+		wp.stream.max_streams = 1u << 16;
 	wp.stream.max_tx_buffers = ch->wl->concurrent + 1;
 	wp.stream.max_rx_buffers = ch->wl->concurrent + 1;
 	wp.stream.initial_buffers = 1;
@@ -733,11 +745,14 @@ gen_client_run(const struct gen_conf *conf)
 			break;
 	}
 	g.t_end = tool_now();
+	g.t_end_tsc = rte_rdtsc();
 	gen_client_sum_links(&g);
 	g.rss_peak = RTE_MAX(g.rss_peak, gen_rss());
 	finish_all(&g);
 	rc = gen_report_final(&g);
-	if (tool_now() >= deadline && rc == 0)
+	/* An attack's streams end when the target defends itself: it runs
+	 * to its timeout, and what the target did is in the report. */
+	if (tool_now() >= deadline && rc == 0 && c.attack == GEN_ATTACK_NONE)
 		rc = 1;
 	if (srv != NULL && !c.json)
 		gen_server_tick(srv, true);

@@ -50,6 +50,8 @@ struct gen_chan {
 	/* A stream's end reported inside a read of it: acted on after. */
 	struct sst_stream *in_read;
 	bool close_pending;
+	/* --attack stream-slots */
+	uint64_t slots_held, slots_refused;
 };
 
 /* What the per-second lines and the final report show. */
@@ -58,6 +60,17 @@ struct gen_totals {
 	uint64_t up, setups, setup_failed;
 	uint64_t streams, txns, stream_failed, verify_errors, short_responses;
 	uint64_t refused; /**< streams the server refused before answering: opened again */
+};
+
+/* What an attack did and what the target answered (gen_attack.c). */
+struct gen_attack_stats {
+	uint64_t forged;	   /**< ack words rewritten */
+	uint64_t rx_after;	   /**< the target's channel packets after the first */
+	uint64_t first_forged_tsc; /**< TSC at the first rewrite */
+	uint64_t last_rx_tsc;	   /**< TSC at the last of those packets */
+	/* stream-slots */
+	uint64_t slots_opened, slots_held, slots_refused, slots_ended;
+	uint64_t slots_before_refusal; /**< held over all channels at the first refusal */
 };
 
 struct gen_client {
@@ -76,10 +89,12 @@ struct gen_client {
 	sst_time_t last_refill;
 	bool stopping; /**< no new streams */
 	struct gen_totals tot;
+	struct gen_attack_stats attack;
 	struct gen_hist setup, txn; /**< ns */
 	uint64_t tsc_hz;
 	/* Times and memory. */
 	sst_time_t t_start, t_end;
+	uint64_t t_end_tsc;
 	uint64_t rss0, rss_peak;
 	uint64_t peak_up;
 	sst_time_t last_line;
@@ -108,6 +123,21 @@ void gen_chan_gone(struct gen_chan *ch, struct sst_stream_peer *peer);
 void gen_chan_failed(struct gen_chan *ch);
 /** Start what streams channel ch may start now. */
 void gen_chan_poll(struct gen_chan *ch, sst_time_t now);
+
+/* gen_attack.c */
+/** @p inner seen through the attack's rewriter (--attack optimistic-ack).
+ * @return the link, or NULL (inner is closed then). */
+struct sst_link *gen_attack_wrap(struct sst_link *inner, struct gen_client *g);
+/** The attack's line of the final table, or its member of the JSON object. */
+void gen_attack_report(const struct gen_client *g, bool json);
+/** The user of every stream of the stream-slots attack. */
+extern char gen_slot_marker;
+/** Channel ch's pass under --attack stream-slots: open streams (and never
+ * use them) until the target refuses one. */
+void gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now);
+/** One of those streams ended (refused, or reset): counted and released. */
+void gen_attack_slot_closed(
+	struct gen_chan *ch, struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
 
 /** Sum the links' counters into g->tot (O(channels): once a second). */
 void gen_client_sum_links(struct gen_client *g);

@@ -45,6 +45,7 @@ struct gen_frame {
 	uint32_t udp_sum;      /**< the UDP sum (pseudo-header too), varied fields zero */
 	uint32_t chk_a, chk_b; /**< Chk32 sums (mod 65537), sequence fields zero */
 	uint32_t chk_words;    /**< 16-bit words Chk32 runs over */
+	bool trailer_odd;      /**< the Chk32 trailer starts on an odd UDP offset */
 	uint8_t bytes[GEN_FRAME_MAX];
 };
 

@@ -35,6 +35,9 @@ enum {
 	OPT_VARY_PORTS,
 	OPT_MBUFS,
 	OPT_SEED,
+	OPT_ATTACK,
+	OPT_ACK_JUMP,
+	OPT_MAX_STREAMS,
 };
 
 static void
@@ -69,6 +72,16 @@ usage(FILE *out)
 		"      --src-ports N      consecutive source ports from --src's port (any)\n"
 		"      --profile FILE     workload mix (JSON, see docs/tools/sst-gen.md)\n"
 		"      --seed N           seed of the size distributions (1)\n"
+		"      --attack optimistic-ack\n"
+		"                         acknowledge the target's packets whether they\n"
+		"                         came or not (checksum mode, kernel UDP); the run\n"
+		"                         lasts until --timeout, and reports what the\n"
+		"                         target sent after the first forged ack\n"
+		"      --ack-jump N       acknowledge N numbers past the highest seen (0)\n"
+		"      --attack stream-slots\n"
+		"                         open streams on every channel and never use\n"
+		"                         them, until the target refuses one; hold them\n"
+		"                         until --timeout\n"
 		"\n"
 		"Client and server:\n"
 		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
@@ -80,6 +93,7 @@ usage(FILE *out)
 		"                         endpoint of the --src ranges (from the --ip address)\n"
 		"      --mbufs N          packet buffers (65535)\n"
 		"      --max-channels N   server: channels clients may hold at once (1024)\n"
+		"      --max-streams N    server: streams at once (1048576), a peer a quarter\n"
 		"\n"
 		"Template (stateless mode, a DPDK port from the EAL arguments):\n"
 		"      --tx-port N        the port to send on\n"
@@ -216,6 +230,18 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 		g->profile = true;
 		g->profile_path = arg;
 		return 0;
+	case OPT_ATTACK:
+		if (strcmp(arg, "optimistic-ack") == 0)
+			c->attack = GEN_ATTACK_OPTIMISTIC_ACK;
+		else if (strcmp(arg, "stream-slots") == 0)
+			c->attack = GEN_ATTACK_STREAM_SLOTS;
+		else
+			return bad("--attack '%s': want optimistic-ack or stream-slots", arg);
+		return 0;
+	case OPT_MAX_STREAMS:
+		return parse_u32("max-streams", arg, 64, 1u << 24, &c->max_streams);
+	case OPT_ACK_JUMP:
+		return parse_u32("ack-jump", arg, 0, 1u << 20, &c->ack_jump);
 	case OPT_SEED:
 		return tool_parse_u64(arg, 0, UINT64_MAX, &c->seed) < 0
 			       ? bad("--seed '%s': want a number", arg)
@@ -314,6 +340,11 @@ check_client(struct gen_conf *c, const struct given *g)
 			return bad("%s", "client --port: a source endpoint per channel "
 					 "(--src-addrs x --src-ports >= --channels)");
 	}
+	if (c->attack != GEN_ATTACK_NONE && c->port.set)
+		return bad("%s", "--attack: kernel UDP (not --port)");
+	if (c->attack == GEN_ATTACK_OPTIMISTIC_ACK && c->armor != SST_CRYPTO_CHK32)
+		return bad("%s", "--attack optimistic-ack: checksum mode (a secure channel's "
+				 "header is sealed by a session the attack does not hold)");
 	if (g->profile && g->wl)
 		return bad("%s", "--profile replaces --streams/--request/--response/--think");
 	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
@@ -417,6 +448,9 @@ parse_args(int argc, char **argv, void *conf)
 		{"dst", required_argument, NULL, OPT_DST},
 		{"profile", required_argument, NULL, OPT_PROFILE},
 		{"seed", required_argument, NULL, OPT_SEED},
+		{"attack", required_argument, NULL, OPT_ATTACK},
+		{"ack-jump", required_argument, NULL, OPT_ACK_JUMP},
+		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},

@@ -11,6 +11,7 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <sodium.h>
 
 #include "sst_burst.h"
 #include "sst_worker.h"
@@ -197,6 +198,13 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 		(chp.packet_limit == 0 || w->p.channel_packet_limit < chp.packet_limit))
 		chp.packet_limit = w->p.channel_packet_limit;
 	chp.initial_rtt = path_rtt(p, e);
+	/* The optimistic-ack defence (docs/channel.md): the numbers we skip
+	 * must be unpredictable to the peer, so the seed is a secret of ours
+	 * per channel, never derived from what the handshake showed it.
+	 * Zero would turn the defence off. */
+	do
+		randombytes_buf(&chp.skip_seed, sizeof(chp.skip_seed));
+	while (chp.skip_seed == 0);
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;
 	cp.local_hcid = r->tx_hcid;

@@ -14,9 +14,7 @@ set -u
 gen_bin=${1:?usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat}
 cat_bin=${2:?usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat}
 . "$(dirname "$0")/cat_common.sh"
-
-# json_field FILE NAME: a number or boolean of sst-gen's --json object.
-json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
+. "$(dirname "$0")/gen_common.sh"
 
 # check NAME FILE TXNS: the run's JSON says ok with TXNS verified streams.
 check() {
@@ -33,14 +31,7 @@ timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --echo --service echo --pro
 check "sst-cat --echo" "$dir/echo.json" 100
 stop echo kill
 
-"$gen_bin" server --udp 127.0.0.1:0 --armor aes128gcm --quiet 2>"$dir/server.err" &
-server=$!
-for _ in $(seq 300); do
-	port=$(sed -n 's/^sst-gen: serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$dir/server.err")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { cat "$dir/server.err" >&2; exit 1; }
+gen_server --armor aes128gcm --quiet
 timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --armor aes128gcm --channels 8 \
 	--streams 6 --concurrent 2 --request exp:500 --response pareto:100,1.5 --seed 7 --json \
 	>"$dir/gen.json" 2>"$dir/gen.json.err" || fail "client of sst-gen server: exit $?"

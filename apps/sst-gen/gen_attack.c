@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sst-gen client attacks on its own channels. --attack optimistic-ack:
+ * every checksum-mode channel packet the client sends acknowledges the
+ * target's highest number it saw plus --ack-jump, with the widest count
+ * the header takes (AckCt 15: 16 numbers), whether those packets arrived
+ * or not. An honest receiver never acknowledges a number it did not get;
+ * a sender that skips unpredictable numbers (docs/channel.md "The
+ * optimistic-ack defence") catches such a peer at its first skip and
+ * fails the channel; one that does not is made to believe every packet
+ * arrived. A jump past what the target sent acknowledges the future: the
+ * target drops those packets.
+ *
+ * Done by a link driver ("gen_attack") wrapped around each channel's
+ * socket, like an on-path rewriter: it reads the negotiation going by (our
+ * ChkI1's key and channel number, the ChkR1's channel number), rewrites
+ * the ack word of what we send and seals the Chk32 trailer again under our
+ * key. A secure channel's header is authenticated by a session the
+ * rewriter does not hold: checksum mode only (main.c refuses the others).
+ *
+ * --attack stream-slots (below) needs no rewriting: it opens streams and
+ * never uses them.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+
+#include "channel_wire.h"
+#include "gen_client.h"
+#include "nego_wire.h"
+#include "sst_chk32.h"
+
+/* What the rewriter knows of one channel, by the number we send it under
+ * (the target's, byte 0 of our packets) or receive it under (ours). */
+struct atk_out {
+	bool known;
+	uint32_t key;	     /**< our checksum key (our ChkI1's) */
+	uint8_t ours;	     /**< our channel number: the target's packets carry it */
+	uint64_t tx_highest; /**< our highest number, to rebuild the next */
+};
+
+struct atk_link {
+	struct sst_link *inner;
+	struct sst_link_stats *stats;
+	struct gen_attack_stats *as;
+	uint32_t jump;
+	uint32_t pending_key[SST_CHAN_MAX + 1]; /**< ChkI1 sent, by our number */
+	uint64_t rx_highest[SST_CHAN_MAX + 1];	/**< the target's, by our number */
+	bool rx_seen[SST_CHAN_MAX + 1];
+	struct atk_out out[SST_CHAN_MAX + 1]; /**< by the target's number */
+};
+
+struct atk_conf {
+	struct sst_link *inner;
+	struct gen_attack_stats *as;
+	uint32_t jump;
+};
+
+static uint32_t
+be24(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+}
+
+/* Negotiation going by: learn keys and channel numbers. */
+static void
+learn(struct atk_link *a, bool tx, const uint8_t *b, uint32_t len)
+{
+	struct sst_nego_msg msg;
+	struct sst_nego_iter it;
+	struct sst_nego_chunk ch;
+	struct sst_nego_chki1 i1;
+	struct sst_nego_chkr1 r1;
+
+	if (sst_nego_msg_parse(b, len, &msg) < 0)
+		return;
+	sst_nego_iter_init(&it, &msg);
+	while (sst_nego_iter_next(&it, &ch) == 1) {
+		if (tx && ch.type == SST_NEGO_CHKI1 && sst_nego_chki1_decode(&ch.body, &i1) == 0)
+			a->pending_key[i1.chani] = i1.cki;
+		if (tx || ch.type != SST_NEGO_CHKR1 || sst_nego_chkr1_decode(&ch.body, &r1) < 0 ||
+			sst_nego_chkr1_wants_cookie(&r1) || r1.chanr > SST_CHAN_MAX)
+			continue;
+		for (uint32_t n = 1; n <= SST_CHAN_MAX; n++)
+			if (a->pending_key[n] == r1.cki && r1.cki != 0) {
+				struct atk_out *o = &a->out[r1.chanr];
+
+				/* A new channel under that number starts afresh. */
+				*o = (struct atk_out){
+					.known = true, .key = r1.cki, .ours = (uint8_t)n};
+				a->rx_seen[n] = false;
+				a->rx_highest[n] = 0;
+				a->pending_key[n] = 0;
+				break;
+			}
+	}
+}
+
+/* Acknowledge what we never checked: the target's highest + jump, 16 numbers. */
+static void
+forge(struct atk_link *a, struct atk_out *o, struct rte_mbuf *m)
+{
+	uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	struct rte_mbuf *last = rte_pktmbuf_lastseg(m);
+	uint64_t seq, ack;
+	uint8_t *t;
+	uint32_t chk;
+
+	if (rte_pktmbuf_data_len(m) < SST_CHAN_HDR_LEN || rte_pktmbuf_data_len(last) < 4 ||
+		len < SST_CHAN_HDR_LEN + SST_CHK32_TRAILER_LEN || !a->rx_seen[o->ours] ||
+		sst_chan_seq_expand(o->tx_highest, be24(b + 1), &seq) < 0)
+		return;
+	o->tx_highest = RTE_MAX(o->tx_highest, seq);
+	ack = a->rx_highest[o->ours] + a->jump;
+	b[4] = SST_CHAN_ACKCT_MAX;
+	b[5] = (uint8_t)(ack >> 16);
+	b[6] = (uint8_t)(ack >> 8);
+	b[7] = (uint8_t)ack;
+	chk = sst_chk32_mbuf(seq, m, len - SST_CHK32_TRAILER_LEN) + o->key;
+	t = rte_pktmbuf_mtod_offset(last, uint8_t *, rte_pktmbuf_data_len(last) - 4);
+	t[0] = (uint8_t)(chk >> 24);
+	t[1] = (uint8_t)(chk >> 16);
+	t[2] = (uint8_t)(chk >> 8);
+	t[3] = (uint8_t)chk;
+	if (a->as->forged == 0)
+		a->as->first_forged_tsc = rte_rdtsc();
+	a->as->forged++;
+}
+
+static void
+seen_rx(struct atk_link *a, struct rte_mbuf *m)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint64_t seq;
+
+	if (len == 0)
+		return;
+	if (b[0] == 0) {
+		learn(a, false, b, len);
+		return;
+	}
+	if (len < SST_CHAN_HDR_LEN ||
+		sst_chan_seq_expand(a->rx_highest[b[0]], be24(b + 1), &seq) < 0)
+		return;
+	/* The highest number that came, authentic or not: an attacker on
+	 * the path reads the numbers and does not check the trailers. */
+	a->rx_highest[b[0]] = a->rx_seen[b[0]] ? RTE_MAX(a->rx_highest[b[0]], seq) : seq;
+	a->rx_seen[b[0]] = true;
+	if (a->as->forged != 0) {
+		a->as->rx_after++;
+		a->as->last_rx_tsc = rte_rdtsc();
+	}
+}
+
+static int
+atk_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *stats)
+{
+	struct atk_link *a = priv;
+	const struct atk_conf *c = conf->driver_conf;
+
+	memset(a, 0, sizeof(*a));
+	a->inner = c->inner;
+	a->as = c->as;
+	a->jump = c->jump;
+	a->stats = stats;
+	return a->inner != NULL && a->as != NULL ? 0 : -EINVAL;
+}
+
+static uint16_t
+atk_rx(void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n)
+{
+	struct atk_link *a = priv;
+	uint16_t got = sst_link_rx_burst(a->inner, pkts, from, n);
+
+	for (uint16_t i = 0; i < got; i++) {
+		seen_rx(a, pkts[i]);
+		a->stats->rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	}
+	a->stats->rx_packets += got;
+	return got;
+}
+
+static uint16_t
+atk_tx(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n)
+{
+	struct atk_link *a = priv;
+	uint64_t bytes = 0;
+	uint16_t sent;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint8_t *b = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		uint32_t len = rte_pktmbuf_data_len(pkts[i]);
+
+		bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		if (len == 0)
+			continue;
+		if (b[0] == 0)
+			learn(a, true, b, len);
+		else if (a->out[b[0]].known)
+			forge(a, &a->out[b[0]], pkts[i]);
+	}
+	sent = sst_link_tx_burst(a->inner, pkts, to, n);
+	a->stats->tx_packets += sent;
+	a->stats->tx_bytes += sent == n ? bytes : 0;
+	return sent;
+}
+
+static int
+atk_local(void *priv, struct sst_net_endpoint *ep)
+{
+	struct atk_link *a = priv;
+
+	return sst_link_local(a->inner, ep);
+}
+
+static void
+atk_close(void *priv)
+{
+	struct atk_link *a = priv;
+
+	sst_link_close(a->inner);
+}
+
+static const struct sst_link_ops atk_ops = {
+	.name = "gen_attack",
+	.kind = SST_LINK_DATAGRAMS,
+	.priv_size = sizeof(struct atk_link),
+	.open = atk_open,
+	.rx_burst = atk_rx,
+	.tx_burst = atk_tx,
+	.local = atk_local,
+	.close = atk_close,
+};
+
+struct sst_link *
+gen_attack_wrap(struct sst_link *inner, struct gen_client *g)
+{
+	struct atk_conf ac = {.inner = inner, .as = &g->attack, .jump = g->c->ack_jump};
+	struct sst_link_conf lc = {
+		.size = sizeof(lc), .driver = "gen_attack", .pool = g->pool, .driver_conf = &ac};
+	struct sst_link *l;
+	int rc = sst_link_register(&atk_ops);
+
+	if (inner == NULL)
+		return NULL;
+	l = rc == 0 || rc == -EEXIST ? sst_link_open(&lc) : NULL;
+	if (l == NULL)
+		sst_link_close(inner);
+	return l;
+}
+
+/*
+ * --attack stream-slots: each channel, once up, opens streams to the
+ * service (sst_stream_connect() sends the service request, so the target
+ * holds a control block for each) and never writes, reads or closes them,
+ * until the target refuses one (its per-peer share of control blocks,
+ * sst_stream_host_params.peer_max_streams); it then holds what it has
+ * until the run ends. Streams are marked by gen_slot_marker as their user.
+ */
+char gen_slot_marker;
+
+enum { SLOT_OPENS_PER_PASS = 64 };
+
+void
+gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now)
+{
+	struct gen_client *g = ch->g;
+
+	if (ch->state != CH_UP || ch->peer == NULL || g->stopping || ch->slots_refused != 0)
+		return;
+	for (int k = 0; k < SLOT_OPENS_PER_PASS; k++) {
+		struct sst_stream *s =
+			sst_stream_connect(ch->peer, g->c->service, g->c->protocol, now);
+
+		if (s == NULL)
+			return; /* our own control blocks ran out: the next pass */
+		sst_stream_set_user(s, &gen_slot_marker);
+		ch->slots_held++;
+		g->attack.slots_opened++;
+		g->attack.slots_held++;
+	}
+}
+
+void
+gen_attack_slot_closed(
+	struct gen_chan *ch, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
+{
+	struct gen_attack_stats *as = &ch->g->attack;
+
+	/* The target answers nothing on these streams: a reset from it is
+	 * a refusal too (over a peer's share, the stream layer resets). */
+	if (why == SST_STREAM_REFUSED || why == SST_STREAM_RESET_REMOTE) {
+		if (as->slots_refused == 0)
+			as->slots_before_refusal = as->slots_held;
+		as->slots_refused++;
+		ch->slots_refused++;
+	} else {
+		as->slots_ended++;
+	}
+	ch->slots_held--;
+	as->slots_held--;
+	sst_stream_set_user(s, NULL);
+	sst_stream_close(s, now);
+}
+
+void
+gen_attack_report(const struct gen_client *g, bool json)
+{
+	const struct gen_attack_stats *a = &g->attack;
+	/* The target's silence since the first rewrite, or since the last
+	 * packet it sent after it. */
+	uint64_t quiet_since = a->rx_after != 0 ? a->last_rx_tsc : a->first_forged_tsc;
+	double silent_ms = a->forged != 0 && g->t_end_tsc > quiet_since
+				   ? (double)(g->t_end_tsc - quiet_since) * 1e3 / (double)g->tsc_hz
+				   : 0;
+
+	if (g->c->attack == GEN_ATTACK_STREAM_SLOTS)
+		printf(json ? "  \"attack\": {\"kind\": \"stream-slots\", \"slots_opened\": %llu, "
+			      "\"slots_held\": %llu, \"slots_refused\": %llu, "
+			      "\"held_at_first_refusal\": %llu, \"slots_ended\": %llu},\n"
+			    : "attack                 stream slots: %llu opened, %llu held at the "
+			      "end, %llu refused by the target (the first when %llu were held), "
+			      "%llu ended otherwise\n",
+			(unsigned long long)a->slots_opened, (unsigned long long)a->slots_held,
+			(unsigned long long)a->slots_refused,
+			(unsigned long long)a->slots_before_refusal,
+			(unsigned long long)a->slots_ended);
+	if (g->c->attack == GEN_ATTACK_OPTIMISTIC_ACK)
+		printf(json ? "  \"attack\": {\"kind\": \"optimistic-ack\", \"ack_jump\": %u, "
+			      "\"forged_acks\": %llu, \"target_packets_after\": %llu, "
+			      "\"target_silent_ms\": %.0f},\n"
+			    : "attack                 optimistic acks (jump %u): %llu forged; the "
+			      "target sent %llu channel packets after the first, then nothing "
+			      "for the last %.0f ms\n",
+			g->c->ack_jump, (unsigned long long)a->forged,
+			(unsigned long long)a->rx_after, silent_ms);
+}

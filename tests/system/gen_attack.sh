@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# sst-gen's attacks on a live server while a legitimate client is served
+# (issue 21), over kernel UDP on 127.0.0.1 against `sst-gen server`:
+#  - optimistic acks (--attack optimistic-ack): a client that acknowledges
+#    everything the server sent, whether it came or not, asking 1 MB
+#    responses (hundreds of packets, so the server skips numbers). The
+#    server must catch it (its count of optimistic acks above 0: it failed
+#    the channel) and stop sending on that channel;
+#  - acks of the future (--ack-jump 100000): the server drops those packets
+#    (its count of acks beyond what it sent rises);
+#  - meanwhile a legitimate client's 5 channels x 10 streams all verified;
+#  - stream-slot exhaustion (--attack stream-slots): 2 channels open streams
+#    and never use them; the server (2,048 streams, 512 a peer) must refuse
+#    them past a peer's share, and then serve the legitimate client again
+#    while the attacker holds its streams.
+# Usage: gen_attack.sh PATH/TO/sst-gen
+set -u
+gen_bin=${1:?usage: gen_attack.sh PATH/TO/sst-gen}
+cat_bin=/bin/false
+. "$(dirname "$0")/cat_common.sh"
+. "$(dirname "$0")/gen_common.sh"
+
+gen_server --max-streams 2048
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --attack optimistic-ack --channels 2 \
+	--streams 2 --request 100 --response 1M --timeout 3 --json \
+	>"$dir/opt.json" 2>"$dir/opt.err" &
+opt=$!
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --attack optimistic-ack \
+	--ack-jump 100000 --channels 1 --streams 1 --request 5000 --response 1M --timeout 3 \
+	--json >"$dir/jump.json" 2>"$dir/jump.err" &
+jump=$!
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --channels 5 --streams 10 \
+	--request uniform:1-3000 --response uniform:1-20000 --json \
+	>"$dir/legit.json" 2>"$dir/legit.err" || fail "legitimate client: exit $?"
+[ "$(json_field "$dir/legit.json" ok)" = true ] &&
+	[ "$(json_field "$dir/legit.json" transactions)" = 50 ] ||
+	fail "legitimate client not served: $(cat "$dir/legit.json" "$dir/legit.err")"
+wait "$opt" || fail "optimistic-ack client: exit $? $(cat "$dir/opt.err")"
+wait "$jump" || fail "ack-jump client: exit $? $(cat "$dir/jump.err")"
+
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --attack stream-slots --channels 2 \
+	--timeout 50 --json >"$dir/slots.json" 2>"$dir/slots.err" &
+slots=$!
+# The legitimate client again once the server refused the attacker.
+refused=0
+for _ in $(seq 300); do
+	refused=$(sed -n "s/.*refused over a peer's share \([0-9]*\)$/\1/p" "$dir/server.err" |
+		tail -1)
+	[ "${refused:-0}" -gt 0 ] && break
+	kill -0 "$slots" 2>/dev/null || break
+	sleep 0.1
+done
+[ "${refused:-0}" -gt 0 ] || fail "the server never refused the stream-slot attacker"
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --channels 5 --streams 10 \
+	--request uniform:1-3000 --response uniform:1-20000 --json \
+	>"$dir/legit2.json" 2>"$dir/legit2.err" || fail "legitimate client under slots: exit $?"
+[ "$(json_field "$dir/legit2.json" ok)" = true ] &&
+	[ "$(json_field "$dir/legit2.json" transactions)" = 50 ] ||
+	fail "legitimate client not served beside the slot attacker: $(cat "$dir/legit2.json")"
+kill -INT "$slots"
+wait "$slots" || fail "stream-slots client: exit $? $(cat "$dir/slots.err")"
+echo "stream-slots client: $(sed -n 's/.*"attack": \(.*\),$/\1/p' "$dir/slots.json")"
+[ "$(json_field "$dir/slots.json" slots_refused)" -gt 0 ] 2>/dev/null ||
+	fail "the slot attacker saw no refusal: $(cat "$dir/slots.json")"
+held=$(json_field "$dir/slots.json" held_at_first_refusal)
+[ "${held:-0}" -ge 512 ] && [ "${held:-0}" -le 1024 ] ||
+	fail "the first refusal came when $held streams were held (want a peer's share, 512..1024)"
+kill "$server"
+wait "$server"
+server=
+end=$(grep 'server (end):' "$dir/server.err")
+skipped=$(echo "$end" | sed -n 's/.*acks: \([0-9]*\) numbers skipped.*/\1/p')
+optimistic=$(echo "$end" | sed -n 's/.*, \([0-9]*\) optimistic (channel failed).*/\1/p')
+beyond=$(echo "$end" | sed -n 's/.*, \([0-9]*\) beyond what was sent.*/\1/p')
+echo "server: $end"
+echo "optimistic-ack client: $(sed -n 's/.*"attack": \(.*\),$/\1/p' "$dir/opt.json")," \
+	"$(json_field "$dir/opt.json" transactions) of 4 streams done"
+echo "ack-jump client: $(sed -n 's/.*"attack": \(.*\),$/\1/p' "$dir/jump.json")"
+[ "${skipped:-0}" -gt 0 ] || fail "the server skipped no sequence number: $end"
+[ "${optimistic:-0}" -gt 0 ] || fail "the server did not catch the optimistic acks: $end"
+[ "${beyond:-0}" -gt 0 ] || fail "the server took acks of what it never sent: $end"
+[ "$(json_field "$dir/opt.json" forged_acks)" -gt 0 ] 2>/dev/null ||
+	fail "the attack forged nothing: $(cat "$dir/opt.json")"
+# A caught channel sends nothing more: the attacker's 1 MB responses cannot
+# all have come.
+[ "$(json_field "$dir/opt.json" transactions)" -lt 4 ] 2>/dev/null ||
+	fail "the optimistic acker got every response: $(cat "$dir/opt.json")"
+[ "$fails" -eq 0 ] && echo "sst-gen: optimistic acks caught, acks of the future dropped," \
+	"stream slots refused past a peer's share, a legitimate client served"
+exit $((fails != 0))
