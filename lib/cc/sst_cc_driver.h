@@ -31,6 +31,8 @@
 
 #include "sst_time.h"
 
+struct sst_cc_stp_info;
+
 enum {
 	/** Bytes of private state per channel: room for a bpf module's 256-byte
 	 * scratch area, the driver's measurements and its policer (drivers/cc/bpf). */
@@ -123,6 +125,12 @@ struct sst_cc_ops {
 	 * @param ev The timeout.
 	 */
 	void (*on_rto)(struct sst_cc *cc, const struct sst_cc_rto_event *ev);
+	/** Optional (NULL for built-in controllers): what an untrusted module
+	 * running on this channel is, for telemetry (sst_cc_stp.h).
+	 * @param cc The flow's controller state.
+	 * @param info Filled in.
+	 * @return 0, or -ENOTSUP. */
+	int (*stp_info)(const struct sst_cc *cc, struct sst_cc_stp_info *info);
 };
 
 /** Controllers the registry holds at most. */

@@ -443,6 +443,12 @@ sst_channel_set_cc(struct sst_channel *ch, const struct sst_cc_ops *ops, sst_tim
 	return rc;
 }
 
+const struct sst_cc *
+sst_channel_cc(const struct sst_channel *ch)
+{
+	return &ch->cc;
+}
+
 void
 channel_update_pacing(struct sst_channel *ch, sst_time_t now)
 {

@@ -29,6 +29,7 @@
 #include "sst_time.h"
 
 struct sst_channel;
+struct sst_cc;
 struct sst_cc_ops;
 
 /**
@@ -477,6 +478,15 @@ void sst_channel_count_resent(struct sst_channel *ch, uint32_t bytes);
  * @retval -EINVAL ch or ops NULL.
  */
 int sst_channel_set_cc(struct sst_channel *ch, const struct sst_cc_ops *ops, sst_time_t now);
+
+/**
+ * The channel's congestion controller state, for a reader on the channel's
+ * lcore that describes it (sst_cc_stp_info(): which module runs, its
+ * policer). Read only; valid until the channel's next event.
+ * @param ch The channel.
+ * @return Its controller state.
+ */
+const struct sst_cc *sst_channel_cc(const struct sst_channel *ch);
 
 /**
  * Send the acknowledgment the channel owes now (through upper->ack_due())

@@ -13,6 +13,10 @@
  *                                control (cwnd, ssthresh, srtt, rttvar, rto,
  *                                bytes in flight), losses, packets and bytes
  *                                resent, timeouts and counters
+ *   /sst/stp_peers,<w>[.<from>] the peers of worker w and the untrusted
+ *                                congestion-control module their channels
+ *                                run (STP), WORKER_STP_PEERS_PAGE a reply
+ *                                from channel index <from>; "next" goes on
  *   /sst/streams,<w>.<index>[.<from>]
  *                                the streams attached to one channel, at most
  *                                TEL_STREAMS_PAGE a reply, each a dictionary
@@ -61,10 +65,12 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include "sst_policer.h"
 #include "sst_stream_walk.h"
 #include "sst_worker.h"
 #include "tel_table.h"
 #include "worker_internal.h"
+#include "worker_stp.h"
 
 enum {
 	TEL_LIST_MAX = 512, /**< RTE_TEL_MAX_ARRAY_ENTRIES: names in one reply */
@@ -75,13 +81,14 @@ enum {
 	 * rte_telemetry sends at most 16 KB a reply (it drops what does not
 	 * fit). */
 	TEL_STREAMS_PAGE = 32,
-	TEL_WORKER_ROWS = 80, /**< counters of one worker (worker_rows()) */
+	TEL_WORKER_ROWS = 88, /**< counters of one worker (worker_rows()) */
 };
 
 enum tel_request {
 	TEL_LIST,
 	TEL_CHANNEL,
 	TEL_STREAMS,
+	TEL_STP_PEERS,
 };
 
 /* One channel as its worker saw it when asked. */
@@ -92,6 +99,14 @@ struct tel_channel {
 	char armor[TEL_NAME_LEN];
 	char cc[TEL_NAME_LEN];
 	const char *state; /**< static strings */
+	const char *mode;
+	struct worker_stp_chan stp; /**< its module, if it runs one */
+};
+
+/* One peer of /sst/stp_peers, as its worker saw it when asked. */
+struct tel_stp_peer {
+	struct worker_stp_peer p; /**< p.first is cleared: it is the worker's */
+	char peer[TEL_NAME_LEN];
 	const char *mode;
 };
 
@@ -122,6 +137,7 @@ struct tel_mailbox {
 		struct tel_channel chan;
 		/* stream pointers are cleared: they are the worker's */
 		struct sst_stream_walk_entry streams[TEL_STREAMS_PAGE];
+		struct tel_stp_peer stp_peers[WORKER_STP_PEERS_PAGE];
 	};
 };
 
@@ -223,7 +239,10 @@ worker_rows(struct sst_worker *w, struct sst_tel_u64 *out)
 		{"peer_streams_refused", ss->peer_streams_refused},
 		{"peer_buffers_refused", ss->peer_buffers_refused},
 	};
+	struct sst_tel_u64 stp[WORKER_STP_ROWS];
 	uint32_t n = rows_add(out, 0, own, RTE_DIM(own));
+
+	n = rows_add(out, n, stp, worker_stp_rows(w, stp));
 
 	if (w->net != NULL) {
 		const struct sst_net_stats *ns = sst_net_stats(w->net);
@@ -400,6 +419,24 @@ channel_describe(const struct worker_chan *wc, struct tel_channel *t)
 	row(t, "rx_malformed", cs->rx_malformed);
 	row(t, "streams_attached", ss.sids_attached);
 	row(t, "window_updates", ss.window_updates);
+	worker_stp_channel(ch, &t->stp);
+}
+
+/* The peers of w for /sst/stp_peers, from channel index mb->from. */
+static void
+stp_peers_collect(struct sst_worker *w, struct tel_mailbox *mb)
+{
+	struct worker_stp_peer page[WORKER_STP_PEERS_PAGE];
+
+	mb->n = worker_stp_peers(w, mb->from, page, &mb->next);
+	for (uint32_t i = 0; i < mb->n; i++) {
+		struct tel_stp_peer *t = &mb->stp_peers[i];
+
+		t->p = page[i];
+		t->p.first = NULL;
+		endpoint_format(&page[i].first->ep, t->peer, sizeof(t->peer));
+		t->mode = page[i].first->mode == SST_NEGO_MODE_SECURE ? "secure" : "checksum";
+	}
 }
 
 /* sst_stream_chan_walk() callback: one stream into the mailbox's page. */
@@ -433,6 +470,8 @@ worker_telemetry_serve(struct sst_worker *w)
 	if (mb->what == TEL_LIST) {
 		for (uint32_t i = mb->from; i < w->nchans && mb->n < TEL_LIST_MAX; i++)
 			mb->index[mb->n++] = i;
+	} else if (mb->what == TEL_STP_PEERS) {
+		stp_peers_collect(w, mb);
 	} else if (mb->from < w->nchans && mb->what == TEL_CHANNEL) {
 		channel_describe(w->chans[mb->from], &mb->chan);
 	} else if (mb->from < w->nchans) {
@@ -563,6 +602,17 @@ cmd_channel(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, "armor", t->armor);
 		rte_tel_data_add_dict_string(d, "cc", t->cc);
 		sst_tel_dict_u64(d, t->rows, t->nrows);
+		if (t->stp.module) {
+			const struct sst_tel_str strs[] = {
+				{"stp_module", t->stp.hash},
+				{"stp_exec", t->stp.exec},
+				{"stp_policer", t->stp.policer},
+				{"stp_revoked", t->stp.revoked},
+			};
+
+			sst_tel_dict_str(d, strs, RTE_DIM(strs));
+			sst_tel_dict_u64(d, t->stp.rows, t->stp.nrows);
+		}
 	}
 	rte_spinlock_unlock(&mb->lock);
 	return rc;
@@ -626,6 +676,71 @@ cmd_streams(const char *cmd, const char *params, struct rte_tel_data *d)
 	return rc;
 }
 
+/* One peer of /sst/stp_peers as a dictionary; NULL when out of memory. */
+static struct rte_tel_data *
+stp_peer_dict(const struct tel_stp_peer *t)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	const struct worker_stp_peer *p = &t->p;
+	const struct sst_tel_str strs[] = {
+		{"peer", t->peer},
+		{"id", p->id},
+		{"mode", t->mode},
+		{"cc", p->cc},
+		{"module", p->hash},
+		{"exec", p->exec},
+		{"revoked", p->revoked},
+	};
+	const struct sst_tel_u64 rows[] = {
+		{"channel", p->index},
+		{"channels", p->channels},
+		{"on_module", p->on_module},
+		{"policer_init", p->policer[SST_POLICER_INIT]},
+		{"policer_slowstart", p->policer[SST_POLICER_SLOWSTART]},
+		{"policer_steady", p->policer[SST_POLICER_STEADY]},
+		{"calls", p->calls},
+		{"budget_overruns", p->overruns},
+	};
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	sst_tel_dict_str(d, strs, RTE_DIM(strs));
+	sst_tel_dict_u64(d, rows, RTE_DIM(rows));
+	return d;
+}
+
+static int
+cmd_stp_peers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tel_mailbox *mb;
+	long id, from, unused;
+	int rc;
+
+	RTE_SET_USED(cmd);
+	if (parse_name(params, &id, &from, &unused, 0, 1) < 0 || workers[id] == NULL)
+		return -EINVAL;
+	mb = &mailboxes[id];
+	rte_spinlock_lock(&mb->lock);
+	rc = ask((int)id, TEL_STP_PEERS, (uint32_t)from, 0);
+	if (rc == 0) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_u64(d, "next", mb->next);
+		for (uint32_t i = 0; i < mb->n; i++) {
+			struct rte_tel_data *pd = stp_peer_dict(&mb->stp_peers[i]);
+			char key[24];
+
+			/* A key is letters, digits and '_': the peer by its first
+			 * channel's index (its endpoint is a value). */
+			snprintf(key, sizeof(key), "peer_%u", mb->stp_peers[i].p.index);
+			if (pd != NULL && rte_tel_data_add_dict_container(d, key, pd, 0) < 0)
+				rte_tel_data_free(pd);
+		}
+	}
+	rte_spinlock_unlock(&mb->lock);
+	return rc;
+}
+
 int
 worker_telemetry_add(struct sst_worker *w)
 {
@@ -643,6 +758,9 @@ worker_telemetry_add(struct sst_worker *w)
 		rte_telemetry_register_cmd("/sst/streams", cmd_streams,
 			"The streams of one SST channel, a page at a time (\"next\" continues). "
 			"Parameter: worker.index[.next]");
+		rte_telemetry_register_cmd("/sst/stp_peers", cmd_stp_peers,
+			"The peers of one SST worker and the eBPF CC module their channels run. "
+			"Parameter: worker[.next]");
 		registered = true;
 	}
 	for (int i = 0; i < SST_WORKERS_MAX; i++)

@@ -434,6 +434,8 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	const struct sst_net_endpoint *from = w->rx_from;
 	uint16_t n = worker_rx(w, now);
 	struct sst_worker *outer = RTE_PER_LCORE(running_worker);
+	/* The bpf driver's rare events (a revocation, a refusal) count for us. */
+	struct sst_cc_stp_stats *outer_stp = sst_cc_stp_sink_set(&w->stp);
 
 	RTE_PER_LCORE(running_worker) = w;
 	w->now = now;
@@ -521,6 +523,7 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 		w->next_sum = now + 100 * SST_NSEC_PER_MSEC;
 	}
 	RTE_PER_LCORE(running_worker) = outer;
+	sst_cc_stp_sink_set(outer_stp);
 }
 
 sst_time_t

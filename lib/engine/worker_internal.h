@@ -11,6 +11,7 @@
 #include <rte_branch_prediction.h>
 
 #include "sst_burst.h"
+#include "sst_cc_stp.h"
 #include "sst_event_log.h"
 #include "sst_net.h"
 
@@ -221,6 +222,9 @@ struct sst_worker {
 	struct sst_net_endpoint rx_from[2 * SST_MAX_BURST];
 	/* Where its channels' events go (sst_worker_set_event_log()); NULL: nowhere. */
 	struct sst_event_log *event_log;
+	/** Events of untrusted controllers (STP) on its thread while it polls
+	 * (sst_cc_stp_sink_set()), published with its counters. */
+	struct sst_cc_stp_stats stp;
 };
 
 /* Whether a and b are one endpoint (family, address and port). */

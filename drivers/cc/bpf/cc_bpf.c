@@ -34,65 +34,20 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_spinlock.h>
-#include <rte_telemetry.h>
 #include <sodium.h>
 
-#include "cc_bpf.h"
-#include "sst_policer.h"
-#include "sst_log.h"
-#include "tel_table.h"
+#include "cc_bpf_module.h"
 
 RTE_LOG_REGISTER_DEFAULT(sst_logtype_cc_bpf, NOTICE);
-#define CC_BPF_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_cc_bpf, "cc_bpf", fmt, ##__VA_ARGS__)
-
-enum {
-	CC_BPF_CACHE_MAX = 16, /* modules per process */
-	CC_BPF_SOURCE_MAX = 256,
-	CC_BPF_HASH_LEN = crypto_generichash_BYTES, /* 32: BLAKE2b-256 */
-};
-
-struct cc_bpf_prog {
-	struct rte_bpf *bpf; /* NULL: the module has no such entry point */
-	uint64_t (*native)(void *ctx);
-};
-
-struct cc_bpf_module {
-	struct sst_cc_ops ops; /* first: cc->ops points here */
-	uint8_t hash[CC_BPF_HASH_LEN];
-	bool jit;		  /* loaded for native execution (bpf:, not bpfi:) */
-	bool native;		  /* every entry point runs natively */
-	uint64_t budget;	  /* TSC cycles per call, averaged over a window */
-	atomic_bool revoked;	  /* over its budget: channels leave it */
-	atomic_ullong fallbacks;  /* channels that left it for the fallback */
-	atomic_ullong violations; /* policer verdicts against it */
-	bool policed;		  /* under the TCP-friendly policer (the default) */
-	char source[CC_BPF_SOURCE_MAX];
-	struct cc_bpf_prog prog[SST_CC_BPF_EV_COUNT];
-};
-
-/* Per-channel state in cc->priv: the module's scratch and the measurements
- * the context carries that no single event does. */
-struct cc_bpf_state {
-	uint8_t scratch[SST_CC_BPF_SCRATCH] __attribute__((aligned(8)));
-	sst_time_t srtt, min_rtt, rttvar;
-	uint64_t losses, timeouts;
-	uint64_t delivered, delivery_rate;
-	uint64_t dr_mark_delivered;
-	sst_time_t dr_mark_time;
-	bool dr_marked, rtt_seen;
-	struct sst_policer pol;
-	uint64_t rng;	    /* chooses the timed calls */
-	uint32_t win_calls; /* timed calls in this budget window */
-	uint32_t win_over;  /* of which over the budget */
-};
 
 static_assert(sizeof(struct cc_bpf_state) <= SST_CC_PRIV_MAX, "bpf driver state too large");
 static_assert(offsetof(struct cc_bpf_module, ops) == 0, "ops first");
 static_assert(sizeof(struct sst_cc_bpf_ctx) == 192 + SST_CC_BPF_SCRATCH, "ABI v1 layout");
 static_assert(offsetof(struct sst_cc_bpf_ctx, cwnd) == 128, "ABI v1 layout");
 
-static struct cc_bpf_module cc_bpf_cache[CC_BPF_CACHE_MAX];
-static atomic_uint cc_bpf_count; /* published entries */
+struct cc_bpf_module cc_bpf_cache[CC_BPF_CACHE_MAX];
+atomic_uint cc_bpf_count; /* published entries */
+atomic_ullong cc_bpf_refused[4];
 static rte_spinlock_t cc_bpf_lock = RTE_SPINLOCK_INITIALIZER;
 /* rte_bpf_load() wants aligned instructions; used under the lock only. */
 static struct ebpf_insn cc_bpf_load_buf[SST_CC_BPF_MAX_INSNS];
@@ -117,11 +72,60 @@ cc_bpf_state(struct sst_cc *cc)
 	return (struct cc_bpf_state *)cc->priv;
 }
 
+/* Revoke @p m for @p why: the first reason stands, and only the revocation
+ * that made it counts for the worker whose channel saw it. */
+static void
+cc_bpf_revoke(struct cc_bpf_module *m, enum sst_cc_stp_revoke why)
+{
+	unsigned int none = SST_CC_STP_REVOKE_NONE;
+	struct sst_cc_stp_stats *s;
+
+	if (!atomic_compare_exchange_strong_explicit(
+		    &m->revoked, &none, why, memory_order_relaxed, memory_order_relaxed))
+		return;
+	s = sst_cc_stp_sink();
+	if (s != NULL && why == SST_CC_STP_REVOKE_POLICER)
+		s->revoked_policer++;
+	else if (s != NULL)
+		s->revoked_budget++;
+}
+
+void
+cc_bpf_count_refusal(enum cc_bpf_refusal why)
+{
+	struct sst_cc_stp_stats *s = sst_cc_stp_sink();
+
+	atomic_fetch_add_explicit(&cc_bpf_refused[why], 1, memory_order_relaxed);
+	if (s == NULL)
+		return;
+	if (why == CC_BPF_REFUSED_ELF)
+		s->refused_elf++;
+	else if (why == CC_BPF_REFUSED_VERIFIER)
+		s->refused_verifier++;
+	else if (why == CC_BPF_REFUSED_RTE_BPF)
+		s->refused_rte_bpf++;
+	else
+		s->refused_revoked++;
+}
+
+/* Copy @p len bytes (a multiple of 8) of scratch: a few words inline
+ * rather than a call to memcpy on every event. */
+static inline void
+cc_bpf_scratch_copy(uint8_t *dst, const uint8_t *src, uint16_t len)
+{
+	for (uint16_t i = 0; i < len; i += 8)
+		memcpy(dst + i, src + i, 8);
+}
+
+/* The context of one call. Only the scratch bytes the module can touch
+ * are copied (the verifier bounds every access by a constant offset): for
+ * NewReno 16 of 256 bytes, a third of a JIT-compiled call's cost. */
 static void
 cc_bpf_ctx_fill(struct sst_cc_bpf_ctx *ctx, const struct sst_cc *cc, const struct cc_bpf_state *st,
 	enum sst_cc_bpf_event ev, sst_time_t now, uint64_t bytes_in_flight)
 {
-	memset(ctx, 0, offsetof(struct sst_cc_bpf_ctx, scratch));
+	/* Every field below the scratch area is written, the event's own
+	 * zero here (a memset of 192 bytes cost a call per event). */
 	ctx->abi_version = SST_CC_BPF_ABI_VERSION;
 	ctx->event = ev;
 	ctx->now = now;
@@ -138,7 +142,13 @@ cc_bpf_ctx_fill(struct sst_cc_bpf_ctx *ctx, const struct sst_cc *cc, const struc
 	ctx->pacing_rate = cc->pacing_rate;
 	ctx->recovery_seq = cc->recovery_seq;
 	ctx->in_recovery = cc->in_recovery;
-	memcpy(ctx->scratch, st->scratch, sizeof(ctx->scratch));
+	ctx->app_limited = 0;
+	ctx->rtt_sample = 0;
+	/* seq to pkt_bytes, then reserved: constant sizes, inlined. */
+	memset(&ctx->seq, 0,
+		offsetof(struct sst_cc_bpf_ctx, cwnd) - offsetof(struct sst_cc_bpf_ctx, seq));
+	memset(ctx->reserved, 0, sizeof(ctx->reserved));
+	cc_bpf_scratch_copy(ctx->scratch, st->scratch, cc_bpf_module(cc)->scratch_len);
 }
 
 static uint64_t
@@ -160,7 +170,7 @@ cc_bpf_police(struct cc_bpf_module *m, struct cc_bpf_state *st, uint64_t given, 
 	if (!sst_policer_account(&st->pol, given, asked, acked))
 		return;
 	atomic_fetch_add_explicit(&m->violations, 1, memory_order_relaxed);
-	atomic_store_explicit(&m->revoked, true, memory_order_relaxed);
+	cc_bpf_revoke(m, SST_CC_STP_REVOKE_POLICER);
 }
 
 /* What the module decided, within the driver's caps and, if it is policed,
@@ -187,7 +197,28 @@ cc_bpf_apply(struct sst_cc *cc, const struct cc_bpf_module *m, struct cc_bpf_sta
 		ctx->pacing_rate == 0 ? 0 : cc_bpf_clamp(ctx->pacing_rate, cc->mss, rate_max);
 	cc->recovery_seq = ctx->recovery_seq;
 	cc->in_recovery = ctx->in_recovery != 0;
-	memcpy(st->scratch, ctx->scratch, sizeof(st->scratch));
+	cc_bpf_scratch_copy(st->scratch, ctx->scratch, m->scratch_len);
+}
+
+/* One timed call of @p cycles against the module's budget. */
+static void
+cc_bpf_budget(struct cc_bpf_module *m, struct cc_bpf_state *st, uint64_t cycles)
+{
+	if (cycles > m->budget) {
+		struct sst_cc_stp_stats *s = sst_cc_stp_sink();
+
+		st->win_over++;
+		st->overruns++;
+		atomic_fetch_add_explicit(&m->overruns, 1, memory_order_relaxed);
+		if (s != NULL)
+			s->budget_overruns++;
+	}
+	if (++st->win_calls < CC_BPF_BUDGET_WINDOW)
+		return;
+	if (st->win_over > CC_BPF_BUDGET_WINDOW / 2)
+		cc_bpf_revoke(m, SST_CC_STP_REVOKE_BUDGET);
+	st->win_over = 0;
+	st->win_calls = 0;
 }
 
 static void
@@ -204,8 +235,8 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 	 * costs more than a JIT-compiled call on a virtual machine, and a module
 	 * cannot predict which calls are timed (the generator is the driver's). */
 	st->rng ^= st->rng << 13;
-	st->rng ^= st->rng >> 7;
-	st->rng ^= st->rng << 17;
+	st->rng ^= st->rng >> 17;
+	st->rng ^= st->rng << 5;
 	timed = st->rng % CC_BPF_BUDGET_SAMPLE == 0;
 	if (timed)
 		t0 = rte_rdtsc();
@@ -214,14 +245,9 @@ cc_bpf_run(struct sst_cc *cc, struct cc_bpf_state *st, const struct cc_bpf_prog 
 	 * revoked for every channel (each leaves it at its next event). Counting
 	 * calls over budget rather than summing cycles keeps a preemption in one
 	 * call from revoking a module. */
+	st->calls++;
 	if (timed)
-		st->win_over += rte_rdtsc() - t0 > m->budget;
-	if (timed && ++st->win_calls == CC_BPF_BUDGET_WINDOW) {
-		if (st->win_over > CC_BPF_BUDGET_WINDOW / 2)
-			atomic_store_explicit(&m->revoked, true, memory_order_relaxed);
-		st->win_over = 0;
-		st->win_calls = 0;
-	}
+		cc_bpf_budget(m, st, rte_rdtsc() - t0);
 	if (m->policed)
 		cc_bpf_police(m, st, given, cwnd, acked);
 	cc_bpf_apply(cc, m, st, ctx, cwnd);
@@ -237,7 +263,11 @@ cc_bpf_fallback(struct sst_cc *cc, sst_time_t now)
 {
 	struct cc_bpf_module *m = (struct cc_bpf_module *)(uintptr_t)cc->ops;
 
+	struct sst_cc_stp_stats *s = sst_cc_stp_sink();
+
 	atomic_fetch_add_explicit(&m->fallbacks, 1, memory_order_relaxed);
+	if (s != NULL)
+		s->fallbacks++;
 	sst_cc_switch(cc, sst_cc_find(SST_CC_DEFAULT), now);
 }
 
@@ -259,7 +289,7 @@ cc_bpf_init(struct sst_cc *cc, sst_time_t now)
 	struct sst_cc_bpf_ctx ctx;
 
 	memset(st, 0, sizeof(*st));
-	st->rng = rte_rdtsc() | 1;
+	st->rng = (uint32_t)rte_rdtsc() | 1;
 	sst_policer_init(&st->pol, cc->mss, now);
 	if (!cc_bpf_usable(cc, now))
 		return; /* the fallback's init ran */
@@ -393,6 +423,17 @@ cc_bpf_error(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A revoked module asked for again: refused with the revocation's reason. */
+static void
+cc_bpf_unloaded(const struct cc_bpf_module *m, char *err, size_t errlen)
+{
+	unsigned int why = atomic_load_explicit(&m->revoked, memory_order_relaxed);
+
+	cc_bpf_count_refusal(CC_BPF_REFUSED_REVOKED);
+	cc_bpf_error(err, errlen, "module %s was unloaded (%s)", m->ops.name,
+		why == SST_CC_STP_REVOKE_POLICER ? "by the policer" : "over its CPU budget");
+}
+
 static void
 cc_bpf_unload(struct cc_bpf_module *m)
 {
@@ -405,26 +446,30 @@ cc_bpf_unload(struct cc_bpf_module *m)
 /* Verify and load one entry point into @p p (the lock is held). */
 static int
 cc_bpf_load_prog(const struct cc_bpf_elf_prog *ep, bool jit, struct cc_bpf_prog *p, int ev,
-	char *err, size_t errlen)
+	uint32_t *scratch_end, enum cc_bpf_refusal *refusal, char *err, size_t errlen)
 {
 	char why[CC_BPF_ERR_MAX];
+	uint32_t ctx_end = 0;
 	struct rte_bpf_prm prm = {
 		.ins = cc_bpf_load_buf,
 		.nb_ins = ep->nb_ins,
 		.prog_arg = {.type = RTE_BPF_ARG_PTR, .size = sizeof(struct sst_cc_bpf_ctx)},
 	};
 	struct rte_bpf_jit native = {0};
-	int rc = cc_bpf_verify(ep->code, ep->nb_ins, why, sizeof(why));
+	int rc = cc_bpf_verify_ctx(ep->code, ep->nb_ins, &ctx_end, why, sizeof(why));
 
 	if (rc != 0) {
 		cc_bpf_error(err, errlen, "%s: %s", cc_bpf_event_names[ev], why);
+		*refusal = CC_BPF_REFUSED_VERIFIER;
 		return rc;
 	}
+	*scratch_end = ctx_end;
 	memcpy(cc_bpf_load_buf, ep->code, (size_t)ep->nb_ins * sizeof(struct ebpf_insn));
 	p->bpf = rte_bpf_load(&prm);
 	if (p->bpf == NULL) {
 		cc_bpf_error(err, errlen, "%s: rte_bpf refused it: %s", cc_bpf_event_names[ev],
 			rte_strerror(rte_errno));
+		*refusal = CC_BPF_REFUSED_RTE_BPF;
 		return -EINVAL;
 	}
 	if (jit && rte_bpf_get_jit(p->bpf, &native) == 0)
@@ -443,22 +488,33 @@ cc_bpf_lookup_hash(const uint8_t *hash, bool jit, unsigned int count)
 }
 
 /* Parse, verify and load every entry point of an image into @p m (the
- * lock is held). On failure the caller unloads @p m. */
+ * lock is held). On failure the caller unloads @p m; @p refusal says which
+ * step refused it. */
 static int
-cc_bpf_load_progs(
-	struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool jit, char *err, size_t errlen)
+cc_bpf_load_progs(struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool jit,
+	enum cc_bpf_refusal *refusal, char *err, size_t errlen)
 {
 	struct cc_bpf_elf elf;
 	int rc = cc_bpf_elf_parse(buf, len, &elf, err, errlen);
 
+	*refusal = CC_BPF_REFUSED_ELF;
 	m->jit = jit;
 	m->native = jit;
 	for (int ev = 0; ev < SST_CC_BPF_EV_COUNT && rc == 0; ev++) {
+		uint32_t end = 0;
+
 		if (elf.prog[ev].code == NULL)
 			continue;
-		rc = cc_bpf_load_prog(&elf.prog[ev], jit, &m->prog[ev], ev, err, errlen);
+		rc = cc_bpf_load_prog(
+			&elf.prog[ev], jit, &m->prog[ev], ev, &end, refusal, err, errlen);
 		if (rc == 0 && m->prog[ev].native == NULL)
 			m->native = false;
+		/* The scratch bytes below the end of the highest access, in 8s. */
+		if (rc == 0 && end > offsetof(struct sst_cc_bpf_ctx, scratch)) {
+			end = RTE_ALIGN_CEIL(end - offsetof(struct sst_cc_bpf_ctx, scratch), 8);
+			if (end > m->scratch_len)
+				m->scratch_len = (uint16_t)end;
+		}
 	}
 	return rc;
 }
@@ -466,6 +522,7 @@ cc_bpf_load_progs(
 int
 cc_bpf_check(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
+	enum cc_bpf_refusal refusal;
 	struct cc_bpf_module m;
 	int rc;
 
@@ -473,7 +530,7 @@ cc_bpf_check(const uint8_t *buf, size_t len, char *err, size_t errlen)
 	if (buf == NULL)
 		return -EINVAL;
 	rte_spinlock_lock(&cc_bpf_lock);
-	rc = cc_bpf_load_progs(&m, buf, len, true, err, errlen);
+	rc = cc_bpf_load_progs(&m, buf, len, true, &refusal, err, errlen);
 	cc_bpf_unload(&m);
 	rte_spinlock_unlock(&cc_bpf_lock);
 	return rc;
@@ -485,10 +542,13 @@ cc_bpf_build(struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool jit, 
 	char *err, size_t errlen)
 {
 	char hex[2 * CC_BPF_HASH_LEN + 1];
-	int rc = cc_bpf_load_progs(m, buf, len, jit, err, errlen);
+	enum cc_bpf_refusal refusal;
+	int rc = cc_bpf_load_progs(m, buf, len, jit, &refusal, err, errlen);
 
-	if (rc != 0)
+	if (rc != 0) {
+		cc_bpf_count_refusal(refusal);
 		return rc;
+	}
 	sodium_bin2hex(hex, sizeof(hex), m->hash, sizeof(m->hash));
 	/* "bpf:#" or "bpfi:#" and 9 hex digits: short enough for SST_CC_NAME_MAX. */
 	snprintf(m->ops.name, sizeof(m->ops.name), "%s:#%.9s", jit ? "bpf" : "bpfi", hex);
@@ -501,6 +561,7 @@ cc_bpf_build(struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool jit, 
 	m->ops.on_ack = cc_bpf_on_ack;
 	m->ops.on_loss = cc_bpf_on_loss;
 	m->ops.on_rto = cc_bpf_on_rto;
+	m->ops.stp_info = cc_bpf_stp_info;
 	CC_BPF_LOG(INFO, "loaded %s as %s (%s)", source, m->ops.name,
 		m->native ? "JIT" : "interpreter");
 	return 0;
@@ -528,8 +589,7 @@ cc_bpf_load_mem(
 	count = atomic_load_explicit(&cc_bpf_count, memory_order_relaxed);
 	m = cc_bpf_lookup_hash(hash, jit, count);
 	if (m != NULL && atomic_load_explicit(&m->revoked, memory_order_relaxed)) {
-		cc_bpf_error(
-			err, errlen, "module %s was unloaded (over its CPU budget)", m->ops.name);
+		cc_bpf_unloaded(m, err, errlen);
 		m = NULL;
 	} else if (m == NULL && count == CC_BPF_CACHE_MAX) {
 		cc_bpf_error(err, errlen, "module cache full (%d modules)", CC_BPF_CACHE_MAX);
@@ -542,7 +602,11 @@ cc_bpf_load_mem(
 			cc_bpf_unload(m);
 			m = NULL;
 		} else {
+			struct sst_cc_stp_stats *s = sst_cc_stp_sink();
+
 			atomic_store_explicit(&cc_bpf_count, count + 1, memory_order_release);
+			if (s != NULL)
+				s->loads++;
 		}
 	}
 	rte_spinlock_unlock(&cc_bpf_lock);
@@ -558,41 +622,6 @@ cc_bpf_find_hash(const uint8_t *hash, bool jit)
 	if (m == NULL || atomic_load_explicit(&m->revoked, memory_order_relaxed))
 		return NULL;
 	return &m->ops;
-}
-
-void
-cc_bpf_totals(struct cc_bpf_totals *t)
-{
-	unsigned int count = atomic_load_explicit(&cc_bpf_count, memory_order_acquire);
-
-	memset(t, 0, sizeof(*t));
-	t->modules = count;
-	for (unsigned int i = 0; i < count; i++) {
-		const struct cc_bpf_module *m = &cc_bpf_cache[i];
-
-		t->revoked += atomic_load_explicit(&m->revoked, memory_order_relaxed);
-		t->violations += atomic_load_explicit(&m->violations, memory_order_relaxed);
-		t->fallbacks += atomic_load_explicit(&m->fallbacks, memory_order_relaxed);
-	}
-}
-
-static int
-cc_bpf_telemetry(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct cc_bpf_totals t;
-
-	(void)cmd;
-	(void)params;
-	cc_bpf_totals(&t);
-	const struct sst_tel_u64 rows[] = {
-		{"modules", t.modules},
-		{"revoked", t.revoked},
-		{"violations", t.violations},
-		{"fallbacks", t.fallbacks},
-	};
-
-	rte_tel_data_start_dict(d);
-	return sst_tel_dict_u64(d, rows, RTE_DIM(rows));
 }
 
 static const struct sst_cc_ops *
@@ -643,8 +672,7 @@ cc_bpf_resolve(const char *arg, bool jit, char *err, size_t errlen)
 			continue;
 		if (!atomic_load_explicit(&m->revoked, memory_order_relaxed))
 			return &m->ops;
-		cc_bpf_error(
-			err, errlen, "module %s was unloaded (over its CPU budget)", m->ops.name);
+		cc_bpf_unloaded(m, err, errlen);
 		return NULL;
 	}
 	if (arg[0] == '#') {
@@ -716,10 +744,5 @@ RTE_INIT(cc_bpf_register)
 	if (sst_cc_register_loader("bpf", cc_bpf_resolve_jit) != 0 ||
 		sst_cc_register_loader("bpfi", cc_bpf_resolve_interp) != 0)
 		CC_BPF_LOG(ERR, "cannot register the bpf: and bpfi: loaders");
-	/* DPDK refuses a help text of RTE_TEL_MAX_STRING_LEN (128) or more: a
-	 * longer one left the command unregistered. */
-	if (rte_telemetry_register_cmd("/sst/cc_bpf", cc_bpf_telemetry,
-		    "eBPF CC modules: loaded, revoked (budget or policer), policer verdicts, "
-		    "channels moved to NewReno. No parameters") != 0)
-		CC_BPF_LOG(ERR, "cannot register /sst/cc_bpf");
+	cc_bpf_telemetry_register();
 }

@@ -58,6 +58,15 @@ int cc_bpf_elf_parse(
 int cc_bpf_verify(const uint8_t *code, uint32_t nb_ins, char *err, size_t errlen);
 
 /*
+ * cc_bpf_verify(), and on success the end of the highest context byte the
+ * program may load or store in @p ctx_end (0: none). Every access is at a
+ * constant offset (the verifier's rules), so no byte past it is ever
+ * touched: the driver copies the scratch area only up to there.
+ */
+int cc_bpf_verify_ctx(
+	const uint8_t *code, uint32_t nb_ins, uint32_t *ctx_end, char *err, size_t errlen);
+
+/*
  * Load a module from memory, or return the one already loaded with the
  * same BLAKE2b-256 and execution mode. @p source names it in lookups
  * (sst_cc_find()) and logs. @p jit false runs the interpreter even where
@@ -118,12 +127,22 @@ const uint8_t *cc_bpf_hash(const struct sst_cc_ops *ops);
  */
 const struct sst_cc_ops *cc_bpf_find_hash(const uint8_t *hash, bool jit);
 
+/* Why the module was revoked: enum sst_cc_stp_revoke (NONE: it was not). */
+unsigned int cc_bpf_revoke_reason(const struct sst_cc_ops *ops);
+
 /* Sums over every module loaded in the process, for telemetry. */
 struct cc_bpf_totals {
-	uint64_t modules;    /* loaded (revoked ones included) */
-	uint64_t revoked;    /* modules unloaded: over budget or by the policer */
-	uint64_t violations; /* policer verdicts */
-	uint64_t fallbacks;  /* channels moved to NewReno */
+	uint64_t modules;	   /* loaded (revoked ones included) */
+	uint64_t revoked;	   /* modules unloaded: over budget or by the policer */
+	uint64_t violations;	   /* policer verdicts */
+	uint64_t fallbacks;	   /* channels moved to NewReno */
+	uint64_t revoked_policer;  /* of the revoked, by the policer */
+	uint64_t revoked_budget;   /* of the revoked, by the CPU budget */
+	uint64_t budget_overruns;  /* timed calls over their module's budget */
+	uint64_t refused_elf;	   /* loads refused by the ELF reader */
+	uint64_t refused_verifier; /* by the pre-verifier */
+	uint64_t refused_rte_bpf;  /* by rte_bpf */
+	uint64_t refused_revoked;  /* revoked modules asked for again */
 };
 void cc_bpf_totals(struct cc_bpf_totals *t);
 

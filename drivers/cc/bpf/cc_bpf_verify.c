@@ -162,6 +162,8 @@ check_access(struct verifier *v, uint32_t i, struct vstate *s, unsigned int reg,
 				"%u-byte load at fp%+lld reads bytes not written on every path",
 				size, (long long)lo);
 	}
+	if (base->type == V_CTX && lo + (int64_t)size > v->ctx_end)
+		v->ctx_end = lo + (int64_t)size;
 	*at = base->type == V_CTX ? lo : INT64_MIN;
 	return 0;
 }
@@ -520,6 +522,12 @@ verify_flow(struct verifier *v)
 int
 cc_bpf_verify(const uint8_t *code, uint32_t nb_ins, char *err, size_t errlen)
 {
+	return cc_bpf_verify_ctx(code, nb_ins, NULL, err, errlen);
+}
+
+int
+cc_bpf_verify_ctx(const uint8_t *code, uint32_t nb_ins, uint32_t *ctx_end, char *err, size_t errlen)
+{
 	struct verifier v = {.code = code, .n = nb_ins, .err = err, .errlen = errlen};
 	size_t ws_len;
 	void *ws;
@@ -543,5 +551,7 @@ cc_bpf_verify(const uint8_t *code, uint32_t nb_ins, char *err, size_t errlen)
 	if (rc == 0)
 		rc = verify_flow(&v);
 	munmap(ws, ws_len);
+	if (rc == 0 && ctx_end != NULL)
+		*ctx_end = (uint32_t)v.ctx_end;
 	return rc;
 }

@@ -51,6 +51,7 @@ struct verifier {
 	bool *imm_hi;	   /* second slot of a 16-byte load */
 	char *err;
 	size_t errlen;
+	int64_t ctx_end; /* the end of the highest context access seen */
 };
 
 static inline struct ebpf_insn

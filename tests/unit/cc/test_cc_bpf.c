@@ -9,6 +9,7 @@
  * clamps what a module returns; the greedy and Vegas modules behave as
  * designed; load failures say why.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "cc_bpf.h"
 #include "cc_bpf_elf_build.h"
 #include "sst_cc.h"
+#include "sst_cc_stp.h"
+#include "sst_policer.h"
 #include "sst_test.h"
 
 #define MSS 1200
@@ -245,6 +248,10 @@ test_lookup_and_cache(void)
 	CU_ASSERT_PTR_NOT_NULL(resolve("bpf", "greedy"));
 }
 
+/* The counters a worker would publish (the thread's sink, sst_cc_stp.h). */
+static struct sst_cc_stp_stats sink;
+static struct cc_bpf_totals t;
+
 /* A hostile module in a file: sst_cc_resolve() passes the verifier's reason on. */
 static void
 test_hostile_file(void)
@@ -259,8 +266,20 @@ test_hostile_file(void)
 	CU_ASSERT_EQUAL(write(fd, img, len), (ssize_t)len);
 	close(fd);
 	snprintf(path, sizeof(path), "bpf:%s", name);
+	sst_cc_stp_sink_set(&sink);
 	CU_ASSERT_PTR_NULL(sst_cc_resolve(path, err, sizeof(err)));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "on_ack: insn 0: out-of-bounds"));
+	/* Refusals are counted by the step that refused, for the thread's worker
+	 * and the process. */
+	CU_ASSERT_EQUAL(sink.refused_verifier, 1);
+	CU_ASSERT_EQUAL(sink.refused_elf, 0);
+	CU_ASSERT_PTR_NULL(cc_bpf_load_mem(img, len / 2, true, "cut", err, sizeof(err)));
+	CU_ASSERT_EQUAL(sink.refused_elf, 1);
+	CU_ASSERT_EQUAL(sink.loads, 0);
+	cc_bpf_totals(&t);
+	CU_ASSERT(t.refused_verifier >= 1 && t.refused_elf >= 1);
+	CU_ASSERT_PTR_EQUAL(sst_cc_stp_sink_set(NULL), &sink);
+	memset(&sink, 0, sizeof(sink));
 	unlink(name);
 }
 
@@ -313,9 +332,20 @@ test_greedy(void)
 	struct sst_cc cc;
 	int acks = 0;
 
+	struct sst_cc_stp_info in;
+
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	CU_ASSERT_EQUAL(sst_cc_init(&cc, ops, MSS, 0), 0);
 	CU_ASSERT_EQUAL(cc.cwnd, 4 * MSS); /* INIT: 4 packets per second, over 1 s */
+	/* What telemetry shows of the channel: the module, its policer. */
+	CU_ASSERT_EQUAL_FATAL(sst_cc_stp_info(&cc, &in), 0);
+	CU_ASSERT_EQUAL(memcmp(in.hash, cc_bpf_hash(ops), sizeof(in.hash)), 0);
+	CU_ASSERT_EQUAL(in.native, cc_bpf_is_jit(ops));
+	CU_ASSERT_TRUE(in.policed);
+	CU_ASSERT_EQUAL(in.policer_state, SST_POLICER_INIT);
+	CU_ASSERT_EQUAL(in.policer_rate, 4 * MSS);
+	CU_ASSERT_EQUAL(in.revoked, SST_CC_STP_REVOKE_NONE);
+	sst_cc_stp_sink_set(&sink);
 	sst_cc_on_loss(&cc, &loss);
 	CU_ASSERT_EQUAL(cc.cwnd, 4 * MSS);
 	/* Acks of 10 packets every 2 ms at 20 ms RTT from a sender that fills
@@ -342,6 +372,15 @@ test_greedy(void)
 	CU_ASSERT_TRUE(cc_bpf_revoked(ops));
 	CU_ASSERT(acks >= 80 && acks <= 100);
 	CU_ASSERT_EQUAL(cc_bpf_violations(ops), 1);
+	CU_ASSERT_EQUAL(cc_bpf_revoke_reason(ops), SST_CC_STP_REVOKE_POLICER);
+	CU_ASSERT_EQUAL_FATAL(sst_cc_stp_info(&cc, &in), 0);
+	/* Its only loss came in INIT, before an RTT sample: still slow start. */
+	CU_ASSERT_EQUAL(in.policer_state, SST_POLICER_SLOWSTART);
+	CU_ASSERT_EQUAL(in.revoked, SST_CC_STP_REVOKE_POLICER);
+	/* The acks, the loss, and init if the module has one. */
+	CU_ASSERT(in.calls >= (uint64_t)acks + 1 && in.calls <= (uint64_t)acks + 2);
+	CU_ASSERT_EQUAL(sink.revoked_policer, 1);
+	CU_ASSERT_EQUAL(sink.revoked_budget, 0);
 	{
 		struct sst_cc_ack_event ack = {
 			.now = 10 * rtt, .acked_bytes = MSS, .acked_packets = 1};
@@ -351,6 +390,14 @@ test_greedy(void)
 		CU_ASSERT_PTR_EQUAL(cc.ops, sst_cc_find("newreno"));
 		CU_ASSERT(cc.cwnd >= before && cc.cwnd <= before + MSS);
 	}
+	CU_ASSERT_EQUAL(sink.fallbacks, 1);
+	CU_ASSERT_EQUAL(sst_cc_stp_info(&cc, &in), -ENOTSUP); /* NewReno is no module */
+	CU_ASSERT_PTR_NULL(resolve("bpf", "greedy"));
+	CU_ASSERT_EQUAL(sink.refused_revoked, 1);
+	cc_bpf_totals(&t);
+	CU_ASSERT(t.revoked_policer >= 1);
+	sst_cc_stp_sink_set(NULL);
+	memset(&sink, 0, sizeof(sink));
 }
 
 /* Vegas: doubles per round trip while the path holds no backlog, then
@@ -443,9 +490,27 @@ test_cpu_budget(void)
 	 * (the calls timed are random, 1 in 16: about 16 x 256 calls; 64 x 256
 	 * calls time 1,024 on average, with a standard deviation of 31). */
 	cc_bpf_set_budget(ops, 1);
+	sst_cc_stp_sink_set(&sink);
 	for (int i = 0; i < 64 * CC_BPF_BUDGET_WINDOW && !cc_bpf_revoked(ops); i++)
 		sst_cc_on_ack(&a, &ack);
 	CU_ASSERT_TRUE(cc_bpf_revoked(ops));
+	CU_ASSERT_EQUAL(cc_bpf_revoke_reason(ops), SST_CC_STP_REVOKE_BUDGET);
+	CU_ASSERT_EQUAL(sink.revoked_budget, 1);
+	/* Every timed call took more than 1 cycle: more than half a window of
+	 * them (the window under way when the budget changed, then maybe a
+	 * whole one), counted alike for the channel and the worker. */
+	CU_ASSERT(sink.budget_overruns > CC_BPF_BUDGET_WINDOW / 2);
+	CU_ASSERT(sink.budget_overruns < 2 * CC_BPF_BUDGET_WINDOW);
+	{
+		struct sst_cc_stp_info in;
+
+		CU_ASSERT_EQUAL_FATAL(sst_cc_stp_info(&a, &in), 0);
+		CU_ASSERT_EQUAL(in.revoked, SST_CC_STP_REVOKE_BUDGET);
+		CU_ASSERT_FALSE(in.policed);
+		CU_ASSERT_EQUAL(in.budget, 1);
+		CU_ASSERT_EQUAL(in.budget_overruns, sink.budget_overruns);
+		CU_ASSERT(in.calls > 64 * CC_BPF_BUDGET_WINDOW);
+	}
 	CU_ASSERT_PTR_EQUAL(a.ops, ops); /* it leaves at its next event */
 	before = a.cwnd;
 	a.ssthresh = before; /* congestion avoidance, so NewReno's growth is small */
@@ -468,6 +533,12 @@ test_cpu_budget(void)
 	CU_ASSERT_EQUAL(b.cwnd, sst_cc_initial_window(MSS));
 	CU_ASSERT_PTR_NULL(cc_bpf_load_mem(img, len, true, "grow", err, sizeof(err)));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "over its CPU budget"));
+	CU_ASSERT_EQUAL(sink.fallbacks, 3); /* a, b, and the new channel */
+	CU_ASSERT_EQUAL(sink.refused_revoked, 1);
+	cc_bpf_totals(&t);
+	CU_ASSERT(t.revoked_budget >= 1 && t.budget_overruns >= sink.budget_overruns);
+	sst_cc_stp_sink_set(NULL);
+	memset(&sink, 0, sizeof(sink));
 }
 
 static const struct sst_test_case cases[] = {
