@@ -24,8 +24,11 @@
 #             process); the per-packet floor, dpdk-testpmd's io forwarding
 #             between two net_null ports (its own --record-core-cycles count:
 #             TSC cycles in its forwarding calls per packet, one core)
-#             when dpdk-testpmd is installed; ngtcp2's examples are not
-#             measured (docs/performance.md)
+#             when dpdk-testpmd is installed; ngtcp2's examples over lo
+#             (gtlsserver/gtlsclient, Debian's ngtcp2-server and
+#             ngtcp2-client, installed here with apt-get when missing):
+#             HTTP/3 over QUIC with AES-128-GCM, one download of a
+#             generated body, both processes' CPU time from start to exit
 #
 # Usage: perf/compare.sh [--quick] [--rounds N] [--window SECONDS] [--build DIR]
 #                        [--versus DIR]
@@ -89,6 +92,15 @@ for tool in iperf3 ethtool ip; do
 		exit 2
 	}
 done
+# ngtcp2's examples (Debian bookworm: 0.12.1): the AES-128-GCM anchor. The
+# row says "not installed" when they cannot be had.
+if ! command -v gtlsclient >/dev/null || ! command -v gtlsserver >/dev/null; then
+	if command -v apt-get >/dev/null; then
+		echo "compare.sh: installing ngtcp2-client and ngtcp2-server" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q ngtcp2-client ngtcp2-server \
+			>/dev/null 2>&1 || echo "compare.sh: apt-get could not install ngtcp2" >&2
+	fi
+fi
 
 perf=$build/apps/sst-perf/sst-perf
 anchor=$build/perf/txn_anchor
@@ -276,7 +288,47 @@ sst_afp() {
 	wait "$srv" || true
 }
 
-ngtcp2_client=$(command -v ngtcp2-client || command -v gtlsclient || true)
+# ngtcp2 NAME: gtlsserver and gtlsclient over 127.0.0.1, TLS 1.3 with
+# AES-128-GCM only, the client downloading a body the server generates
+# (path /N: N bytes; 50 MB per second of --window, about as long as the
+# other runs here). Both processes from start to exit: the client's whole
+# CPU time (the shell's times) and the server's ticks over the download,
+# so the one handshake is counted, against 100 MB or more of data.
+# Appends "NAME bytes cycles seconds".
+ngtcp2_client=$(command -v gtlsclient || true)
+ngtcp2_server=$(command -v gtlsserver || true)
+ngtcp2_key=/etc/ssl/private/ssl-cert-snakeoil.key
+ngtcp2_cert=/etc/ssl/certs/ssl-cert-snakeoil.pem
+ngtcp2_bulk() {
+	local srv t0 t1 cli bytes=$((window * 50000000)) port=$((20000 + $$ % 20000))
+	local ciphers='NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM'
+	(cd "$tmp" && exec "$ngtcp2_server" -q --max-dyn-length=2G --ciphers="$ciphers" \
+		127.0.0.1 "$port" "$ngtcp2_key" "$ngtcp2_cert") >"$tmp/$1.srv" 2>&1 &
+	srv=$!
+	sleep 0.5
+	t0=$(cpu_ticks $srv)
+	cli=$( (timeout 120 "$ngtcp2_client" -q --exit-on-all-streams-close --ciphers="$ciphers" \
+		127.0.0.1 "$port" "https://127.0.0.1:$port/$bytes" >/dev/null 2>"$tmp/$1.out" ||
+		echo "ngtcp2-client-failed" >&2
+	times) 2>>"$tmp/$1.out" | sed -n 2p)
+	t1=$(cpu_ticks $srv)
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	if grep -q ngtcp2-client-failed "$tmp/$1.out" || [ -z "$cli" ]; then
+		echo "compare.sh: $1 failed:" >&2
+		tail -n 5 "$tmp/$1.out" "$tmp/$1.srv" >&2
+		return 1
+	fi
+	# times: "XmY.YYYs XmY.YYYs", user and system of the client.
+	echo "$cli" | awk -v n="$1" -v b="$bytes" -v t=$((t1 - t0)) -v hz="$clk_tck" \
+		-v mhz="$tsc_mhz" '{
+		split($1, u, /[ms]/); split($2, s, /[ms]/)
+		c = u[1] * 60 + u[2] + s[1] * 60 + s[2] + t / hz
+		printf "%s %d %.0f %.3f\n", n, b, c * mhz * 1e6, c
+	}' >>"$tmp/results"
+}
+ngtcp2_ok=
+[ -z "$ngtcp2_client" ] || [ -z "$ngtcp2_server" ] || [ ! -r "$ngtcp2_key" ] || ngtcp2_ok=1
 echo "compare.sh: $rounds round(s), ${window}-second windows, $build; cycles = CPU-seconds x" \
 	"${tsc_mhz} MHz ($tsc_src)" >&2
 for r in $(seq "$rounds"); do
@@ -284,6 +336,7 @@ for r in $(seq "$rounds"); do
 	sst_bulk sst_chk32 chk32
 	iperf tcp_on on
 	sst_bulk sst_aes aes128gcm
+	[ -z "$ngtcp2_ok" ] || ngtcp2_bulk ngtcp2
 	iperf tcp_off off
 	sst_afp sst_afp
 	sst_rr sst_rr
@@ -323,12 +376,11 @@ pkt_byte=$(awk '/^  packets / {p = $2} /^  payload delivered/ {b = $3} END {prin
 	"$tmp/sst_chk32.out")
 pkt_txn=$(awk '/^  packets / {p = $2} /^  transactions / {t = $2} END {print p / t}' \
 	"$tmp/sst_rr.out")
-ngtcp2_row="not installed"
-[ -z "$ngtcp2_client" ] || ngtcp2_row="installed ($ngtcp2_client), not yet measured by this script"
+ng=$(med ngtcp2)
 tpmd=$(med testpmd)
 
 awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$udp" \
-	-v crr="$crr" -v pb="$pkt_byte" -v pt="$pkt_txn" -v ng="$ngtcp2_row" -v rounds="$rounds" \
+	-v crr="$crr" -v pb="$pkt_byte" -v pt="$pkt_txn" -v ng="$ng" -v rounds="$rounds" \
 	-v win="$window" -v mhz="$tsc_mhz" -v tp="$tpmd" 'BEGIN {
 	printf "\nMedians of %d round(s), %d-second windows; cycles = CPU-seconds of both ends x %s MHz\n\n",
 		rounds, win, mhz
@@ -338,7 +390,11 @@ awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$o
 		on, chk, on / chk
 	printf "| bulk, veth + net_af_packet, chk32 | kernel TCP over veth, offloads off: %.2f cycles/byte | %.2f cycles/byte | %.2fx |\n",
 		off, afp, off / afp
-	printf "| bulk, AES-128-GCM, in-memory | ngtcp2: %s | %.2f cycles/byte | - |\n", ng, aes
+	if (ng == "nan")
+		printf "| bulk, AES-128-GCM, in-memory | ngtcp2: not installed | %.2f cycles/byte | - |\n", aes
+	else
+		printf "| bulk, AES-128-GCM, in-memory | ngtcp2 over lo: %.2f cycles/byte | %.2f cycles/byte | %.2fx per CPU-second |\n",
+			ng, aes, ng / aes
 	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong %.1fk cycles/txn; TCP_CRR %.1fk | %.1fk cycles/txn, %.1f packets each | %.2fx UDP, %.2fx TCP_CRR |\n",
 		udp / 1e3, crr / 1e3, rr / 1e3, pt, udp / rr, crr / rr
 	if (tp == "nan")
@@ -352,7 +408,7 @@ awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$o
 # Every round's figure, so that the spread of the sitting shows.
 echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
-for n in sst_chk32 tcp_on sst_aes tcp_off sst_afp sst_rr udp_rr tcp_crr w1_bulk w2_bulk w1_rr \
+for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_rr udp_rr tcp_crr w1_bulk w2_bulk w1_rr \
 	w2_rr testpmd v_chk32 v_aes v_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 		"$tmp/results"

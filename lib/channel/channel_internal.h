@@ -56,6 +56,14 @@ struct sst_channel {
 		uint8_t *ack_count);
 	struct sst_rtt rtt;
 	sst_time_t rto_start; /**< when the retransmission timer started; NEVER: off */
+	/* The ack word last applied, when, and with which loss delay
+	 * (channel_rx.c): the packets of a burst carry one word, and the same
+	 * word applied again with the same time and delay changes nothing.
+	 * rx_ack_now NEVER: none yet. */
+	uint64_t rx_ack_seq;
+	uint8_t rx_ack_count;
+	sst_time_t rx_ack_now;
+	sst_time_t rx_ack_delay;
 	struct sst_cc cc;
 	struct sst_pacer pacer;
 

@@ -52,9 +52,22 @@ process_ack(struct sst_channel *ch, uint64_t ack_seq, uint8_t ack_count, sst_tim
 	struct sst_txlog_events ev = channel_txlog_events;
 	struct sst_txlog_ack_result res;
 	uint64_t from = ack_seq >= ack_count ? ack_seq - ack_count : 0;
+	sst_time_t delay = channel_loss_delay(ch);
 
+	/* Every packet of the peer's send burst carries the same word
+	 * (channel_tx.c). Applied once, it resolved every number it covers
+	 * (numbers are never reused), and loss detection depends only on the
+	 * largest number acked, the time and the delay: the same word with the
+	 * same time and delay again would find nothing. */
+	if (ack_seq == ch->rx_ack_seq && ack_count == ch->rx_ack_count && now == ch->rx_ack_now &&
+		delay == ch->rx_ack_delay)
+		return;
+	ch->rx_ack_seq = ack_seq;
+	ch->rx_ack_count = ack_count;
+	ch->rx_ack_now = now;
+	ch->rx_ack_delay = delay;
 	ev.ctx = &call;
-	sst_txlog_ack(ch->txlog, from, ack_seq, now, channel_loss_delay(ch), &ev, &res);
+	sst_txlog_ack(ch->txlog, from, ack_seq, now, delay, &ev, &res);
 	if (res.covers_skipped) {
 		/* The peer acknowledged a number we never sent: it acks what
 		 * it did not receive to inflate our window (optimistic ack). */

@@ -102,6 +102,8 @@ open_links(struct sst_engine *e)
 		e->device_ready = true;
 		if (info.rss && info.rss_known)
 			shard_map_from_device(&e->shard, &info);
+		else /* no NIC to agree with: the cheap hash */
+			sst_shard_map_set_hash(&e->shard, SST_SHARD_HASH_CRC);
 		if (info.tx_cksum_offload)
 			e->p.net.tx_cksum_offload = true;
 		if (info.in_process)

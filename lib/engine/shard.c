@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The shard map (sst_shard.h): the Toeplitz hash of RSS, computed as a NIC
- * does, and the redirection table.
+ * does, or CRC32-C where no NIC has to agree, and the redirection table.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_hash_crc.h>
 #include <rte_thash.h>
 
 #include "sst_shard.h"
@@ -23,6 +25,7 @@ sst_shard_map_init(struct sst_shard_map *m, uint16_t count)
 {
 	memset(m, 0, sizeof(*m));
 	m->count = count;
+	m->hash = SST_SHARD_HASH_TOEPLITZ;
 	m->l4 = true;
 	m->reta_size = SST_SHARD_RETA_DEFAULT;
 	for (uint16_t i = 0; i < m->reta_size; i++)
@@ -57,8 +60,8 @@ put_addr(uint32_t *tuple, uint32_t n, const uint8_t *bytes, uint32_t words)
 	return n;
 }
 
-uint32_t
-sst_shard_hash(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
+static uint32_t
+hash_toeplitz(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
 {
 	bool v6 = peer->addr.family == SST_NET_IPV6;
 	uint32_t words = v6 ? 4 : 1;
@@ -71,6 +74,40 @@ sst_shard_hash(const struct sst_shard_map *m, const struct sst_net_endpoint *pee
 	if (m->l4)
 		tuple[n++] = (uint32_t)peer->port << 16 | m->local_port;
 	return rte_softrss(tuple, n, m->key);
+}
+
+/* The peer alone: our address and port are the same for every packet a
+ * map sees, so they would not change which peers share an owner. With
+ * SSE4.2 (DPDK's x86 baseline) rte_hash_crc() is the crc32 instruction. */
+static uint32_t
+hash_crc(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
+{
+	uint32_t len = peer->addr.family == SST_NET_IPV6 ? 16 : 4;
+
+	RTE_SET_USED(m);
+	return rte_hash_crc_2byte(peer->port, rte_hash_crc(peer->addr.bytes, len, 0));
+}
+
+/* Indexed by the map's kind: chosen once per map, no switch per packet. */
+static uint32_t (*const hash_fns[SST_SHARD_HASH_KINDS])(
+	const struct sst_shard_map *, const struct sst_net_endpoint *) = {
+	[SST_SHARD_HASH_TOEPLITZ] = hash_toeplitz,
+	[SST_SHARD_HASH_CRC] = hash_crc,
+};
+
+int
+sst_shard_map_set_hash(struct sst_shard_map *m, enum sst_shard_hash_kind kind)
+{
+	if ((unsigned int)kind >= SST_SHARD_HASH_KINDS)
+		return -EINVAL;
+	m->hash = kind;
+	return 0;
+}
+
+uint32_t
+sst_shard_hash(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
+{
+	return hash_fns[m->hash](m, peer);
 }
 
 uint16_t

@@ -16,6 +16,11 @@
  * The destination in the hash is our own address and port (the packet was
  * sent to us): the map holds them, so a peer's owner is the same when its
  * packets arrive and when we connect to it.
+ *
+ * Where no NIC has to agree (a port without RSS, sockets), any hash that
+ * every worker computes alike will do: such a map hashes with CRC32-C
+ * (SST_SHARD_HASH_CRC), a few instructions where Toeplitz in software takes
+ * hundreds, and every packet of a port without RSS pays it.
  */
 #ifndef SST_SHARD_H
 #define SST_SHARD_H
@@ -36,11 +41,22 @@ enum {
  * uses and the engine programs into ports with RSS. */
 extern const uint8_t sst_shard_default_key[SST_SHARD_KEY_LEN];
 
+/** The hash a map computes over a peer. */
+enum sst_shard_hash_kind {
+	/** A NIC's RSS (key, addresses, ports as m->l4 says): where a port's
+	 * queues must agree with the software. */
+	SST_SHARD_HASH_TOEPLITZ = 0,
+	/** CRC32-C of the peer's address and port: software dispatch only. */
+	SST_SHARD_HASH_CRC,
+	SST_SHARD_HASH_KINDS /**< number of kinds */
+};
+
 /** How peers are spread over workers. */
 struct sst_shard_map {
-	uint16_t count;	    /**< workers; 0 or 1: everything is worker 0's */
-	bool l4;	    /**< ports hashed with the addresses (the port's UDP RSS) */
-	uint16_t reta_size; /**< entries of reta, a power of two <= SST_SHARD_RETA_MAX */
+	uint16_t count;		       /**< workers; 0 or 1: everything is worker 0's */
+	enum sst_shard_hash_kind hash; /**< what sst_shard_hash() computes */
+	bool l4;		       /**< ports hashed with the addresses (the port's UDP RSS) */
+	uint16_t reta_size;	       /**< entries of reta, a power of two <= SST_SHARD_RETA_MAX */
 	uint16_t reta[SST_SHARD_RETA_MAX]; /**< low bits of the hash -> worker */
 	/** Toeplitz key; aligned: rte_softrss() reads it in 32-bit words (at
 	 * offset 1030 it was misaligned, which UBSan reported). */
@@ -51,8 +67,9 @@ struct sst_shard_map {
 };
 
 /**
- * A map for @p count workers as software dispatch uses it and as the
- * engine programs a port: the key of Microsoft's RSS verification suite,
+ * A map for @p count workers as the engine programs a port: the Toeplitz
+ * hash (SST_SHARD_HASH_TOEPLITZ) under the key of Microsoft's RSS
+ * verification suite,
  * ports hashed, a table of SST_SHARD_RETA_DEFAULT entries dealt out in
  * turn (entry i to worker i % count), no local addresses (set them with
  * sst_shard_map_set_local()).
@@ -80,16 +97,33 @@ void sst_shard_map_set_local(struct sst_shard_map *m, const struct sst_net_addr 
 	const struct sst_net_addr *ipv6, uint16_t port);
 
 /**
- * The Toeplitz hash a NIC computes for a UDP packet from @p peer to us:
- * source address, destination address, then (when m->l4) source and
- * destination port, under m->key.
+ * Choose the hash of a map (sst_shard_map_init() chooses Toeplitz). A map
+ * used by several workers must be set before they copy it: every worker,
+ * and whoever connects (sst_engine_owner()), must compute the same owner.
  *
  * @param m
- *   The map: its key, and whether ports are hashed.
+ *   The map (caller memory).
+ * @param kind
+ *   SST_SHARD_HASH_TOEPLITZ where a port's RSS must agree,
+ *   SST_SHARD_HASH_CRC where only the software dispatches.
+ * @return
+ *   0, or -EINVAL for an unknown kind (the map is unchanged).
+ */
+int sst_shard_map_set_hash(struct sst_shard_map *m, enum sst_shard_hash_kind kind);
+
+/**
+ * The hash of a UDP packet from @p peer to us. SST_SHARD_HASH_TOEPLITZ:
+ * the one a NIC computes, over source address, destination address, then
+ * (when m->l4) source and destination port, under m->key.
+ * SST_SHARD_HASH_CRC: CRC32-C of the peer's address and port (ours are the
+ * same for every packet, and the key and m->l4 are not used).
+ *
+ * @param m
+ *   The map: its hash, key, and whether ports are hashed.
  * @param peer
  *   The peer's address and UDP port.
  * @return
- *   The 32-bit Toeplitz hash.
+ *   The 32-bit hash.
  */
 uint32_t sst_shard_hash(const struct sst_shard_map *m, const struct sst_net_endpoint *peer);
 

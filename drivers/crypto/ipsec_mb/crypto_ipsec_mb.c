@@ -30,9 +30,10 @@
  *
  * Seal is in place when the packet is one direct segment nobody else
  * references (nothing needs its plaintext any more) and has room for the
- * tag; otherwise out of place, into one fresh contiguous mbuf from the pool
- * (the input chain, whose data a retransmission queue may share, stays
- * intact until the call frees it).
+ * tag, or a chain of such segments too long for one mbuf of the pool (the
+ * direct API, segment by segment); otherwise out of place, into one fresh
+ * contiguous mbuf from the pool (the input chain, whose data a
+ * retransmission queue may share, stays intact until the call frees it).
  * Open is in place on the received mbuf; single-segment packets use the job
  * API, chains the direct (init/update/finalize) API segment by segment.
  */
@@ -314,20 +315,55 @@ imb_seal_in_place_ok(const struct rte_mbuf *m)
 	       rte_pktmbuf_tailroom(m) >= IMB_TAG_LEN;
 }
 
-/* Get an output mbuf for each packet that cannot be sealed in place: in
- * bulk, or one by one when the pool is too low (the ones missing then fail).
- * out[i] stays NULL for in-place packets. */
+/* Whether seal or open may rewrite every segment of m. */
+static inline int
+imb_writable(const struct rte_mbuf *m)
+{
+	for (; m != NULL; m = m->next)
+		if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1)
+			return 0;
+	return 1;
+}
+
+/*
+ * Whether a packet is sealed in place as the chain it is (one segment or
+ * more; imb_seal_in_place_ok() takes the single segments with room for the
+ * tag): with its tag it is longer than one mbuf of the pool holds, and every
+ * segment is ours. A jumbo packet (MTU 9000) comes as a chain of the pool's
+ * mbufs, and out of place it could only fail: every data packet of an
+ * AES-GCM channel at MTU 9000 did, and the transfer stalled. Without a pool
+ * such a packet still fails, as before.
+ */
+static inline bool
+imb_seal_chain_ok(const struct rte_mbuf *m, struct rte_mempool *pool)
+{
+	uint32_t room;
+
+	if (pool == NULL)
+		return false;
+	room = rte_pktmbuf_data_room_size(pool);
+	room -= RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
+	return m->pkt_len + IMB_TAG_LEN > room && imb_writable(m);
+}
+
+/* Get an output mbuf for each packet that cannot be sealed in place, flat
+ * (bit in *in_place) or as a chain (bit in *chain): in bulk, or one by one
+ * when the pool is too low (the ones missing then fail). out[i] stays NULL
+ * for packets sealed in place. */
 static inline void
 imb_alloc_out(struct rte_mempool *pool, struct rte_mbuf **pkts, struct rte_mbuf **out, uint16_t cnt,
-	uint64_t *in_place)
+	uint64_t *in_place, uint64_t *chain)
 {
 	struct rte_mbuf *spare[SST_CRYPTO_CHUNK];
 	uint16_t need = 0, next = 0;
 
 	*in_place = 0;
+	*chain = 0;
 	for (uint16_t i = 0; i < cnt; i++) {
 		if (imb_seal_in_place_ok(pkts[i]))
 			*in_place |= UINT64_C(1) << i;
+		else if (imb_seal_chain_ok(pkts[i], pool))
+			*chain |= UINT64_C(1) << i;
 		else
 			need++;
 	}
@@ -335,7 +371,103 @@ imb_alloc_out(struct rte_mempool *pool, struct rte_mbuf **pkts, struct rte_mbuf 
 		for (uint16_t i = 0; i < need; i++)
 			spare[i] = pool != NULL ? rte_pktmbuf_alloc(pool) : NULL;
 	for (uint16_t i = 0; i < cnt; i++)
-		out[i] = (*in_place >> i & 1) ? NULL : spare[next++];
+		out[i] = ((*in_place | *chain) >> i & 1) ? NULL : spare[next++];
+}
+
+/* The direct API's state of one packet, either suite. */
+union imb_chain_ctx {
+	struct gcm_context_data gcm;
+	struct chacha20_poly1305_context_data chacha;
+};
+
+/* Start a chain's AEAD: nonce, and bytes [0, 4) as associated data. */
+static __rte_always_inline void
+imb_chain_start(IMB_MGR *mgr, enum sst_crypto_suite suite, const void *key, union imb_chain_ctx *c,
+	const struct rte_mbuf *m, const uint8_t *nonce)
+{
+	uint8_t aad[IMB_AAD_LEN];
+	const uint8_t *p = rte_pktmbuf_read(m, 0, IMB_AAD_LEN, aad);
+
+	if (suite == SST_CRYPTO_AES128GCM)
+		IMB_AES128_GCM_INIT(mgr, key, &c->gcm, nonce, p, IMB_AAD_LEN);
+	else
+		IMB_CHACHA20_POLY1305_INIT(mgr, key, &c->chacha, nonce, p, IMB_AAD_LEN);
+}
+
+/* Encrypt or decrypt bytes [4, end) of a chain in place, each segment's
+ * share in turn. */
+static __rte_always_inline void
+imb_chain_update(IMB_MGR *mgr, enum sst_crypto_suite suite, const void *key, union imb_chain_ctx *c,
+	struct rte_mbuf *m, uint32_t end, int encrypt)
+{
+	uint32_t skip = IMB_AAD_LEN, left = end - IMB_AAD_LEN;
+
+	for (struct rte_mbuf *seg = m; seg != NULL && left > 0; seg = seg->next) {
+		uint8_t *d = rte_pktmbuf_mtod(seg, uint8_t *);
+		uint32_t n = seg->data_len;
+
+		if (skip >= n) {
+			skip -= n;
+			continue;
+		}
+		d += skip;
+		n = RTE_MIN(n - skip, left);
+		skip = 0;
+		left -= n;
+		if (suite == SST_CRYPTO_AES128GCM && encrypt)
+			IMB_AES128_GCM_ENC_UPDATE(mgr, key, &c->gcm, d, d, n);
+		else if (suite == SST_CRYPTO_AES128GCM)
+			IMB_AES128_GCM_DEC_UPDATE(mgr, key, &c->gcm, d, d, n);
+		else if (encrypt)
+			IMB_CHACHA20_POLY1305_ENC_UPDATE(mgr, key, &c->chacha, d, d, n);
+		else
+			IMB_CHACHA20_POLY1305_DEC_UPDATE(mgr, key, &c->chacha, d, d, n);
+	}
+}
+
+/*
+ * Seal a chain in place with the direct API, segment by segment (bytes
+ * [4, len) encrypted, bytes [0, 4) authenticated), the tag after the last
+ * byte: in the last segment's tailroom, or in one more mbuf from pool.
+ * Precondition: imb_seal_chain_ok(m, pool). Returns 0, or -1 with m
+ * unchanged (no room for the tag).
+ */
+static __rte_always_inline int
+imb_seal_chain(IMB_MGR *mgr, enum sst_crypto_suite suite, const void *key, struct rte_mbuf *m,
+	const uint8_t *nonce, struct rte_mempool *pool)
+{
+	struct rte_mbuf *last = rte_pktmbuf_lastseg(m), *extra = NULL;
+	union imb_chain_ctx c;
+	uint8_t *tag;
+
+	if (rte_pktmbuf_tailroom(last) < IMB_TAG_LEN) {
+		if (m->nb_segs >= RTE_MBUF_MAX_NB_SEGS)
+			return -1;
+		extra = rte_pktmbuf_alloc(pool);
+		if (extra == NULL || rte_pktmbuf_tailroom(extra) < IMB_TAG_LEN) {
+			rte_pktmbuf_free(extra);
+			return -1;
+		}
+	}
+	imb_chain_start(mgr, suite, key, &c, m, nonce);
+	imb_chain_update(mgr, suite, key, &c, m, m->pkt_len, 1);
+	if (extra != NULL) {
+		tag = rte_pktmbuf_mtod(extra, uint8_t *);
+		extra->data_len = IMB_TAG_LEN;
+		extra->pkt_len = IMB_TAG_LEN;
+		last->next = extra;
+		m->nb_segs++;
+	} else {
+		tag = rte_pktmbuf_mtod_offset(last, uint8_t *, last->data_len);
+		last->data_len += IMB_TAG_LEN;
+	}
+	m->pkt_len += IMB_TAG_LEN;
+	if (suite == SST_CRYPTO_AES128GCM)
+		IMB_AES128_GCM_ENC_FINALIZE(mgr, key, &c.gcm, tag, IMB_TAG_LEN);
+	else
+		IMB_CHACHA20_POLY1305_ENC_FINALIZE(mgr, &c.chacha, tag, IMB_TAG_LEN);
+	sodium_memzero(&c, sizeof(c));
+	return 0;
 }
 
 static __rte_always_inline uint16_t
@@ -353,10 +485,10 @@ imb_seal_burst(enum sst_crypto_suite suite, void *session, struct rte_mbuf **pkt
 		uint16_t cnt = RTE_MIN(n - off, SST_CRYPTO_CHUNK);
 		struct rte_mbuf *out[SST_CRYPTO_CHUNK];
 		struct imb_work w;
-		uint64_t fail = 0, in_place;
+		uint64_t fail = 0, in_place, chain;
 
 		w.n = 0;
-		imb_alloc_out(pool, pkts + off, out, cnt, &in_place);
+		imb_alloc_out(pool, pkts + off, out, cnt, &in_place, &chain);
 		for (uint16_t i = 0; i < cnt; i++) {
 			struct rte_mbuf *in = pkts[off + i];
 			uint32_t len = in->pkt_len;
@@ -365,6 +497,12 @@ imb_seal_burst(enum sst_crypto_suite suite, void *session, struct rte_mbuf **pkt
 
 			if (len < IMB_AAD_LEN) {
 				fail |= UINT64_C(1) << i;
+				continue;
+			}
+			if (chain >> i & 1) {
+				sst_crypto_nonce(w.nonce[w.n], s->tx_iv, seq[off + i]);
+				if (imb_seal_chain(mgr, suite, key, in, w.nonce[w.n], pool) < 0)
+					fail |= UINT64_C(1) << i;
 				continue;
 			}
 			if (in_place >> i & 1) {
@@ -397,6 +535,8 @@ imb_seal_burst(enum sst_crypto_suite suite, void *session, struct rte_mbuf **pkt
 		for (uint16_t i = 0; i < cnt; i++) {
 			struct rte_mbuf *in = pkts[off + i];
 
+			if (chain >> i & 1)
+				continue; /* sealed where it lies, or unchanged */
 			if (in_place >> i & 1) {
 				/* A failed in-place job leaves undefined bytes;
 				 * at least the length is restored. */
@@ -416,16 +556,6 @@ imb_seal_burst(enum sst_crypto_suite suite, void *session, struct rte_mbuf **pkt
 	return good;
 }
 
-/* Whether open may rewrite every segment of m. */
-static inline int
-imb_writable(const struct rte_mbuf *m)
-{
-	for (; m != NULL; m = m->next)
-		if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1)
-			return 0;
-	return 1;
-}
-
 /*
  * Open a multi-segment packet with the direct API: decrypt each segment's
  * share of bytes [4, len - 16) in place, then compare tags in constant time
@@ -437,48 +567,23 @@ imb_open_chain(IMB_MGR *mgr, enum sst_crypto_suite suite, const void *key, struc
 	const uint8_t *nonce)
 {
 	uint32_t body = m->pkt_len - IMB_TAG_LEN;
-	uint32_t skip = IMB_AAD_LEN, left = body - IMB_AAD_LEN;
-	uint8_t aad[IMB_AAD_LEN], tag[IMB_TAG_LEN], want[IMB_TAG_LEN];
+	uint8_t tag[IMB_TAG_LEN], want[IMB_TAG_LEN];
+	union imb_chain_ctx c;
 	const uint8_t *p;
-	struct gcm_context_data gctx;
-	struct chacha20_poly1305_context_data cctx;
 	int rc = -1;
 
-	p = rte_pktmbuf_read(m, 0, IMB_AAD_LEN, aad);
+	imb_chain_start(mgr, suite, key, &c, m, nonce);
+	imb_chain_update(mgr, suite, key, &c, m, body, 0);
 	if (suite == SST_CRYPTO_AES128GCM)
-		IMB_AES128_GCM_INIT(mgr, key, &gctx, nonce, p, IMB_AAD_LEN);
+		IMB_AES128_GCM_DEC_FINALIZE(mgr, key, &c.gcm, want, IMB_TAG_LEN);
 	else
-		IMB_CHACHA20_POLY1305_INIT(mgr, key, &cctx, nonce, p, IMB_AAD_LEN);
-	for (struct rte_mbuf *seg = m; seg != NULL && left > 0; seg = seg->next) {
-		uint8_t *d = rte_pktmbuf_mtod(seg, uint8_t *);
-		uint32_t n = seg->data_len;
-
-		if (skip >= n) {
-			skip -= n;
-			continue;
-		}
-		d += skip;
-		n = RTE_MIN(n - skip, left);
-		skip = 0;
-		left -= n;
-		if (suite == SST_CRYPTO_AES128GCM)
-			IMB_AES128_GCM_DEC_UPDATE(mgr, key, &gctx, d, d, n);
-		else
-			IMB_CHACHA20_POLY1305_DEC_UPDATE(mgr, key, &cctx, d, d, n);
-	}
-	if (suite == SST_CRYPTO_AES128GCM)
-		IMB_AES128_GCM_DEC_FINALIZE(mgr, key, &gctx, want, IMB_TAG_LEN);
-	else
-		IMB_CHACHA20_POLY1305_DEC_FINALIZE(mgr, &cctx, want, IMB_TAG_LEN);
+		IMB_CHACHA20_POLY1305_DEC_FINALIZE(mgr, &c.chacha, want, IMB_TAG_LEN);
 	p = rte_pktmbuf_read(m, body, IMB_TAG_LEN, tag);
 	if (p != NULL && crypto_verify_16(p, want) == 0) {
 		sst_crypto_mbuf_trim(m, IMB_TAG_LEN);
 		rc = 0;
 	}
-	if (suite == SST_CRYPTO_AES128GCM)
-		sodium_memzero(&gctx, sizeof(gctx));
-	else
-		sodium_memzero(&cctx, sizeof(cctx));
+	sodium_memzero(&c, sizeof(c));
 	sodium_memzero(want, sizeof(want));
 	return rc;
 }

@@ -365,6 +365,43 @@ test_loss_reported_once(void)
 	pair_teardown(&a, &b);
 }
 
+/*
+ * The packets of one send burst carry one ack word, and the receiver applies
+ * it once (channel_rx.c). The same word arriving later must be applied
+ * again: loss detection's time threshold may have passed meanwhile. A sends
+ * 1 and 2, 1 vanishes; B answers with three packets acking 2. At 1 ms the
+ * first of them acks 2 and 1 is not lost yet (1 packet behind, 1 ms old);
+ * 10 s later the second one, with the same word, finds 1 lost by time; the
+ * third, the same word at the same time, changes nothing.
+ */
+static void
+test_same_ack_word_later(void)
+{
+	sst_time_t t0 = SST_NSEC_PER_SEC, t1 = t0 + SST_NSEC_PER_MSEC,
+		   t2 = t1 + 10 * SST_NSEC_PER_SEC;
+	struct end a, b;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	a.auto_ack = b.auto_ack = false;
+	send_data(&a, 2, t0);
+	CU_ASSERT_EQUAL(deliver(&a, &b, t0, 0), 1); /* seq 1 vanishes */
+	send_data(&b, 3, t1);
+	CU_ASSERT_FATAL(b.nwire == 3);
+	CU_ASSERT_EQUAL(sst_channel_receive(a.ch, &b.wire[0], 1, t1), 1);
+	CU_ASSERT_EQUAL(a.acked, 1);
+	CU_ASSERT_EQUAL(a.outcome[2], 1);
+	CU_ASSERT_EQUAL(a.lost, 0);
+	CU_ASSERT_EQUAL(sst_channel_receive(a.ch, &b.wire[1], 1, t2), 1);
+	CU_ASSERT_EQUAL(a.lost, 1);
+	CU_ASSERT_EQUAL(a.outcome[1], 2);
+	CU_ASSERT_EQUAL(sst_channel_receive(a.ch, &b.wire[2], 1, t2), 1);
+	CU_ASSERT_EQUAL(a.acked, 1);
+	CU_ASSERT_EQUAL(a.lost, 1);
+	b.nwire = 0;
+	check_exactly_once(&a);
+	pair_teardown(&a, &b);
+}
+
 /* What telemetry shows of a channel: after the first RTT sample, RTTVAR is
  * half of it (RFC 6298 2.2); resent packets are those the upper layer
  * reports, each with its bytes, in the info and the counters alike. */
@@ -904,6 +941,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_prototype_bytes),
 	SST_TEST(test_exchange_all_acked),
 	SST_TEST(test_loss_reported_once),
+	SST_TEST(test_same_ack_word_later),
 	SST_TEST(test_info_rttvar_and_resent),
 	SST_TEST(test_trace),
 	SST_TEST(test_refused_not_acked),

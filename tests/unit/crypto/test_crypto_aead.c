@@ -8,8 +8,8 @@
  * interoperation of ipsec_mb and sodium in both directions, round trips of
  * every length, every single-byte tamper (clear prefix included), wrong
  * sequence numbers, truncation, burst ordering across chunks, chained input
- * to seal, chained packets to open, shared packets, pool exhaustion and
- * session wiping.
+ * to seal, chained packets to open, jumbo chains sealed in place, shared
+ * packets, pool exhaustion and session wiping.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -500,8 +500,9 @@ test_shared(void)
 
 /* Seal out of place needs one output mbuf per packet: with a pool too
  * small for the burst, the packets left without one fail unchanged, in
- * order, and a packet too long for one mbuf fails. The inputs are
- * two-segment chains, which no suite seals in place. */
+ * order, and a packet too long for one mbuf that someone else still holds
+ * fails (ipsec_mb seals one of its own in place, test_seal_jumbo_chain).
+ * The inputs are two-segment chains, which no suite seals in place flat. */
 /* A packet in one direct segment that nobody else holds is sealed where it
  * lies (ipsec_mb), without an mbuf from the pool; one the caller still
  * references (a retransmission queue) is sealed out of place and left
@@ -543,6 +544,96 @@ test_seal_in_place(void)
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), POOL_SIZE);
 }
 
+/*
+ * A jumbo packet (MTU 9000) is a chain of the pool's mbufs, too long for
+ * any one of them: ipsec_mb seals it in place, segment by segment, to the
+ * bytes a flat seal of the same packet gives (a pool of 10 KB mbufs), with
+ * the tag in the last segment's tailroom or, when that is full, in one more
+ * mbuf; it opens, and a flipped bit does not. Out of place it could only
+ * fail, and every data packet of an AES-GCM channel at MTU 9000 did.
+ */
+static void
+test_seal_jumbo_chain(void)
+{
+	struct rte_mempool *big = sst_test_pool("aead_big", 4, 10240);
+	uint32_t room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+	static uint8_t data[9000], ref[9100], got[9100];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	ct_fill(data, sizeof(data), 77);
+	for (int i = 0; i < NIMPL; i++) {
+		const struct sst_crypto_ops *ops = impl[i];
+		struct sst_crypto_keys ktx, krx;
+		struct ct_session tx, rx;
+
+		if (strcmp(ops->driver, "ipsec_mb") != 0)
+			continue;
+		rand_keys(&ktx, &krx, 3000 + (uint32_t)i);
+		CU_ASSERT_EQUAL_FATAL(ops->session_init(tx.mem, &ktx), 0);
+		CU_ASSERT_EQUAL_FATAL(ops->session_init(rx.mem, &krx), 0);
+		for (uint32_t len = room - 15; len <= sizeof(data); len += 2011) {
+			/* Full segments and a partial last one (one segment
+			 * with 15 bytes of tailroom for the shortest), odd cuts
+			 * (inside the prefix too), full segments after a
+			 * partial first one: the tag takes one more mbuf in the
+			 * shortest packet's and in the last layout. */
+			const uint32_t odd[] = {1, 3, 700, 2500, 4100, 6000, 7800};
+			uint32_t full[8], nfull = 0, nodd = 0, n;
+			uint32_t tcuts[8], ntcuts = 0, back[8], nback = 0;
+			struct rte_mbuf *m, *head;
+
+			for (uint32_t c = room; c < len && nfull < RTE_DIM(full); c += room)
+				full[nfull++] = c;
+			for (uint32_t c = room; c < len + 16 && ntcuts < RTE_DIM(tcuts); c += room)
+				tcuts[ntcuts++] = c;
+			/* Full segments from the end: the first one partial. */
+			for (uint32_t k = (len - 1) / room; k > 0 && nback < RTE_DIM(back); k--)
+				back[nback++] = len - k * room;
+			while (nodd < RTE_DIM(odd) && odd[nodd] < len)
+				nodd++;
+			m = ct_flat(big, data, len);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+			CU_ASSERT_EQUAL_FATAL(
+				ops->seal_burst(tx.mem, &m, &(uint64_t){9}, 1, big), 1);
+			n = ct_read(m, ref, sizeof(ref));
+			rte_pktmbuf_free(m);
+			CU_ASSERT_EQUAL_FATAL(n, len + 16);
+			for (int layout = 0; layout < 3; layout++) {
+				const uint32_t *cuts = layout == 0   ? full
+						       : layout == 1 ? odd
+								     : back;
+				uint32_t ncuts = layout == 0 ? nfull : layout == 1 ? nodd : nback;
+
+				if (layout == 2 && nback == 0)
+					continue;
+				m = head = ct_chain(pool, data, len, cuts, ncuts);
+				CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+				CU_ASSERT_EQUAL(
+					ops->seal_burst(tx.mem, &m, &(uint64_t){9}, 1, pool), 1);
+				CU_ASSERT_PTR_EQUAL(m, head);
+				CU_ASSERT_EQUAL(ct_read(m, got, sizeof(got)), len + 16);
+				CU_ASSERT_EQUAL(memcmp(got, ref, len + 16), 0);
+				CU_ASSERT_EQUAL(open1(ops, &rx, &m, 9), 1);
+				CU_ASSERT_EQUAL(ct_read(m, got, sizeof(got)), len);
+				CU_ASSERT_EQUAL(memcmp(got, data, len), 0);
+				rte_pktmbuf_free(m);
+				/* One flipped bit of the sealed packet, as a chain of
+				 * full segments: refused. */
+				ref[len / 2] ^= 4;
+				m = ct_chain(pool, ref, len + 16, tcuts, ntcuts);
+				CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+				CU_ASSERT_EQUAL(open1(ops, &rx, &m, 9), 0);
+				rte_pktmbuf_free(m);
+				ref[len / 2] ^= 4;
+			}
+		}
+		ops->session_fini(tx.mem);
+		ops->session_fini(rx.mem);
+	}
+	rte_mempool_free(big);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), POOL_SIZE);
+}
+
 static void
 test_seal_pool_limits(void)
 {
@@ -564,10 +655,12 @@ test_seal_pool_limits(void)
 		for (int j = 0; j < 5; j++) {
 			static const uint32_t cut[] = {10};
 
-			/* Packet 1 does not fit a 256-byte mbuf with its tag. */
+			/* Packet 1 does not fit a 256-byte mbuf with its tag,
+			 * and a retransmission queue holds it. */
 			m[j] = ct_chain(pool, data, j == 1 ? 250 : 30, cut, 1);
 			orig[j] = m[j];
 		}
+		rte_mbuf_refcnt_update(orig[1], 1);
 		CU_ASSERT_EQUAL(ops->seal_burst(tx.mem, m, seq, 5, tiny), 2);
 		CU_ASSERT_PTR_EQUAL(m[2], orig[1]);
 		CU_ASSERT_PTR_EQUAL(m[3], orig[3]);
@@ -582,6 +675,7 @@ test_seal_pool_limits(void)
 		CU_ASSERT(ct_equal(m[1], data, 30));
 		for (int j = 0; j < 5; j++)
 			rte_pktmbuf_free(m[j]);
+		rte_pktmbuf_free(orig[1]);
 		CU_ASSERT_EQUAL(rte_mempool_avail_count(tiny), 3);
 		/* No pool at all. */
 		m[0] = ct_chain(pool, data, 30, (const uint32_t[]){10}, 1);
@@ -696,6 +790,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_shared),
 	SST_TEST(test_seal_in_place),
 	SST_TEST(test_seal_pool_limits),
+	SST_TEST(test_seal_jumbo_chain),
 	SST_TEST(test_sessions),
 	SST_TEST(test_other_lcore),
 	SST_TEST_END,

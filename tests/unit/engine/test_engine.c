@@ -388,21 +388,69 @@ run_until_echoed(struct app *server, struct app *clients, int nclients, uint16_t
 }
 
 /* A client address in 10.0.0.0/24 that the server at server:4433 gives to
- * its worker 1 (sst_shard.h), so that worker 1 has traffic to send. */
+ * its worker 1 (sst_shard.h), so that worker 1 has traffic to send. A port
+ * without RSS has nothing to agree with, so the engine hashes with CRC32-C
+ * there; the address is one that Toeplitz gives to worker 0, so that a
+ * dispatch computing the other hash than the connect puts the channel on
+ * the wrong worker. */
 static struct sst_net_addr
 client_owned_by_worker1(const struct sst_net_addr *server)
 {
-	struct sst_shard_map m;
+	struct sst_shard_map crc, rss;
 	struct sst_net_endpoint client = {.port = 4433};
 
-	sst_shard_map_init(&m, 2);
-	sst_shard_map_set_local(&m, server, NULL, 4433);
+	sst_shard_map_init(&rss, 2);
+	sst_shard_map_set_local(&rss, server, NULL, 4433);
+	crc = rss;
+	CU_ASSERT_FATAL(sst_shard_map_set_hash(&crc, SST_SHARD_HASH_CRC) == 0);
 	for (uint8_t b = 2; b < 255; b++) {
 		client.addr = sst_net_addr4(10, 0, 0, b);
-		if (sst_shard_owner(&m, &client) == 1)
+		if (sst_shard_owner(&crc, &client) == 1 && sst_shard_owner(&rss, &client) == 0)
 			break;
 	}
+	CU_ASSERT_FATAL(sst_shard_owner(&crc, &client) == 1);
 	return client.addr;
+}
+
+/* The engine on a port without RSS hashes with CRC32-C: every owner it
+ * names is the CRC map's. */
+static void
+check_owner_is_crc(const struct app *a, const struct sst_net_addr *local)
+{
+	struct sst_shard_map m;
+	uint32_t same = 0;
+
+	sst_shard_map_init(&m, sst_engine_workers(a->e));
+	sst_shard_map_set_local(&m, local, NULL, 4433);
+	CU_ASSERT_FATAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_CRC) == 0);
+	for (uint16_t i = 0; i < 64; i++) {
+		struct sst_net_endpoint ep = {.port = (uint16_t)(4000 + i)};
+
+		ep.addr = sst_net_addr4(10, 0, (uint8_t)(i / 8), (uint8_t)(2 + i));
+		same += sst_engine_owner(a->e, &ep) == sst_shard_owner(&m, &ep);
+	}
+	CU_ASSERT_EQUAL(same, 64);
+}
+
+/* The connect (on the worker sst_engine_owner() names, which
+ * sst_worker_connect() checks against its own map) and the dispatch of what
+ * arrives agree: each side's one channel is on its owner, the server's on
+ * worker 1 (client_owned_by_worker1()). */
+static void
+check_channels_on_owners(
+	const struct app *server, const struct app *client, const struct sst_net_addr *client_addr)
+{
+	struct sst_net_endpoint self = {.addr = *client_addr, .port = 4433};
+	uint16_t sowner = sst_engine_owner(server->e, &self);
+	uint16_t cowner = sst_engine_owner(client->e, &client->target);
+
+	CU_ASSERT_EQUAL(sowner, 1);
+	for (uint16_t i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(sst_worker_stats(sst_engine_worker(server->e, i))->channels_made,
+			i == sowner ? 1 : 0);
+		CU_ASSERT_EQUAL(sst_worker_stats(sst_engine_worker(client->e, i))->channels_made,
+			i == cowner ? 1 : 0);
+	}
 }
 
 /*
@@ -427,8 +475,11 @@ test_frames_over_net_ring(void)
 	engine_on(&server, "fsrv", true, 2, &fs);
 	capture_prefix = NULL;
 	engine_on(&client, "fcli", false, 2, &fc);
+	check_owner_is_crc(&server, &fs.addr);
+	check_owner_is_crc(&client, &fc.addr);
 	sst_engine_local(server.e, &client.target);
 	run_until_echoed(&server, &client, 1, 2);
+	check_channels_on_owners(&server, &client, &fc.addr);
 	for (int i = 0; i < STREAMS; i++)
 		CU_ASSERT_EQUAL(client.echoed[i], BYTES);
 	CU_ASSERT_EQUAL(client.bad, 0);

@@ -5,9 +5,14 @@
  * Microsoft's RSS verification suite (the values every NIC vendor tests
  * against: IPv4 and IPv6, with and without ports); the owner is the
  * redirection table's entry for the hash's low bits; the default table
- * deals workers out in turn and spreads peers over all of them.
+ * deals workers out in turn and spreads peers over all of them. The
+ * software-only hash (SST_SHARD_HASH_CRC) is CRC32-C of the peer's address
+ * and port (vectors computed bit by bit with the Castagnoli polynomial),
+ * the same whatever the map's key, ports flag and local endpoint, so a
+ * connect and an arriving packet name one owner.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,10 +119,99 @@ test_spread(void)
 		CU_ASSERT(per[k] > 800 && per[k] < 1200);
 }
 
+/* CRC32-C (initial value 0, no final inversion, as rte_hash_crc()) of the
+ * address bytes, then of the port's two bytes in host (little-endian)
+ * order: computed with a bitwise CRC, not with DPDK. */
+static const struct {
+	const char *peer;
+	uint16_t port;
+	uint32_t hash;
+} crc_vectors[] = {
+	{"66.9.149.187", 2794, 0x570f77a6},
+	{"199.92.111.2", 14230, 0x9c5c1b91},
+	{"3ffe:501:8::260:97ff:fe40:efab", 14230, 0x98fced1c},
+};
+
+static void
+test_crc_vectors(void)
+{
+	for (size_t i = 0; i < RTE_DIM(crc_vectors); i++) {
+		struct sst_net_endpoint peer = {.port = crc_vectors[i].port};
+		struct sst_shard_map m;
+
+		parse(crc_vectors[i].peer, &peer.addr);
+		CU_ASSERT_FATAL(peer.addr.family != 0);
+		sst_shard_map_init(&m, 4);
+		CU_ASSERT_EQUAL(m.hash, SST_SHARD_HASH_TOEPLITZ);
+		CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_CRC), 0);
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), crc_vectors[i].hash);
+		if (sst_shard_hash(&m, &peer) != crc_vectors[i].hash)
+			printf("\n  %s:%u: %08x, not %08x", crc_vectors[i].peer, peer.port,
+				sst_shard_hash(&m, &peer), crc_vectors[i].hash);
+		/* Our side and the Toeplitz settings do not enter it: what a
+		 * connect computes before our address is known, a received
+		 * packet computes after. */
+		parse("10.9.8.7", &m.local4);
+		parse("fe80::1", &m.local6);
+		m.local_port = 4433;
+		m.l4 = false;
+		m.key[0] ^= 0xff;
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), crc_vectors[i].hash);
+		CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), m.reta[crc_vectors[i].hash % 128]);
+		/* And back: the RSS hash again. */
+		CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_TOEPLITZ), 0);
+		CU_ASSERT_NOT_EQUAL(sst_shard_hash(&m, &peer), crc_vectors[i].hash);
+	}
+}
+
+static void
+test_set_hash_rejects_unknown(void)
+{
+	struct sst_shard_map m;
+
+	sst_shard_map_init(&m, 2);
+	CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_KINDS), -EINVAL);
+	CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, (enum sst_shard_hash_kind) - 1), -EINVAL);
+	CU_ASSERT_EQUAL(m.hash, SST_SHARD_HASH_TOEPLITZ);
+}
+
+/* The CRC map spreads peers as fairly, IPv4 and IPv6, ports alone too. */
+static void
+test_crc_spread(void)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct sst_shard_map m;
+		uint32_t per[4] = {0}, same_addr[4] = {0};
+
+		sst_shard_map_init(&m, 4);
+		CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_CRC), 0);
+		for (uint32_t i = 0; i < 4000; i++) {
+			struct sst_net_endpoint peer = {.port = (uint16_t)(10000 + i)};
+			uint16_t owner;
+
+			parse(v6 ? "2001:db8::7" : "192.168.1.7", &peer.addr);
+			owner = sst_shard_owner(&m, &peer);
+			CU_ASSERT_FATAL(owner < 4);
+			same_addr[owner]++;
+			peer.addr.bytes[v6 ? 15 : 3] = (uint8_t)(i % 251);
+			owner = sst_shard_owner(&m, &peer);
+			CU_ASSERT_FATAL(owner < 4);
+			per[owner]++;
+		}
+		for (int k = 0; k < 4; k++) {
+			CU_ASSERT(per[k] > 800 && per[k] < 1200);
+			CU_ASSERT(same_addr[k] > 800 && same_addr[k] < 1200);
+		}
+	}
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_verification_suite),
 	SST_TEST(test_owner_is_the_table_entry),
 	SST_TEST(test_spread),
+	SST_TEST(test_crc_vectors),
+	SST_TEST(test_set_hash_rejects_unknown),
+	SST_TEST(test_crc_spread),
 	SST_TEST_END,
 };
 
