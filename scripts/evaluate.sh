@@ -34,7 +34,7 @@
 #        scripts/evaluate.sh --plot-only DIR
 #   --quick   shorter runs, one repetition (about 13 minutes); the full run
 #             repeats each point 5 times, 60 s per bulk and fairness run
-#   --links   the bulk experiment's links (default: all; names below)
+#   --links   the bulk and fair experiments' links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
 # Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3, and
 # for Table 1 dumpcap and tshark; builds DIR (scripts/build.sh release) when
@@ -387,6 +387,7 @@ exp_fair() {
 	local csv=$out/fair.csv name r pair scc tcc sst tcp
 	echo "link,pair,rep,sst_mbps,tcp_mbps,sst_share,jain" >"$csv"
 	for name in $fair_links; do
+		case ",${links:-$name}," in *",$name,"*) ;; *) continue ;; esac
 		want_link=$name
 		link_up $(link_params)
 		for r in $(seq $reps); do
@@ -407,6 +408,7 @@ exp_fair() {
 				local ip3=$!
 				sleep 1
 				in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$scc" \
+					--event-log "$raw/$run-events.jsonl" \
 					--time "$fair_s" bulk >"$raw/$run-sst.txt" 2> >(while IFS= read -r l; do
 						echo "$(date +%s.%N) $l"
 					done >"$raw/$run-sst.progress")

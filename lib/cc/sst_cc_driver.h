@@ -93,6 +93,10 @@ struct sst_cc_rto_event {
 	sst_time_t now;		  /**< when the timer fired */
 	uint64_t largest_sent;	  /**< highest sequence number sent so far */
 	uint64_t bytes_in_flight; /**< outstanding bytes when the timer fired */
+	/** No packet has been acknowledged yet (no RTT sample): the timer ran
+	 * on the initial RTO and says nothing of the path's capacity (the
+	 * first packets met a queue another flow filled, or were lost). */
+	bool no_rtt_sample;
 };
 
 /** The congestion controller interface. */

@@ -349,6 +349,21 @@ sst_channel_next_expiry(const struct sst_channel *ch)
 	return sst_time_min(t, rto_deadline(ch));
 }
 
+/* Ask the upper layer for ack-only packets while words are owed now (up
+ * to SST_ACK_WORDS_AT_ONCE, one per packet) and each call paid one; the
+ * first call is made whatever the deadline (a flush pays a delayed ack). */
+static void
+pay_acks(struct sst_channel *ch, sst_time_t now)
+{
+	for (int i = 0; i < SST_ACK_WORDS_AT_ONCE; i++) {
+		uint64_t taken = ch->ackgen.taken;
+
+		ch->upper->ack_due(ch->upper_ctx, now);
+		if (ch->failed || ch->ackgen.taken == taken || !sst_ackgen_due(&ch->ackgen, now))
+			return;
+	}
+}
+
 void
 sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 {
@@ -368,6 +383,7 @@ sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 			.now = now,
 			.largest_sent = ch->txlog->next_seq - 1,
 			.bytes_in_flight = ch->txlog->bytes_in_flight,
+			.no_rtt_sample = ch->rtt.srtt == 0,
 		};
 
 		ch->stats.rto++;
@@ -379,7 +395,7 @@ sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 		ch->rto_start = SST_TIME_NEVER;
 	}
 	if (sst_ackgen_due(&ch->ackgen, now)) {
-		ch->upper->ack_due(ch->upper_ctx, now);
+		pay_acks(ch, now);
 		/* An upper layer that sent nothing must not make us spin. */
 		if (sst_ackgen_due(&ch->ackgen, now))
 			ch->ackgen.deadline = SST_TIME_NEVER;
@@ -390,7 +406,7 @@ void
 sst_channel_flush_ack(struct sst_channel *ch, sst_time_t now)
 {
 	if (!ch->failed && ch->ackgen.deadline != SST_TIME_NEVER)
-		ch->upper->ack_due(ch->upper_ctx, now);
+		pay_acks(ch, now);
 }
 
 void

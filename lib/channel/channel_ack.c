@@ -23,6 +23,8 @@ sst_ackgen_init(struct sst_ackgen *a, const struct sst_ack_policy *p)
 	a->ack_only = 0;
 	a->deadline = SST_TIME_NEVER;
 	a->reordered = 0;
+	a->repeat = 0;
+	a->taken = 0;
 	a->proto_late = 0;
 	a->proto_late_due = false;
 	return 0;
@@ -38,6 +40,8 @@ sst_ackgen_on_receive(
 		 * anyway (its run starts at the new highest). */
 		if (seq < highest)
 			a->reordered = seq;
+		else if (highest != 0)
+			a->repeat = highest;
 		a->deadline = now;
 	}
 	if (ack_eliciting) {
@@ -54,6 +58,7 @@ void
 sst_ackgen_take(
 	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count)
 {
+	a->taken++;
 	if (a->reordered != 0 && sst_replay_received(w, a->reordered)) {
 		/* The late packet's word goes first; the highest is still owed,
 		 * so the deadline (already now) stays for one more ack. */
@@ -62,11 +67,22 @@ sst_ackgen_take(
 		a->reordered = 0;
 		return;
 	}
+	if (a->repeat != 0 && sst_replay_received(w, a->repeat) &&
+		!sst_replay_received(w, a->repeat + 1)) {
+		/* The run below a gap again, before the gap's word (unless a
+		 * late packet closed the gap: its word covered the run); the
+		 * deadline (already now) stays for the highest. */
+		*ack_seq = a->repeat;
+		*ack_count = (uint8_t)sst_replay_run_below(w, a->repeat, SST_CHAN_ACKCT_MAX);
+		a->repeat = 0;
+		return;
+	}
 	*ack_seq = w->highest;
 	*ack_count = (uint8_t)sst_replay_run_below(w, w->highest, SST_CHAN_ACKCT_MAX);
 	a->eliciting = 0;
 	a->ack_only = 0;
 	a->reordered = 0;
+	a->repeat = 0;
 	a->deadline = SST_TIME_NEVER;
 }
 
@@ -76,6 +92,8 @@ sst_ackgen_on_receive_prototype(
 {
 	if (seq <= SST_CHANNEL_PROTOTYPE_SEQ_MAX) {
 		sst_ackgen_on_receive(a, seq, highest, ack_eliciting, now);
+		/* The prototype words each run once. */
+		a->repeat = 0;
 		return;
 	}
 	/* Truncated, the number is behind the highest recorded: a late
@@ -94,6 +112,7 @@ sst_ackgen_take_prototype(
 	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count)
 {
 	if (a->proto_late_due) {
+		a->taken++;
 		*ack_seq = a->proto_late;
 		*ack_count = 0;
 		a->proto_late_due = false;

@@ -6,7 +6,13 @@
  * packets AckSeq-AckCt .. AckSeq were received, with AckCt as large as the
  * contiguous run allows (at most 15). Normally AckSeq is the highest packet
  * received; a packet that arrived out of order is acknowledged on its own
- * first, so the sender learns of it before it declares it lost.
+ * first, so the sender learns of it before it declares it lost. The
+ * word that ends the run below a gap (a loss, or a number the sender
+ * skipped) is sent twice, its second copy in its own packet just before
+ * the gap's word: no later word can cover that run, and the gap's word
+ * makes the sender count the run's last packets towards their loss, so
+ * losing the only copy would make it declare received packets lost and
+ * halve its window for nothing.
  *
  * When (the prototype's policy, the default): an ack is owed after 2
  * ack-eliciting packets or 10 ms after the first one, at once after a gap
@@ -23,6 +29,10 @@
 #include "channel_replay.h"
 #include "sst_time.h"
 
+/** Words that can be owed at once, each in its own packet: a late
+ * packet's, the run below a gap again, and the highest. */
+enum { SST_ACK_WORDS_AT_ONCE = 3 };
+
 struct sst_ack_policy {
 	sst_time_t max_delay;	      /**< delayed-ack timer (10 ms) */
 	uint32_t eliciting_threshold; /**< ack after this many data packets (2) */
@@ -35,6 +45,8 @@ struct sst_ackgen {
 	uint32_t ack_only;   /**< ack-only packets not yet acknowledged */
 	sst_time_t deadline; /**< when the delayed ack is due; SST_TIME_NEVER if none */
 	uint64_t reordered;  /**< a packet to acknowledge on its own, 0 if none */
+	uint64_t repeat;     /**< the top of the run below a gap, owed again; 0: none */
+	uint64_t taken;	     /**< words taken so far */
 	/** Posing as the prototype (sst_ackgen_on_receive_prototype()): the
 	 * 16-bit number of the last packet past its record, owed alone. */
 	uint16_t proto_late;
@@ -67,7 +79,7 @@ sst_ackgen_due(const struct sst_ackgen *a, sst_time_t now)
 static inline bool
 sst_ackgen_pending(const struct sst_ackgen *a)
 {
-	return a->eliciting != 0 || a->ack_only != 0 || a->reordered != 0;
+	return a->eliciting != 0 || a->ack_only != 0 || a->reordered != 0 || a->repeat != 0;
 }
 
 /** Packets received since the last ack word was taken. */

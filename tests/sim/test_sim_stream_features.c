@@ -145,7 +145,14 @@ run_fragments(uint32_t caps)
 	CU_ASSERT_EQUAL(w->dgram_bytes_rx[1], w->dgrams_rx[1] * 8000);
 	CU_ASSERT(dp.sent >= 90);
 	if (caps & SST_CAP_DGRAM_FRAGMENTS) {
-		CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[0].sh)->streams_opened, opened);
+		/* Fragments, but for the datagrams sent just after a loss:
+		 * the channel's loss estimate, averaged over about 64 packets,
+		 * is above k x loss <= 0.1 for a few packets after any single
+		 * loss (stream_app.c), so at 0.5 % loss a datagram or two go
+		 * as substreams in most seeds (4 of seeds 1 to 6 before issue
+		 * 19's ack change, and then the default seed too). */
+		CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->streams_opened - opened <=
+			  dp.sent / 20);
 		CU_ASSERT(w->dgrams_rx[1] * 10 >= dp.sent * 9);
 		/* Fragments: what a prototype would have dropped. */
 		CU_ASSERT(sst_stream_host_stats(w->ep[1].sh)->rx_beyond_prototype > 0);

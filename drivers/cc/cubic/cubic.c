@@ -32,7 +32,8 @@
  * lowered to (1 + beta) / 2 * cwnd when the loss happens below the previous
  * W_max (fast convergence, section 4.7). A timeout (section 4.8) sets
  * ssthresh the same way and cwnd to one MSS; the congestion avoidance stage
- * that follows uses K = 0 and W_max = the window at its start. The window
+ * that follows uses K = 0 and W_max = the window at its start. A timeout
+ * before any RTT sample only sets cwnd to one MSS (slow start goes on). The window
  * does not grow during recovery or on application-limited acks, and the
  * time covered by application-limited acks is not counted in t (section
  * 5.8), so an idle or slow sender does not come back to a window it never
@@ -329,6 +330,16 @@ cubic_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 {
 	struct cubic *cb = cubic_priv(cc);
 
+	if (ev->no_rtt_sample) {
+		/* The flow's first packets timed out: nothing was measured of
+		 * the path, so slow start from one packet, as after a lost SYN
+		 * (ssthresh and the congestion state stay). */
+		cc->cwnd = cc->mss;
+		cc->in_recovery = false;
+		if (ev->largest_sent > cc->recovery_seq)
+			cc->recovery_seq = ev->largest_sent;
+		return;
+	}
 	/* Section 4.8: Reno's loss window, ssthresh from beta_cubic. */
 	cb->cwnd_prior = cc->cwnd;
 	cc->ssthresh = cubic_ssthresh(cc);

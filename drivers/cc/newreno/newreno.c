@@ -21,8 +21,9 @@
  * the same way, collapses cwnd to the one-packet loss window and records
  * the highest sequence number sent as the recovery point (RFC 6582
  * section 3.2 step 4), so the packets the channel then declares lost do not
- * cut the window again. Apart from that loss window the window never falls
- * below sst_cc_min_window().
+ * cut the window again. A timeout before any RTT sample (the flow's first
+ * packets lost) leaves ssthresh as it is. Apart from that loss window the
+ * window never falls below sst_cc_min_window().
  */
 #include <assert.h>
 #include <string.h>
@@ -129,7 +130,12 @@ newreno_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 {
 	struct newreno *nr = newreno_priv(cc);
 
-	cc->ssthresh = newreno_ssthresh(cc, ev->bytes_in_flight);
+	/* Before any RTT sample the flight is the handshake's few bytes, not a
+	 * measure of the path: ssthresh stays, so slow start from one packet
+	 * finds the path's window (RFC 5681 section 3.1's one-segment window
+	 * after a lost SYN; Linux keeps ssthresh infinite after one). */
+	if (!ev->no_rtt_sample)
+		cc->ssthresh = newreno_ssthresh(cc, ev->bytes_in_flight);
 	cc->cwnd = cc->mss; /* RFC 5681 loss window */
 	cc->in_recovery = false;
 	if (ev->largest_sent > cc->recovery_seq)

@@ -245,4 +245,36 @@ model_finish_recovery(struct model *m, unsigned int limit)
 	return n;
 }
 
+/*
+ * A timeout before any RTT sample (the flow's first packets lost, e.g.
+ * behind a queue another flow keeps full) measured nothing of the path:
+ * one packet of window, and ssthresh stays so that slow start finds the
+ * window. With a sample, the timeout sets ssthresh as usual. Shared by the
+ * native controllers' tests.
+ */
+static inline void
+model_check_rto_before_first_sample(const char *name, uint32_t mss)
+{
+	struct sst_cc cc;
+	struct sst_cc_rto_event ev = {
+		.now = SST_NSEC_PER_SEC,
+		.largest_sent = 11,
+		.bytes_in_flight = 10 * (uint64_t)mss,
+		.no_rtt_sample = true,
+	};
+
+	CU_ASSERT_EQUAL_FATAL(sst_cc_init(&cc, sst_cc_find(name), mss, 0), 0);
+	sst_cc_on_rto(&cc, &ev);
+	CU_ASSERT_EQUAL(cc.cwnd, mss);
+	CU_ASSERT_EQUAL(cc.ssthresh, UINT64_MAX);
+	CU_ASSERT_EQUAL(cc.recovery_seq, 11);
+	CU_ASSERT_TRUE(sst_cc_in_slow_start(&cc));
+	ev.no_rtt_sample = false;
+	ev.largest_sent = 20;
+	sst_cc_on_rto(&cc, &ev);
+	CU_ASSERT_EQUAL(cc.cwnd, mss);
+	CU_ASSERT(cc.ssthresh < 10 * (uint64_t)mss);
+	CU_ASSERT(cc.ssthresh >= 2 * (uint64_t)mss);
+}
+
 #endif /* CC_MODEL_H */

@@ -361,6 +361,13 @@ test_extreme_ranges(void)
 	}
 }
 
+/* The first flight lost (cc_model.h). */
+static void
+test_rto_before_first_sample(void)
+{
+	model_check_rto_before_first_sample("cubic", MSS);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_loss_concave_convex),
 	SST_TEST(test_reno_friendly),
@@ -368,6 +375,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_rto),
 	SST_TEST(test_app_limited),
 	SST_TEST(test_extreme_ranges),
+	SST_TEST(test_rto_before_first_sample),
 	SST_TEST_END,
 };
 

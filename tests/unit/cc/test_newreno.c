@@ -259,6 +259,13 @@ test_app_limited(void)
 	CU_ASSERT_EQUAL(m.cc.cwnd, cwnd);
 }
 
+/* The first flight lost (cc_model.h). */
+static void
+test_rto_before_first_sample(void)
+{
+	model_check_rto_before_first_sample("newreno", MSS);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_slow_start),
 	SST_TEST(test_single_loss),
@@ -266,6 +273,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_rto),
 	SST_TEST(test_minimum_window),
 	SST_TEST(test_app_limited),
+	SST_TEST(test_rto_before_first_sample),
 	SST_TEST_END,
 };
 
