@@ -32,8 +32,10 @@
 #
 # Usage: scripts/evaluate.sh [--quick] [--only LIST] [--links LIST] [--build DIR] [--out DIR]
 #        scripts/evaluate.sh --plot-only DIR
-#   --quick   shorter runs, one repetition (about 13 minutes); the full run
-#             repeats each point 5 times, 60 s per bulk and fairness run
+#   --quick   shorter runs, one repetition (under 10 minutes: 6 s bulk
+#             runs, 15 s fairness runs, fewer transactions per Figure 7
+#             point, a 14-page Figure 8 trace); the full run repeats each
+#             point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk and fair experiments' links (default: all; names below)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
 # Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3, and
@@ -246,17 +248,24 @@ links_all=(
 	"gig 1000 1 0"
 	"mobile 50 30 0.1"
 )
+# Figure 7: transactions per point up to 64 KB (fig7_n) and from 128 KB
+# (fig7_n_large).
+# Figure 8's trace: perf/web_trace.py's seed and pages (docs/evaluation.md,
+# section 4). The quick run's is the 14-page trace with every group of
+# requests per page and about the full trace's median page size (57.5 KB
+# against 50.5 KB; 1.07 MB in all, where seed 19's first 20 pages hold
+# 5.7 MB and took 4 of the quick run's 13 minutes).
 if [ $quick -eq 1 ]; then
-	reps=1 bulk_s=8 fair_s=15 fair_links="dsl wifi"
+	reps=1 bulk_s=6 fair_s=15 fair_links="dsl wifi"
 	fig7_sizes="32 128 512 2048 8192 32768 131072 524288"
-	fig8_pages=20
+	fig7_n=7 fig7_n_large=2
+	fig8_seed=353 fig8_pages=14
 else
 	reps=5 bulk_s=60 fair_s=60 fair_links="dsl wifi"
 	fig7_sizes=$(for i in $(seq 5 21); do echo $((1 << i)); done)
-	fig8_pages=60
+	fig7_n=9 fig7_n_large=3
+	fig8_seed=19 fig8_pages=60
 fi
-# Figure 8's trace: perf/web_trace.py's seed (docs/evaluation.md, section 4).
-fig8_seed=19
 
 tag=$$
 ns_c=sst-ev-c$tag ns_m=sst-ev-m$tag ns_s=sst-ev-s$tag
@@ -458,8 +467,8 @@ exp_fig7() {
 	link_up $(link_params)
 	for size in $fig7_sizes; do
 		# Enough transactions for a median, fewer where one takes seconds.
-		n=9
-		[ "$size" -ge 131072 ] && n=3
+		n=$fig7_n
+		[ "$size" -ge 131072 ] && n=$fig7_n_large
 		[ "$size" -ge 1048576 ] && n=1
 		for r in $(seq $reps); do
 			run=fig7-sst-$size-$r
@@ -634,4 +643,4 @@ want fig8 && exp_fig8
 want fig9 && exp_fig9
 want headers && exp_headers
 summarize "$out" || log "summary or plots not made (python3-matplotlib?)"
-log "done: $out"
+log "done in $SECONDS s: $out"

@@ -701,13 +701,13 @@ host_conf(struct tool_host_conf *hc, const struct perf_conf *c, bool server, str
 	hc->ctx = ps;
 }
 
-/* Poll until the client's test is over (or a signal ends it).
- * @return the report's exit status. */
+/* Poll until the client's test is over (or a signal ends it), napping
+ * between packets when @p may_sleep. @return the report's exit status. */
 static int
-run_test(struct tool_net *net, struct perf_client *cl)
+run_test(struct tool_net *net, struct perf_client *cl, bool may_sleep)
 {
 	while (!perf_client_done(cl) && !tool_interrupted)
-		tool_net_poll(net, false);
+		tool_net_poll(net, may_sleep);
 	if (tool_interrupted)
 		perf_client_abort(cl, tool_interrupted);
 	return perf_client_report(cl, tool_net_describe(net));
@@ -789,7 +789,7 @@ run_loopback(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	rc = run_test(net, cl);
+	rc = run_test(net, cl, false);
 out:
 	perf_client_quiesce(cl);
 	perf_server_quiesce(sv);
@@ -833,7 +833,7 @@ run_client(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	rc = run_test(net, cl);
+	rc = run_test(net, cl, c->mode == PERF_WEB);
 	/* Let the server's channel end now rather than at its idle timeout. */
 	perf_client_quiesce(cl);
 	tool_net_finish_channels(net, SST_NSEC_PER_SEC / 2);
