@@ -36,9 +36,9 @@ struct sst_cc_stp_stats {
 
 /** Why a module was revoked (none: it was not). */
 enum sst_cc_stp_revoke {
-	SST_CC_STP_REVOKE_NONE = 0,
-	SST_CC_STP_REVOKE_POLICER, /**< it asked for more than the policer allowed */
-	SST_CC_STP_REVOKE_BUDGET,  /**< its calls took more than its CPU budget */
+	SST_CC_STP_REVOKE_NONE = 0, /**< not revoked */
+	SST_CC_STP_REVOKE_POLICER,  /**< it asked for more than the policer allowed */
+	SST_CC_STP_REVOKE_BUDGET,   /**< its calls took more than its CPU budget */
 };
 
 /** What one channel's controller is, when it is an untrusted module. */

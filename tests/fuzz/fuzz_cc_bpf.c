@@ -171,9 +171,12 @@ guards_intact(const struct guarded_ctx *g)
 	return true;
 }
 
-/* Run an accepted program both ways on a few contexts. */
+/* Run an accepted program both ways on a few contexts. The verifier's
+ * ctx_end bounds what it may touch (the driver copies no scratch past it):
+ * with every byte past it changed, the program returns the same, leaves
+ * the same bytes below it, and those past it as they were. */
 static void
-run_both(struct fuzz_input *in, const struct ebpf_insn *ins, uint32_t n)
+run_both(struct fuzz_input *in, const struct ebpf_insn *ins, uint32_t n, uint32_t ctx_end)
 {
 	struct rte_bpf_prm prm = {
 		.ins = ins,
@@ -187,13 +190,22 @@ run_both(struct fuzz_input *in, const struct ebpf_insn *ins, uint32_t n)
 		return; /* rte_bpf's own validator may refuse more */
 	FUZZ_CHECK(rte_bpf_get_jit(bpf, &jit) == 0);
 	for (int round = 0; round < 4; round++) {
-		static struct guarded_ctx a, b;
+		static struct guarded_ctx a, b, c, c0;
 		uint64_t ra, rb;
 
 		fill_ctx(in, &a);
 		b = a;
+		c = a;
+		for (size_t k = ctx_end; k < sizeof(c.ctx); k++)
+			((uint8_t *)&c.ctx)[k] ^= 0xff;
+		c0 = c;
 		ra = rte_bpf_exec(bpf, &a.ctx);
 		FUZZ_CHECK(guards_intact(&a));
+		FUZZ_CHECK(ctx_end <= sizeof(c.ctx));
+		FUZZ_CHECK(rte_bpf_exec(bpf, &c.ctx) == ra);
+		FUZZ_CHECK(memcmp(&c.ctx, &a.ctx, ctx_end) == 0);
+		FUZZ_CHECK(memcmp((uint8_t *)&c.ctx + ctx_end, (uint8_t *)&c0.ctx + ctx_end,
+				   sizeof(c.ctx) - ctx_end) == 0);
 		if (jit.func == NULL)
 			continue;
 		rb = jit.func(&b.ctx);
@@ -244,6 +256,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct ebpf_insn prog[MAX_GEN + 4 + SST_CC_BPF_MAX_INSNS];
 	struct fuzz_input in = {.p = data + 1, .left = size > 0 ? size - 1 : 0};
 	char err[CC_BPF_ERR_MAX];
+	uint32_t ctx_end = 0;
 	uint32_t n;
 	int rc;
 
@@ -265,9 +278,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_elf(data + 1, size - 1);
 		return 0;
 	}
-	rc = cc_bpf_verify((const uint8_t *)prog, n, err, sizeof(err));
+	rc = cc_bpf_verify_ctx((const uint8_t *)prog, n, &ctx_end, err, sizeof(err));
 	FUZZ_CHECK(rc == 0 || (rc == -EINVAL && strncmp(err, "insn ", 5) == 0));
 	if (rc == 0)
-		run_both(&in, prog, n);
+		run_both(&in, prog, n, ctx_end);
 	return 0;
 }
