@@ -169,7 +169,13 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 		sst_channel_max_payload(ch) + SST_CHAN_HDR_LEN + r.crypto->trailer_len, now);
 	if (rc < 0)
 		return rc;
-	sst_pacer_init(&ch->pacer, 4 * (uint64_t)ch->mtu, now);
+	/* The bucket holds one initial window: a response after a pause
+	 * leaves at once, as from a fresh channel (Linux's fq: an initial
+	 * quantum of 10 packets), where 4 packets made the rest of a small
+	 * page wait for a rate a full queue had slowed (docs/evaluation.md,
+	 * Figure 8). While the channel sends without pause the bucket is
+	 * empty, so the pacing rate alone decides. */
+	sst_pacer_init(&ch->pacer, sst_cc_initial_window(ch->cc.mss), now);
 	channel_schedule_skip(ch);
 	return r.crypto->session_init(ch->crypto_session, &p->keys);
 }
