@@ -67,7 +67,7 @@ held=$(json_field "$dir/slots.json" held_at_first_refusal)
 [ "${held:-0}" -ge 512 ] && [ "${held:-0}" -le 1024 ] ||
 	fail "the first refusal came when $held streams were held (want a peer's share, 512..1024)"
 kill "$server"
-wait "$server"
+wait "$server" || fail "sst-gen server: exit $? $(tail -3 "$dir/server.err")"
 server=
 end=$(grep 'server (end):' "$dir/server.err")
 skipped=$(echo "$end" | sed -n 's/.*acks: \([0-9]*\) numbers skipped.*/\1/p')
