@@ -864,6 +864,8 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		c->nego_rate_limited += n->rx_rate_limited;
 		c->nego_established += n->established_initiator + n->established_responder;
 		c->nego_load_on += n->load_on;
+		c->nego_cookie_bad += n->rx_i1_cookie_bad + n->rx_sec_i1_cookie_bad;
+		c->nego_i2_unmatched += n->rx_sec_i2_unmatched;
 		c->chan_tx_skipped += w->channels.tx_skipped;
 		c->chan_optimistic_acks += w->channels.optimistic_acks;
 		c->chan_rx_ack_beyond += w->channels.rx_ack_beyond;

@@ -111,6 +111,8 @@ struct tool_counters {
 	uint64_t nego_rate_limited; /**< cookie-proven first messages over their source's rate */
 	uint64_t nego_established;  /**< channels set up, both roles */
 	uint64_t nego_load_on;	    /**< times the host went under load */
+	uint64_t nego_cookie_bad;   /**< first messages whose cookie did not verify */
+	uint64_t nego_i2_unmatched; /**< SecI2 without a half-open entry (address, nr) */
 	/* The channels' defences (sst_channel_stats, summed by the workers). */
 	uint64_t chan_tx_skipped;      /**< numbers skipped to catch optimistic acks */
 	uint64_t chan_optimistic_acks; /**< channels failed for acking a skipped number */

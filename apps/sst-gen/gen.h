@@ -101,7 +101,12 @@ struct gen_workload {
 enum gen_mode { GEN_MODE_CLIENT = 0, GEN_MODE_SERVER, GEN_MODE_TEMPLATE };
 
 /** What the stateful client does to the target besides its workload. */
-enum gen_attack { GEN_ATTACK_NONE = 0, GEN_ATTACK_OPTIMISTIC_ACK, GEN_ATTACK_STREAM_SLOTS };
+enum gen_attack {
+	GEN_ATTACK_NONE = 0,
+	GEN_ATTACK_OPTIMISTIC_ACK,
+	GEN_ATTACK_STREAM_SLOTS,
+	GEN_ATTACK_COOKIE_REPLAY,
+};
 
 struct gen_conf {
 	enum gen_mode mode;

@@ -22,13 +22,17 @@
  * never uses them.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "channel_wire.h"
 #include "gen_client.h"
+#include "nego_secure.h"
 #include "nego_wire.h"
 #include "sst_chk32.h"
 
@@ -41,11 +45,26 @@ struct atk_out {
 	uint64_t tx_highest; /**< our highest number, to rebuild the next */
 };
 
+enum { REPLAY_SOURCES = 4, REPLAY_MSG_MAX = 2048 };
+
+/* --attack cookie-replay: the first SecI2 (or ChkI1 with a cookie) we
+ * sent, and the sockets it was sent again from. */
+struct atk_replay {
+	uint8_t msg[REPLAY_MSG_MAX];
+	uint16_t len;
+	struct sst_net_endpoint to;
+	uint64_t taken_tsc; /**< 0: nothing taken yet */
+	bool done;
+	int fd[REPLAY_SOURCES];
+};
+
 struct atk_link {
 	struct sst_link *inner;
 	struct sst_link_stats *stats;
 	struct gen_attack_stats *as;
+	enum gen_attack kind;
 	uint32_t jump;
+	struct atk_replay rp;
 	uint32_t pending_key[SST_CHAN_MAX + 1]; /**< ChkI1 sent, by our number */
 	uint64_t rx_highest[SST_CHAN_MAX + 1];	/**< the target's, by our number */
 	bool rx_seen[SST_CHAN_MAX + 1];
@@ -55,6 +74,7 @@ struct atk_link {
 struct atk_conf {
 	struct sst_link *inner;
 	struct gen_attack_stats *as;
+	enum gen_attack kind;
 	uint32_t jump;
 };
 
@@ -71,7 +91,7 @@ learn(struct atk_link *a, bool tx, const uint8_t *b, uint32_t len)
 	struct sst_nego_msg msg;
 	struct sst_nego_iter it;
 	struct sst_nego_chunk ch;
-	struct sst_nego_chki1 i1;
+	struct sst_nego_chki1 i1 = {0};
 	struct sst_nego_chkr1 r1;
 
 	if (sst_nego_msg_parse(b, len, &msg) < 0)
@@ -80,6 +100,17 @@ learn(struct atk_link *a, bool tx, const uint8_t *b, uint32_t len)
 	while (sst_nego_iter_next(&it, &ch) == 1) {
 		if (tx && ch.type == SST_NEGO_CHKI1 && sst_nego_chki1_decode(&ch.body, &i1) == 0)
 			a->pending_key[i1.chani] = i1.cki;
+		/* What proves the initiator's address to the responder: a
+		 * SecI2, or a ChkI1 answering a cookie request. */
+		if (tx && a->kind == GEN_ATTACK_COOKIE_REPLAY && a->rp.taken_tsc == 0 &&
+			len <= REPLAY_MSG_MAX &&
+			(ch.type == SST_NEGO_SECI2 ||
+				(ch.type == SST_NEGO_CHKI1 && i1.cookie.len > 0))) {
+			memcpy(a->rp.msg, b, len);
+			a->rp.len = (uint16_t)len;
+			a->rp.taken_tsc = rte_rdtsc();
+			a->as->replay_taken++;
+		}
 		if (tx || ch.type != SST_NEGO_CHKR1 || sst_nego_chkr1_decode(&ch.body, &r1) < 0 ||
 			sst_nego_chkr1_wants_cookie(&r1) || r1.chanr > SST_CHAN_MAX)
 			continue;
@@ -156,6 +187,63 @@ seen_rx(struct atk_link *a, struct rte_mbuf *m)
 	}
 }
 
+/* The endpoint as a socket address. @return its length, 0 if not IP. */
+static socklen_t
+sockaddr_of(const struct sst_net_endpoint *ep, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ep->addr.family == SST_NET_IPV4) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(ep->port);
+		memcpy(&sin->sin_addr, ep->addr.bytes, 4);
+		return sizeof(*sin);
+	}
+	if (ep->addr.family == SST_NET_IPV6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(ep->port);
+		memcpy(&sin6->sin6_addr, ep->addr.bytes, 16);
+		return sizeof(*sin6);
+	}
+	return 0;
+}
+
+/*
+ * --attack cookie-replay: 100 ms after we sent what proves our address
+ * (the handshake is over by then), the same bytes again from
+ * REPLAY_SOURCES other endpoints (sockets of their own, ports the kernel
+ * picks): an attacker who captured them. The target must not answer a
+ * message whose cookie names another address; whatever comes back to
+ * those sockets is counted.
+ */
+static void
+replay_poll(struct atk_link *a)
+{
+	struct atk_replay *rp = &a->rp;
+	struct sockaddr_storage to;
+	socklen_t tolen;
+	uint8_t buf[REPLAY_MSG_MAX];
+
+	if (rp->taken_tsc != 0 && !rp->done &&
+		rte_rdtsc() - rp->taken_tsc > rte_get_tsc_hz() / 10) {
+		rp->done = true;
+		tolen = sockaddr_of(&rp->to, &to);
+		for (int k = 0; k < REPLAY_SOURCES && tolen != 0; k++) {
+			rp->fd[k] = socket(to.ss_family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+			if (rp->fd[k] >= 0 &&
+				sendto(rp->fd[k], rp->msg, rp->len, 0, (const struct sockaddr *)&to,
+					tolen) == rp->len)
+				a->as->replayed++;
+		}
+	}
+	for (int k = 0; k < REPLAY_SOURCES; k++)
+		while (rp->fd[k] >= 0 && recv(rp->fd[k], buf, sizeof(buf), 0) >= 0)
+			a->as->replay_answers++;
+}
+
 static int
 atk_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *stats)
 {
@@ -165,7 +253,10 @@ atk_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *st
 	memset(a, 0, sizeof(*a));
 	a->inner = c->inner;
 	a->as = c->as;
+	a->kind = c->kind;
 	a->jump = c->jump;
+	for (int k = 0; k < REPLAY_SOURCES; k++)
+		a->rp.fd[k] = -1;
 	a->stats = stats;
 	return a->inner != NULL && a->as != NULL ? 0 : -EINVAL;
 }
@@ -176,6 +267,8 @@ atk_rx(void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16
 	struct atk_link *a = priv;
 	uint16_t got = sst_link_rx_burst(a->inner, pkts, from, n);
 
+	if (a->kind == GEN_ATTACK_COOKIE_REPLAY)
+		replay_poll(a);
 	for (uint16_t i = 0; i < got; i++) {
 		seen_rx(a, pkts[i]);
 		a->stats->rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
@@ -198,9 +291,13 @@ atk_tx(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, ui
 		bytes += rte_pktmbuf_pkt_len(pkts[i]);
 		if (len == 0)
 			continue;
-		if (b[0] == 0)
+		if (b[0] == 0) {
+			bool had = a->rp.taken_tsc != 0;
+
 			learn(a, true, b, len);
-		else if (a->out[b[0]].known)
+			if (!had && a->rp.taken_tsc != 0)
+				a->rp.to = to[i];
+		} else if (a->out[b[0]].known && a->kind == GEN_ATTACK_OPTIMISTIC_ACK)
 			forge(a, &a->out[b[0]], pkts[i]);
 	}
 	sent = sst_link_tx_burst(a->inner, pkts, to, n);
@@ -222,6 +319,9 @@ atk_close(void *priv)
 {
 	struct atk_link *a = priv;
 
+	for (int k = 0; k < REPLAY_SOURCES; k++)
+		if (a->rp.fd[k] >= 0)
+			close(a->rp.fd[k]);
 	sst_link_close(a->inner);
 }
 
@@ -239,7 +339,8 @@ static const struct sst_link_ops atk_ops = {
 struct sst_link *
 gen_attack_wrap(struct sst_link *inner, struct gen_client *g)
 {
-	struct atk_conf ac = {.inner = inner, .as = &g->attack, .jump = g->c->ack_jump};
+	struct atk_conf ac = {
+		.inner = inner, .as = &g->attack, .kind = g->c->attack, .jump = g->c->ack_jump};
 	struct sst_link_conf lc = {
 		.size = sizeof(lc), .driver = "gen_attack", .pool = g->pool, .driver_conf = &ac};
 	struct sst_link *l;
@@ -329,6 +430,14 @@ gen_attack_report(const struct gen_client *g, bool json)
 			(unsigned long long)a->slots_refused,
 			(unsigned long long)a->slots_before_refusal,
 			(unsigned long long)a->slots_ended);
+	if (g->c->attack == GEN_ATTACK_COOKIE_REPLAY)
+		printf(json ? "  \"attack\": {\"kind\": \"cookie-replay\", \"replay_taken\": %llu, "
+			      "\"replayed\": %llu, \"replay_answers\": %llu},\n"
+			    : "attack                 cookie replay: %llu handshake messages "
+			      "taken, "
+			      "sent again %llu times from other endpoints, %llu answers\n",
+			(unsigned long long)a->replay_taken, (unsigned long long)a->replayed,
+			(unsigned long long)a->replay_answers);
 	if (g->c->attack == GEN_ATTACK_OPTIMISTIC_ACK)
 		printf(json ? "  \"attack\": {\"kind\": \"optimistic-ack\", \"ack_jump\": %u, "
 			      "\"forged_acks\": %llu, \"target_packets_after\": %llu, "

@@ -440,7 +440,8 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 
 	gen_source_of(c, ch->id, &lc.local);
 	ch->link = sst_link_open(&lc);
-	if (ch->link != NULL && c->attack == GEN_ATTACK_OPTIMISTIC_ACK)
+	if (ch->link != NULL &&
+		(c->attack == GEN_ATTACK_OPTIMISTIC_ACK || c->attack == GEN_ATTACK_COOKIE_REPLAY))
 		ch->link = gen_attack_wrap(ch->link, g);
 	if (ch->link == NULL)
 		return -rte_errno;

@@ -71,6 +71,10 @@ struct gen_attack_stats {
 	/* stream-slots */
 	uint64_t slots_opened, slots_held, slots_refused, slots_ended;
 	uint64_t slots_before_refusal; /**< held over all channels at the first refusal */
+	/* cookie-replay */
+	uint64_t replay_taken;	 /**< address-proving handshake messages captured */
+	uint64_t replayed;	 /**< sent again from other endpoints */
+	uint64_t replay_answers; /**< datagrams the target sent to those endpoints */
 };
 
 struct gen_client {

@@ -259,7 +259,8 @@ gen_server_tick(struct gen_server *sv, bool last)
 	fprintf(stderr,
 		"sst-gen server%s: channels %llu (made %llu), streams %llu answered %llu failed "
 		"%llu, verify errors %llu, rx %llu B tx %llu B; negotiation: %llu messages, "
-		"%llu challenged, %llu rate-limited, %llu established; acks: %llu numbers "
+		"%llu challenged, %llu rate-limited, %llu established, %llu cookies bad, %llu "
+		"SecI2 unmatched; acks: %llu numbers "
 		"skipped, %llu optimistic (channel failed), %llu beyond what was sent; streams "
 		"open %llu, refused over a peer's share %llu\n",
 		last ? " (end)" : "", (unsigned long long)k.channels_open,
@@ -268,7 +269,8 @@ gen_server_tick(struct gen_server *sv, bool last)
 		(unsigned long long)sv->verify_errors, (unsigned long long)sv->rx_bytes,
 		(unsigned long long)sv->tx_bytes, (unsigned long long)k.nego_rx_msgs,
 		(unsigned long long)k.nego_challenged, (unsigned long long)k.nego_rate_limited,
-		(unsigned long long)k.nego_established, (unsigned long long)k.chan_tx_skipped,
+		(unsigned long long)k.nego_established, (unsigned long long)k.nego_cookie_bad,
+		(unsigned long long)k.nego_i2_unmatched, (unsigned long long)k.chan_tx_skipped,
 		(unsigned long long)k.chan_optimistic_acks,
 		(unsigned long long)k.chan_rx_ack_beyond, (unsigned long long)k.streams_live,
 		(unsigned long long)k.peer_streams_refused);

@@ -82,6 +82,10 @@ usage(FILE *out)
 		"                         open streams on every channel and never use\n"
 		"                         them, until the target refuses one; hold them\n"
 		"                         until --timeout\n"
+		"      --attack cookie-replay\n"
+		"                         send each channel's SecI2 (or ChkI1 with a\n"
+		"                         cookie) again from 4 other endpoints; count\n"
+		"                         the target's answers to them\n"
 		"\n"
 		"Client and server:\n"
 		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
@@ -235,8 +239,12 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 			c->attack = GEN_ATTACK_OPTIMISTIC_ACK;
 		else if (strcmp(arg, "stream-slots") == 0)
 			c->attack = GEN_ATTACK_STREAM_SLOTS;
+		else if (strcmp(arg, "cookie-replay") == 0)
+			c->attack = GEN_ATTACK_COOKIE_REPLAY;
 		else
-			return bad("--attack '%s': want optimistic-ack or stream-slots", arg);
+			return bad("--attack '%s': want optimistic-ack, stream-slots or "
+				   "cookie-replay",
+				arg);
 		return 0;
 	case OPT_MAX_STREAMS:
 		return parse_u32("max-streams", arg, 64, 1u << 24, &c->max_streams);
