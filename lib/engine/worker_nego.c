@@ -201,10 +201,9 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	/* The optimistic-ack defence (docs/channel.md): the numbers we skip
 	 * must be unpredictable to the peer, so the seed is a secret of ours
 	 * per channel, never derived from what the handshake showed it.
-	 * Zero would turn the defence off. */
-	do
+	 * Zero turns the defence off. */
+	while (w->p.skip_numbers && chp.skip_seed == 0)
 		randombytes_buf(&chp.skip_seed, sizeof(chp.skip_seed));
-	while (chp.skip_seed == 0);
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;
 	cp.local_hcid = r->tx_hcid;
