@@ -10,6 +10,7 @@
 # (skipped, and said, when matplotlib is missing: the script's status 3).
 # Usage: event_log.sh SST_PERF PLOT_EVENTS
 set -u
+here=$(cd "$(dirname "$0")" && pwd) # jsonl_check.py
 perf=${1:?usage: event_log.sh SST_PERF PLOT_EVENTS}
 plot=${2:?usage: event_log.sh SST_PERF PLOT_EVENTS}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sst-events.XXXXXX") || {
@@ -26,20 +27,18 @@ fail() {
 "$perf" --loopback --quiet --time 1 --loss 1 --event-log "$dir/events.jsonl" >"$dir/perf.out" 2>&1 ||
 	fail "sst-perf: $(tail -3 "$dir/perf.out")"
 [ -s "$dir/events.jsonl" ] || fail "no event log written"
-python3 - "$dir/events.jsonl" <<'PY' || fail "the event log"
-import json, sys
+PYTHONPATH="$here" python3 - "$dir/events.jsonl" <<'PY' || fail "the event log"
+import json
+import sys
+
+import jsonl_check
+from jsonl_check import check
 
 fields = {"up": ["peer_ch", "secure"], "down": [], "replacing": [], "migrated": ["to"],
           "rtt": ["sample_ns", "srtt_ns", "rttvar_ns"], "cwnd": ["cwnd", "ssthresh", "in_flight"],
           "loss": ["seq", "bytes"], "rto": ["rto_ns"], "stream_connected": ["usid", "err"],
           "stream_accepted": ["usid", "sub"], "stream_closed": ["usid", "why", "written"]}
 ends = {"finished", "reset_local", "reset_remote", "refused", "aborted", "timed_out"}
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        print("FAIL:", what)
-        ok = False
 
 count, last = {}, {}
 for n, line in enumerate(open(sys.argv[1]), 1):
@@ -78,7 +77,7 @@ check(count.get(("stream_connected", 0), 0) >= 1, "no stream connected at the cl
 check(count.get(("stream_accepted", 1), 0) >= 1, "no stream accepted at the server")
 for w in (0, 1):
     check(count.get(("stream_closed", w), 0) >= 1, f"no stream closed on worker {w}")
-sys.exit(0 if ok else 1)
+jsonl_check.done()
 PY
 
 "$plot" "$dir/events.jsonl" --out "$dir/plots" >"$dir/plot.out" 2>&1

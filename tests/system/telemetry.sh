@@ -12,6 +12,7 @@
 # packets and bytes.
 # Usage: telemetry.sh SST_PERF
 set -u
+here=$(cd "$(dirname "$0")" && pwd) # jsonl_check.py
 perf=${1:?usage: telemetry.sh SST_PERF}
 tel=$(command -v dpdk-telemetry.py) || {
 	echo "dpdk-telemetry.py is not installed (Debian dpdk-dev): skipped"
@@ -122,23 +123,21 @@ for _ in $(seq 10); do
 		s=$(next "${more[0]}")
 	fi
 done
-python3 - "$dir/client.json" "$dir/server.json" <<'PY' || fail "/sst/streams"
-import json, sys
+PYTHONPATH="$here" python3 - "$dir/client.json" "$dir/server.json" <<'PY' || fail "/sst/streams"
+import json
+import sys
+
+import jsonl_check
+from jsonl_check import check
 
 def pages(path):
     return [json.loads(line)["/sst/streams"] for line in open(path) if line.strip()]
 
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        print("FAIL:", what)
-        ok = False
 
 for path, ours, kind in ((sys.argv[1], 1, "tx"), (sys.argv[2], 0, "")):
     ps = pages(path)
     check(ps and all(p is not None for p in ps), f"{path}: a page is null: {ps}")
-    if not ok:
+    if not jsonl_check.ok():
         break
     check(len(ps) >= 2 and len(ps[0]) == 33 and ps[0]["next"] > 0 and ps[-1]["next"] == 0,
           f"{path}: want a full first page of 32 and a next page: {[len(p) for p in ps]}")
@@ -159,7 +158,7 @@ for path, ours, kind in ((sys.argv[1], 1, "tx"), (sys.argv[2], 0, "")):
         check(any(v["sndbuf"] > 0 for v in mine), f"{path}: no send buffer holds data")
     else:
         check(any(v["rcvwnd"] > 0 for v in mine), f"{path}: no receive window")
-sys.exit(0 if ok else 1)
+jsonl_check.done()
 PY
 for i in 8 9 10; do
 	[ "${lines[$i]}" = '{"/sst/streams": null}' ] ||

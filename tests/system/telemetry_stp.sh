@@ -14,6 +14,7 @@
 #     channel runs newreno again.
 # Usage: telemetry_stp.sh SST_PERF MODULES_DIR
 set -u
+here=$(cd "$(dirname "$0")" && pwd) # jsonl_check.py
 perf=${1:?usage: telemetry_stp.sh SST_PERF MODULES_DIR}
 mods=${2:?usage: telemetry_stp.sh SST_PERF MODULES_DIR}
 tel=$(command -v dpdk-telemetry.py) || {
@@ -70,17 +71,14 @@ wait_for /sst/stp_peers,0 '"on_module": 1' &&
 		/sst/cc_bpf_modules /sst/stp_peers,x >"$dir/run1.json"
 stop
 cat "$dir/run1.json" | cut -c1-600
-python3 - "$dir/run1.json" "$hash" <<'PY' || fail "run 1 (newreno.o shipped)"
-import json, sys
+PYTHONPATH="$here" python3 - "$dir/run1.json" "$hash" <<'PY' || fail "run 1 (newreno.o shipped)"
+import sys
 
-lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+import jsonl_check
+from jsonl_check import check
+
+lines = jsonl_check.lines(sys.argv[1])
 h = sys.argv[2]
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        print("FAIL:", what)
-        ok = False
 
 check(len(lines) == 7, f"7 answers, got {len(lines)}")
 peers0 = lines[0]["/sst/stp_peers"]
@@ -119,7 +117,7 @@ m = mods.get("bpf_" + h[:9])
 check(m is not None and m["hash"] == h and m["name"] == "bpf:#" + h[:9] and m["revoked"] == "none" and m["policed"] == 1,
       f"modules: {mods}")
 check(lines[6]["/sst/stp_peers"] is None, f"a bad parameter: {lines[6]}")
-sys.exit(0 if ok else 1)
+jsonl_check.done()
 PY
 
 # 2. Greedy across a bottleneck: revoked by the policer, counted by reason.
@@ -128,16 +126,13 @@ wait_for /sst/cc_bpf '"revoked_policer": 1' &&
 	query /sst/worker,0 /sst/cc_bpf_modules /sst/stp_peers,0 /sst/channel,0.0 >"$dir/run2.json"
 stop
 cat "$dir/run2.json" | cut -c1-600
-python3 - "$dir/run2.json" <<'PY' || fail "run 2 (greedy.o revoked)"
-import json, sys
+PYTHONPATH="$here" python3 - "$dir/run2.json" <<'PY' || fail "run 2 (greedy.o revoked)"
+import sys
 
-lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        print("FAIL:", what)
-        ok = False
+import jsonl_check
+from jsonl_check import check
+
+lines = jsonl_check.lines(sys.argv[1])
 
 check(len(lines) == 4, f"4 answers, got {len(lines)}")
 w0 = lines[0]["/sst/worker"]
@@ -153,7 +148,7 @@ check(len(peers) == 1, f"peers: {peers}")
 check(peers and peers[0]["on_module"] == 0 and peers[0]["cc"] == "newreno", f"peer: {peers}")
 check(lines[3]["/sst/channel"]["cc"] == "newreno" and "stp_module" not in lines[3]["/sst/channel"],
       f"channel: {lines[3]}")
-sys.exit(0 if ok else 1)
+jsonl_check.done()
 PY
 [ "$fails" -eq 0 ] || exit 1
 echo "PASS"
