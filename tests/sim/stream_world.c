@@ -79,6 +79,17 @@ world_params_default(struct world_params *wp, uint64_t seed)
 }
 
 void
+world_params_link(struct world_params *wp, uint64_t seed, uint64_t rate_bps, sst_time_t delay_ns,
+	uint32_t queue_pkts)
+{
+	world_params_default(wp, seed);
+	wp->channel_defaults = true;
+	wp->link.rate_bps = rate_bps;
+	wp->link.delay_ns = delay_ns;
+	wp->link.queue_pkts = queue_pkts;
+}
+
+void
 world_run_until(struct world *w, sst_time_t t)
 {
 	world_pump(w, sim_now(w->sim));

@@ -119,6 +119,13 @@ void world_link_defaults(struct sst_simlink_params *l);
  * direction. */
 void world_params_default(struct world_params *wp, uint64_t seed);
 
+/** The evaluation's scenarios (a link like a real one, channels as the
+ * library sets them up): world_params_default(), the channel's own
+ * defaults for the replay window and tx log, and a link of @p rate_bps
+ * with @p delay_ns one way and a queue of @p queue_pkts (0: unbounded). */
+void world_params_link(struct world_params *wp, uint64_t seed, uint64_t rate_bps,
+	sst_time_t delay_ns, uint32_t queue_pkts);
+
 /** Close the handles of the flows that finished while w->hold_finished. */
 void world_close_finished(struct world *w);
 

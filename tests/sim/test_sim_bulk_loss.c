@@ -170,12 +170,8 @@ run_bulk(const char *name, uint64_t rate_bps, sst_time_t delay, double loss, dou
 	double rtt_s;
 
 	memset(&gaps, 0, sizeof(gaps));
-	world_params_default(&wp, seed);
-	wp.channel_defaults = true;
-	wp.link.rate_bps = rate_bps;
-	wp.link.delay_ns = delay;
+	world_params_link(&wp, seed, rate_bps, delay, 0);
 	wp.link.loss = loss;
-	wp.link.queue_pkts = 0;
 	wp.link.queue_bytes = queue_bytes > 32 * 1500 ? queue_bytes : 32 * 1500;
 	w = world_create(&wp);
 	back = wp.link;

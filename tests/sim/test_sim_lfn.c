@@ -56,12 +56,8 @@ run_lfn(const char *name, uint64_t rate_bps, sst_time_t rtt, sst_time_t warmup, 
 	double rate;
 	struct sst_simlink_stats ls;
 
-	world_params_default(&wp, seed);
-	wp.channel_defaults = true;
+	world_params_link(&wp, seed, rate_bps, rtt / 2, (uint32_t)bdp_pkts);
 	wp.host.send_buffer = LFN_SEND_BUFFER;
-	wp.link.rate_bps = rate_bps;
-	wp.link.delay_ns = rtt / 2;
-	wp.link.queue_pkts = (uint32_t)bdp_pkts;
 	wp.link.capacity = (uint32_t)(3 * bdp_pkts + 1024);
 	w = world_create(&wp);
 	w->unchecked = true;
@@ -123,12 +119,8 @@ test_lossy_checked(void)
 	struct world_params wp;
 	struct world *w;
 
-	world_params_default(&wp, seed);
-	wp.channel_defaults = true;
+	world_params_link(&wp, seed, 200 * 1000 * 1000, 20 * SST_NSEC_PER_MSEC, 1000);
 	wp.host.send_buffer = LFN_SEND_BUFFER;
-	wp.link.rate_bps = 200 * 1000 * 1000;
-	wp.link.delay_ns = 20 * SST_NSEC_PER_MSEC;
-	wp.link.queue_pkts = 1000;
 	wp.link.loss = 0.01;
 	w = world_create(&wp);
 	world_flow_start(w, 10 << 20, 1000, 0);

@@ -126,11 +126,7 @@ test_small_pages(void)
 	struct world_params wp;
 	struct world *w;
 
-	world_params_default(&wp, seed);
-	wp.channel_defaults = true;
-	wp.link.rate_bps = WEB_RATE_BPS;
-	wp.link.delay_ns = WEB_DELAY;
-	wp.link.queue_pkts = WEB_QUEUE;
+	world_params_link(&wp, seed, WEB_RATE_BPS, WEB_DELAY, WEB_QUEUE);
 	w = world_create(&wp);
 	for (uint32_t i = 0; i < RTE_DIM(pages); i++) {
 		const struct web_page *p = &pages[i];
