@@ -10,7 +10,7 @@
  *
  * The bulk of the words goes through a kernel (channel_chk32.h): the
  * scalar one here, the reference, or a SIMD one chosen once at start-up
- * from the CPU's flags (channel_chk32_avx2.c). The sequence number, the
+ * from the CPU's flags (channel_chk32_avx2.c, channel_chk32_avx512.c). The sequence number, the
  * words straddling segments and the terminator stay here, shared by all.
  */
 #include <errno.h>
@@ -142,18 +142,28 @@ chk32_finish(struct chk32_state *s, int odd)
 	return (uint32_t)(s->a & 0xffff) | (uint32_t)(s->b & 0xffff) << 16;
 }
 
-/* The implementations, by enum sst_chk32_impl. */
+/* The implementations, by enum sst_chk32_impl, narrowest first. */
 static const struct {
 	const char *name;
 	chk32_kernel_fn kernel;
-	int cpu_flag; /* enum rte_cpu_flag_t the kernel needs, or -1 */
+	int cpu_flag;		/* enum rte_cpu_flag_t the kernel needs, or -1 */
+	unsigned int simd_bits; /* its vector width, as rte_vect counts it */
 } chk32_impls[SST_CHK32_IMPL_COUNT] = {
-	[SST_CHK32_IMPL_SCALAR] = {"scalar", chk32_kernel_scalar, -1},
-	[SST_CHK32_IMPL_AVX2] = {"avx2", chk32_kernel_avx2, RTE_CPUFLAG_AVX2},
+	[SST_CHK32_IMPL_SCALAR] = {"scalar", chk32_kernel_scalar, -1, 0},
+	[SST_CHK32_IMPL_AVX2] = {"avx2", chk32_kernel_avx2, RTE_CPUFLAG_AVX2, 256},
+	/* AVX-512BW implies AVX-512F on every CPU that has it. */
+	[SST_CHK32_IMPL_AVX512] = {"avx512", chk32_kernel_avx512, RTE_CPUFLAG_AVX512BW, 512},
 };
 
-/* Chosen once, before main(), and never changed: the per-packet path reads
- * it without synchronisation. */
+/* What the EAL allows before it has been asked (DPDK's default maximum
+ * SIMD width on x86: 512-bit code only on request, because some CPUs
+ * lower their clock while they run it). */
+#define CHK32_DEFAULT_SIMD_BITS 256
+
+/* Chosen before main() (the widest within the EAL's default SIMD width),
+ * and again by sst_chk32_impl_select() before any thread checksums (the
+ * engine's creation does it with the EAL's width): the per-packet path
+ * reads it without synchronisation. */
 static enum sst_chk32_impl chk32_active = SST_CHK32_IMPL_SCALAR;
 static chk32_kernel_fn chk32_kernel = chk32_kernel_scalar;
 
@@ -178,15 +188,31 @@ sst_chk32_impl_active(void)
 	return chk32_active;
 }
 
-/* The widest implementation this CPU runs; later entries are wider. */
+enum sst_chk32_impl
+sst_chk32_impl_widest(unsigned int max_simd_bits)
+{
+	for (int i = SST_CHK32_IMPL_COUNT - 1; i > 0; i--)
+		if (chk32_impls[i].simd_bits <= max_simd_bits &&
+			sst_chk32_impl_supported((enum sst_chk32_impl)i))
+			return (enum sst_chk32_impl)i;
+	return SST_CHK32_IMPL_SCALAR;
+}
+
+int
+sst_chk32_impl_select(enum sst_chk32_impl impl)
+{
+	if ((unsigned int)impl >= SST_CHK32_IMPL_COUNT)
+		return -EINVAL;
+	if (!sst_chk32_impl_supported(impl))
+		return -ENOTSUP;
+	chk32_active = impl;
+	chk32_kernel = chk32_impls[impl].kernel;
+	return 0;
+}
+
 RTE_INIT(chk32_select)
 {
-	for (int i = SST_CHK32_IMPL_COUNT - 1; i >= 0; i--)
-		if (sst_chk32_impl_supported((enum sst_chk32_impl)i)) {
-			chk32_active = (enum sst_chk32_impl)i;
-			chk32_kernel = chk32_impls[i].kernel;
-			return;
-		}
+	sst_chk32_impl_select(sst_chk32_impl_widest(CHK32_DEFAULT_SIMD_BITS));
 }
 
 static __rte_always_inline uint32_t

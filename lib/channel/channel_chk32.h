@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /**
- * Add whole 16-word (32-byte) chunks of big-endian words from p to the
+ * Add whole chunks (16 or 32 words) of big-endian words from p to the
  * exact running sums of the definition: a grows by each word, b by a after
  * each word. A kernel takes as many whole chunks as nwords holds, at any
  * alignment of p, and leaves the rest to the caller.
@@ -22,11 +22,17 @@
  * cannot overflow.
  *
  * @return
- *   The words taken: nwords rounded down to a multiple of 16.
+ *   The words taken: nwords rounded down to a multiple of the kernel's
+ *   chunk (16 words, 32 for AVX-512); the caller takes the rest.
  */
 typedef size_t (*chk32_kernel_fn)(uint64_t *a, uint64_t *b, const uint8_t *p, size_t nwords);
 
 /** The AVX2 kernel (channel_chk32_avx2.c); only on a CPU with AVX2. */
 size_t chk32_kernel_avx2(uint64_t *a, uint64_t *b, const uint8_t *p, size_t nwords);
+
+/** The AVX-512 kernel (channel_chk32_avx512.c), 32 words a step, which it
+ * takes as many of as nwords holds (a multiple of 32, not of 16); only on
+ * a CPU with AVX-512F and AVX-512BW. */
+size_t chk32_kernel_avx512(uint64_t *a, uint64_t *b, const uint8_t *p, size_t nwords);
 
 #endif /* CHANNEL_CHK32_H */

@@ -54,12 +54,14 @@ uint32_t sst_chk32_mbuf(uint64_t seq, const struct rte_mbuf *m, uint32_t len);
 
 /**
  * Implementations of Chk32, all giving the same values. sst_chk32() and
- * sst_chk32_mbuf() use the widest one the CPU runs, chosen once before
- * main(); the others stay reachable for tests and benchmarks.
+ * sst_chk32_mbuf() use the widest one the CPU runs within the SIMD width
+ * the EAL allows (sst_chk32_impl_select()); the others stay reachable for
+ * tests and benchmarks.
  */
 enum sst_chk32_impl {
 	SST_CHK32_IMPL_SCALAR, /**< portable C: the reference */
 	SST_CHK32_IMPL_AVX2,   /**< 32 bytes per step; CPUs with AVX2 */
+	SST_CHK32_IMPL_AVX512, /**< 64 bytes per step; CPUs with AVX-512F and BW */
 	SST_CHK32_IMPL_COUNT,  /**< number of implementations */
 };
 
@@ -70,12 +72,41 @@ bool sst_chk32_impl_supported(enum sst_chk32_impl impl);
 
 /** Short name of impl.
  * @param impl An implementation.
- * @return "scalar", "avx2" (static strings), or NULL outside the enum. */
+ * @return "scalar", "avx2", "avx512" (static strings), or NULL outside the enum. */
 const char *sst_chk32_impl_name(enum sst_chk32_impl impl);
 
 /** The implementation sst_chk32() and sst_chk32_mbuf() use.
- * @return The widest this CPU runs. */
+ * @return Until sst_chk32_impl_select() is called, the widest this CPU runs
+ *   within 256-bit vectors (the EAL's default SIMD width on x86). */
 enum sst_chk32_impl sst_chk32_impl_active(void);
+
+/**
+ * The widest implementation this CPU runs within a SIMD width.
+ *
+ * @param max_simd_bits
+ *   The widest vectors allowed, as the EAL counts them
+ *   (rte_vect_get_max_simd_bitwidth(): 256 by default on x86, 512 with
+ *   the EAL option --force-max-simd-bitwidth=512).
+ * @return
+ *   An implementation for which sst_chk32_impl_supported() is true
+ *   (SST_CHK32_IMPL_SCALAR when no SIMD one fits).
+ */
+enum sst_chk32_impl sst_chk32_impl_widest(unsigned int max_simd_bits);
+
+/**
+ * Make impl the one sst_chk32() and sst_chk32_mbuf() use. Every
+ * implementation gives the same values, so peers need not agree; but the
+ * choice is read without synchronisation on the data path: make it before
+ * any other thread checksums (sst_engine_create() calls it with
+ * sst_chk32_impl_widest(rte_vect_get_max_simd_bitwidth())).
+ *
+ * @param impl
+ *   The implementation.
+ * @return
+ *   0; -EINVAL when impl is outside the enum; -ENOTSUP when this CPU does
+ *   not run it (the one in use is unchanged then).
+ */
+int sst_chk32_impl_select(enum sst_chk32_impl impl);
 
 /**
  * sst_chk32() computed by a given implementation.

@@ -3,6 +3,9 @@
  * The engine (sst_engine.h): per-worker pools, links and inboxes, the
  * workers, and the loops that run them.
  */
+/* rte_vect_get_max_simd_bitwidth() is still experimental in DPDK 22.11;
+ * it is how an application's --force-max-simd-bitwidth reaches us. */
+#define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,9 +20,11 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
+#include <rte_vect.h>
 #include <sodium.h>
 
 #include "sst_capture.h"
+#include "sst_chk32.h"
 #include "sst_engine.h"
 #include "sst_pool.h"
 #include "sst_ring.h"
@@ -335,6 +340,9 @@ sst_engine_create(const struct sst_engine_params *p)
 	memcpy(&e->p, p, p->size);
 	e->n = p->workers != 0 ? p->workers : 1;
 	e->id = atomic_fetch_add(&engines_created, 1);
+	/* The EAL is up now, so its SIMD width (--force-max-simd-bitwidth)
+	 * is known; no worker checksums yet. */
+	sst_chk32_impl_select(sst_chk32_impl_widest(rte_vect_get_max_simd_bitwidth()));
 	if (e->p.mbufs == 0)
 		e->p.mbufs = 16383;
 	if (e->p.mbufs_initial == 0)

@@ -9,6 +9,7 @@
  * reference is also checked against the prototype's captured packets in
  * test_channel_chk32.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +44,36 @@ test_impls(void)
 	CU_ASSERT_PTR_NULL(sst_chk32_impl_name(SST_CHK32_IMPL_COUNT));
 	CU_ASSERT_STRING_EQUAL(sst_chk32_impl_name(SST_CHK32_IMPL_SCALAR), "scalar");
 	CU_ASSERT_STRING_EQUAL(sst_chk32_impl_name(SST_CHK32_IMPL_AVX2), "avx2");
-	/* The widest one the CPU has is the one in use. */
+	CU_ASSERT_STRING_EQUAL(sst_chk32_impl_name(SST_CHK32_IMPL_AVX512), "avx512");
 	CU_ASSERT_EQUAL(sst_chk32_impl_supported(SST_CHK32_IMPL_AVX2),
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0);
+	CU_ASSERT_EQUAL(sst_chk32_impl_supported(SST_CHK32_IMPL_AVX512),
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512BW) > 0);
+	/* In use before anyone chose: the widest the CPU has within 256-bit
+	 * vectors, the EAL's default width (512-bit code only on request). */
+	CU_ASSERT_EQUAL(active, sst_chk32_impl_widest(256));
 	if (sst_chk32_impl_supported(SST_CHK32_IMPL_AVX2))
 		CU_ASSERT_EQUAL(active, SST_CHK32_IMPL_AVX2);
-	fprintf(stderr, "  in use: %s\n", sst_chk32_impl_name(active));
+	CU_ASSERT_EQUAL(sst_chk32_impl_widest(0), SST_CHK32_IMPL_SCALAR);
+	CU_ASSERT_EQUAL(sst_chk32_impl_widest(512),
+		sst_chk32_impl_supported(SST_CHK32_IMPL_AVX512) ? SST_CHK32_IMPL_AVX512 : active);
+	fprintf(stderr, "  in use: %s, widest here: %s\n", sst_chk32_impl_name(active),
+		sst_chk32_impl_name(sst_chk32_impl_widest(512)));
+	/* Choosing: refused outside the enum and for what the CPU lacks. */
+	CU_ASSERT_EQUAL(sst_chk32_impl_select(SST_CHK32_IMPL_COUNT), -EINVAL);
+	for (int i = 0; i < SST_CHK32_IMPL_COUNT; i++) {
+		enum sst_chk32_impl impl = (enum sst_chk32_impl)i;
+
+		if (!sst_chk32_impl_supported(impl)) {
+			CU_ASSERT_EQUAL(sst_chk32_impl_select(impl), -ENOTSUP);
+			CU_ASSERT_EQUAL(sst_chk32_impl_active(), active);
+			continue;
+		}
+		CU_ASSERT_EQUAL(sst_chk32_impl_select(impl), 0);
+		CU_ASSERT_EQUAL(sst_chk32_impl_active(), impl);
+		CU_ASSERT_EQUAL(sst_chk32(0, one, 1), 0x01800180);
+	}
+	CU_ASSERT_EQUAL(sst_chk32_impl_select(active), 0);
 	/* Hand-computed (test_channel_chk32.c), through every implementation. */
 	for (int i = 0; i < SST_CHK32_IMPL_COUNT; i++)
 		if (sst_chk32_impl_supported((enum sst_chk32_impl)i))
@@ -114,14 +139,14 @@ test_every_length_and_alignment(void)
 }
 
 /* All 0xff maximises every lane and every sum: lengths around multiples of
- * the AVX2 kernel's batch (255 chunks of 32 bytes), at an odd and an even
- * alignment. (Around the 2^20-word reduction blocks, test_long_buffers in
+ * each SIMD kernel's batch (255 chunks of 32 bytes for AVX2, of 64 for
+ * AVX-512), at an odd and an even alignment. (Around the 2^20-word reduction blocks, test_long_buffers in
  * test_channel_chk32.c runs the implementation in use against the
  * definition.) */
 static void
 test_largest_sums(void)
 {
-	const size_t batch = 255 * 32, cap = 3 * batch + 64;
+	const size_t cap = 3 * 255 * 64 + 64;
 	uint8_t *buf = malloc(cap);
 	unsigned int bad = 0;
 
@@ -129,6 +154,7 @@ test_largest_sums(void)
 	memset(buf, 0xff, cap);
 	for (int i = 1; i < SST_CHK32_IMPL_COUNT; i++) {
 		enum sst_chk32_impl impl = (enum sst_chk32_impl)i;
+		size_t batch = 255 * (impl == SST_CHK32_IMPL_AVX512 ? 64 : 32);
 
 		if (!sst_chk32_impl_supported(impl))
 			continue;
