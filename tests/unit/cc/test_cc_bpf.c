@@ -158,6 +158,8 @@ gen_rto(struct gen *g, struct sst_cc cc[NCC], unsigned int *ev_no)
 		.now = g->now,
 		.largest_sent = g->next_seq - 1,
 		.bytes_in_flight = g->flight,
+		/* A timeout of a first flight: ssthresh stays (ABI v2's flag). */
+		.no_rtt_sample = rnd(g) % 3 == 0,
 	};
 
 	for (int k = 0; k < NCC; k++)
@@ -167,6 +169,29 @@ gen_rto(struct gen *g, struct sst_cc cc[NCC], unsigned int *ev_no)
 		gen_lose(g, cc);
 		same_state(cc, (*ev_no)++);
 	}
+}
+
+/* Everything in flight is acked, then the sender falls silent for longer
+ * than a timeout and resumes: the restart after idle. */
+static bool
+gen_idle(struct gen *g, struct sst_cc cc[NCC], unsigned int *ev_no)
+{
+	uint64_t before;
+
+	struct sst_cc_idle_event ev = {.idle = SST_NSEC_PER_SEC + rnd(g) % (4 * SST_NSEC_PER_SEC)};
+
+	while (g->head != g->tail) {
+		gen_ack(g, cc);
+		same_state(cc, (*ev_no)++);
+	}
+	g->now += ev.idle;
+	ev.now = g->now;
+	ev.rto = SST_NSEC_PER_SEC;
+	ev.srtt = 22000000;
+	before = cc[0].cwnd;
+	for (int k = 0; k < NCC; k++)
+		sst_cc_on_idle(&cc[k], &ev);
+	return cc[0].cwnd != before;
 }
 
 /* NewReno native, JIT-compiled and interpreted, event by event. */
@@ -180,7 +205,7 @@ test_newreno_trace(void)
 		resolve("bpf", "newreno"),
 		resolve("bpfi", "newreno"),
 	};
-	unsigned int losses = 0, rtos = 0, ev_no = 0;
+	unsigned int losses = 0, rtos = 0, idles = 0, restarts = 0, ev_no = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops[1]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops[2]);
@@ -210,14 +235,20 @@ test_newreno_trace(void)
 		} else if (r < 17) {
 			gen_rto(&g, cc, &ev_no);
 			rtos++;
+		} else if (r < 19) {
+			restarts += gen_idle(&g, cc, &ev_no);
+			idles++;
 		} else {
 			gen_ack(&g, cc);
 		}
 		same_state(cc, ev_no++);
 	}
-	printf("(%u events, %u losses, %u timeouts) ", ev_no, losses, rtos);
+	printf("(%u events, %u losses, %u timeouts, %u idle periods, %u restarts) ", ev_no, losses,
+		rtos, idles, restarts);
 	CU_ASSERT(losses > 100);
 	CU_ASSERT(rtos > 10);
+	CU_ASSERT(idles > 10);
+	CU_ASSERT(restarts > 5);
 }
 
 static void
@@ -281,6 +312,48 @@ test_hostile_file(void)
 	CU_ASSERT_PTR_EQUAL(sst_cc_stp_sink_set(NULL), &sink);
 	memset(&sink, 0, sizeof(sink));
 	unlink(name);
+}
+
+/* ABI version 2's inputs reach a version 2 module; a version 1 module, which
+ * this host still runs, sees its reserved words zero and is never called
+ * for the idle event its version did not have. */
+static void
+test_abi_versions(void)
+{
+	const uint64_t code = SHF_ALLOC | SHF_EXECINSTR;
+	/* on_rto: (flags + 1) * 4096; on_idle: idle_time. */
+	const struct ebpf_insn rto[] = {LDX(BPF_W, 0, 1, CTX_OFF(flags)), ALU_K(BPF_ADD, 0, 1),
+		ALU_K(BPF_MUL, 0, 4096), EXIT()};
+	const struct ebpf_insn idle[] = {LDX(EBPF_DW, 0, 1, CTX_OFF(idle_time)), EXIT()};
+	const struct ebpf_insn ack[] = {LDX(EBPF_DW, 0, 1, CTX_OFF(cwnd)), EXIT()};
+	const struct elf_build_sec sec[] = {
+		{SST_CC_BPF_SEC_ACK, SHT_PROGBITS, code, ack, sizeof(ack), 0},
+		{SST_CC_BPF_SEC_LOSS, SHT_PROGBITS, code, ack, sizeof(ack), 0},
+		{SST_CC_BPF_SEC_RTO, SHT_PROGBITS, code, rto, sizeof(rto), 0},
+		{SST_CC_BPF_SEC_IDLE, SHT_PROGBITS, code, idle, sizeof(idle), 0},
+	};
+	struct sst_cc_rto_event first = {.now = 1, .largest_sent = 3, .no_rtt_sample = true};
+	struct sst_cc_idle_event ev = {.now = 2, .idle = 50000, .rto = 1};
+	static uint8_t img[4096];
+
+	for (uint32_t version = 1; version <= 2; version++) {
+		size_t len = elf_build(img, sizeof(img), sec, 4, version);
+		const struct sst_cc_ops *ops =
+			cc_bpf_load_mem(img, len, true, "abi", err, sizeof(err));
+		struct sst_cc cc;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+		cc_bpf_set_policed(ops, false);
+		CU_ASSERT_EQUAL(sst_cc_init(&cc, ops, MSS, 0), 0);
+		sst_cc_on_rto(&cc, &first);
+		CU_ASSERT_EQUAL(cc.cwnd, version == 2 ? 8192 : 4096);
+		first.no_rtt_sample = false;
+		sst_cc_on_rto(&cc, &first);
+		CU_ASSERT_EQUAL(cc.cwnd, 4096);
+		first.no_rtt_sample = true;
+		sst_cc_on_idle(&cc, &ev);
+		CU_ASSERT_EQUAL(cc.cwnd, version == 2 ? 50000 : 4096);
+	}
 }
 
 /* What a module returns is clamped: a window in [mss, max], a pacing rate
@@ -546,6 +619,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_lookup_and_cache),
 	SST_TEST(test_hostile_file),
 	SST_TEST(test_clamps),
+	SST_TEST(test_abi_versions),
 	SST_TEST(test_greedy),
 	SST_TEST(test_vegas),
 	SST_TEST(test_cpu_budget),
