@@ -356,6 +356,97 @@ test_abi_versions(void)
 	}
 }
 
+/* The inputs a module reads are the channel's measurements and the driver's
+ * own (rttvar by RFC 6298 over the acks' samples, the delivery rate over
+ * intervals of at least one srtt, loss and timeout counts): a module that
+ * copies them into its scratch area shows what it was given. */
+static void
+test_context_inputs(void)
+{
+	const uint64_t code = SHF_ALLOC | SHF_EXECINSTR;
+#define COPY(sz, f, k) LDX(sz, 2, 1, CTX_OFF(f)), STX(EBPF_DW, 1, 2, CTX_OFF(scratch) + 8 * (k))
+	const struct ebpf_insn ack[] = {COPY(EBPF_DW, now, 0), COPY(BPF_W, mss, 1),
+		COPY(EBPF_DW, srtt, 2), COPY(EBPF_DW, rttvar, 3), COPY(EBPF_DW, min_rtt, 4),
+		COPY(EBPF_DW, rtt_sample, 5), COPY(EBPF_DW, bytes_in_flight, 6),
+		COPY(EBPF_DW, delivery_rate, 7), COPY(EBPF_DW, losses, 8),
+		COPY(EBPF_DW, timeouts, 9), COPY(EBPF_DW, seq, 10), COPY(EBPF_DW, bytes_acked, 11),
+		COPY(EBPF_DW, packets_acked, 12), COPY(BPF_W, app_limited, 13),
+		LDX(EBPF_DW, 0, 1, CTX_OFF(cwnd)), EXIT()};
+#undef COPY
+	const struct ebpf_insn keep[] = {LDX(EBPF_DW, 0, 1, CTX_OFF(cwnd)), EXIT()};
+	const struct elf_build_sec sec[] = {
+		{SST_CC_BPF_SEC_ACK, SHT_PROGBITS, code, ack, sizeof(ack), 0},
+		{SST_CC_BPF_SEC_LOSS, SHT_PROGBITS, code, keep, sizeof(keep), 0},
+		{SST_CC_BPF_SEC_RTO, SHT_PROGBITS, code, keep, sizeof(keep), 0},
+	};
+	const sst_time_t t0 = SST_NSEC_PER_SEC, ms = SST_NSEC_PER_MSEC;
+	struct sst_cc_ack_event a1 = {.now = t0,
+		.largest_acked = 2,
+		.acked_bytes = 2 * MSS,
+		.acked_packets = 2,
+		.bytes_in_flight = 8 * MSS,
+		.rtt_sample = 20 * ms,
+		.srtt = 20 * ms,
+		.min_rtt = 20 * ms};
+	struct sst_cc_ack_event a2 = {.now = t0 + 30 * ms,
+		.largest_acked = 5,
+		.acked_bytes = 3 * MSS,
+		.acked_packets = 3,
+		.bytes_in_flight = 7 * MSS,
+		.rtt_sample = 30 * ms,
+		.srtt = 21250000,
+		.min_rtt = 20 * ms,
+		.app_limited = true};
+	struct sst_cc_loss_event loss = {.now = t0 + 40 * ms,
+		.seq = 6,
+		.bytes = MSS,
+		.largest_sent = 12,
+		.bytes_in_flight = 6 * MSS};
+	struct sst_cc_rto_event rto = {
+		.now = t0 + 50 * ms, .largest_sent = 12, .bytes_in_flight = 6 * MSS};
+	static uint8_t img[4096];
+	size_t len = elf_build(img, sizeof(img), sec, 3, SST_CC_BPF_ABI_VERSION);
+	const struct sst_cc_ops *ops = cc_bpf_load_mem(img, len, true, "inputs", err, sizeof(err));
+	struct sst_cc cc;
+	uint64_t v[14];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	cc_bpf_set_policed(ops, false);
+	CU_ASSERT_EQUAL_FATAL(sst_cc_init(&cc, ops, MSS, 0), 0);
+	sst_cc_on_ack(&cc, &a1);
+	memcpy(v, cc.priv, sizeof(v)); /* the scratch area leads the driver's state */
+	CU_ASSERT_EQUAL(v[0], t0);
+	CU_ASSERT_EQUAL(v[1], MSS);
+	CU_ASSERT_EQUAL(v[2], 20 * ms);
+	CU_ASSERT_EQUAL(v[3], 10 * ms); /* the first sample / 2 */
+	CU_ASSERT_EQUAL(v[4], 20 * ms);
+	CU_ASSERT_EQUAL(v[5], 20 * ms);
+	CU_ASSERT_EQUAL(v[6], 8 * MSS);
+	CU_ASSERT_EQUAL(v[7], 0); /* no interval of one srtt yet */
+	CU_ASSERT_EQUAL(v[10], 2);
+	CU_ASSERT_EQUAL(v[11], 2 * MSS);
+	CU_ASSERT_EQUAL(v[12], 2);
+	CU_ASSERT_EQUAL(v[13], 0);
+	sst_cc_on_ack(&cc, &a2);
+	memcpy(v, cc.priv, sizeof(v));
+	CU_ASSERT_EQUAL(v[2], 21250000);
+	CU_ASSERT_EQUAL(v[3], (3 * 10 * ms + 8750000) / 4); /* RFC 6298, beta 1/4 */
+	CU_ASSERT_EQUAL(v[7], 5 * MSS * 1000 / 30);	    /* 5 packets in 30 ms, bytes/s */
+	CU_ASSERT_EQUAL(v[8], 0);
+	CU_ASSERT_EQUAL(v[13], 1);
+	sst_cc_on_loss(&cc, &loss);
+	sst_cc_on_rto(&cc, &rto);
+	a2.now = t0 + 60 * ms;
+	a2.largest_acked = 13;
+	a2.app_limited = false;
+	sst_cc_on_ack(&cc, &a2);
+	memcpy(v, cc.priv, sizeof(v));
+	CU_ASSERT_EQUAL(v[0], t0 + 60 * ms);
+	CU_ASSERT_EQUAL(v[8], 1);
+	CU_ASSERT_EQUAL(v[9], 1);
+	CU_ASSERT_EQUAL(v[10], 13);
+}
+
 /* What a module returns is clamped: a window in [mss, max], a pacing rate
  * in [mss, max] bytes per second or 0. */
 static void
@@ -620,6 +711,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_hostile_file),
 	SST_TEST(test_clamps),
 	SST_TEST(test_abi_versions),
+	SST_TEST(test_context_inputs),
 	SST_TEST(test_greedy),
 	SST_TEST(test_vegas),
 	SST_TEST(test_cpu_budget),
