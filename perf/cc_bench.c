@@ -196,8 +196,9 @@ main(int argc, char **argv)
 	for (int k = 0; k < 3; k++) {
 		double cyc = k == 0 ? native : bench_events(ops[k], reps);
 
-		printf("  %-30s %8.1f cycles/event  (%.2fx native)\n", labels[k], cyc,
-			cyc / native);
+		printf("  %-30s %8.1f cycles/event  (%.2fx native)%s\n", labels[k], cyc,
+			cyc / native,
+			k > 0 && cc_bpf_revoked(ops[k]) ? " REVOKED: these ran NewReno" : "");
 	}
 	printf("cost of loading\n");
 	bench_loads();

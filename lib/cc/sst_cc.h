@@ -105,4 +105,20 @@ sst_cc_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 	cc->ops->on_rto(cc, ev);
 }
 
+/**
+ * Report that sending resumes after an idle period (struct
+ * sst_cc_idle_event) to the controller, if it handles the event.
+ *
+ * @param cc
+ *   An initialised congestion state.
+ * @param ev
+ *   The idle period; see struct sst_cc_idle_event.
+ */
+static inline void
+sst_cc_on_idle(struct sst_cc *cc, const struct sst_cc_idle_event *ev)
+{
+	if (cc->ops->on_idle != NULL)
+		cc->ops->on_idle(cc, ev);
+}
+
 #endif /* SST_CC_H */

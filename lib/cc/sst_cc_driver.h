@@ -99,6 +99,20 @@ struct sst_cc_rto_event {
 	bool no_rtt_sample;
 };
 
+/**
+ * The channel resumes sending after an idle period: nothing was in flight
+ * and nothing was sent for at least one retransmission timeout (RFC 5681
+ * section 4.1's restart; RFC 2861, RFC 7661). The window measured the
+ * path as it was before the silence, which may have changed since.
+ */
+struct sst_cc_idle_event {
+	sst_time_t now;	    /**< when sending resumes */
+	sst_time_t idle;    /**< how long nothing was sent (>= the timeout) */
+	sst_time_t rto;	    /**< the retransmission timeout the silence exceeded */
+	sst_time_t srtt;    /**< smoothed RTT; 0 before the first sample */
+	bool no_rtt_sample; /**< no packet was acknowledged yet */
+};
+
 /** The congestion controller interface. */
 struct sst_cc_ops {
 	char name[SST_CC_NAME_MAX]; /**< unique, NUL-terminated, no ':' */
@@ -129,6 +143,12 @@ struct sst_cc_ops {
 	 * @param ev The timeout.
 	 */
 	void (*on_rto)(struct sst_cc *cc, const struct sst_cc_rto_event *ev);
+	/** Optional (NULL: the window survives the silence): sending resumes
+	 * after an idle period. Rare, so the channel checks for NULL.
+	 * @param cc The flow's controller state.
+	 * @param ev The idle period.
+	 */
+	void (*on_idle)(struct sst_cc *cc, const struct sst_cc_idle_event *ev);
 	/** Optional (NULL for built-in controllers): what an untrusted module
 	 * running on this channel is, for telemetry (sst_cc_stp.h).
 	 * @param cc The flow's controller state.

@@ -150,6 +150,7 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 				: r.crypto->packet_limit;
 	ch->skip_state = p->skip_seed;
 	ch->rto_start = SST_TIME_NEVER;
+	ch->last_tx = SST_TIME_NEVER;
 	ch->rx_ack_now = SST_TIME_NEVER;
 
 	sst_replay_init(ch->replay, r.replay_window);

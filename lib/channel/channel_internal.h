@@ -56,6 +56,10 @@ struct sst_channel {
 		uint8_t *ack_count);
 	struct sst_rtt rtt;
 	sst_time_t rto_start; /**< when the retransmission timer started; NEVER: off */
+	/** When the last ack-eliciting packet left; NEVER: none yet. A send
+	 * allowance asked with nothing in flight a timeout later is a restart
+	 * after idle (sst_cc_on_idle()). */
+	sst_time_t last_tx;
 	/* The ack word last applied, when, and with which loss delay
 	 * (channel_rx.c): the packets of a burst carry one word, and the same
 	 * word applied again with the same time and delay changes nothing.

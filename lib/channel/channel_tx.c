@@ -175,6 +175,8 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 		ch->stats.tx_ack_only += sealed;
 	if (ack_eliciting && sealed > 0 && ch->rto_start == SST_TIME_NEVER)
 		ch->rto_start = now;
+	if (ack_eliciting && sealed > 0)
+		ch->last_tx = now;
 	if (sealed > 0)
 		ch->lower->transmit(ch->lower_ctx, burst, sealed, now);
 	return sealed;
@@ -240,6 +242,26 @@ sst_channel_packet_room(const struct sst_channel *ch)
 	return (uint32_t)RTE_MIN(room, ch->seq_limit - log->next_seq);
 }
 
+/* Sending resumes after a silence of at least a timeout with nothing in
+ * flight: the controller decides what the window it had is still worth
+ * (RFC 5681 section 4.1). Once per silence: the clock restarts here. */
+static void
+restart_after_idle(struct sst_channel *ch, sst_time_t now)
+{
+	struct sst_cc_idle_event ev = {
+		.now = now,
+		.idle = now - ch->last_tx,
+		.rto = ch->rtt.rto,
+		.srtt = ch->rtt.srtt,
+		.no_rtt_sample = ch->rtt.srtt == 0,
+	};
+
+	ch->last_tx = now;
+	sst_cc_on_idle(&ch->cc, &ev);
+	channel_update_pacing(ch, now);
+	channel_trace_cwnd(ch, now);
+}
+
 uint64_t
 sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *next)
 {
@@ -254,6 +276,9 @@ sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *n
 	if (ch->failed || sst_txlog_room(log) <= 1 || log->next_seq >= channel_data_limit(ch) ||
 		log->next_seq - log->largest_acked >= SST_TXLOG_MAX - 1)
 		return 0;
+	if (log->bytes_in_flight == 0 && ch->last_tx != SST_TIME_NEVER && now > ch->last_tx &&
+		now - ch->last_tx >= ch->rtt.rto)
+		restart_after_idle(ch, now);
 	if (log->bytes_in_flight >= ch->cc.cwnd)
 		return 0;
 	room = ch->cc.cwnd - log->bytes_in_flight;

@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 
 #include "sim.h"
+#include "sim_chan.h"
 #include "sst_channel.h"
 #include "sst_test.h"
 #include "sst_test_channel.h"
@@ -38,13 +39,13 @@ struct app {
 	struct sst_channel *ch;
 	struct sim_host *host;
 	struct sim *sim;
+	struct sim_chan_host glue; /* the host's context: the channel, the pump's wake-up */
 	/* sending */
 	uint64_t items;	    /* how many items to deliver in all */
 	uint64_t next_item; /* the next new item */
 	uint64_t *resend;   /* items whose packet was lost */
 	uint64_t nresend;
 	uint32_t item_len;
-	sst_time_t wake;  /* when pacing lets the next packet go */
 	int64_t drop_seq; /* a sequence number the "network" loses, -1 none */
 	/* outcomes of our sequence numbers */
 	uint8_t *outcome;
@@ -200,7 +201,7 @@ static const struct sst_channel_lower lower = {.transmit = low_transmit};
 static void
 app_pump(struct app *a, sst_time_t now)
 {
-	a->wake = SST_TIME_NEVER;
+	a->glue.wake = SST_TIME_NEVER;
 	while (a->nresend > 0 || a->next_item < a->items) {
 		sst_time_t next;
 		uint64_t allowance = sst_channel_send_allowance(a->ch, now, &next);
@@ -209,7 +210,7 @@ app_pump(struct app *a, sst_time_t now)
 		struct rte_mbuf *m;
 
 		if (allowance == 0) {
-			a->wake = next;
+			a->glue.wake = next;
 			return;
 		}
 		item = a->nresend > 0 ? a->resend[--a->nresend] : a->next_item++;
@@ -222,38 +223,12 @@ app_pump(struct app *a, sst_time_t now)
 	}
 }
 
+/* The host's pump (sim_chan.h). */
 static void
-host_receive(void *ctx, struct rte_mbuf *m, uint16_t port, sst_time_t now)
+app_pump_cb(void *app, sst_time_t now)
 {
-	struct app *a = ctx;
-
-	(void)port;
-	sst_channel_receive(a->ch, &m, 1, now);
-	app_pump(a, now);
+	app_pump(app, now);
 }
-
-static sst_time_t
-host_next_expiry(void *ctx)
-{
-	struct app *a = ctx;
-
-	return sst_time_min(sst_channel_next_expiry(a->ch), a->wake);
-}
-
-static void
-host_handle_expiry(void *ctx, sst_time_t now)
-{
-	struct app *a = ctx;
-
-	sst_channel_handle_expiry(a->ch, now);
-	app_pump(a, now);
-}
-
-static const struct sim_host_ops host_ops = {
-	.receive = host_receive,
-	.next_expiry = host_next_expiry,
-	.handle_expiry = host_handle_expiry,
-};
 
 struct scenario {
 	const char *name;
@@ -277,7 +252,6 @@ app_init(struct app *a, struct sim *sim, const char *name, const struct scenario
 	a->items = sc->items;
 	a->item_len = sc->item_len;
 	a->drop_seq = -1;
-	a->wake = SST_TIME_NEVER;
 	a->resend = calloc(MAX_SEQ, sizeof(*a->resend));
 	a->outcome = calloc(MAX_SEQ, 1);
 	a->got = calloc(sc->items + 1, 1);
@@ -307,7 +281,9 @@ app_init(struct app *a, struct sim *sim, const char *name, const struct scenario
 	p.lower_ctx = a;
 	a->ch = sst_channel_create(&p, sim_now(sim));
 	CU_ASSERT_FATAL(a->ch != NULL);
-	a->host = sim_host_add(sim, name, &host_ops, a);
+	a->glue = (struct sim_chan_host){
+		.ch = a->ch, .wake = SST_TIME_NEVER, .pump = app_pump_cb, .app = a};
+	a->host = sim_host_add(sim, name, &sim_chan_host_ops, &a->glue);
 	CU_ASSERT_FATAL(a->host != NULL);
 }
 

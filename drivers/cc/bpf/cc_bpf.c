@@ -44,6 +44,8 @@ static_assert(sizeof(struct cc_bpf_state) <= SST_CC_PRIV_MAX, "bpf driver state 
 static_assert(offsetof(struct cc_bpf_module, ops) == 0, "ops first");
 static_assert(sizeof(struct sst_cc_bpf_ctx) == 192 + SST_CC_BPF_SCRATCH, "ABI v1 layout");
 static_assert(offsetof(struct sst_cc_bpf_ctx, cwnd) == 128, "ABI v1 layout");
+static_assert(offsetof(struct sst_cc_bpf_ctx, flags) == 168, "ABI v2 layout");
+static_assert(offsetof(struct sst_cc_bpf_ctx, idle_time) == 176, "ABI v2 layout");
 
 struct cc_bpf_module cc_bpf_cache[CC_BPF_CACHE_MAX];
 atomic_uint cc_bpf_count; /* published entries */
@@ -58,6 +60,7 @@ static const char *const cc_bpf_event_names[SST_CC_BPF_EV_COUNT] = {
 	"on_ack",
 	"on_loss",
 	"on_rto",
+	"on_idle",
 };
 
 static const struct cc_bpf_module *
@@ -147,6 +150,9 @@ cc_bpf_ctx_fill(struct sst_cc_bpf_ctx *ctx, const struct sst_cc *cc, const struc
 	/* seq to pkt_bytes, then reserved: constant sizes, inlined. */
 	memset(&ctx->seq, 0,
 		offsetof(struct sst_cc_bpf_ctx, cwnd) - offsetof(struct sst_cc_bpf_ctx, seq));
+	ctx->flags = 0;
+	ctx->reserved0 = 0;
+	ctx->idle_time = 0;
 	memset(ctx->reserved, 0, sizeof(ctx->reserved));
 	cc_bpf_scratch_copy(ctx->scratch, st->scratch, cc_bpf_module(cc)->scratch_len);
 }
@@ -408,7 +414,32 @@ cc_bpf_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 	sst_policer_on_loss(&st->pol, ev->now);
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_RTO, ev->now, ev->bytes_in_flight);
 	ctx.largest_sent = ev->largest_sent;
+	/* A version 1 module sees its reserved words zero, as it was promised. */
+	if (ev->no_rtt_sample && cc_bpf_module(cc)->abi_version >= 2)
+		ctx.flags = SST_CC_BPF_F_NO_RTT_SAMPLE;
 	cc_bpf_run(cc, st, &cc_bpf_module(cc)->prog[SST_CC_BPF_EV_RTO], &ctx);
+}
+
+/* Sending resumes after idle (ABI version 2; a module without on_idle
+ * keeps its window, as a version 1 host left it). */
+static void
+cc_bpf_on_idle(struct sst_cc *cc, const struct sst_cc_idle_event *ev)
+{
+	const struct cc_bpf_prog *p = &cc_bpf_module(cc)->prog[SST_CC_BPF_EV_IDLE];
+	struct cc_bpf_state *st = cc_bpf_state(cc);
+	struct sst_cc_bpf_ctx ctx;
+
+	if (!cc_bpf_usable(cc, ev->now)) {
+		if (cc->ops->on_idle != NULL)
+			cc->ops->on_idle(cc, ev);
+		return;
+	}
+	if (p->bpf == NULL)
+		return;
+	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_IDLE, ev->now, 0);
+	ctx.flags = ev->no_rtt_sample ? SST_CC_BPF_F_NO_RTT_SAMPLE : 0;
+	ctx.idle_time = ev->idle;
+	cc_bpf_run(cc, st, p, &ctx);
 }
 
 static void __attribute__((format(printf, 3, 4)))
@@ -500,6 +531,7 @@ cc_bpf_load_progs(struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool 
 	*refusal = CC_BPF_REFUSED_ELF;
 	m->jit = jit;
 	m->native = jit;
+	m->abi_version = elf.abi_version;
 	for (int ev = 0; ev < SST_CC_BPF_EV_COUNT && rc == 0; ev++) {
 		uint32_t end = 0;
 
@@ -561,6 +593,7 @@ cc_bpf_build(struct cc_bpf_module *m, const uint8_t *buf, size_t len, bool jit, 
 	m->ops.on_ack = cc_bpf_on_ack;
 	m->ops.on_loss = cc_bpf_on_loss;
 	m->ops.on_rto = cc_bpf_on_rto;
+	m->ops.on_idle = cc_bpf_on_idle;
 	m->ops.stp_info = cc_bpf_stp_info;
 	CC_BPF_LOG(INFO, "loaded %s as %s (%s)", source, m->ops.name,
 		m->native ? "JIT" : "interpreter");

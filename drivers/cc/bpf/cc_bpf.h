@@ -37,13 +37,15 @@ struct cc_bpf_elf_prog {
 /* The entry points of a module, indexed by enum sst_cc_bpf_event. */
 struct cc_bpf_elf {
 	struct cc_bpf_elf_prog prog[SST_CC_BPF_EV_COUNT];
+	uint32_t abi_version; /* the module's, SST_CC_BPF_ABI_OLDEST to _VERSION */
 };
 
 /*
  * Parse a module's ELF image: a little-endian ELF64 relocatable object for
  * EM_BPF whose entry-point sections are executable, whole instructions,
  * at most SST_CC_BPF_MAX_INSNS each, without relocations, with the
- * mandatory ones present and an ABI section of this driver's version.
+ * mandatory ones present and an ABI section of a version this driver runs
+ * (entry points of later versions than the module's are left out).
  * @p out points into @p buf. Returns 0, or -EINVAL with the reason in @p err.
  */
 int cc_bpf_elf_parse(

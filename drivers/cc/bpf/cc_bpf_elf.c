@@ -27,6 +27,18 @@ static const char *const entry_sections[SST_CC_BPF_EV_COUNT] = {
 	[SST_CC_BPF_EV_ACK] = SST_CC_BPF_SEC_ACK,
 	[SST_CC_BPF_EV_LOSS] = SST_CC_BPF_SEC_LOSS,
 	[SST_CC_BPF_EV_RTO] = SST_CC_BPF_SEC_RTO,
+	[SST_CC_BPF_EV_IDLE] = SST_CC_BPF_SEC_IDLE,
+};
+
+/* The ABI version that introduced each entry point: an older module's
+ * section of that name is not one (its host ignored it). */
+static const uint32_t entry_since[SST_CC_BPF_EV_COUNT] = {
+	[SST_CC_BPF_EV_INIT] = 1,
+	[SST_CC_BPF_EV_SENT] = 1,
+	[SST_CC_BPF_EV_ACK] = 1,
+	[SST_CC_BPF_EV_LOSS] = 1,
+	[SST_CC_BPF_EV_RTO] = 1,
+	[SST_CC_BPF_EV_IDLE] = 2,
 };
 
 static const bool entry_mandatory[SST_CC_BPF_EV_COUNT] = {
@@ -124,17 +136,17 @@ elf_entry_index(const char *name)
 }
 
 static int
-elf_abi_section(struct elf_reader *r, const Elf64_Shdr *sh, bool *seen)
+elf_abi_section(struct elf_reader *r, const Elf64_Shdr *sh, uint32_t *seen)
 {
 	uint32_t version;
 
-	if (*seen || sh->sh_type != SHT_PROGBITS || sh->sh_size != sizeof(version))
+	if (*seen != 0 || sh->sh_type != SHT_PROGBITS || sh->sh_size != sizeof(version))
 		return elf_reject(r, "malformed %s section", SST_CC_BPF_SEC_ABI);
 	memcpy(&version, r->buf + sh->sh_offset, sizeof(version));
-	if (version != SST_CC_BPF_ABI_VERSION)
-		return elf_reject(r, "module built for ABI version %u, this host runs %u", version,
-			SST_CC_BPF_ABI_VERSION);
-	*seen = true;
+	if (version < SST_CC_BPF_ABI_OLDEST || version > SST_CC_BPF_ABI_VERSION)
+		return elf_reject(r, "module built for ABI version %u, this host runs %u to %u",
+			version, SST_CC_BPF_ABI_OLDEST, SST_CC_BPF_ABI_VERSION);
+	*seen = version;
 	return 0;
 }
 
@@ -187,7 +199,8 @@ int
 cc_bpf_elf_parse(const uint8_t *buf, size_t len, struct cc_bpf_elf *out, char *err, size_t errlen)
 {
 	struct elf_reader r = {.buf = buf, .len = len, .err = err, .errlen = errlen};
-	bool abi_seen = false, any = false;
+	uint32_t abi = 0; /* 0: no ABI section yet */
+	bool any = false;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -214,7 +227,7 @@ cc_bpf_elf_parse(const uint8_t *buf, size_t len, struct cc_bpf_elf *out, char *e
 			rc = elf_entry_section(&r, &sh, name, &out->prog[ev]);
 			any = true;
 		} else if (strcmp(name, SST_CC_BPF_SEC_ABI) == 0) {
-			rc = elf_abi_section(&r, &sh, &abi_seen);
+			rc = elf_abi_section(&r, &sh, &abi);
 		}
 	}
 	if (rc != 0)
@@ -225,8 +238,12 @@ cc_bpf_elf_parse(const uint8_t *buf, size_t len, struct cc_bpf_elf *out, char *e
 	for (int ev = 0; ev < SST_CC_BPF_EV_COUNT; ev++)
 		if (entry_mandatory[ev] && out->prog[ev].code == NULL)
 			return elf_reject(&r, "missing entry point %s", entry_sections[ev]);
-	if (!abi_seen)
+	if (abi == 0)
 		return elf_reject(
 			&r, "no %s section (declare SST_CC_BPF_MODULE)", SST_CC_BPF_SEC_ABI);
+	out->abi_version = abi;
+	for (int ev = 0; ev < SST_CC_BPF_EV_COUNT; ev++)
+		if (entry_since[ev] > abi)
+			out->prog[ev] = (struct cc_bpf_elf_prog){0};
 	return elf_check_relocations(&r);
 }

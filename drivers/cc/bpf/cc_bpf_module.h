@@ -39,6 +39,7 @@ struct cc_bpf_module {
 	uint8_t hash[CC_BPF_HASH_LEN];
 	bool jit;		  /* loaded for native execution (bpf:, not bpfi:) */
 	bool native;		  /* every entry point runs natively */
+	uint32_t abi_version;	  /* the module's (SST_CC_BPF_ABI_OLDEST to _VERSION) */
 	uint64_t budget;	  /* TSC cycles per call, averaged over a window */
 	atomic_uint revoked;	  /* enum sst_cc_stp_revoke: channels leave it */
 	atomic_ullong fallbacks;  /* channels that left it for the fallback */

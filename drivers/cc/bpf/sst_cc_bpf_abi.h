@@ -12,7 +12,13 @@
  *
  * The context has one fixed layout per ABI version: fields are only ever
  * appended in the reserved words, and a module declares the version it
- * was built for with SST_CC_BPF_MODULE, which the loader checks.
+ * was built for with SST_CC_BPF_MODULE, which the loader checks: a host
+ * runs modules of its version and every earlier one (an earlier module
+ * sees the fields it knows, the later ones zero, and is never called for
+ * an event its version did not have), and refuses later ones.
+ *
+ * Version 2 added the flags word (SST_CC_BPF_F_NO_RTT_SAMPLE), idle_time
+ * and the on_idle entry point.
  */
 #ifndef SST_CC_BPF_ABI_H
 #define SST_CC_BPF_ABI_H
@@ -27,18 +33,21 @@ typedef __UINT64_TYPE__ uint64_t;
 #endif
 
 /** The ABI version this header describes. */
-#define SST_CC_BPF_ABI_VERSION 1
+#define SST_CC_BPF_ABI_VERSION 2
+/** The oldest ABI version a host of this version still runs. */
+#define SST_CC_BPF_ABI_OLDEST 1
 #define SST_CC_BPF_SCRATCH 256		 /**< bytes of private state kept across calls */
 #define SST_CC_BPF_CWND_MAX (1ULL << 30) /**< the largest window a module may set */
 #define SST_CC_BPF_MAX_INSNS 4096	 /**< instructions per entry point, at most */
 
 /* Entry points, one ELF section each. on_ack, on_loss and on_rto are
- * mandatory; init and on_sent are optional (absent, nothing runs). */
+ * mandatory; init, on_sent and on_idle are optional (absent, nothing runs). */
 #define SST_CC_BPF_SEC_INIT "sst_cc/init"    /**< init: optional */
 #define SST_CC_BPF_SEC_SENT "sst_cc/on_sent" /**< a packet was sent: optional */
 #define SST_CC_BPF_SEC_ACK "sst_cc/on_ack"   /**< packets were acknowledged */
 #define SST_CC_BPF_SEC_LOSS "sst_cc/on_loss" /**< a packet was declared lost */
 #define SST_CC_BPF_SEC_RTO "sst_cc/on_rto"   /**< a retransmission timeout */
+#define SST_CC_BPF_SEC_IDLE "sst_cc/on_idle" /**< sending resumes after idle: optional, v2 */
 /** A 4-byte little-endian word holding SST_CC_BPF_ABI_VERSION. */
 #define SST_CC_BPF_SEC_ABI "sst_cc_abi"
 
@@ -49,7 +58,16 @@ enum sst_cc_bpf_event {
 	SST_CC_BPF_EV_ACK = 2,	 /**< on_ack */
 	SST_CC_BPF_EV_LOSS = 3,	 /**< on_loss */
 	SST_CC_BPF_EV_RTO = 4,	 /**< on_rto */
-	SST_CC_BPF_EV_COUNT = 5, /**< number of events */
+	SST_CC_BPF_EV_IDLE = 5,	 /**< on_idle (ABI version 2) */
+	SST_CC_BPF_EV_COUNT = 6, /**< number of events */
+};
+
+/** sst_cc_bpf_ctx.flags (ABI version 2). */
+enum sst_cc_bpf_flag {
+	/** rto, idle: no packet of the channel was acknowledged yet, so there
+	 * is no RTT sample: a timeout ran on the initial RTO and says
+	 * nothing of the path (native NewReno and CUBIC keep ssthresh). */
+	SST_CC_BPF_F_NO_RTT_SAMPLE = 1,
 };
 
 /**
@@ -88,7 +106,11 @@ struct sst_cc_bpf_ctx {
 	uint64_t pacing_rate;  /**< 144: the pacing rate, bytes/s; 0: from the window */
 	uint64_t recovery_seq; /**< 152: 0: none */
 	uint64_t in_recovery;  /**< 160: 0 or 1 (any non-zero reads back as 1) */
-	uint64_t reserved[3];  /**< 168: zero; later versions append here */
+	/* Inputs of version 2 (zero for a version 1 module). */
+	uint32_t flags;	      /**< 168: enum sst_cc_bpf_flag */
+	uint32_t reserved0;   /**< 172: zero */
+	uint64_t idle_time;   /**< 176: idle: how long nothing was sent, ns */
+	uint64_t reserved[1]; /**< 184: zero; later versions append here */
 	/** 192: the module's private state, kept across calls */
 	uint8_t scratch[SST_CC_BPF_SCRATCH] __attribute__((aligned(8)));
 };

@@ -37,7 +37,10 @@
  * does not grow during recovery or on application-limited acks, and the
  * time covered by application-limited acks is not counted in t (section
  * 5.8), so an idle or slow sender does not come back to a window it never
- * tested.
+ * tested. Sending after an idle period longer than the retransmission
+ * timeout restarts from min(IW, cwnd) with ssthresh at least 3/4 of the
+ * window (RFC 5681 section 4.1, RFC 2861, as NewReno), and the idle time
+ * is not counted in t either (Linux's CA_EVENT_TX_START).
  */
 #include <assert.h>
 #include <stdbool.h>
@@ -351,6 +354,24 @@ cubic_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 	cb->after_rto = true;
 }
 
+static void
+cubic_on_idle(struct sst_cc *cc, const struct sst_cc_idle_event *ev)
+{
+	struct cubic *cb = cubic_priv(cc);
+	uint64_t iw = sst_cc_initial_window(cc->mss);
+	uint64_t keep = cc->cwnd - cc->cwnd / 4;
+
+	/* The curve resumes where it was when the silence began. */
+	if (cb->in_epoch)
+		cb->epoch_start += ev->idle;
+	cb->last_ack = ev->now;
+	if (cc->cwnd <= iw)
+		return;
+	if (keep > cc->ssthresh)
+		cc->ssthresh = keep;
+	cc->cwnd = iw;
+}
+
 static const struct sst_cc_ops cubic_ops = {
 	.name = "cubic",
 	.priv_size = sizeof(struct cubic),
@@ -359,6 +380,7 @@ static const struct sst_cc_ops cubic_ops = {
 	.on_ack = cubic_on_ack,
 	.on_loss = cubic_on_loss,
 	.on_rto = cubic_on_rto,
+	.on_idle = cubic_on_idle,
 };
 
 RTE_INIT(cubic_register)

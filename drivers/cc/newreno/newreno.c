@@ -24,6 +24,11 @@
  * cut the window again. A timeout before any RTT sample (the flow's first
  * packets lost) leaves ssthresh as it is. Apart from that loss window the
  * window never falls below sst_cc_min_window().
+ *
+ * Sending after an idle period longer than the retransmission timeout
+ * restarts from RFC 5681 section 4.1's restart window, min(IW, cwnd); as
+ * in RFC 2861 and Linux, ssthresh first keeps 3/4 of the window that was
+ * in use, so slow start climbs back to most of it within a few round trips.
  */
 #include <assert.h>
 #include <string.h>
@@ -143,6 +148,21 @@ newreno_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 	nr->ca_carry = 0;
 }
 
+static void
+newreno_on_idle(struct sst_cc *cc, const struct sst_cc_idle_event *ev)
+{
+	uint64_t iw = sst_cc_initial_window(cc->mss);
+	uint64_t keep = cc->cwnd - cc->cwnd / 4;
+
+	RTE_SET_USED(ev);
+	if (cc->cwnd <= iw)
+		return;
+	if (keep > cc->ssthresh)
+		cc->ssthresh = keep;
+	cc->cwnd = iw;
+	newreno_priv(cc)->ca_carry = 0;
+}
+
 static const struct sst_cc_ops newreno_ops = {
 	.name = "newreno",
 	.priv_size = sizeof(struct newreno),
@@ -151,6 +171,7 @@ static const struct sst_cc_ops newreno_ops = {
 	.on_ack = newreno_on_ack,
 	.on_loss = newreno_on_loss,
 	.on_rto = newreno_on_rto,
+	.on_idle = newreno_on_idle,
 };
 
 RTE_INIT(newreno_register)

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sst_cc.h"
@@ -275,6 +276,83 @@ model_check_rto_before_first_sample(const char *name, uint32_t mss)
 	CU_ASSERT_EQUAL(cc.cwnd, mss);
 	CU_ASSERT(cc.ssthresh < 10 * (uint64_t)mss);
 	CU_ASSERT(cc.ssthresh >= 2 * (uint64_t)mss);
+}
+
+/*
+ * Sending resumes after idle (RFC 5681 section 4.1): a window above the
+ * initial window restarts from it, ssthresh keeps at least 3/4 of the old
+ * window (RFC 2861), so slow start climbs back; a window at or below the
+ * initial window is left alone. Shared by the native controllers' tests
+ * (test_cc_bpf compares NewReno in eBPF with native NewReno on the same).
+ */
+static inline void
+model_check_restart_after_idle(const char *name, uint32_t mss)
+{
+	struct model *m = calloc(1, sizeof(*m));
+	uint64_t iw = sst_cc_initial_window(mss);
+	struct sst_cc_idle_event ev = {
+		.idle = 3 * SST_NSEC_PER_SEC,
+		.rto = SST_NSEC_PER_SEC,
+		.srtt = 100 * SST_NSEC_PER_MSEC,
+	};
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	model_init(m, name, mss, 100 * SST_NSEC_PER_MSEC);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m->cc.ops->on_idle);
+	m->cc.ssthresh = 30 * (uint64_t)mss;
+	model_start(m);
+	for (int r = 0; r < 5; r++)
+		model_round(m); /* slow start, then avoidance above 30 packets */
+	/* The application stops: the rest is acked, application-limited. */
+	m->now += m->rtt;
+	while (m->head != m->tail) {
+		struct sst_cc_ack_event ack = {
+			.now = m->now,
+			.largest_acked = m->q[m->head++ % MODEL_QUEUE].seq,
+			.acked_bytes = mss,
+			.acked_packets = 1,
+			.bytes_in_flight = m->flight -= mss,
+			.rtt_sample = m->rtt,
+			.srtt = m->rtt,
+			.min_rtt = m->rtt,
+			.app_limited = true,
+		};
+
+		sst_cc_on_ack(&m->cc, &ack);
+	}
+	CU_ASSERT(m->cc.cwnd > 30 * (uint64_t)mss);
+	{
+		uint64_t before = m->cc.cwnd;
+
+		m->now += ev.idle;
+		ev.now = m->now;
+		uint64_t keep = before - before / 4;
+
+		sst_cc_on_idle(&m->cc, &ev);
+		CU_ASSERT_EQUAL(m->cc.cwnd, iw);
+		CU_ASSERT_EQUAL(
+			m->cc.ssthresh, keep > 30 * (uint64_t)mss ? keep : 30 * (uint64_t)mss);
+		/* Far above an old ssthresh: 3/4 of the window is kept. */
+		m->cc.cwnd = 80 * (uint64_t)mss;
+		m->cc.ssthresh = 2 * (uint64_t)mss;
+		sst_cc_on_idle(&m->cc, &ev);
+		CU_ASSERT_EQUAL(m->cc.cwnd, iw);
+		CU_ASSERT_EQUAL(m->cc.ssthresh, 60 * (uint64_t)mss);
+	}
+	/* At the initial window: nothing to restart. */
+	sst_cc_on_idle(&m->cc, &ev);
+	CU_ASSERT_EQUAL(m->cc.cwnd, iw);
+	/* Slow start again, up to the kept ssthresh. */
+	model_start(m);
+	model_round(m);
+	CU_ASSERT_EQUAL(m->cc.cwnd, 2 * iw);
+	/* A window below the initial one (after a timeout) stays. */
+	m->cc.cwnd = mss;
+	m->cc.ssthresh = 4 * (uint64_t)mss;
+	sst_cc_on_idle(&m->cc, &ev);
+	CU_ASSERT_EQUAL(m->cc.cwnd, mss);
+	CU_ASSERT_EQUAL(m->cc.ssthresh, 4 * (uint64_t)mss);
+	free(m);
 }
 
 #endif /* CC_MODEL_H */

@@ -158,6 +158,8 @@ gen_rto(struct gen *g, struct sst_cc cc[NCC], unsigned int *ev_no)
 		.now = g->now,
 		.largest_sent = g->next_seq - 1,
 		.bytes_in_flight = g->flight,
+		/* A timeout of a first flight: ssthresh stays (ABI v2's flag). */
+		.no_rtt_sample = rnd(g) % 3 == 0,
 	};
 
 	for (int k = 0; k < NCC; k++)
@@ -167,6 +169,29 @@ gen_rto(struct gen *g, struct sst_cc cc[NCC], unsigned int *ev_no)
 		gen_lose(g, cc);
 		same_state(cc, (*ev_no)++);
 	}
+}
+
+/* Everything in flight is acked, then the sender falls silent for longer
+ * than a timeout and resumes: the restart after idle. */
+static bool
+gen_idle(struct gen *g, struct sst_cc cc[NCC], unsigned int *ev_no)
+{
+	uint64_t before;
+
+	struct sst_cc_idle_event ev = {.idle = SST_NSEC_PER_SEC + rnd(g) % (4 * SST_NSEC_PER_SEC)};
+
+	while (g->head != g->tail) {
+		gen_ack(g, cc);
+		same_state(cc, (*ev_no)++);
+	}
+	g->now += ev.idle;
+	ev.now = g->now;
+	ev.rto = SST_NSEC_PER_SEC;
+	ev.srtt = 22000000;
+	before = cc[0].cwnd;
+	for (int k = 0; k < NCC; k++)
+		sst_cc_on_idle(&cc[k], &ev);
+	return cc[0].cwnd != before;
 }
 
 /* NewReno native, JIT-compiled and interpreted, event by event. */
@@ -180,7 +205,7 @@ test_newreno_trace(void)
 		resolve("bpf", "newreno"),
 		resolve("bpfi", "newreno"),
 	};
-	unsigned int losses = 0, rtos = 0, ev_no = 0;
+	unsigned int losses = 0, rtos = 0, idles = 0, restarts = 0, ev_no = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops[1]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops[2]);
@@ -210,14 +235,20 @@ test_newreno_trace(void)
 		} else if (r < 17) {
 			gen_rto(&g, cc, &ev_no);
 			rtos++;
+		} else if (r < 19) {
+			restarts += gen_idle(&g, cc, &ev_no);
+			idles++;
 		} else {
 			gen_ack(&g, cc);
 		}
 		same_state(cc, ev_no++);
 	}
-	printf("(%u events, %u losses, %u timeouts) ", ev_no, losses, rtos);
+	printf("(%u events, %u losses, %u timeouts, %u idle periods, %u restarts) ", ev_no, losses,
+		rtos, idles, restarts);
 	CU_ASSERT(losses > 100);
 	CU_ASSERT(rtos > 10);
+	CU_ASSERT(idles > 10);
+	CU_ASSERT(restarts > 5);
 }
 
 static void
@@ -281,6 +312,139 @@ test_hostile_file(void)
 	CU_ASSERT_PTR_EQUAL(sst_cc_stp_sink_set(NULL), &sink);
 	memset(&sink, 0, sizeof(sink));
 	unlink(name);
+}
+
+/* ABI version 2's inputs reach a version 2 module; a version 1 module, which
+ * this host still runs, sees its reserved words zero and is never called
+ * for the idle event its version did not have. */
+static void
+test_abi_versions(void)
+{
+	const uint64_t code = SHF_ALLOC | SHF_EXECINSTR;
+	/* on_rto: (flags + 1) * 4096; on_idle: idle_time. */
+	const struct ebpf_insn rto[] = {LDX(BPF_W, 0, 1, CTX_OFF(flags)), ALU_K(BPF_ADD, 0, 1),
+		ALU_K(BPF_MUL, 0, 4096), EXIT()};
+	const struct ebpf_insn idle[] = {LDX(EBPF_DW, 0, 1, CTX_OFF(idle_time)), EXIT()};
+	const struct ebpf_insn ack[] = {LDX(EBPF_DW, 0, 1, CTX_OFF(cwnd)), EXIT()};
+	const struct elf_build_sec sec[] = {
+		{SST_CC_BPF_SEC_ACK, SHT_PROGBITS, code, ack, sizeof(ack), 0},
+		{SST_CC_BPF_SEC_LOSS, SHT_PROGBITS, code, ack, sizeof(ack), 0},
+		{SST_CC_BPF_SEC_RTO, SHT_PROGBITS, code, rto, sizeof(rto), 0},
+		{SST_CC_BPF_SEC_IDLE, SHT_PROGBITS, code, idle, sizeof(idle), 0},
+	};
+	struct sst_cc_rto_event first = {.now = 1, .largest_sent = 3, .no_rtt_sample = true};
+	struct sst_cc_idle_event ev = {.now = 2, .idle = 50000, .rto = 1};
+	static uint8_t img[4096];
+
+	for (uint32_t version = 1; version <= 2; version++) {
+		size_t len = elf_build(img, sizeof(img), sec, 4, version);
+		const struct sst_cc_ops *ops =
+			cc_bpf_load_mem(img, len, true, "abi", err, sizeof(err));
+		struct sst_cc cc;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+		cc_bpf_set_policed(ops, false);
+		CU_ASSERT_EQUAL(sst_cc_init(&cc, ops, MSS, 0), 0);
+		sst_cc_on_rto(&cc, &first);
+		CU_ASSERT_EQUAL(cc.cwnd, version == 2 ? 8192 : 4096);
+		first.no_rtt_sample = false;
+		sst_cc_on_rto(&cc, &first);
+		CU_ASSERT_EQUAL(cc.cwnd, 4096);
+		first.no_rtt_sample = true;
+		sst_cc_on_idle(&cc, &ev);
+		CU_ASSERT_EQUAL(cc.cwnd, version == 2 ? 50000 : 4096);
+	}
+}
+
+/* The inputs a module reads are the channel's measurements and the driver's
+ * own (rttvar by RFC 6298 over the acks' samples, the delivery rate over
+ * intervals of at least one srtt, loss and timeout counts): a module that
+ * copies them into its scratch area shows what it was given. */
+static void
+test_context_inputs(void)
+{
+	const uint64_t code = SHF_ALLOC | SHF_EXECINSTR;
+#define COPY(sz, f, k) LDX(sz, 2, 1, CTX_OFF(f)), STX(EBPF_DW, 1, 2, CTX_OFF(scratch) + 8 * (k))
+	const struct ebpf_insn ack[] = {COPY(EBPF_DW, now, 0), COPY(BPF_W, mss, 1),
+		COPY(EBPF_DW, srtt, 2), COPY(EBPF_DW, rttvar, 3), COPY(EBPF_DW, min_rtt, 4),
+		COPY(EBPF_DW, rtt_sample, 5), COPY(EBPF_DW, bytes_in_flight, 6),
+		COPY(EBPF_DW, delivery_rate, 7), COPY(EBPF_DW, losses, 8),
+		COPY(EBPF_DW, timeouts, 9), COPY(EBPF_DW, seq, 10), COPY(EBPF_DW, bytes_acked, 11),
+		COPY(EBPF_DW, packets_acked, 12), COPY(BPF_W, app_limited, 13),
+		LDX(EBPF_DW, 0, 1, CTX_OFF(cwnd)), EXIT()};
+#undef COPY
+	const struct ebpf_insn keep[] = {LDX(EBPF_DW, 0, 1, CTX_OFF(cwnd)), EXIT()};
+	const struct elf_build_sec sec[] = {
+		{SST_CC_BPF_SEC_ACK, SHT_PROGBITS, code, ack, sizeof(ack), 0},
+		{SST_CC_BPF_SEC_LOSS, SHT_PROGBITS, code, keep, sizeof(keep), 0},
+		{SST_CC_BPF_SEC_RTO, SHT_PROGBITS, code, keep, sizeof(keep), 0},
+	};
+	const sst_time_t t0 = SST_NSEC_PER_SEC, ms = SST_NSEC_PER_MSEC;
+	struct sst_cc_ack_event a1 = {.now = t0,
+		.largest_acked = 2,
+		.acked_bytes = 2 * MSS,
+		.acked_packets = 2,
+		.bytes_in_flight = 8 * MSS,
+		.rtt_sample = 20 * ms,
+		.srtt = 20 * ms,
+		.min_rtt = 20 * ms};
+	struct sst_cc_ack_event a2 = {.now = t0 + 30 * ms,
+		.largest_acked = 5,
+		.acked_bytes = 3 * MSS,
+		.acked_packets = 3,
+		.bytes_in_flight = 7 * MSS,
+		.rtt_sample = 30 * ms,
+		.srtt = 21250000,
+		.min_rtt = 20 * ms,
+		.app_limited = true};
+	struct sst_cc_loss_event loss = {.now = t0 + 40 * ms,
+		.seq = 6,
+		.bytes = MSS,
+		.largest_sent = 12,
+		.bytes_in_flight = 6 * MSS};
+	struct sst_cc_rto_event rto = {
+		.now = t0 + 50 * ms, .largest_sent = 12, .bytes_in_flight = 6 * MSS};
+	static uint8_t img[4096];
+	size_t len = elf_build(img, sizeof(img), sec, 3, SST_CC_BPF_ABI_VERSION);
+	const struct sst_cc_ops *ops = cc_bpf_load_mem(img, len, true, "inputs", err, sizeof(err));
+	struct sst_cc cc;
+	uint64_t v[14];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	cc_bpf_set_policed(ops, false);
+	CU_ASSERT_EQUAL_FATAL(sst_cc_init(&cc, ops, MSS, 0), 0);
+	sst_cc_on_ack(&cc, &a1);
+	memcpy(v, cc.priv, sizeof(v)); /* the scratch area leads the driver's state */
+	CU_ASSERT_EQUAL(v[0], t0);
+	CU_ASSERT_EQUAL(v[1], MSS);
+	CU_ASSERT_EQUAL(v[2], 20 * ms);
+	CU_ASSERT_EQUAL(v[3], 10 * ms); /* the first sample / 2 */
+	CU_ASSERT_EQUAL(v[4], 20 * ms);
+	CU_ASSERT_EQUAL(v[5], 20 * ms);
+	CU_ASSERT_EQUAL(v[6], 8 * MSS);
+	CU_ASSERT_EQUAL(v[7], 0); /* no interval of one srtt yet */
+	CU_ASSERT_EQUAL(v[10], 2);
+	CU_ASSERT_EQUAL(v[11], 2 * MSS);
+	CU_ASSERT_EQUAL(v[12], 2);
+	CU_ASSERT_EQUAL(v[13], 0);
+	sst_cc_on_ack(&cc, &a2);
+	memcpy(v, cc.priv, sizeof(v));
+	CU_ASSERT_EQUAL(v[2], 21250000);
+	CU_ASSERT_EQUAL(v[3], (3 * 10 * ms + 8750000) / 4); /* RFC 6298, beta 1/4 */
+	CU_ASSERT_EQUAL(v[7], 5 * MSS * 1000 / 30);	    /* 5 packets in 30 ms, bytes/s */
+	CU_ASSERT_EQUAL(v[8], 0);
+	CU_ASSERT_EQUAL(v[13], 1);
+	sst_cc_on_loss(&cc, &loss);
+	sst_cc_on_rto(&cc, &rto);
+	a2.now = t0 + 60 * ms;
+	a2.largest_acked = 13;
+	a2.app_limited = false;
+	sst_cc_on_ack(&cc, &a2);
+	memcpy(v, cc.priv, sizeof(v));
+	CU_ASSERT_EQUAL(v[0], t0 + 60 * ms);
+	CU_ASSERT_EQUAL(v[8], 1);
+	CU_ASSERT_EQUAL(v[9], 1);
+	CU_ASSERT_EQUAL(v[10], 13);
 }
 
 /* What a module returns is clamped: a window in [mss, max], a pacing rate
@@ -546,6 +710,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_lookup_and_cache),
 	SST_TEST(test_hostile_file),
 	SST_TEST(test_clamps),
+	SST_TEST(test_abi_versions),
+	SST_TEST(test_context_inputs),
 	SST_TEST(test_greedy),
 	SST_TEST(test_vegas),
 	SST_TEST(test_cpu_budget),

@@ -129,14 +129,33 @@ test_abi_and_relocations(void)
 		{SST_CC_BPF_SEC_RTO, SHT_PROGBITS, code, ret_cwnd, sizeof(ret_cwnd), 0},
 		{".relsst_cc/on_ack", SHT_REL, 0, rel, sizeof(rel), 1},
 	};
+	struct elf_build_sec with_idle[] = {
+		sec[0],
+		sec[1],
+		sec[2],
+		{SST_CC_BPF_SEC_IDLE, SHT_PROGBITS, code, ret_cwnd, sizeof(ret_cwnd), 0},
+	};
+	struct cc_bpf_elf elf;
 	size_t len;
 
 	len = elf_build(img, sizeof(img), sec, 3, 0);
 	expect_refused(img, len, "no " SST_CC_BPF_SEC_ABI " section");
 	len = elf_build(img, sizeof(img), sec, 3, SST_CC_BPF_ABI_VERSION + 1);
-	expect_refused(img, len, "ABI version 2");
+	expect_refused(img, len, "ABI version 3, this host runs 1 to 2");
 	len = elf_build(img, sizeof(img), sec, 4, SST_CC_BPF_ABI_VERSION);
 	expect_refused(img, len, "has relocations");
+	/* Version 2 has on_idle; a version 1 module runs on this host, and a
+	 * section of that name in it is not an entry point (v1 had none). */
+	len = elf_build(img, sizeof(img), with_idle, 4, 2);
+	CU_ASSERT_EQUAL_FATAL(cc_bpf_elf_parse(img, len, &elf, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(elf.abi_version, 2);
+	CU_ASSERT_EQUAL(elf.prog[SST_CC_BPF_EV_IDLE].nb_ins, 2);
+	len = elf_build(img, sizeof(img), with_idle, 4, 1);
+	CU_ASSERT_EQUAL_FATAL(cc_bpf_elf_parse(img, len, &elf, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(elf.abi_version, 1);
+	CU_ASSERT_PTR_NULL(elf.prog[SST_CC_BPF_EV_IDLE].code);
+	CU_ASSERT_EQUAL(elf.prog[SST_CC_BPF_EV_ACK].nb_ins, 2);
+	CU_ASSERT_EQUAL(cc_bpf_check(img, len, err, sizeof(err)), 0);
 }
 
 /* The verifier's verdict reaches the caller with the entry point's name. */

@@ -361,6 +361,13 @@ test_extreme_ranges(void)
 	}
 }
 
+/* Sending after idle (cc_model.h). */
+static void
+test_restart_after_idle(void)
+{
+	model_check_restart_after_idle("cubic", MSS);
+}
+
 /* The first flight lost (cc_model.h). */
 static void
 test_rto_before_first_sample(void)
@@ -376,6 +383,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_app_limited),
 	SST_TEST(test_extreme_ranges),
 	SST_TEST(test_rto_before_first_sample),
+	SST_TEST(test_restart_after_idle),
 	SST_TEST_END,
 };
 

@@ -259,6 +259,13 @@ test_app_limited(void)
 	CU_ASSERT_EQUAL(m.cc.cwnd, cwnd);
 }
 
+/* Sending after idle (cc_model.h). */
+static void
+test_restart_after_idle(void)
+{
+	model_check_restart_after_idle("newreno", MSS);
+}
+
 /* The first flight lost (cc_model.h). */
 static void
 test_rto_before_first_sample(void)
@@ -274,6 +281,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_minimum_window),
 	SST_TEST(test_app_limited),
 	SST_TEST(test_rto_before_first_sample),
+	SST_TEST(test_restart_after_idle),
 	SST_TEST_END,
 };
 

@@ -2,8 +2,10 @@
 /*
  * NewReno as a bpf module: the same algorithm, to the byte, as
  * drivers/cc/newreno/newreno.c (RFC 5681 with byte counting, RFC 6582
- * recovery on packet sequence numbers); tests/unit/cc/test_cc_bpf.c
- * compares the two event by event.
+ * recovery on packet sequence numbers, the restart after idle);
+ * tests/unit/cc/test_cc_bpf.c compares the two event by event, and
+ * tests/sim/test_sim_stp_trace.c compares their cwnd traces in the
+ * simulator.
  */
 #include "sst_cc_bpf_abi.h"
 
@@ -87,10 +89,33 @@ SST_CC_BPF_SEC(SST_CC_BPF_SEC_RTO)
 uint64_t
 nr_on_rto(struct sst_cc_bpf_ctx *ctx)
 {
-	ctx->ssthresh = nr_ssthresh(ctx);
+	/* Before any RTT sample the first flight measured nothing of the
+	 * path: ssthresh stays, as after a lost SYN. */
+	if (!(ctx->flags & SST_CC_BPF_F_NO_RTT_SAMPLE))
+		ctx->ssthresh = nr_ssthresh(ctx);
 	ctx->in_recovery = 0;
 	if (ctx->largest_sent > ctx->recovery_seq)
 		ctx->recovery_seq = ctx->largest_sent;
 	nr_state(ctx)->ca_carry = 0;
 	return ctx->mss; /* RFC 5681 loss window */
+}
+
+/* RFC 5681 section 4.1: after a silence longer than the timeout, restart
+ * from min(IW, cwnd), keeping 3/4 of the window in ssthresh (RFC 2861). */
+SST_CC_BPF_SEC(SST_CC_BPF_SEC_IDLE)
+uint64_t
+nr_on_idle(struct sst_cc_bpf_ctx *ctx)
+{
+	uint64_t mss = ctx->mss, cwnd = ctx->cwnd;
+	uint64_t iw = 10 * mss, cap = 14600 > 2 * mss ? 14600 : 2 * mss;
+	uint64_t keep = cwnd - cwnd / 4;
+
+	if (iw > cap)
+		iw = cap;
+	if (cwnd <= iw)
+		return cwnd;
+	if (keep > ctx->ssthresh)
+		ctx->ssthresh = keep;
+	nr_state(ctx)->ca_carry = 0;
+	return iw;
 }

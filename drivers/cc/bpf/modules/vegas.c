@@ -8,7 +8,9 @@
  * in slow start it doubles per round trip until the backlog exceeds
  * GAMMA. rtt is the smallest sample of the round (the least noisy),
  * base_rtt the channel's min_rtt. Losses halve the window as in Reno, a
- * timeout collapses it to one packet.
+ * timeout collapses it to one packet (a timeout of the first flight, before
+ * any RTT sample, keeps slow start on). After idle it restarts from
+ * min(IW, cwnd) with a fresh round, as Linux's Vegas does.
  */
 #include "sst_cc_bpf_abi.h"
 
@@ -99,9 +101,26 @@ SST_CC_BPF_SEC(SST_CC_BPF_SEC_RTO)
 uint64_t
 vegas_on_rto(struct sst_cc_bpf_ctx *ctx)
 {
-	VEGAS(ctx)->slow_start = 0;
 	if (ctx->largest_sent > ctx->recovery_seq)
 		ctx->recovery_seq = ctx->largest_sent;
+	if (ctx->flags & SST_CC_BPF_F_NO_RTT_SAMPLE)
+		return ctx->mss; /* the first flight: nothing measured yet */
+	VEGAS(ctx)->slow_start = 0;
 	ctx->ssthresh = vegas_floor(ctx);
 	return ctx->mss;
+}
+
+SST_CC_BPF_SEC(SST_CC_BPF_SEC_IDLE)
+uint64_t
+vegas_on_idle(struct sst_cc_bpf_ctx *ctx)
+{
+	uint64_t mss = ctx->mss;
+	uint64_t iw = 10 * mss, cap = 14600 > 2 * mss ? 14600 : 2 * mss;
+
+	if (iw > cap)
+		iw = cap;
+	/* The samples of the last round are stale. */
+	VEGAS(ctx)->round_start = 0;
+	VEGAS(ctx)->round_min = 0;
+	return ctx->cwnd < iw ? ctx->cwnd : iw;
 }
