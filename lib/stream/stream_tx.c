@@ -212,6 +212,7 @@ struct tx_burst {
 	uintptr_t cookies[SST_MAX_BURST];
 	uint16_t n;
 	bool eliciting;
+	uint32_t sends; /**< bursts handed to the channel so far */
 };
 
 static void
@@ -222,6 +223,7 @@ burst_flush(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 	c->stats.tx_packets += b->n;
 	sst_channel_send(c->ch, b->pkts, b->cookies, b->n, b->eliciting, now, NULL);
 	b->n = 0;
+	b->sends++;
 	c->burst_n = 0;
 }
 
@@ -572,6 +574,8 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	struct tx_burst b = {.n = 0, .eliciting = true};
 	sst_time_t next = SST_TIME_NEVER;
 	struct sst_channel_info ci;
+	uint64_t allowance = 0;
+	uint32_t allowance_at = UINT32_MAX; /* b.sends when it was asked */
 
 	c->flush_wanted = false;
 	/* A held channel's peer does not know it yet (sst_stream_chan_release()). */
@@ -598,7 +602,14 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 
 		if (e == NULL || !burst_room(c, &b))
 			break;
-		if (sst_channel_send_allowance(c->ch, now, &next) == 0) {
+		/* The allowance changes only when the channel sends (the
+		 * pacer's refill at the same time changes nothing): asked
+		 * once per burst, not twice per segment. */
+		if (allowance_at != b.sends) {
+			allowance = sst_channel_send_allowance(c->ch, now, &next);
+			allowance_at = b.sends;
+		}
+		if (allowance == 0) {
 			burst_flush(c, &b, now);
 			break;
 		}
@@ -610,8 +621,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 			sst_sched_unready(e);
 		/* The channel numbers packets in the order they are handed over:
 		 * flush before the allowance is asked again. */
-		if (b.n > 0 && sst_channel_send_allowance(c->ch, now, NULL) <=
-				       (uint64_t)b.n * (c->mss + SST_STREAM_HDR_LONG))
+		if (b.n > 0 && allowance <= (uint64_t)b.n * (c->mss + SST_STREAM_HDR_LONG))
 			burst_flush(c, &b, now);
 	}
 	burst_flush(c, &b, now);
