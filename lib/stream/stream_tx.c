@@ -571,12 +571,14 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 void
 sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 {
-	struct tx_burst b = {.n = 0, .eliciting = true};
+	struct tx_burst b; /* not zeroed: 512 bytes of arrays filled as used */
 	sst_time_t next = SST_TIME_NEVER;
-	struct sst_channel_info ci;
-	uint64_t allowance = 0;
+	uint64_t allowance = 0, next_seq, rx_highest;
 	uint32_t allowance_at = UINT32_MAX; /* b.sends when it was asked */
 
+	b.n = 0;
+	b.eliciting = true;
+	b.sends = 0;
 	c->flush_wanted = false;
 	/* A held channel's peer does not know it yet (sst_stream_chan_release()). */
 	if (c->dead || c->on_hold)
@@ -584,9 +586,12 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	/* The path MTU may have shrunk (or grown): segments are cut, and lost
 	 * ranges re-cut, to what fits now (paper 4.3.4). */
 	c->mss = stream_chan_mss(c);
-	sst_channel_info(c->ch, &ci);
-	sst_sid_tick(c->tx_sids, ci.next_seq, ci.rx_highest);
-	sst_sid_tick(c->rx_sids, ci.next_seq, ci.rx_highest);
+	/* The two numbers, not sst_channel_info()'s whole struct (cleared and
+	 * filled in at every flush: about 95 instructions). */
+	next_seq = sst_channel_next_seq(c->ch);
+	rx_highest = sst_channel_rx_highest(c->ch);
+	sst_sid_tick(c->tx_sids, next_seq, rx_highest);
+	sst_sid_tick(c->rx_sids, next_seq, rx_highest);
 	if (c->finish_ack_due) {
 		c->finish_ack_due = false;
 		stream_tx_ack_due(c, now);
