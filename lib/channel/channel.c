@@ -258,6 +258,12 @@ sst_channel_next_seq(const struct sst_channel *ch)
 	return ch->txlog->next_seq;
 }
 
+uint64_t
+sst_channel_rx_highest(const struct sst_channel *ch)
+{
+	return ch->replay->highest;
+}
+
 const struct sst_channel_stats *
 sst_channel_stats(const struct sst_channel *ch)
 {

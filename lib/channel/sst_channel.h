@@ -358,6 +358,12 @@ void sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now);
  * @return That number. */
 uint64_t sst_channel_next_seq(const struct sst_channel *ch);
 
+/** The highest sequence number received (sst_channel_info()'s rx_highest,
+ * without filling in the rest: the stream layer asks at every flush).
+ * @param ch The channel.
+ * @return That number, 0 before any packet arrived. */
+uint64_t sst_channel_rx_highest(const struct sst_channel *ch);
+
 /** Whether the channel failed (see SST_CHANNEL_EV_FAILED).
  * @param ch The channel.
  * @return True once it failed. */

@@ -52,6 +52,7 @@ state_init(struct sst_sendq *q)
 	q->bytes_lost = 0;
 	q->ent_head = 0;
 	q->ent_count = 0;
+	q->ent_hint = 0;
 	q->nranges = 0;
 	q->close = SENDQ_OPEN;
 	q->close_zero = false;
@@ -166,6 +167,7 @@ grow_ents(struct sst_sendq *q, uint32_t need)
 	q->ents = e;
 	q->ent_cap = cap;
 	q->ent_head = 0;
+	q->ent_hint = 0;
 	return 0;
 }
 
@@ -215,15 +217,30 @@ sst_sendq_reset(struct sst_sendq *q)
 	state_init(q);
 }
 
+/* Does the entry at logical index i exist and hold byte x? */
+static inline bool
+ent_holds(const struct sst_sendq *q, uint32_t i, uint64_t x)
+{
+	return i < q->ent_count && ent(q, i)->off <= x && x - ent(q, i)->off < ent(q, i)->len;
+}
+
 /*
  * Logical index of the entry holding byte x. Precondition: some entry
  * holds it (una <= x < tail, or x at an entry still in the ring).
+ * Segments are cut one after the other: the entry where the last one
+ * ended (q->ent_hint, a slot) or the next nearly always holds x. A binary
+ * search otherwise (docs/performance.md: 130 instructions a segment).
  */
 static uint32_t
 ent_find(const struct sst_sendq *q, uint64_t x)
 {
 	uint32_t lo = 0, hi = q->ent_count; /* answer in [lo, hi) */
+	uint32_t h = q->ent_hint >= q->ent_head ? q->ent_hint - q->ent_head
+						: q->ent_hint + q->ent_cap - q->ent_head;
 
+	for (uint32_t k = h; k <= h + 1; k++)
+		if (ent_holds(q, k, x))
+			return k;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -258,10 +275,7 @@ rg_count(struct sst_sendq *q, const struct sendq_range *r, int sign)
 {
 	uint64_t *c = r->state == SENDQ_LOST ? &q->bytes_lost : &q->bytes_ooo;
 
-	if (sign > 0)
-		*c += r->end - r->start;
-	else
-		*c -= r->end - r->start;
+	*c += (uint64_t)(int64_t)sign * (r->end - r->start); /* modulo 2^64 */
 }
 
 /*
@@ -378,13 +392,15 @@ advance_una(struct sst_sendq *q, uint64_t b)
 	}
 }
 
-/* Release the mbufs touching [a, b) that are now wholly acknowledged. */
+/* Release the mbufs touching [a, b) now wholly acknowledged. in_order (a
+ * was una, now b or beyond): each lies below una, and popping the ring's
+ * head releases it: O(mbufs completed), no search. */
 static void
-release_acked(struct sst_sendq *q, uint64_t a, uint64_t b)
+release_acked(struct sst_sendq *q, uint64_t a, uint64_t b, bool in_order)
 {
 	uint32_t i;
 
-	if (q->ent_count > 0 && a < q->tail) {
+	if (!in_order && q->ent_count > 0 && a < q->tail) {
 		for (i = ent_find(q, RTE_MAX(a, ent(q, 0)->off)); i < q->ent_count; i++) {
 			struct sendq_ent *e = ent(q, i);
 
@@ -535,6 +551,9 @@ make_seg(
 		const struct sendq_ent *e = ent(q, i);
 		uint64_t e_end = e->off + e->len;
 		uint64_t to = RTE_MIN(e_end, lim);
+
+		/* The next segment starts here (or in the entry after). */
+		q->ent_hint = (uint32_t)(e - q->ents);
 
 		if (d != NULL) {
 			/* Entries are single mbufs: their bytes are contiguous. */
@@ -696,8 +715,10 @@ sst_sendq_on_acked(struct sst_sendq *q, uint64_t off, uint32_t len)
 	}
 	q->stats.bytes_dup_ack += acked_in(q, off, b);
 	if (b > q->una) {
+		bool in_order = off <= q->una;
+
 		a = RTE_MAX(off, q->una);
-		if (a == q->una) {
+		if (in_order) {
 			advance_una(q, b);
 		} else {
 			rc = rg_paint(q, a, b, SENDQ_ACKED);
@@ -707,7 +728,7 @@ sst_sendq_on_acked(struct sst_sendq *q, uint64_t off, uint32_t len)
 				return rc;
 			}
 		}
-		release_acked(q, a, b);
+		release_acked(q, a, b, in_order);
 	}
 	/* Every segment ending at the final offset carried Close (not zero mode). */
 	if (q->close == SENDQ_CLOSED && !q->close_zero && b == q->tail)

@@ -50,9 +50,11 @@
  * be at least 2 x the segments in flight + 2 for the operations never to
  * fail with -ENOSPC. Nothing is allocated after init except the clones.
  *
- * Costs. Appending is O(mbufs). Finding an offset is O(log n) (binary
- * search over the held mbufs); updating the range array is O(ranges)
- * (memmove), which is small when loss is rare.
+ * Costs. Appending is O(mbufs). Cutting the next segment is O(1) (the
+ * entry where the last one ended is remembered), finding any other offset
+ * O(log n) (binary search over the held mbufs); an acknowledgment in
+ * order is O(mbufs it completes), one out of order O(log n) more; updating
+ * the range array is O(ranges) (memmove), which is small when loss is rare.
  */
 #ifndef STREAM_SENDQ_H
 #define STREAM_SENDQ_H
@@ -127,6 +129,7 @@ struct sst_sendq {
 	uint32_t ent_cap, range_cap;	     /**< entries the tables have now */
 	uint32_t own_ent_cap, own_range_cap; /**< those given at init */
 	uint32_t ent_head, ent_count;	     /**< ring of held mbufs, in offset order */
+	uint32_t ent_hint;		     /**< slot where the last segment ended (ent_find()) */
 	uint32_t nranges;
 	uint8_t close;	 /**< enum sendq_close (stream_sendq.c) */
 	bool close_zero; /**< the end goes as a zero-length segment */
