@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "gen.h"
+#include "gen_client.h"
+#include "perf.h"
 #include "sst_crypto_driver.h"
 #include "tool_args.h"
 
@@ -38,6 +40,7 @@ enum {
 	OPT_ATTACK,
 	OPT_ACK_JUMP,
 	OPT_MAX_STREAMS,
+	OPT_SST_PERF,
 };
 
 static void
@@ -67,6 +70,9 @@ usage(FILE *out)
 		"  -t, --time SECONDS     run rounds of streams for this long (default: each\n"
 		"                         channel runs its M streams once)\n"
 		"  -e, --echo             the server echoes: each response is the request\n"
+		"      --sst-perf         the server is sst-perf --server: the run is one rr\n"
+		"                         test of it with --verify (fixed sizes), whose\n"
+		"                         counters must agree with ours\n"
 		"      --src ADDR[:PORT]  first source address (and port) of the channels\n"
 		"      --src-addrs N      consecutive source addresses from --src (1)\n"
 		"      --src-ports N      consecutive source ports from --src's port (any)\n"
@@ -212,6 +218,9 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 		if (tool_parse_double(arg, 0.1, 86400, &d) < 0)
 			return bad("--timeout '%s': want seconds", arg);
 		c->timeout_ns = (uint64_t)(d * 1e9);
+		return 0;
+	case OPT_SST_PERF:
+		c->sst_perf = true;
 		return 0;
 	case 'e':
 		c->echo = true;
@@ -360,6 +369,17 @@ check_client(struct gen_conf *c, const struct given *g)
 	for (uint32_t i = 0; i < c->nwl; i++)
 		if (c->echo && c->wl[i].response.kind != GEN_FIXED)
 			return bad("%s", "--echo: the response is the request (drop --response)");
+	if (c->sst_perf) {
+		uint32_t req, resp;
+
+		if (c->echo || c->loopback || c->attack != GEN_ATTACK_NONE)
+			return bad("%s", "--sst-perf: not with --echo, --loopback or --attack");
+		if (gen_perf_check_conf(c, &req, &resp) < 0)
+			return bad("%s", "--sst-perf: one fixed --request and --response size "
+					 "(an sst-perf test has one of each)");
+		c->service = PERF_SERVICE;
+		c->protocol = PERF_PROTO_DATA;
+	}
 	if (c->timeout_ns == 0)
 		c->timeout_ns = c->time_ns != 0 ? c->time_ns + 30 * SST_NSEC_PER_SEC
 						: 120 * SST_NSEC_PER_SEC;
@@ -449,6 +469,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"time", required_argument, NULL, 't'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"echo", no_argument, NULL, 'e'},
+		{"sst-perf", no_argument, NULL, OPT_SST_PERF},
 		{"src", required_argument, NULL, 's'},
 		{"src-addrs", required_argument, NULL, OPT_SRC_ADDRS},
 		{"src-ports", required_argument, NULL, OPT_SRC_PORTS},
