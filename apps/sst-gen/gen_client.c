@@ -460,8 +460,9 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	gen_source_of(c, ch->id, &lc.local);
 	ch->link = sst_link_open(&lc);
 	if (ch->link != NULL &&
-		(c->attack == GEN_ATTACK_OPTIMISTIC_ACK || c->attack == GEN_ATTACK_COOKIE_REPLAY))
-		ch->link = gen_attack_wrap(ch->link, g);
+		(c->attack == GEN_ATTACK_OPTIMISTIC_ACK || c->attack == GEN_ATTACK_COOKIE_REPLAY ||
+			c->attack == GEN_ATTACK_COOKIE_EXPIRY))
+		ch->link = gen_attack_wrap(ch->link, g, &ch->atk);
 	if (ch->link == NULL)
 		return -rte_errno;
 	/* Stream-host pool names: unique in the process. */
@@ -773,6 +774,8 @@ gen_client_run(const struct gen_conf *conf)
 	if (c.sst_perf)
 		gen_perf_finish(&g, poll_channels); /* its counters, for the report */
 	finish_all(&g);
+	if (c.attack == GEN_ATTACK_COOKIE_EXPIRY)
+		gen_attack_expiry_replay(&g, poll_channels);
 	rc = gen_report_final(&g);
 	/* An attack's streams end when the target defends itself: it runs
 	 * to its timeout, and what the target did is in the report. */

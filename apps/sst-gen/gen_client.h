@@ -53,6 +53,7 @@ struct gen_chan {
 	bool close_pending;
 	/* --attack stream-slots */
 	uint64_t slots_held, slots_refused;
+	void *atk; /**< the attack's link state (gen_attack.c), or NULL */
 };
 
 /* What the per-second lines and the final report show. */
@@ -76,6 +77,10 @@ struct gen_attack_stats {
 	uint64_t replay_taken;	 /**< address-proving handshake messages captured */
 	uint64_t replayed;	 /**< sent again from other endpoints */
 	uint64_t replay_answers; /**< datagrams the target sent to those endpoints */
+	/* cookie-expiry: the target's answers to the replays, by kind */
+	uint64_t replay_accepted;   /**< SecR1: the replay was taken as a new handshake */
+	uint64_t replay_challenged; /**< SecCookie: refused, a new cookie asked for */
+	uint64_t load_makers;	    /**< SecI1 sent from another endpoint to load the target */
 };
 
 /* --sst-perf: where the test's control stream is (gen_perf.c). */
@@ -155,7 +160,12 @@ void gen_chan_poll(struct gen_chan *ch, sst_time_t now);
 /* gen_attack.c */
 /** @p inner seen through the attack's rewriter (--attack optimistic-ack).
  * @return the link, or NULL (inner is closed then). */
-struct sst_link *gen_attack_wrap(struct sst_link *inner, struct gen_client *g);
+struct sst_link *gen_attack_wrap(struct sst_link *inner, struct gen_client *g, void **self);
+/** --attack cookie-expiry, after the run (the channels closed): send each
+ * channel's SecI1 that carried a cookie again from its own socket once
+ * --replay-after has passed since it was first sent, and count the
+ * target's answers for a second (calling @p poll). */
+void gen_attack_expiry_replay(struct gen_client *g, void (*poll)(struct gen_client *, sst_time_t));
 /** The attack's line of the final table, or its member of the JSON object. */
 void gen_attack_report(const struct gen_client *g, bool json);
 /** The user of every stream of the stream-slots attack. */

@@ -41,6 +41,9 @@ enum {
 	OPT_ACK_JUMP,
 	OPT_MAX_STREAMS,
 	OPT_SST_PERF,
+	OPT_REPLAY_AFTER,
+	OPT_COOKIE_PERIOD,
+	OPT_LOAD_HIGH,
 };
 
 static void
@@ -92,6 +95,13 @@ usage(FILE *out)
 		"                         send each channel's SecI2 (or ChkI1 with a\n"
 		"                         cookie) again from 4 other endpoints; count\n"
 		"                         the target's answers to them\n"
+		"      --attack cookie-expiry\n"
+		"                         secure mode: after the run, send each channel's\n"
+		"                         SecI1 that carried a cookie again from its own\n"
+		"                         endpoint, --replay-after MS after it first went;\n"
+		"                         count the target's answers (SecR1: accepted,\n"
+		"                         SecCookie: refused)\n"
+		"      --replay-after MS  cookie-expiry: the replay's delay\n"
 		"\n"
 		"Client and server:\n"
 		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
@@ -104,6 +114,11 @@ usage(FILE *out)
 		"      --mbufs N          packet buffers (65535)\n"
 		"      --max-channels N   server: channels clients may hold at once (1024)\n"
 		"      --max-streams N    server: streams at once (1048576), a peer a quarter\n"
+		"      --cookie-period MS server: cookie secret rotation (120000); a cookie\n"
+		"                         lives one to two periods\n"
+		"      --load-high N      server: half-open handshakes that put it under\n"
+		"                         load, when it checks cookies (max-channels / 2,\n"
+		"                         at least 64)\n"
 		"\n"
 		"Template (stateless mode, a DPDK port from the EAL arguments):\n"
 		"      --tx-port N        the port to send on\n"
@@ -250,13 +265,25 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 			c->attack = GEN_ATTACK_STREAM_SLOTS;
 		else if (strcmp(arg, "cookie-replay") == 0)
 			c->attack = GEN_ATTACK_COOKIE_REPLAY;
+		else if (strcmp(arg, "cookie-expiry") == 0)
+			c->attack = GEN_ATTACK_COOKIE_EXPIRY;
 		else
-			return bad("--attack '%s': want optimistic-ack, stream-slots or "
-				   "cookie-replay",
+			return bad("--attack '%s': want optimistic-ack, stream-slots, "
+				   "cookie-replay or cookie-expiry",
 				arg);
 		return 0;
 	case OPT_MAX_STREAMS:
 		return parse_u32("max-streams", arg, 64, 1u << 24, &c->max_streams);
+	case OPT_REPLAY_AFTER:
+	case OPT_COOKIE_PERIOD:
+		if (tool_parse_double(arg, 1, 3600000, &d) < 0)
+			return bad("--%s '%s': want milliseconds",
+				opt == OPT_REPLAY_AFTER ? "replay-after" : "cookie-period", arg);
+		*(opt == OPT_REPLAY_AFTER ? &c->replay_after_ns : &c->cookie_period_ns) =
+			(uint64_t)(d * 1e6);
+		return 0;
+	case OPT_LOAD_HIGH:
+		return parse_u32("load-high", arg, 1, 1000000, &c->load_high);
 	case OPT_ACK_JUMP:
 		return parse_u32("ack-jump", arg, 0, 1u << 20, &c->ack_jump);
 	case OPT_SEED:
@@ -362,6 +389,10 @@ check_client(struct gen_conf *c, const struct given *g)
 	if (c->attack == GEN_ATTACK_OPTIMISTIC_ACK && c->armor != SST_CRYPTO_CHK32)
 		return bad("%s", "--attack optimistic-ack: checksum mode (a secure channel's "
 				 "header is sealed by a session the attack does not hold)");
+	if (c->attack == GEN_ATTACK_COOKIE_EXPIRY &&
+		(c->armor == SST_CRYPTO_CHK32 || c->replay_after_ns == 0))
+		return bad("%s",
+			"--attack cookie-expiry: secure mode (--armor) and --replay-after MS");
 	if (g->profile && g->wl)
 		return bad("%s", "--profile replaces --streams/--request/--response/--think");
 	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
@@ -480,6 +511,9 @@ parse_args(int argc, char **argv, void *conf)
 		{"attack", required_argument, NULL, OPT_ATTACK},
 		{"ack-jump", required_argument, NULL, OPT_ACK_JUMP},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+		{"replay-after", required_argument, NULL, OPT_REPLAY_AFTER},
+		{"cookie-period", required_argument, NULL, OPT_COOKIE_PERIOD},
+		{"load-high", required_argument, NULL, OPT_LOAD_HIGH},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},
