@@ -439,13 +439,14 @@ gen_attack_expiry_replay(struct gen_client *g, void (*poll)(struct gen_client *,
 				rte_rdtsc() - a->rp.taken_tsc < wait)
 				continue;
 			left--;
+			/* Once, even when no buffer is left for it. */
+			a->rp.replayed_tsc = last = rte_rdtsc();
 			m = rte_pktmbuf_alloc(g->pool);
 			if (m == NULL || rte_pktmbuf_append(m, a->rp.len) == NULL) {
 				rte_pktmbuf_free(m);
 				continue;
 			}
 			memcpy(rte_pktmbuf_mtod(m, uint8_t *), a->rp.msg, a->rp.len);
-			a->rp.replayed_tsc = last = rte_rdtsc();
 			if (sst_link_tx_burst(a->inner, &m, &a->rp.to, 1) == 1)
 				g->attack.replayed++;
 			else
