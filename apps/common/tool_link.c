@@ -351,6 +351,8 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.nego.ulp_legacy = c->legacy;
 	ep.nego.ulp_caps = c->legacy ? 0 : SST_NEGO_CAP_ALL;
 	ep.nego.max_responding = c->max_channels;
+	ep.nego.cookie_period = c->cookie_period;
+	ep.nego.load_high = c->load_high;
 	if (!c->legacy && (h->has_id || h->mode == SST_NEGO_MODE_SECURE))
 		ep.nego.secure = &h->sec;
 	ep.stream = c->stream;
@@ -866,6 +868,7 @@ tool_host_counters(const struct tool_host *h, struct tool_counters *c)
 		c->nego_established += n->established_initiator + n->established_responder;
 		c->nego_load_on += n->load_on;
 		c->nego_cookie_bad += n->rx_i1_cookie_bad + n->rx_sec_i1_cookie_bad;
+		c->nego_cookie_ok += n->rx_i1_cookie_ok + n->rx_sec_i1_cookie_ok;
 		c->nego_i2_unmatched += n->rx_sec_i2_unmatched;
 		c->chan_tx_skipped += w->channels.tx_skipped;
 		c->chan_optimistic_acks += w->channels.optimistic_acks;

@@ -64,6 +64,14 @@ struct tool_host_conf {
 	/** Channels peers may hold open to us at once (negotiation's
 	 * max_responding); 0: its default (1,024). */
 	uint32_t max_channels;
+	/** Negotiation's cookie secret rotation period (a cookie lives one to
+	 * two); 0: its default (120 s). */
+	uint64_t cookie_period;
+	/** Negotiation's load threshold: half-open (and unheard) entries at
+	 * which the host goes under load and checks cookies; 0: its default
+	 * (max_channels / 2, at least 64). sst-gen server --load-high 1 tests
+	 * cookies without a flood. */
+	uint32_t load_high;
 	/** Record every worker's traffic (sst_engine_params.capture): a
 	 * name ending in ".pcapng" is the file of a one-worker host
 	 * ("<stem>-w<i>.pcapng" with several workers); any other name is a
@@ -113,6 +121,7 @@ struct tool_counters {
 	uint64_t nego_established;  /**< channels set up, both roles */
 	uint64_t nego_load_on;	    /**< times the host went under load */
 	uint64_t nego_cookie_bad;   /**< first messages whose cookie did not verify */
+	uint64_t nego_cookie_ok;    /**< ... whose cookie verified when one was needed */
 	uint64_t nego_i2_unmatched; /**< SecI2 without a half-open entry (address, nr) */
 	/* The channels' defences (sst_channel_stats, summed by the workers). */
 	uint64_t chan_tx_skipped;      /**< numbers skipped to catch optimistic acks */

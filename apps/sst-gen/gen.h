@@ -106,11 +106,13 @@ enum gen_attack {
 	GEN_ATTACK_OPTIMISTIC_ACK,
 	GEN_ATTACK_STREAM_SLOTS,
 	GEN_ATTACK_COOKIE_REPLAY,
+	GEN_ATTACK_COOKIE_EXPIRY, /**< a SecI1's cookie sent again after its lifetime */
 };
 
 struct gen_conf {
 	enum gen_mode mode;
 	bool loopback, echo, json, quiet;
+	bool sst_perf; /**< client: the target is `sst-perf --server` (gen_perf.c) */
 	struct sst_net_endpoint server; /**< client: the target */
 	struct sst_net_endpoint local;	/**< server: where to listen; client: first source */
 	uint32_t src_addrs;		/**< client: consecutive source addresses (0: any) */
@@ -127,10 +129,13 @@ struct gen_conf {
 	uint64_t seed;
 	uint32_t mbufs;
 	enum gen_attack attack;
-	uint32_t ack_jump;     /**< optimistic-ack: acknowledge this far past the highest seen */
-	uint32_t max_channels; /**< server: negotiation's max_responding (0: 1024) */
-	uint32_t max_streams;  /**< server: stream control blocks (0: 2^20; a peer a quarter) */
-	struct tool_port port; /**< server: a DPDK port instead of kernel UDP */
+	uint32_t ack_jump;	  /**< optimistic-ack: acknowledge this far past the highest seen */
+	uint64_t replay_after_ns; /**< cookie-expiry: from the capture to the replay */
+	uint64_t cookie_period_ns; /**< server: cookie secret rotation (0: 120 s) */
+	uint32_t load_high;	   /**< server: negotiation's load threshold (0: its default) */
+	uint32_t max_channels;	   /**< server: negotiation's max_responding (0: 1024) */
+	uint32_t max_streams;	   /**< server: stream control blocks (0: 2^20; a peer a quarter) */
+	struct tool_port port;	   /**< server: a DPDK port instead of kernel UDP */
 	/* Template mode (gen_template.c). */
 	uint16_t tx_port;
 	uint32_t queues;

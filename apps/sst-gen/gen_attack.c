@@ -53,7 +53,8 @@ struct atk_replay {
 	uint8_t msg[REPLAY_MSG_MAX];
 	uint16_t len;
 	struct sst_net_endpoint to;
-	uint64_t taken_tsc; /**< 0: nothing taken yet */
+	uint64_t taken_tsc;    /**< 0: nothing taken yet */
+	uint64_t replayed_tsc; /**< cookie-expiry: when it went again (0: not yet) */
 	bool done;
 	int fd[REPLAY_SOURCES];
 };
@@ -72,6 +73,7 @@ struct atk_link {
 };
 
 struct atk_conf {
+	void **self; /**< where the link's state goes (gen_chan.atk) */
 	struct sst_link *inner;
 	struct gen_attack_stats *as;
 	enum gen_attack kind;
@@ -93,13 +95,30 @@ learn(struct atk_link *a, bool tx, const uint8_t *b, uint32_t len)
 	struct sst_nego_chunk ch;
 	struct sst_nego_chki1 i1 = {0};
 	struct sst_nego_chkr1 r1;
+	struct sst_secure_i1_info sec_i1;
 
 	if (sst_nego_msg_parse(b, len, &msg) < 0)
 		return;
 	sst_nego_iter_init(&it, &msg);
 	while (sst_nego_iter_next(&it, &ch) == 1) {
+		if (!tx && a->rp.replayed_tsc != 0) {
+			/* After our replay: what the target made of it. */
+			if (ch.type == SST_NEGO_SECR1)
+				a->as->replay_accepted++;
+			else if (ch.type == SST_NEGO_SECCOOKIE)
+				a->as->replay_challenged++;
+		}
 		if (tx && ch.type == SST_NEGO_CHKI1 && sst_nego_chki1_decode(&ch.body, &i1) == 0)
 			a->pending_key[i1.chani] = i1.cki;
+		/* cookie-expiry: a SecI1 with the cookie the target asked for. */
+		if (tx && a->kind == GEN_ATTACK_COOKIE_EXPIRY && a->rp.taken_tsc == 0 &&
+			len <= REPLAY_MSG_MAX && ch.type == SST_NEGO_SECI1 &&
+			sst_secure_i1_info(&ch.body, &sec_i1) == 0 && sec_i1.cookie_len > 0) {
+			memcpy(a->rp.msg, b, len);
+			a->rp.len = (uint16_t)len;
+			a->rp.taken_tsc = rte_rdtsc();
+			a->as->replay_taken++;
+		}
 		/* What proves the initiator's address to the responder: a
 		 * SecI2, or a ChkI1 answering a cookie request. */
 		if (tx && a->kind == GEN_ATTACK_COOKIE_REPLAY && a->rp.taken_tsc == 0 &&
@@ -258,6 +277,8 @@ atk_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats *st
 	for (int k = 0; k < REPLAY_SOURCES; k++)
 		a->rp.fd[k] = -1;
 	a->stats = stats;
+	if (c->self != NULL)
+		*c->self = a;
 	return a->inner != NULL && a->as != NULL ? 0 : -EINVAL;
 }
 
@@ -337,10 +358,13 @@ static const struct sst_link_ops atk_ops = {
 };
 
 struct sst_link *
-gen_attack_wrap(struct sst_link *inner, struct gen_client *g)
+gen_attack_wrap(struct sst_link *inner, struct gen_client *g, void **self)
 {
-	struct atk_conf ac = {
-		.inner = inner, .as = &g->attack, .kind = g->c->attack, .jump = g->c->ack_jump};
+	struct atk_conf ac = {.self = self,
+		.inner = inner,
+		.as = &g->attack,
+		.kind = g->c->attack,
+		.jump = g->c->ack_jump};
 	struct sst_link_conf lc = {
 		.size = sizeof(lc), .driver = "gen_attack", .pool = g->pool, .driver_conf = &ac};
 	struct sst_link *l;
@@ -352,6 +376,87 @@ gen_attack_wrap(struct sst_link *inner, struct gen_client *g)
 	if (l == NULL)
 		sst_link_close(inner);
 	return l;
+}
+
+/* cookie-expiry: a SecI1 from an endpoint of its own, which the target
+ * takes as a new handshake and holds half-open: a target whose load
+ * threshold is 1 (sst-gen server --load-high 1) is under load while it
+ * lasts, and checks the cookies of what comes next. */
+static void
+load_maker(struct atk_link *a)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = sockaddr_of(&a->rp.to, &to);
+
+	a->rp.fd[0] = tolen != 0 ? socket(to.ss_family, SOCK_DGRAM | SOCK_NONBLOCK, 0) : -1;
+	if (a->rp.fd[0] >= 0 && sendto(a->rp.fd[0], a->rp.msg, a->rp.len, 0,
+					(const struct sockaddr *)&to, tolen) == a->rp.len)
+		a->as->load_makers++;
+}
+
+/*
+ * --attack cookie-expiry: once every channel is closed (FINISH: the target
+ * forgot them, so a SecI1 with their numbers is new to it), each channel's
+ * SecI1 that carried a cookie goes again from the channel's own socket,
+ * the address the cookie names, when --replay-after has passed since it
+ * first went; 100 ms before the first, one of them goes from another
+ * endpoint (load_maker()). A target under load checks cookies: within the
+ * cookie's lifetime (one to two rotation periods) it cannot tell the
+ * replay from the initiator's retransmission and answers a SecR1
+ * (half-open state, dropped when nothing follows); after it, the cookie no
+ * longer verifies: the target must answer at most a new challenge
+ * (SecCookie) and count it (rx_sec_i1_cookie_bad).
+ */
+void
+gen_attack_expiry_replay(struct gen_client *g, void (*poll)(struct gen_client *, sst_time_t))
+{
+	uint64_t hz = rte_get_tsc_hz(), wait = g->c->replay_after_ns * hz / SST_NSEC_PER_SEC;
+	uint64_t last = 0, first = UINT64_MAX;
+	struct atk_link *maker = NULL;
+	uint32_t left = 0;
+
+	for (uint32_t i = 0; i < g->next_connect; i++) {
+		struct atk_link *a = g->ch[i].atk;
+
+		if (a != NULL && a->rp.taken_tsc != 0) {
+			left++;
+			if (a->rp.taken_tsc < first) {
+				first = a->rp.taken_tsc;
+				maker = a;
+			}
+		}
+	}
+	while (left > 0 && !tool_interrupted) {
+		if (maker != NULL && rte_rdtsc() + hz / 10 >= first + wait) {
+			load_maker(maker);
+			maker = NULL;
+		}
+		for (uint32_t i = 0; i < g->next_connect; i++) {
+			struct atk_link *a = g->ch[i].atk;
+			struct rte_mbuf *m;
+
+			if (a == NULL || a->rp.taken_tsc == 0 || a->rp.replayed_tsc != 0 ||
+				rte_rdtsc() - a->rp.taken_tsc < wait)
+				continue;
+			left--;
+			/* Once, even when no buffer is left for it. */
+			a->rp.replayed_tsc = last = rte_rdtsc();
+			m = rte_pktmbuf_alloc(g->pool);
+			if (m == NULL || rte_pktmbuf_append(m, a->rp.len) == NULL) {
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			memcpy(rte_pktmbuf_mtod(m, uint8_t *), a->rp.msg, a->rp.len);
+			if (sst_link_tx_burst(a->inner, &m, &a->rp.to, 1) == 1)
+				g->attack.replayed++;
+			else
+				rte_pktmbuf_free(m);
+		}
+		poll(g, tool_now());
+	}
+	/* A second for the answers. */
+	while (last != 0 && rte_rdtsc() - last < hz && !tool_interrupted)
+		poll(g, tool_now());
 }
 
 /*
@@ -438,6 +543,21 @@ gen_attack_report(const struct gen_client *g, bool json)
 			      "sent again %llu times from other endpoints, %llu answers\n",
 			(unsigned long long)a->replay_taken, (unsigned long long)a->replayed,
 			(unsigned long long)a->replay_answers);
+	if (g->c->attack == GEN_ATTACK_COOKIE_EXPIRY)
+		printf(json ? "  \"attack\": {\"kind\": \"cookie-expiry\", \"replay_after_ms\": "
+			      "%llu, \"replay_taken\": %llu, \"replayed\": %llu, "
+			      "\"replay_accepted\": %llu, \"replay_challenged\": %llu, "
+			      "\"load_makers\": %llu},\n"
+			    : "attack                 cookie expiry: %llu ms after, %llu SecI1 "
+			      "with "
+			      "a cookie taken, %llu sent again from their own endpoints: %llu "
+			      "accepted (SecR1), %llu challenged again (SecCookie); %llu sent "
+			      "from another endpoint first, to load the target\n",
+			(unsigned long long)(g->c->replay_after_ns / 1000000),
+			(unsigned long long)a->replay_taken, (unsigned long long)a->replayed,
+			(unsigned long long)a->replay_accepted,
+			(unsigned long long)a->replay_challenged,
+			(unsigned long long)a->load_makers);
 	if (g->c->attack == GEN_ATTACK_OPTIMISTIC_ACK)
 		printf(json ? "  \"attack\": {\"kind\": \"optimistic-ack\", \"ack_jump\": %u, "
 			      "\"forged_acks\": %llu, \"target_packets_after\": %llu, "

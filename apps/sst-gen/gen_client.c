@@ -166,7 +166,10 @@ write_some(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 			rte_pktmbuf_free(m);
 			return; /* the next pass tries again */
 		}
-		gen_fill(p, f->tag, f->resp, f->tx, len);
+		if (g->c->sst_perf)
+			gen_perf_fill(p, f->tag, f->tx, len);
+		else
+			gen_fill(p, f->tag, f->resp, f->tx, len);
 		rc = sst_stream_write(f->s, m, 0, now);
 		if (rc < 0) {
 			rte_pktmbuf_free(m);
@@ -198,6 +201,10 @@ drain(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 
 				if ((uint64_t)f->rx + len > f->resp)
 					bad += f->rx + len - RTE_MAX(f->rx, f->resp);
+				else if (g->c->sst_perf)
+					bad += gen_perf_check(
+						rte_pktmbuf_mtod(seg, const uint8_t *), f->tag,
+						f->req, f->rx, len);
 				else
 					bad += gen_check(rte_pktmbuf_mtod(seg, const uint8_t *),
 						f->tag, f->resp, f->rx, len);
@@ -225,7 +232,9 @@ op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 	struct gen_flow *f = sst_stream_user(s);
 
 	(void)ctx;
-	if (f != NULL && (void *)f != &gen_slot_marker)
+	if (f != NULL && (void *)f != &gen_slot_marker && f->ctl)
+		gen_perf_readable(f->ch->g, now);
+	else if (f != NULL && (void *)f != &gen_slot_marker)
 		drain(f->ch, f, now);
 }
 
@@ -235,7 +244,7 @@ op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 	struct gen_flow *f = sst_stream_user(s);
 
 	(void)ctx;
-	if (f != NULL && (void *)f != &gen_slot_marker && f->live)
+	if (f != NULL && (void *)f != &gen_slot_marker && f->live && !f->ctl)
 		write_some(f->ch, f, now);
 }
 
@@ -249,6 +258,10 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 		return;
 	if ((void *)f == &gen_slot_marker) {
 		gen_attack_slot_closed(ctx, s, why, now);
+		return;
+	}
+	if (f->ctl) {
+		gen_perf_closed(f->ch->g, now);
 		return;
 	}
 	ch = f->ch;
@@ -296,6 +309,10 @@ start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	if (g->c->echo) {
 		f->req = (uint32_t)req;
 		f->resp = f->req;
+	} else if (g->c->sst_perf) {
+		/* sst-perf's requests need no header: the test gives the sizes. */
+		f->req = (uint32_t)req;
+		f->resp = (uint32_t)gen_dist_draw(&wl->response, &g->rng);
 	} else {
 		f->req = (uint32_t)RTE_MAX(req, (uint64_t)GEN_HEADER_LEN);
 		f->resp = (uint32_t)gen_dist_draw(&wl->response, &g->rng);
@@ -317,6 +334,8 @@ gen_chan_poll(struct gen_chan *ch, sst_time_t now)
 	struct gen_client *g = ch->g;
 
 	if (ch->state != CH_UP || ch->peer == NULL || g->stopping)
+		return;
+	if (g->c->sst_perf && !gen_perf_ready(ch, now))
 		return;
 	for (uint32_t i = 0; i < ch->wl->concurrent && ch->started < ch->wl->streams; i++) {
 		struct gen_flow *f = &ch->flows[i];
@@ -441,8 +460,9 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	gen_source_of(c, ch->id, &lc.local);
 	ch->link = sst_link_open(&lc);
 	if (ch->link != NULL &&
-		(c->attack == GEN_ATTACK_OPTIMISTIC_ACK || c->attack == GEN_ATTACK_COOKIE_REPLAY))
-		ch->link = gen_attack_wrap(ch->link, g);
+		(c->attack == GEN_ATTACK_OPTIMISTIC_ACK || c->attack == GEN_ATTACK_COOKIE_REPLAY ||
+			c->attack == GEN_ATTACK_COOKIE_EXPIRY))
+		ch->link = gen_attack_wrap(ch->link, g, &ch->atk);
 	if (ch->link == NULL)
 		return -rte_errno;
 	/* Stream-host pool names: unique in the process. */
@@ -626,6 +646,8 @@ setup(struct gen_client *g, const struct gen_conf *c)
 	g->nch = c->channels;
 	g->rng = c->seed;
 	g->tsc_hz = rte_get_tsc_hz();
+	if (c->sst_perf)
+		gen_perf_init(g);
 	g->pool = rte_pktmbuf_pool_create(
 		"gen_pool", mbufs, 256, 0, RTE_PKTMBUF_HEADROOM + 2048, (int)rte_socket_id());
 	g->clones = rte_pktmbuf_pool_create("gen_clones", mbufs, 256, 0, 0, (int)rte_socket_id());
@@ -749,7 +771,11 @@ gen_client_run(const struct gen_conf *conf)
 	g.t_end_tsc = rte_rdtsc();
 	gen_client_sum_links(&g);
 	g.rss_peak = RTE_MAX(g.rss_peak, gen_rss());
+	if (c.sst_perf)
+		gen_perf_finish(&g, poll_channels); /* its counters, for the report */
 	finish_all(&g);
+	if (c.attack == GEN_ATTACK_COOKIE_EXPIRY)
+		gen_attack_expiry_replay(&g, poll_channels);
 	rc = gen_report_final(&g);
 	/* An attack's streams end when the target defends itself: it runs
 	 * to its timeout, and what the target did is in the report. */

@@ -30,6 +30,7 @@ struct gen_flow {
 	uint64_t t0;	   /**< TSC at open */
 	uint64_t ready_at; /**< ns: think time over, the slot may start again */
 	bool shut, live;
+	bool ctl; /**< --sst-perf: the test's control stream (gen_perf.c) */
 };
 
 /* One channel: a worker on a socket of its own, or (--port) one of the
@@ -52,6 +53,7 @@ struct gen_chan {
 	bool close_pending;
 	/* --attack stream-slots */
 	uint64_t slots_held, slots_refused;
+	void *atk; /**< the attack's link state (gen_attack.c), or NULL */
 };
 
 /* What the per-second lines and the final report show. */
@@ -75,6 +77,32 @@ struct gen_attack_stats {
 	uint64_t replay_taken;	 /**< address-proving handshake messages captured */
 	uint64_t replayed;	 /**< sent again from other endpoints */
 	uint64_t replay_answers; /**< datagrams the target sent to those endpoints */
+	/* cookie-expiry: the target's answers to the replays, by kind */
+	uint64_t replay_accepted;   /**< SecR1: the replay was taken as a new handshake */
+	uint64_t replay_challenged; /**< SecCookie: refused, a new cookie asked for */
+	uint64_t load_makers;	    /**< SecI1 sent from another endpoint to load the target */
+};
+
+/* --sst-perf: where the test's control stream is (gen_perf.c). */
+enum gen_perf_state {
+	GEN_PERF_IDLE = 0, /**< not opened yet */
+	GEN_PERF_ASKED,	   /**< parameters sent */
+	GEN_PERF_READY,	   /**< the server said ready: data streams may go */
+	GEN_PERF_ENDING,   /**< our end sent: waiting for the server's counters */
+	GEN_PERF_RESULT,   /**< the counters came */
+	GEN_PERF_FAILED,
+};
+
+struct gen_perf {
+	struct gen_flow flow; /**< the control stream (flow.ctl set) */
+	enum gen_perf_state state;
+	uint8_t buf[128];
+	uint32_t len;
+	/* The server's counters (struct perf_result). */
+	uint32_t status;
+	uint64_t done, failed, verify_errors, rx_bytes;
+	char why[80];		     /**< what went wrong, for the report */
+	bool reading, close_pending; /**< the end reported inside a read: after it */
 };
 
 struct gen_client {
@@ -94,6 +122,7 @@ struct gen_client {
 	bool stopping; /**< no new streams */
 	struct gen_totals tot;
 	struct gen_attack_stats attack;
+	struct gen_perf perf;
 	struct gen_hist setup, txn; /**< ns */
 	uint64_t tsc_hz;
 	/* Times and memory. */
@@ -131,7 +160,12 @@ void gen_chan_poll(struct gen_chan *ch, sst_time_t now);
 /* gen_attack.c */
 /** @p inner seen through the attack's rewriter (--attack optimistic-ack).
  * @return the link, or NULL (inner is closed then). */
-struct sst_link *gen_attack_wrap(struct sst_link *inner, struct gen_client *g);
+struct sst_link *gen_attack_wrap(struct sst_link *inner, struct gen_client *g, void **self);
+/** --attack cookie-expiry, after the run (the channels closed): send each
+ * channel's SecI1 that carried a cookie again from its own socket once
+ * --replay-after has passed since it was first sent, and count the
+ * target's answers for a second (calling @p poll). */
+void gen_attack_expiry_replay(struct gen_client *g, void (*poll)(struct gen_client *, sst_time_t));
 /** The attack's line of the final table, or its member of the JSON object. */
 void gen_attack_report(const struct gen_client *g, bool json);
 /** The user of every stream of the stream-slots attack. */
@@ -142,6 +176,34 @@ void gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now);
 /** One of those streams ended (refused, or reset): counted and released. */
 void gen_attack_slot_closed(
 	struct gen_chan *ch, struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
+
+/* gen_perf.c: the run as one test of `sst-perf --server` (--sst-perf) */
+/** Every workload has the same fixed request and response sizes (one test
+ * has one of each), stored in @p request and @p response. @return 0 or -1. */
+int gen_perf_check_conf(const struct gen_conf *c, uint32_t *request, uint32_t *response);
+/** Set up the pattern and the control stream's slot; before any channel. */
+void gen_perf_init(struct gen_client *g);
+/** Whether channel ch may open data streams: the first channel that asks
+ * opens the control stream and sends the parameters; true once the server
+ * said ready. */
+bool gen_perf_ready(struct gen_chan *ch, sst_time_t now);
+/** The request bytes [off, off + len) of the stream tagged @p tag. */
+void gen_perf_fill(uint8_t *dst, uint64_t tag, uint64_t off, uint32_t len);
+/** Bytes of @p src that differ from the response bytes [off, off + len) to a
+ * request of @p req bytes tagged @p tag. */
+uint64_t gen_perf_check(const uint8_t *src, uint64_t tag, uint32_t req, uint64_t off, uint32_t len);
+/** The control stream is readable: the ready answer, then the counters. */
+void gen_perf_readable(struct gen_client *g, sst_time_t now);
+/** The control stream ended (released here; a failure unless the counters came). */
+void gen_perf_closed(struct gen_client *g, sst_time_t now);
+/** After the workload: end the control stream and wait (calling @p poll, at
+ * most 10 s) for the server's counters. @return 0 when they came, else -1. */
+int gen_perf_finish(struct gen_client *g, void (*poll)(struct gen_client *, sst_time_t));
+/** The server's counters came and agree with ours: every stream we verified
+ * it counts done, none failed, no wrong byte on its side. */
+bool gen_perf_agrees(const struct gen_client *g);
+/** The server's line of the final table, or its member of the JSON object. */
+void gen_perf_report(const struct gen_client *g, bool json);
 
 /** Sum the links' counters into g->tot (O(channels): once a second). */
 void gen_client_sum_links(struct gen_client *g);

@@ -14,6 +14,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
+#include <rte_mbuf.h>
 #include <rte_udp.h>
 
 #include "gen_template.h"
@@ -31,12 +32,13 @@ sum_words(const void *p, size_t len, uint32_t sum)
 	return sum + rte_be_to_cpu_16(rte_raw_cksum(p, len));
 }
 
+/* Two steps fold any 32-bit sum: the first leaves at most 0x1fffe, the
+ * second at most 0xffff (a loop here cost 20 instructions a packet). */
 static uint16_t
 fold(uint32_t sum)
 {
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)((sum & 0xffff) + (sum >> 16));
 }
 
 /* Chk32 of the sequence number 0 and the template's channel packet, as
@@ -114,6 +116,140 @@ gen_frame_vary(const struct gen_frame *f, uint8_t *p, const struct gen_vary *v, 
 	udp->dgram_cksum = rte_cpu_to_be_16(c == 0 ? 0xffff : c);
 }
 
+/* x mod 65537 for x < 2^32, without a division: 2^16 = -1 (mod 65537),
+ * so x is its low half less its high half. */
+static inline uint32_t
+mod65537(uint32_t x)
+{
+	uint32_t lo = x & 0xffff, hi = x >> 16;
+
+	return lo - hi + (lo < hi ? (uint32_t)CHK_MOD : 0u);
+}
+
+/* What the sequence number's high 48 bits add (gen_frame_vary()'s sums
+ * with w3 = 0): a gains s48 + w1 + w2 + h4 and b n times that less their
+ * weights (w1 + 2 w2 + 4 h4); w3 then adds 2 to a and 2n - 8 to b. Sums
+ * stay below 2^32: n is at most 764 words. */
+static void
+run_hi(const struct gen_frame *f, struct gen_vary_run *r, uint64_t hi)
+{
+	uint32_t n = f->chk_words, s48 = (uint32_t)(hi >> 32), w1 = (uint32_t)(hi >> 16) & 0xffff;
+	uint32_t w2 = (uint32_t)hi & 0xffff, h4 = (uint32_t)hi & 0xff;
+	uint32_t sum = s48 + w1 + w2 + h4;
+
+	r->hi = hi;
+	r->hi_valid = true;
+	r->a_hi = f->chk_a + sum;
+	r->b_hi = f->chk_b + n * sum - (w1 + 2 * w2 + 4 * h4);
+	r->b_w3 = 2 * n - 8;
+	r->us_hi = f->udp_sum + h4;
+}
+
+void
+gen_frame_vary_burst(const struct gen_frame *f, struct rte_mbuf **m, uint16_t n,
+	struct gen_vary_run *r, uint32_t chk_key)
+{
+	const uint16_t flen = f->len;
+	const bool channel = f->kind == GEN_FRAME_CHANNEL, odd = f->trailer_odd;
+	const uint32_t src0 = f->src, ip_sum = f->ip_sum, hdr0 = f->hdr0;
+	const uint16_t sport = f->sport, trailer = GEN_PAYLOAD_OFF + f->chan_len;
+	const uint32_t vary_addrs = r->vary_addrs, vary_ports = r->vary_ports;
+	uint32_t addr = r->v.addr, port = r->v.port, us_base = f->udp_sum;
+	/* In locals: a byte store to the packet may alias *r, which would
+	 * load them again for every packet. */
+	uint32_t a_hi = r->a_hi, b_hi = r->b_hi, b_w3 = r->b_w3, us_hi = r->us_hi;
+	uint64_t seq = r->v.seq, hi = r->hi_valid ? r->hi : UINT64_MAX;
+
+	for (uint16_t k = 0; k < n; k++) {
+		uint8_t *p = rte_pktmbuf_mtod(m[k], uint8_t *);
+		uint32_t src = src0 + addr, sp = (uint16_t)(sport + port);
+		uint32_t ss = (src >> 16) + (src & 0xffff), us, v32;
+		uint16_t v16;
+
+		seq++;
+		us = ss + sp;
+		if (channel) {
+			uint32_t w3 = (uint32_t)seq & 0xffff, t;
+
+			if (seq >> 16 != hi) {
+				hi = seq >> 16;
+				run_hi(f, r, hi);
+				a_hi = r->a_hi;
+				b_hi = r->b_hi;
+				b_w3 = r->b_w3;
+				us_hi = r->us_hi;
+			}
+			t = ((mod65537(a_hi + 2 * w3) & 0xffff) |
+				    (mod65537(b_hi + b_w3 * w3) & 0xffff) << 16) +
+			    chk_key;
+			us += us_hi + w3 +
+			      (odd ? (t >> 24) + ((t >> 8) & 0xffff) + ((t & 0xff) << 8)
+				   : (t >> 16) + (t & 0xffff));
+			v32 = rte_cpu_to_be_32(hdr0 | ((uint32_t)seq & 0xffffff));
+			memcpy(p + GEN_PAYLOAD_OFF, &v32, 4);
+			v32 = rte_cpu_to_be_32(t);
+			memcpy(p + trailer, &v32, 4);
+		} else {
+			us += us_base;
+		}
+		v32 = rte_cpu_to_be_32(src);
+		memcpy(p + GEN_L2_LEN + 12, &v32, 4); /* IPv4 source */
+		v16 = rte_cpu_to_be_16((uint16_t)~fold(ip_sum + ss));
+		memcpy(p + GEN_L2_LEN + 10, &v16, 2); /* IPv4 header checksum */
+		v16 = rte_cpu_to_be_16((uint16_t)sp);
+		memcpy(p + GEN_UDP_OFF, &v16, 2); /* UDP source port */
+		v16 = (uint16_t)~fold(us);
+		v16 = rte_cpu_to_be_16(v16 == 0 ? 0xffff : v16);
+		memcpy(p + GEN_UDP_OFF + 6, &v16, 2); /* UDP checksum */
+		m[k]->data_len = flen;
+		m[k]->pkt_len = flen;
+		if (++addr == vary_addrs)
+			addr = 0;
+		if (++port == vary_ports)
+			port = 0;
+	}
+	r->v.addr = addr;
+	r->v.port = port;
+	r->v.seq = seq;
+}
+
+/* gen_frame_vary_burst() against gen_frame_vary(), packet by packet, over
+ * a run that crosses a 2^16 boundary of the sequence number and wraps the
+ * address and port counters. @return 0 when every byte agrees. */
+static int
+check_burst(const struct gen_frame *f, uint32_t chk_key)
+{
+	enum { N = 4 };
+	static uint8_t one[N][GEN_FRAME_MAX], many[N][GEN_FRAME_MAX];
+	struct gen_vary_run r = {
+		.v = {.addr = 1, .port = 0, .seq = 0x0123456789abfffdULL},
+		.vary_addrs = 3,
+		.vary_ports = 2,
+	};
+	struct gen_vary v = r.v;
+	/* Buffers of their own: data at buf_addr (data_off 0). */
+	struct rte_mbuf mb[N], *pkts[N];
+
+	for (int k = 0; k < N; k++) {
+		memcpy(one[k], f->bytes, f->len);
+		memcpy(many[k], f->bytes, f->len);
+		memset(&mb[k], 0, sizeof(mb[k]));
+		mb[k].buf_addr = many[k];
+		pkts[k] = &mb[k];
+		v.seq++;
+		gen_frame_vary(f, one[k], &v, chk_key);
+		if (++v.addr == r.vary_addrs)
+			v.addr = 0;
+		if (++v.port == r.vary_ports)
+			v.port = 0;
+	}
+	gen_frame_vary_burst(f, pkts, N, &r, chk_key);
+	for (int k = 0; k < N; k++)
+		if (memcmp(one[k], many[k], f->len) != 0)
+			return -1;
+	return 0;
+}
+
 int
 gen_frame_prepare(struct gen_frame *f, uint32_t chk_key)
 {
@@ -142,6 +278,7 @@ gen_frame_prepare(struct gen_frame *f, uint32_t chk_key)
 	udp->dgram_cksum = 0;
 	if (f->kind == GEN_FRAME_CHANNEL) {
 		f->chan_len = (uint16_t)(ulen - GEN_L4_LEN - SST_CHK32_TRAILER_LEN);
+		f->hdr0 = (uint32_t)pkt[0] << 24;
 		memset(pkt + 1, 0, 3);
 		memset(pkt + f->chan_len, 0, SST_CHK32_TRAILER_LEN);
 		chk_sums(f, pkt);
@@ -164,5 +301,5 @@ gen_frame_prepare(struct gen_frame *f, uint32_t chk_key)
 		sst_chk32_verify(probe.seq, copy + GEN_PAYLOAD_OFF,
 			f->chan_len + SST_CHK32_TRAILER_LEN, chk_key) != 0)
 		return -1;
-	return 0;
+	return check_burst(f, chk_key);
 }

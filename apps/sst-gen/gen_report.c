@@ -73,6 +73,8 @@ gen_report_final(struct gen_client *g)
 	/* Under attack, failed streams are the target defending itself. */
 	if (c->attack != GEN_ATTACK_NONE)
 		ok = t->verify_errors == 0 && t->setups > 0;
+	if (c->sst_perf)
+		ok = ok && gen_perf_agrees(g);
 
 	tool_endpoint_text(&c->server, server, sizeof(server));
 	if (c->json) {
@@ -100,6 +102,7 @@ gen_report_final(struct gen_client *g)
 		json_hist("setup", &g->setup, true);
 		json_hist("transaction", &g->txn, true);
 		gen_attack_report(g, true);
+		gen_perf_report(g, true);
 		printf("  \"ok\": %s\n}\n", ok ? "true" : "false");
 	} else {
 		printf("sst-gen client: %u channels to %s (%s), %.2f s\n", g->nch, server,
@@ -126,6 +129,7 @@ gen_report_final(struct gen_client *g)
 			"memory (RSS)", (double)g->rss0 / 1e6, (double)g->rss_peak / 1e6,
 			mem / 1e3);
 		gen_attack_report(g, false);
+		gen_perf_report(g, false);
 		printf("%-22s %s\n", "result", ok ? "ok" : "FAILED");
 	}
 	return ok ? 0 : 1;

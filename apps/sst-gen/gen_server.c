@@ -259,8 +259,8 @@ gen_server_tick(struct gen_server *sv, bool last)
 	fprintf(stderr,
 		"sst-gen server%s: channels %llu (made %llu), streams %llu answered %llu failed "
 		"%llu, verify errors %llu, rx %llu B tx %llu B; negotiation: %llu messages, "
-		"%llu challenged, %llu rate-limited, %llu established, %llu cookies bad, %llu "
-		"SecI2 unmatched; acks: %llu numbers "
+		"%llu challenged, %llu rate-limited, %llu established, %llu cookies ok, %llu "
+		"cookies bad, %llu SecI2 unmatched; acks: %llu numbers "
 		"skipped, %llu optimistic (channel failed), %llu beyond what was sent; streams "
 		"open %llu, refused over a peer's share %llu\n",
 		last ? " (end)" : "", (unsigned long long)k.channels_open,
@@ -269,9 +269,9 @@ gen_server_tick(struct gen_server *sv, bool last)
 		(unsigned long long)sv->verify_errors, (unsigned long long)sv->rx_bytes,
 		(unsigned long long)sv->tx_bytes, (unsigned long long)k.nego_rx_msgs,
 		(unsigned long long)k.nego_challenged, (unsigned long long)k.nego_rate_limited,
-		(unsigned long long)k.nego_established, (unsigned long long)k.nego_cookie_bad,
-		(unsigned long long)k.nego_i2_unmatched, (unsigned long long)k.chan_tx_skipped,
-		(unsigned long long)k.chan_optimistic_acks,
+		(unsigned long long)k.nego_established, (unsigned long long)k.nego_cookie_ok,
+		(unsigned long long)k.nego_cookie_bad, (unsigned long long)k.nego_i2_unmatched,
+		(unsigned long long)k.chan_tx_skipped, (unsigned long long)k.chan_optimistic_acks,
 		(unsigned long long)k.chan_rx_ack_beyond, (unsigned long long)k.streams_live,
 		(unsigned long long)k.peer_streams_refused);
 }
@@ -318,6 +318,8 @@ gen_server_run(const struct gen_conf *c)
 	 * buffers that grow from 16 each way. */
 	hc.small_pools = true;
 	hc.max_channels = c->max_channels;
+	hc.cookie_period = c->cookie_period_ns;
+	hc.load_high = c->load_high;
 	hc.stream.max_streams = c->max_streams != 0 ? c->max_streams : 1u << 20;
 	hc.stream.max_tx_buffers = 65536;
 	hc.stream.max_rx_buffers = 65536;

@@ -11,6 +11,8 @@
 
 #include "gen.h"
 
+struct rte_mbuf;
+
 enum {
 	GEN_FRAME_MAX = 1518,
 	GEN_TEMPLATES_MAX = 4096,
@@ -45,6 +47,7 @@ struct gen_frame {
 	uint32_t udp_sum;      /**< the UDP sum (pseudo-header too), varied fields zero */
 	uint32_t chk_a, chk_b; /**< Chk32 sums (mod 65537), sequence fields zero */
 	uint32_t chk_words;    /**< 16-bit words Chk32 runs over */
+	uint32_t hdr0;	       /**< channel packets: header byte 0 (the channel) << 24 */
 	bool trailer_odd;      /**< the Chk32 trailer starts on an odd UDP offset */
 	uint8_t bytes[GEN_FRAME_MAX];
 };
@@ -73,6 +76,27 @@ struct gen_vary {
  * the Chk32 trailer under @p chk_key too); IPv4 and UDP checksums to match. */
 void gen_frame_vary(
 	const struct gen_frame *f, uint8_t *p, const struct gen_vary *v, uint32_t chk_key);
+
+/** A queue's run of packets of one template (gen_frame_vary_burst()): the
+ * varied fields' counters, and what the sequence number's high 48 bits
+ * add to the sums, kept while they stay the same (65,536 packets). */
+struct gen_vary_run {
+	struct gen_vary v; /**< the last packet's (the next one's seq is v.seq + 1) */
+	uint32_t vary_addrs, vary_ports;
+	uint64_t hi;		    /**< seq >> 16 that the sums below are for */
+	uint32_t a_hi, b_hi, us_hi; /**< Chk32's a and b, the UDP sum, with w3 = 0 */
+	uint32_t b_w3;		    /**< what each unit of w3 adds to b: 2n - 8 */
+	bool hi_valid;
+};
+
+/** Vary @p n copies of template @p f (not GEN_FRAME_RAW) in mbufs @p m
+ * (their lengths set too) as
+ * n calls of gen_frame_vary() would, each after r->v.seq++ and followed by
+ * the address and port counters' steps; the Chk32 sums' part that only
+ * the sequence number's high 48 bits change is computed once per 65,536
+ * packets. */
+void gen_frame_vary_burst(const struct gen_frame *f, struct rte_mbuf **m, uint16_t n,
+	struct gen_vary_run *r, uint32_t chk_key);
 
 /** Build the frames the configuration asks for (generated kinds or a
  * capture). @return 0, or -1 after printing why. */

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "gen.h"
+#include "gen_client.h"
+#include "perf.h"
 #include "sst_crypto_driver.h"
 #include "tool_args.h"
 
@@ -38,6 +40,10 @@ enum {
 	OPT_ATTACK,
 	OPT_ACK_JUMP,
 	OPT_MAX_STREAMS,
+	OPT_SST_PERF,
+	OPT_REPLAY_AFTER,
+	OPT_COOKIE_PERIOD,
+	OPT_LOAD_HIGH,
 };
 
 static void
@@ -67,6 +73,9 @@ usage(FILE *out)
 		"  -t, --time SECONDS     run rounds of streams for this long (default: each\n"
 		"                         channel runs its M streams once)\n"
 		"  -e, --echo             the server echoes: each response is the request\n"
+		"      --sst-perf         the server is sst-perf --server: the run is one rr\n"
+		"                         test of it with --verify (fixed sizes), whose\n"
+		"                         counters must agree with ours\n"
 		"      --src ADDR[:PORT]  first source address (and port) of the channels\n"
 		"      --src-addrs N      consecutive source addresses from --src (1)\n"
 		"      --src-ports N      consecutive source ports from --src's port (any)\n"
@@ -86,6 +95,13 @@ usage(FILE *out)
 		"                         send each channel's SecI2 (or ChkI1 with a\n"
 		"                         cookie) again from 4 other endpoints; count\n"
 		"                         the target's answers to them\n"
+		"      --attack cookie-expiry\n"
+		"                         secure mode: after the run, send each channel's\n"
+		"                         SecI1 that carried a cookie again from its own\n"
+		"                         endpoint, --replay-after MS after it first went;\n"
+		"                         count the target's answers (SecR1: accepted,\n"
+		"                         SecCookie: refused)\n"
+		"      --replay-after MS  cookie-expiry: the replay's delay\n"
 		"\n"
 		"Client and server:\n"
 		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
@@ -98,6 +114,11 @@ usage(FILE *out)
 		"      --mbufs N          packet buffers (65535)\n"
 		"      --max-channels N   server: channels clients may hold at once (1024)\n"
 		"      --max-streams N    server: streams at once (1048576), a peer a quarter\n"
+		"      --cookie-period MS server: cookie secret rotation (120000); a cookie\n"
+		"                         lives one to two periods\n"
+		"      --load-high N      server: half-open handshakes that put it under\n"
+		"                         load, when it checks cookies (max-channels / 2,\n"
+		"                         at least 64)\n"
 		"\n"
 		"Template (stateless mode, a DPDK port from the EAL arguments):\n"
 		"      --tx-port N        the port to send on\n"
@@ -213,6 +234,9 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 			return bad("--timeout '%s': want seconds", arg);
 		c->timeout_ns = (uint64_t)(d * 1e9);
 		return 0;
+	case OPT_SST_PERF:
+		c->sst_perf = true;
+		return 0;
 	case 'e':
 		c->echo = true;
 		return 0;
@@ -241,13 +265,25 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 			c->attack = GEN_ATTACK_STREAM_SLOTS;
 		else if (strcmp(arg, "cookie-replay") == 0)
 			c->attack = GEN_ATTACK_COOKIE_REPLAY;
+		else if (strcmp(arg, "cookie-expiry") == 0)
+			c->attack = GEN_ATTACK_COOKIE_EXPIRY;
 		else
-			return bad("--attack '%s': want optimistic-ack, stream-slots or "
-				   "cookie-replay",
+			return bad("--attack '%s': want optimistic-ack, stream-slots, "
+				   "cookie-replay or cookie-expiry",
 				arg);
 		return 0;
 	case OPT_MAX_STREAMS:
 		return parse_u32("max-streams", arg, 64, 1u << 24, &c->max_streams);
+	case OPT_REPLAY_AFTER:
+	case OPT_COOKIE_PERIOD:
+		if (tool_parse_double(arg, 1, 3600000, &d) < 0)
+			return bad("--%s '%s': want milliseconds",
+				opt == OPT_REPLAY_AFTER ? "replay-after" : "cookie-period", arg);
+		*(opt == OPT_REPLAY_AFTER ? &c->replay_after_ns : &c->cookie_period_ns) =
+			(uint64_t)(d * 1e6);
+		return 0;
+	case OPT_LOAD_HIGH:
+		return parse_u32("load-high", arg, 1, 1000000, &c->load_high);
 	case OPT_ACK_JUMP:
 		return parse_u32("ack-jump", arg, 0, 1u << 20, &c->ack_jump);
 	case OPT_SEED:
@@ -353,6 +389,10 @@ check_client(struct gen_conf *c, const struct given *g)
 	if (c->attack == GEN_ATTACK_OPTIMISTIC_ACK && c->armor != SST_CRYPTO_CHK32)
 		return bad("%s", "--attack optimistic-ack: checksum mode (a secure channel's "
 				 "header is sealed by a session the attack does not hold)");
+	if (c->attack == GEN_ATTACK_COOKIE_EXPIRY &&
+		(c->armor == SST_CRYPTO_CHK32 || c->replay_after_ns == 0))
+		return bad("%s",
+			"--attack cookie-expiry: secure mode (--armor) and --replay-after MS");
 	if (g->profile && g->wl)
 		return bad("%s", "--profile replaces --streams/--request/--response/--think");
 	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
@@ -360,6 +400,17 @@ check_client(struct gen_conf *c, const struct given *g)
 	for (uint32_t i = 0; i < c->nwl; i++)
 		if (c->echo && c->wl[i].response.kind != GEN_FIXED)
 			return bad("%s", "--echo: the response is the request (drop --response)");
+	if (c->sst_perf) {
+		uint32_t req, resp;
+
+		if (c->echo || c->loopback || c->attack != GEN_ATTACK_NONE)
+			return bad("%s", "--sst-perf: not with --echo, --loopback or --attack");
+		if (gen_perf_check_conf(c, &req, &resp) < 0)
+			return bad("%s", "--sst-perf: one fixed --request and --response size "
+					 "(an sst-perf test has one of each)");
+		c->service = PERF_SERVICE;
+		c->protocol = PERF_PROTO_DATA;
+	}
 	if (c->timeout_ns == 0)
 		c->timeout_ns = c->time_ns != 0 ? c->time_ns + 30 * SST_NSEC_PER_SEC
 						: 120 * SST_NSEC_PER_SEC;
@@ -449,6 +500,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"time", required_argument, NULL, 't'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"echo", no_argument, NULL, 'e'},
+		{"sst-perf", no_argument, NULL, OPT_SST_PERF},
 		{"src", required_argument, NULL, 's'},
 		{"src-addrs", required_argument, NULL, OPT_SRC_ADDRS},
 		{"src-ports", required_argument, NULL, OPT_SRC_PORTS},
@@ -459,6 +511,9 @@ parse_args(int argc, char **argv, void *conf)
 		{"attack", required_argument, NULL, OPT_ATTACK},
 		{"ack-jump", required_argument, NULL, OPT_ACK_JUMP},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+		{"replay-after", required_argument, NULL, OPT_REPLAY_AFTER},
+		{"cookie-period", required_argument, NULL, OPT_COOKIE_PERIOD},
+		{"load-high", required_argument, NULL, OPT_LOAD_HIGH},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},

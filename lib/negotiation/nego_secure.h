@@ -257,6 +257,8 @@ void sst_secure_cookie_secret_init(struct sst_secure_cookie_secret *s, sst_secur
 /**
  * Rotate the secret if @p period ns have passed since the last rotation; the
  * previous one stays valid, so a cookie lives between one and two periods.
+ * Rotations keep to the period's grid (rotated_at advances by whole
+ * periods), and a call two or more periods late keeps no previous secret.
  * @return true if it rotated.
  */
 bool sst_secure_cookie_secret_rotate(struct sst_secure_cookie_secret *s,

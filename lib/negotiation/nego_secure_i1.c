@@ -112,12 +112,25 @@ bool
 sst_secure_cookie_secret_rotate(struct sst_secure_cookie_secret *s, sst_secure_random_fn random,
 	void *random_ctx, uint64_t now, uint64_t period)
 {
+	uint64_t periods;
+
 	if (now - s->rotated_at < period)
 		return false;
-	memcpy(s->prev, s->cur, KEY);
-	s->has_prev = true;
+	/* Called lazily (when a cookie is made or checked), maybe periods
+	 * late: the current secret stays valid as the previous one only if
+	 * it was current until at most a period ago, and the rotation keeps
+	 * to the period's grid; otherwise a cookie would live as long as a
+	 * quiet spell (the previous secret kept for good), not two periods. */
+	periods = (now - s->rotated_at) / period;
+	if (periods == 1) {
+		memcpy(s->prev, s->cur, KEY);
+		s->has_prev = true;
+	} else {
+		sodium_memzero(s->prev, KEY);
+		s->has_prev = false;
+	}
 	random(random_ctx, s->cur, KEY);
-	s->rotated_at = now;
+	s->rotated_at += periods * period;
 	return true;
 }
 

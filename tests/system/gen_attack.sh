@@ -16,7 +16,15 @@
 #    while the attacker holds its streams;
 #  - cookie replay (--attack cookie-replay, secure mode, another server):
 #    each channel's SecI2 sent again from 4 other endpoints is answered by
-#    nothing and counted as unmatched.
+#    nothing and counted as unmatched;
+#  - cookie expiry (--attack cookie-expiry, secure mode, a server with 2 s
+#    cookie periods and a load threshold of 1): each channel's SecI1 that
+#    carried a cookie, sent again from its own endpoint after the channels
+#    closed, with the server under load (a SecI1 from another endpoint just
+#    before): 1.5 s after, within the cookie's lifetime, it is taken (SecR1:
+#    the control); 5 s after, past two periods, it is refused with a new
+#    challenge and counted as a bad cookie. Before the fix of the lazy
+#    rotation (nego_secure_i1.c) the 5 s replays were taken too.
 # Usage: gen_attack.sh PATH/TO/sst-gen
 set -u
 gen_bin=${1:?usage: gen_attack.sh PATH/TO/sst-gen}
@@ -109,7 +117,37 @@ unmatched=$(echo "$end" | sed -n 's/.*, \([0-9]*\) SecI2 unmatched.*/\1/p')
 [ "$(json_field "$dir/replay.json" replay_answers)" = 0 ] ||
 	fail "the server answered a replayed SecI2: $(cat "$dir/replay.json")"
 [ "${unmatched:-0}" -ge 8 ] || fail "the server did not count the replays: $end"
+
+# expiry AFTER_MS: a fresh server, 3 channels, their cookie SecI1s replayed
+# AFTER_MS after they went; the client's JSON in $dir/expiry-AFTER_MS.json,
+# the server's last line in $end.
+expiry() {
+	gen_server --armor aes128gcm --load-high 1 --cookie-period 2000 --quiet
+	timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --armor aes128gcm \
+		--attack cookie-expiry --replay-after "$1" --channels 3 --streams 2 --json \
+		>"$dir/expiry-$1.json" 2>"$dir/expiry-$1.err" || fail "cookie-expiry client: exit $?"
+	kill "$server"
+	wait "$server" || fail "sst-gen server (cookies): exit $? $(tail -3 "$dir/server.err")"
+	server=
+	end=$(grep 'server (end):' "$dir/server.err")
+	echo "cookie-expiry $1 ms: $(sed -n 's/.*"attack": \(.*\),$/\1/p' "$dir/expiry-$1.json")"
+	echo "server: $(echo "$end" | grep -o 'negotiation: .* unmatched')"
+}
+expiry 1500
+taken=$(json_field "$dir/expiry-1500.json" replayed)
+[ "${taken:-0}" -ge 1 ] || fail "no cookie SecI1 replayed: $(cat "$dir/expiry-1500.json")"
+[ "$(json_field "$dir/expiry-1500.json" replay_accepted)" = "$taken" ] ||
+	fail "a replay within the cookie's lifetime not taken: $(cat "$dir/expiry-1500.json")"
+expiry 5000
+taken=$(json_field "$dir/expiry-5000.json" replayed)
+bad=$(echo "$end" | sed -n 's/.*, \([0-9]*\) cookies bad,.*/\1/p')
+[ "${taken:-0}" -ge 1 ] || fail "no cookie SecI1 replayed: $(cat "$dir/expiry-5000.json")"
+[ "$(json_field "$dir/expiry-5000.json" replay_accepted)" = 0 ] ||
+	fail "an expired cookie was taken: $(cat "$dir/expiry-5000.json")"
+[ "$(json_field "$dir/expiry-5000.json" replay_challenged)" = "$taken" ] ||
+	fail "expired cookies not challenged again: $(cat "$dir/expiry-5000.json")"
+[ "${bad:-0}" -ge "$taken" ] || fail "the server did not count the expired cookies: $end"
 [ "$fails" -eq 0 ] && echo "sst-gen: optimistic acks caught, acks of the future dropped," \
 	"stream slots refused past a peer's share, a legitimate client served," \
-	"replayed SecI2 unanswered"
+	"replayed SecI2 unanswered, expired cookies refused"
 exit $((fails != 0))

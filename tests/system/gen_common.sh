@@ -5,18 +5,24 @@
 # json_field FILE NAME: a number or boolean of sst-gen's --json object.
 json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
 
-# gen_server ARGS...: `sst-gen server --udp 127.0.0.1:0 ARGS` in the
-# background, its stderr in $dir/server.err; sets $server and $port.
-gen_server() {
-	"$gen_bin" server --udp 127.0.0.1:0 "$@" 2>"$dir/server.err" &
+# bg_server ERR PROGRAM ARGS...: PROGRAM ARGS in the background, its stderr
+# in ERR, until it prints "PROGRAM-NAME: ... on 127.0.0.1:PORT" (sst-gen's
+# "serving", sst-perf's "listening"); sets $server and $port.
+bg_server() {
+	local err=$1
+	shift
+	"$@" 2>"$err" &
 	server=$!
 	for _ in $(seq 300); do
-		port=$(sed -n 's/^sst-gen: serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-			"$dir/server.err")
+		port=$(sed -n 's/^sst-[a-z]*: [a-z].* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$err")
 		[ -n "$port" ] && return 0
 		kill -0 "$server" 2>/dev/null || break
 		sleep 0.1
 	done
-	cat "$dir/server.err" >&2
+	cat "$err" >&2
 	exit 1
 }
+
+# gen_server ARGS...: `sst-gen server --udp 127.0.0.1:0 ARGS` in the
+# background, its stderr in $dir/server.err; sets $server and $port.
+gen_server() { bg_server "$dir/server.err" "$gen_bin" server --udp 127.0.0.1:0 "$@"; }

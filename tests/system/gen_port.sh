@@ -8,11 +8,15 @@
 #    3 streams each; the server's own count of failed streams and wrong
 #    bytes must be 0 and it must have seen 200 peers;
 #  - against `sst-cat --listen --echo` on a memif: 50 channels, 2 streams
-#    each (--echo: the response is the request).
-# Usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat
+#    each (--echo: the response is the request);
+#  - against `sst-perf --server --once` on a memif (--sst-perf): 60 channels,
+#    4 streams each, 2 in flight, one rr test whose counters must agree.
+# Usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf
 set -u
-gen_bin=${1:?usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat}
-cat_bin=${2:?usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat}
+usage="usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf"
+gen_bin=${1:?$usage}
+cat_bin=${2:?$usage}
+perf_bin=${3:?$usage}
 . "$(dirname "$0")/cat_common.sh"
 
 json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
@@ -76,6 +80,19 @@ client cat --echo --service echo --protocol test --channels 50 --streams 2 \
 	--request uniform:1-3000 || fail "client of sst-cat --echo: exit $?"
 check "sst-cat --echo" "$dir/cat.json" 100 50
 stop cat kill
+
+# shellcheck disable=SC2046
+"$perf_bin" $(eal perf server) -- --server --once --port 0 --ip 10.9.0.1/24 --udp 10.9.0.1:4433 \
+	2>"$dir/perf.err" &
+server=$!
+wait_line "$dir/perf.err" '^sst-perf: listening on'
+client perf --sst-perf --channels 60 --streams 4 --concurrent 2 --request 300 --response 5000 ||
+	fail "client of sst-perf --server: exit $?"
+check "sst-perf --server" "$dir/perf.json" 240 60
+grep -q '"target": {"status": 0, "streams_done": 240, "streams_failed": 0, "verify_errors": 0,' \
+	"$dir/perf.json" || fail "sst-perf's counters: $(grep target "$dir/perf.json")"
+wait "$server" || fail "sst-perf --server --once: exit $?"
+server=
 
 rm -rf /run/dpdk/sst-genport-*-$$ 2>/dev/null
 [ "$fails" -eq 0 ] && echo "sst-gen: stateful runs over memif, from 200 source endpoints of one worker, verified"

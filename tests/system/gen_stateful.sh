@@ -6,13 +6,20 @@
 #  - against `sst-gen server`, secure mode: 8 channels, 2 streams in flight
 #    each, exponential requests and Pareto responses; the server's own
 #    count of failed streams and wrong bytes must be 0;
+#  - against `sst-perf --server --once` (--sst-perf): 12 channels x 5 streams,
+#    2 in flight each, one rr test of it with --verify; the server's counters
+#    (back on the control stream) must agree: 60 streams done, none failed,
+#    no wrong byte, and its own line must say so; a distribution of sizes
+#    (one test has one size) refused with exit 2;
 #  - --loopback with a two-workload JSON profile (30 streams a channel one
 #    after the other: more than a channel's first SIDs), and a malformed profile
 #    refused (exit 2) before anything runs.
-# Usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat
+# Usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf
 set -u
-gen_bin=${1:?usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat}
-cat_bin=${2:?usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat}
+usage="usage: gen_stateful.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf"
+gen_bin=${1:?$usage}
+cat_bin=${2:?$usage}
+perf_bin=${3:?$usage}
 . "$(dirname "$0")/cat_common.sh"
 . "$(dirname "$0")/gen_common.sh"
 
@@ -42,6 +49,22 @@ server=
 grep -q 'server (end): .* answered 48 failed 0, verify errors 0,' "$dir/server.err" ||
 	fail "sst-gen server's count: $(tail -1 "$dir/server.err")"
 
+bg_server "$dir/perf.err" "$perf_bin" --server --once --udp 127.0.0.1:0
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --sst-perf --channels 12 --streams 5 \
+	--concurrent 2 --request 100 --response 3000 --json \
+	>"$dir/perf.json" 2>"$dir/perf.json.err" || fail "client of sst-perf --server: exit $?"
+check "sst-perf --server" "$dir/perf.json" 60
+grep -q '"target": {"status": 0, "streams_done": 60, "streams_failed": 0, "verify_errors": 0,' \
+	"$dir/perf.json" || fail "sst-perf's counters: $(grep target "$dir/perf.json")"
+wait "$server" || fail "sst-perf --server --once: exit $?"
+server=
+grep -q 'rr test done: 6000 bytes received, 60 streams done, 0 failed, 0 datagrams, 0 verify errors' \
+	"$dir/perf.err" || fail "sst-perf's line: $(cat "$dir/perf.err")"
+"$gen_bin" client --udp 127.0.0.1:9 --sst-perf --request uniform:1-100 >/dev/null 2>"$dir/perf2.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'one fixed --request' "$dir/perf2.err" ||
+	fail "--sst-perf with a distribution: exit $rc, $(cat "$dir/perf2.err")"
+
 cat >"$dir/mix.json" <<'PROFILE'
 {"workloads": [
   {"name": "small", "weight": 3, "streams": 30, "request": 20, "response": "uniform:1-200"},
@@ -57,5 +80,5 @@ echo '{"workloads": [{"streams": 2, "colour": "red"}]}' >"$dir/bad.json"
 rc=$?
 [ "$rc" -eq 2 ] && grep -q 'bad.json:1: unknown key' "$dir/bad.err" ||
 	fail "a bad profile: exit $rc, $(cat "$dir/bad.err")"
-[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs against sst-cat --echo, sst-gen server and a profile verified"
+[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs against sst-cat --echo, sst-gen server, sst-perf --server and a profile verified"
 exit $((fails != 0))

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "nego_pair.h"
+#include "nego_secure.h"
 
 #define SEC (SST_NSEC_PER_SEC)
 #define MS (SST_NSEC_PER_MSEC)
@@ -899,6 +900,52 @@ test_amplification_figures(void)
 	pair_fini();
 }
 
+/* A random source for the cookie secret: each byte the next value. */
+static void
+step_random(void *ctx, void *buf, size_t len)
+{
+	uint8_t *next = ctx, *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		p[i] = (*next)++;
+}
+
+/*
+ * Rotation after a quiet spell. The secret is rotated lazily, when a cookie
+ * is made or checked: a secret that was current until more than a period
+ * ago must not stay valid as the previous one, or a cookie would live as
+ * long as the quiet spell (sst-gen client --attack cookie-expiry: a SecI1
+ * replayed 7 s after, with 3 s periods, was accepted). Rotations keep to
+ * the period's grid, so that a cookie lives at most two periods.
+ */
+static void
+test_cookie_quiet_spell(void)
+{
+	uint8_t srng = 1;
+	struct sst_secure_cookie_secret sec;
+	uint8_t s1[SST_SECURE_KEY_LEN];
+
+	sst_secure_cookie_secret_init(&sec, step_random, &srng, 1000);
+	/* 1.5 periods: the first secret is the previous one (cookies made
+	 * with it up to 2000, valid until 3000), rotated "at" 2000. */
+	CU_ASSERT_TRUE(sst_secure_cookie_secret_rotate(&sec, step_random, &srng, 2500, 1000));
+	CU_ASSERT_TRUE(sec.has_prev);
+	CU_ASSERT_EQUAL(sec.rotated_at, 2000);
+	memcpy(s1, sec.cur, sizeof(s1));
+	/* 2.5 periods after that rotation: s1 (current until 3000 at the
+	 * latest) is stale; nothing is kept. */
+	CU_ASSERT_TRUE(sst_secure_cookie_secret_rotate(&sec, step_random, &srng, 4500, 1000));
+	CU_ASSERT_FALSE(sec.has_prev);
+	CU_ASSERT(memcmp(sec.cur, s1, sizeof(s1)) != 0);
+	CU_ASSERT_EQUAL(sec.rotated_at, 4000);
+	/* One period on: the usual step, the current one kept. */
+	memcpy(s1, sec.cur, sizeof(s1));
+	CU_ASSERT_TRUE(sst_secure_cookie_secret_rotate(&sec, step_random, &srng, 5000, 1000));
+	CU_ASSERT_TRUE(sec.has_prev);
+	CU_ASSERT(memcmp(sec.prev, s1, sizeof(s1)) == 0);
+	sst_secure_cookie_secret_wipe(&sec);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_secure_flood),
 	SST_TEST(test_checksum_flood),
@@ -910,6 +957,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_cookie_outcomes),
 	SST_TEST(test_rate_limit_memory),
 	SST_TEST(test_amplification_figures),
+	SST_TEST(test_cookie_quiet_spell),
 	SST_TEST_END,
 };
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# sst-gen's scale run (issue 21, acceptance: "100,000 channels with 10
+# streams each held by one sst-gen process against one SST-DPDK server over a
+# memif pair, every stream verified, memory per channel reported";
+# docs/tools/sst-gen.md "Scale run"): an sst-gen server and an sst-gen client,
+# each a process of its own on one end of a net_memif pair; the client's one
+# worker speaks from CHANNELS source endpoints (2 addresses x 64,000 ports),
+# opens STREAMS streams on each (64-byte requests and responses, every byte
+# checked), holds every channel until all are done, and reports its memory
+# (RSS growth over the run / channels up at once). The server's line at the
+# end must count every stream answered, none failed, no wrong byte.
+#
+# Run by hand, never as a test, on a quiet machine for the full size:
+#   perf/gen_scale.sh [-C BUILD_DIR] [CHANNELS [STREAMS [TIMEOUT_S]]]
+#   defaults: build, 100000, 10, 1800
+# Prints the client's final table, the server's last line and "ok" or
+# "FAILED: ..."; exit 0 or 1. Both processes use no hugepages (-m 4096
+# each: the EAL's memory is in the client's RSS at start, not in the growth).
+set -u
+cd "$(dirname "$0")/.."
+build=build
+if [ "${1:-}" = "-C" ]; then
+	build=$2
+	shift 2
+fi
+channels=${1:-100000}
+streams=${2:-10}
+timeout_s=${3:-1800}
+gen=$build/apps/sst-gen/sst-gen
+[ -x "$gen" ] || {
+	echo "gen_scale.sh: $gen missing (scripts/build.sh release $build)" >&2
+	exit 2
+}
+dir=$(mktemp -d /tmp/gen_scale.XXXXXX)
+server=
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+	rm -rf "$dir" /run/dpdk/"gscale-$$"-* 2>/dev/null
+}
+trap cleanup EXIT
+eal() {
+	echo --no-huge --no-pci -m 4096 --no-telemetry --file-prefix="gscale-$$-$1" \
+		--vdev="net_memif0,socket=$dir/scale.memif,socket-abstract=no,role=$1"
+}
+ports=64000
+addrs=$(((channels + ports - 1) / ports))
+# shellcheck disable=SC2046
+"$gen" $(eal server) -- server --port 0 --ip 10.9.0.1/16 --udp 10.9.0.1:4433 \
+	--max-channels $((channels + channels / 10 + 16)) \
+	2>"$dir/server.err" &
+server=$!
+for _ in $(seq 600); do
+	grep -qs '^sst-gen: serving' "$dir/server.err" && break
+	kill -0 "$server" 2>/dev/null || break
+	sleep 0.1
+done
+grep -qs '^sst-gen: serving' "$dir/server.err" || {
+	echo "gen_scale.sh: the server did not start:" >&2
+	cat "$dir/server.err" >&2
+	exit 1
+}
+start=$(date +%s)
+# shellcheck disable=SC2046
+/usr/bin/time -v "$gen" $(eal client) -- client --port 0 --ip 10.9.0.2/16 \
+	--src 10.9.0.2:1024 --src-addrs "$addrs" --src-ports $ports --udp 10.9.0.1:4433 \
+	--channels "$channels" --streams "$streams" --timeout "$timeout_s" --quiet \
+	>"$dir/client.out" 2>"$dir/client.err"
+rc=$?
+end=$(date +%s)
+kill "$server"
+wait "$server"
+server=
+cat "$dir/client.out"
+grep -E 'Maximum resident|Elapsed|Percent of CPU' "$dir/client.err"
+tail -1 "$dir/server.err"
+echo "wall time $((end - start)) s, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+want=$((channels * streams))
+if [ "$rc" -ne 0 ]; then
+	echo "FAILED: client exit $rc"
+	exit 1
+fi
+if ! grep -q "server (end): .* answered $want failed 0, verify errors 0," "$dir/server.err"; then
+	echo "FAILED: the server did not answer $want streams cleanly"
+	exit 1
+fi
+echo ok
