@@ -115,8 +115,8 @@ echo_over_udp() {
 # with lib/net on both ends. Not memif: DPDK 22.11's net_memif unmaps the
 # peer's shared memory in its interrupt thread when the peer leaves, while
 # the lcore may be inside rte_eth_rx_burst() on that memory (SIGSEGV in
-# librte_net_memif.so after sst-cat's echo, about one run in a hundred,
-# shown by hand with gdb: docs/api.md#the-examples-port). net_vhost makes
+# librte_net_memif.so after sst-cat's echo, rarely; shown by hand with
+# gdb: docs/api.md#the-examples-port). net_vhost makes
 # its queues wait for the burst in progress before it tears them down.
 echo_over_vhost() {
 	local name=$1-l2fwd_sst sock=$dir/$1.vhost
