@@ -10,11 +10,15 @@
  *
  *   l2fwd_sst EAL-ARGS -- IPV4/PREFIXLEN UDP-PORT [SECONDS]
  *
- * For instance, with a memif port that another DPDK process (sst-cat)
- * joins as the client:
- *   l2fwd_sst --no-huge --no-pci --vdev=net_memif0,role=server -- 10.9.0.1/24 7000
- *   echo hi | sst-cat --no-huge --no-pci --vdev=net_memif0,role=client -- \
+ * For instance, with a vhost-user port (net_vhost, as a virtual switch
+ * owns one per guest) that another DPDK process (sst-cat) joins as the
+ * virtio side:
+ *   l2fwd_sst --no-huge --no-pci --vdev=net_vhost0,iface=/tmp/sst.vhost -- 10.9.0.1/24 7000
+ *   echo hi | sst-cat --no-huge --no-pci --vdev=net_virtio_user0,path=/tmp/sst.vhost -- \
  *       --port 0 --ip 10.9.0.2/24 10.9.0.1:7000 echo test
+ * (Not net_memif in DPDK 22.11: it unmaps the peer's memory from its
+ * interrupt thread when the peer leaves, under a receive burst that may be
+ * running on this loop; docs/api.md.)
  */
 #include <signal.h>
 #include <stdio.h>

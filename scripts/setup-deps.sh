@@ -15,8 +15,10 @@ build_pkgs=(gcc pkg-config python3 meson ninja-build dpdk-dev libdpdk-dev libips
 # and tshark runs the Wireshark dissector's test; groff renders the manual
 # pages in suite 'consumer'; doxygen builds the API reference (and its test).
 # dpdk-telemetry.py, which the telemetry test drives, comes with dpdk-dev.
+# libsystemd-dev: the static link of the examples (pkg-config --static:
+# libpcap's static libraries name -lsystemd).
 test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark iproute2 iputils-ping ethtool
-	groff-base doxygen)
+	groff-base doxygen libsystemd-dev)
 # scripts/evaluate.sh: kernel TCP's bulk runs (iperf3) and the plots.
 eval_pkgs=(iperf3 python3-matplotlib)
 

@@ -203,7 +203,7 @@ ring_connect_start(
 			started = true;
 	}
 	if (e == NULL) {
-		sl->c->w.st.connect_full++;
+		ring_stat_add(&sl->c->w.st.connect_full, 1);
 		ring_slot_fail(a, sl, -ENOBUFS, SST_STREAM_ABORTED, now);
 		return;
 	}
@@ -329,7 +329,7 @@ accept_top(struct sst_ring_agent *a, struct sst_stream *s, struct ring_service *
 
 	if (sl == NULL) {
 		if (c != NULL)
-			c->w.st.accept_drops++;
+			ring_stat_add(&c->w.st.accept_drops, 1);
 		refuse(a, s);
 		return;
 	}
@@ -371,7 +371,7 @@ on_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *se
 	if (psl->mode == SST_RING_SUBSTREAMS_ACCEPT && !(psl->flags & SLOT_F_CLOSE)) {
 		sl = ring_slot_accept(psl->c);
 		if (sl == NULL)
-			psl->c->w.st.accept_drops++;
+			ring_stat_add(&psl->c->w.st.accept_drops, 1);
 	}
 	if (sl == NULL) {
 		refuse(a, sst_stream_accept_substream(parent, now));

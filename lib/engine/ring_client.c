@@ -452,7 +452,19 @@ sst_ring_poll(struct sst_ring_client *c, struct sst_ring_event *ev, unsigned int
 void
 sst_ring_client_stats(const struct sst_ring_client *c, struct sst_ring_client_stats *st)
 {
-	*st = c->w.st;
+	const struct ring_agent_stats *w = &c->w.st;
+
+	/* The agent's, written by the worker's thread (ring_stat_add()). */
+	st->commands = atomic_load_explicit(&w->commands, memory_order_relaxed);
+	st->events = atomic_load_explicit(&w->events, memory_order_relaxed);
+	st->dead_handle = atomic_load_explicit(&w->dead_handle, memory_order_relaxed);
+	st->bad_commands = atomic_load_explicit(&w->bad_commands, memory_order_relaxed);
+	st->write_errors = atomic_load_explicit(&w->write_errors, memory_order_relaxed);
+	st->dgram_tx_drops = atomic_load_explicit(&w->dgram_tx_drops, memory_order_relaxed);
+	st->dgram_rx_drops = atomic_load_explicit(&w->dgram_rx_drops, memory_order_relaxed);
+	st->accept_drops = atomic_load_explicit(&w->accept_drops, memory_order_relaxed);
+	st->connect_full = atomic_load_explicit(&w->connect_full, memory_order_relaxed);
+	st->ring_full = atomic_load_explicit(&w->ring_full, memory_order_relaxed);
 	st->cmd_ring_full = c->a.cmd_ring_full;
 	st->no_credit = c->a.no_credit;
 	st->stale_events = c->a.stale_events;

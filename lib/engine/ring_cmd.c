@@ -49,11 +49,11 @@ cmd_args(struct rte_ring *r, const struct ring_cmd *buf, uint32_t i, uint32_t nb
 }
 
 static void
-cmd_drop(const struct ring_cmd *cmd, uint64_t *counter)
+cmd_drop(const struct ring_cmd *cmd, atomic_uint_fast64_t *counter)
 {
 	if (cmd->op == RING_OP_WRITE || cmd->op == RING_OP_DGRAM)
 		rte_pktmbuf_free(cmd->m);
-	(*counter)++;
+	ring_stat_add(counter, 1);
 }
 
 static void
@@ -90,7 +90,7 @@ cmd_exec(struct sst_ring_agent *a, struct sst_ring_client *c, const struct ring_
 {
 	struct ring_slot *sl;
 
-	c->w.st.commands++;
+	ring_stat_add(&c->w.st.commands, 1);
 	switch (cmd->op) {
 	case RING_OP_CONNECT:
 		sl = n != NULL ? ring_slot_new(c, cmd->handle, SLOT_PENDING) : NULL;
@@ -126,7 +126,7 @@ cmd_exec(struct sst_ring_agent *a, struct sst_ring_client *c, const struct ring_
 		case RING_OP_DGRAM:
 			if (sl->s == NULL || sst_stream_send_datagram(sl->s, cmd->m, now) < 0) {
 				rte_pktmbuf_free(cmd->m);
-				c->w.st.dgram_tx_drops++;
+				ring_stat_add(&c->w.st.dgram_tx_drops, 1);
 			}
 			return;
 		case RING_OP_LISTEN_SUB:

@@ -106,6 +106,24 @@ struct ring_slot {
 	uint32_t next_work;	       /**< opening waiters, breadth first */
 };
 
+/* The agent's counters of a client (struct sst_ring_client_stats): the
+ * worker's thread writes them, the client's thread reads them
+ * (sst_ring_client_stats()), so they are atomics, with relaxed order as the
+ * worker's published counters (telemetry.c): each is a count on its own. */
+struct ring_agent_stats {
+	atomic_uint_fast64_t commands, events, dead_handle, bad_commands, write_errors,
+		dgram_tx_drops, dgram_rx_drops, accept_drops, connect_full, ring_full;
+};
+
+/* Add n to one of the agent's counters. On the worker's thread, the only
+ * writer: a relaxed load and store, no locked instruction. */
+static inline void
+ring_stat_add(atomic_uint_fast64_t *counter, uint64_t n)
+{
+	atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
+		memory_order_relaxed);
+}
+
 /* The agent's half of a client. */
 struct ring_agent_side {
 	struct ring_slot *slots;
@@ -117,7 +135,7 @@ struct ring_agent_side {
 	uint32_t credit_threshold;
 	uint32_t room; /**< event ring entries known free */
 	bool stalled;  /**< the last pass stopped at a full event ring */
-	struct sst_ring_client_stats st;
+	struct ring_agent_stats st;
 };
 
 /* The application's view of one handle. */

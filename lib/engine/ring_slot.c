@@ -204,7 +204,7 @@ tx_drain(struct ring_slot *sl, sst_time_t now)
 			return; /* writable() follows */
 		if (rc < 0) {
 			rte_pktmbuf_free(wr->m);
-			sl->c->w.st.write_errors++;
+			ring_stat_add(&sl->c->w.st.write_errors, 1);
 		}
 		sl->fifo_head = (uint16_t)((sl->fifo_head + 1) % sl->c->window);
 		sl->fifo_count--;
@@ -230,7 +230,7 @@ ring_write(struct ring_slot *sl, struct rte_mbuf *m, uint32_t flags, sst_time_t 
 		if (rc != -EAGAIN) {
 			if (rc < 0) {
 				rte_pktmbuf_free(m);
-				sl->c->w.st.write_errors++;
+				ring_stat_add(&sl->c->w.st.write_errors, 1);
 			}
 			credit_back(sl, 1);
 			return;
@@ -240,14 +240,14 @@ ring_write(struct ring_slot *sl, struct rte_mbuf *m, uint32_t flags, sst_time_t 
 	 * stream never coming can take is dropped the same way. */
 	if ((sl->flags & SLOT_F_SHUT) || sl->state == SLOT_ENDED) {
 		rte_pktmbuf_free(m);
-		sl->c->w.st.write_errors++;
+		ring_stat_add(&sl->c->w.st.write_errors, 1);
 		credit_back(sl, 1);
 		return;
 	}
 	if (sl->fifo_count == sl->c->window) {
 		/* Only a client ignoring its credit gets here. */
 		rte_pktmbuf_free(m);
-		sl->c->w.st.bad_commands++;
+		ring_stat_add(&sl->c->w.st.bad_commands, 1);
 		return;
 	}
 	wr = fifo_at(sl, sl->fifo_count);
@@ -274,7 +274,7 @@ emit(struct sst_ring_client *c, const struct sst_ring_event *ev, uint32_t n)
 	/* room() vouched for the space: a bulk enqueue takes all n. */
 	rte_ring_sp_enqueue_bulk_elem(c->ev, ev, sizeof(*ev), n, NULL);
 	c->w.room -= n;
-	c->w.st.events += n;
+	ring_stat_add(&c->w.st.events, n);
 }
 
 static void
@@ -308,7 +308,8 @@ slot_read(struct ring_slot *sl, sst_time_t now)
 			continue;
 		}
 		rte_pktmbuf_free(m);
-		c->w.st.dgram_rx_drops += discard ? 0 : 1;
+		if (!discard)
+			ring_stat_add(&c->w.st.dgram_rx_drops, 1);
 	}
 	for (int turn = 0; turn < RING_READ_TURNS; turn++) {
 		struct sst_stream_data d[RING_READ_BURST];
@@ -419,7 +420,8 @@ ring_ready_run(struct sst_ring_client *c, sst_time_t now)
 		if (r == SERVE_FULL) {
 			/* It stays first: nothing overtakes it. Counted once
 			 * per stall, however many passes it lasts. */
-			w->st.ring_full += !w->stalled;
+			if (!w->stalled)
+				ring_stat_add(&w->st.ring_full, 1);
 			w->stalled = true;
 			return;
 		}

@@ -6,10 +6,11 @@
 #     headers compile with only the installed include directory and
 #     DPDK's (so no installed header includes a private one);
 #  2. every installed header is public (sst_*.h);
-#  3. the manual pages of the tools are installed and render cleanly;
-#  4. the examples build against the installed tree through pkg-config and
-#     as a meson subproject (found as dependency('sst')), and each runs an
-#     echo against sst-cat (examples.sh, when given).
+#  3. every installed tool has a manual page, which renders cleanly;
+#  4. the examples build against the installed tree through pkg-config
+#     (the shared libsst), with pkg-config --static (the static one, and
+#     DPDK's) and as a meson subproject (found as dependency('sst')), and
+#     each runs an echo against sst-cat (examples.sh, when given).
 # Usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]
 set -u
 src=${1:?usage: consumer.sh SOURCE_ROOT BUILD_DIR [SST_CAT]}
@@ -33,13 +34,21 @@ meson install -C "$build" --no-rebuild --quiet --destdir "$dir/root" >"$dir/inst
 pc=$(find "$dir/root" -name libsst.pc)
 [ -n "$pc" ] || { echo "FAIL: no libsst.pc installed" >&2; exit 1; }
 # The tree was installed for its configured prefix under a staging
-# directory: point the copy of libsst.pc at the staged prefix.
+# directory: point the copies of libsst.pc and libsst-libs.pc at the
+# staged prefix.
 prefix=$(sed -n 's/^prefix=//p' "$pc")
-sed -i "s|^prefix=.*|prefix=$dir/root$prefix|" "$pc"
+sed -i "s|^prefix=.*|prefix=$dir/root$prefix|" "$(dirname "$pc")"/libsst*.pc
 export PKG_CONFIG_PATH=$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 cflags=$(pkg-config --cflags libsst) || fail "pkg-config --cflags libsst"
-pkg-config --libs libsst >/dev/null || fail "pkg-config --libs libsst"
+libs=$(pkg-config --libs libsst) || fail "pkg-config --libs libsst"
+static_libs=$(pkg-config --static --libs libsst) || fail "pkg-config --static --libs libsst"
 pkg-config --print-requires libsst | grep -q '^libdpdk' || fail "libsst.pc does not require libdpdk"
+# -lsst after DPDK's -Wl,--as-needed: a static link (whose whole libsst.a
+# comes first) then does not load libsst.so as well.
+for words in "$libs" "$static_libs"; do
+	grep -Eq -- '-Wl,--as-needed( .*)? -lsst( |$)' <<<"$words" ||
+		fail "-lsst is not after -Wl,--as-needed: $words"
+done
 inc=$dir/root$prefix/include/sst
 
 # One translation unit with every installed header: any "private.h" an
@@ -60,8 +69,11 @@ for h in sst_engine.h sst_stream.h sst_ring.h sst_channel.h sst_worker.h sst_neg
 	[ -f "$inc/$h" ] || fail "$h is not installed"
 done
 
-# The manual pages, from the tools' --help text, render without warnings.
-for t in sst-perf sst-cat sst-dump; do
+# A manual page for every installed tool (from its --help text), which
+# renders without warnings.
+tools=$(find "$dir/root" -path '*/bin/sst-*' -printf '%f\n' | sort)
+[ "$(wc -w <<<"$tools")" -ge 5 ] || fail "fewer than 5 tools installed: $(echo $tools)"
+for t in $tools; do
 	page=$(find "$dir/root" -name "$t.1")
 	if [ -z "$page" ]; then
 		fail "no manual page for $t installed"
@@ -74,4 +86,4 @@ if [ -n "$cat_bin" ]; then
 	. "$(dirname "$0")/examples.sh"
 fi
 [ "$fails" -eq 0 ] || exit 1
-echo "consumer: $n public headers, libsst.pc: $(pkg-config --libs libsst | wc -w) link words"
+echo "consumer: $n public headers, libsst.pc: $(wc -w <<<"$libs") link words, $(wc -w <<<"$static_libs") static"

@@ -139,7 +139,8 @@ struct server_app {
 	struct echo_handle hs[MAX_IDX];
 	int listener;
 	int32_t listen_err;
-	uint32_t accepted_top, accepted_sub, resets_seen, finished, other_end;
+	uint32_t accepted_top, accepted_sub, finished, other_end;
+	atomic_uint resets_seen; /* the main thread waits on it */
 	uint32_t live, cut;
 	bool listener_freed;
 	bool stuck; /* the server could not wind down */
