@@ -15,6 +15,7 @@
 #include "stream_ctl.h"
 #include "stream_life.h"
 #include "stream_tx.h"
+#include "stream_tx_dgram.h"
 #include "stream_usid.h"
 
 /* Give a new stream of ours its SID on channel c. Without the parent's SID

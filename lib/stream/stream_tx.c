@@ -24,6 +24,11 @@
 #include "stream_ctl.h"
 #include "stream_life.h"
 
+/* How soon a flush that found the packet pool or the record table empty is
+ * tried again: mbufs come back as the channel's packets are acknowledged
+ * and the link sends, within a fraction of a round trip. */
+#define STREAM_STARVED_RETRY SST_NSEC_PER_MSEC
+
 static inline struct sst_stream *
 txio_stream(struct sst_sched_entry *e)
 {
@@ -90,8 +95,8 @@ stream_sent_release(struct sst_stream_chan *c, uint32_t idx, sst_time_t now)
 		stream_unref(s, now);
 }
 
-static struct rte_mbuf *
-header_mbuf(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr)
+struct rte_mbuf *
+stream_header_mbuf(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(c->peer->host->p.pool);
 	size_t len = sst_stream_hdr_len(hdr->type);
@@ -192,9 +197,8 @@ segment_packet(
 	return m;
 }
 
-/* The window byte a packet for s carries: what its receive side allows. */
-static uint8_t
-advertise(struct sst_stream_chan *c, struct sst_stream *s)
+uint8_t
+stream_advertise(struct sst_stream_chan *c, struct sst_stream *s)
 {
 	uint8_t w;
 
@@ -252,36 +256,39 @@ burst_add(struct sst_stream_chan *c, struct tx_burst *b, struct rte_mbuf *m, uin
 		burst_flush(c, b, now);
 }
 
-/* A control packet whose record says what to redo if it is lost. */
-static void
+/* A control packet whose record says what to redo if it is lost.
+ * @return false when it could not go (no mbuf or no record left): the
+ * caller keeps it owed, since no loss will ever report it. */
+static bool
 send_control(struct sst_stream_chan *c, struct tx_burst *b, const struct sst_stream_hdr *hdr,
 	const void *body, size_t body_len, struct sst_stream *s, uint8_t kind, uint32_t aux,
 	sst_time_t now)
 {
-	struct rte_mbuf *m = header_mbuf(c, hdr);
+	struct rte_mbuf *m = stream_header_mbuf(c, hdr);
 	uint32_t idx;
 	char *p;
 
 	if (m == NULL)
-		return;
+		return false;
 	if (body_len > 0) {
 		p = rte_pktmbuf_append(m, (uint16_t)body_len);
 		if (p == NULL) {
 			rte_pktmbuf_free(m);
-			return;
+			return false;
 		}
 		memcpy(p, body, body_len);
 	}
 	idx = sent_alloc(c);
 	if (idx == 0) {
 		rte_pktmbuf_free(m);
-		return;
+		return false;
 	}
 	c->sent[idx - 1] = (struct stream_sent){
 		.s = s, .kind = kind, .aux = aux, .attachment = kind == SENT_ATTACH};
 	if (s != NULL)
 		stream_ref(s);
 	burst_add(c, b, m, idx, now);
+	return true;
 }
 
 static void
@@ -302,7 +309,9 @@ usid_of(const struct sst_stream_chan *c, const struct sst_stream *s, struct sst_
 	memcpy(u->hcid, p->hcids[idx].id, u->hcid_len);
 }
 
-static void
+/* @return false when there was no mbuf for the Attach: it stays owed
+ * (waiting for a SID, the stream is in the channel's queue of waiters). */
+static bool
 send_attach(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s, sst_time_t now)
 {
 	struct sst_usid usid, parent_usid;
@@ -316,7 +325,7 @@ send_attach(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 
 	if (!stream_tx_bound(s)) {
 		if (stream_chan_sid_alloc(c, s, &counter) < 0)
-			return; /* it waits for a SID */
+			return true; /* it waits for a SID */
 		stream_set_tx_attach(s, STREAM_TX_BOUND);
 		/* Window updates are ordered by this channel's numbers now. */
 		if (s->tx != NULL)
@@ -326,11 +335,13 @@ send_attach(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 	usid_of(c, parent, &parent_usid);
 	len = sst_attach_body_encode(&usid, init ? &parent_usid : NULL, body, sizeof(body));
 	if (len < 0)
-		return;
+		return true; /* cannot be encoded: nothing to wait for */
 	hdr.sid = s->tx_sid;
 	hdr.flags = (uint8_t)((init ? SST_FLAG_ATTACH_INIT : 0) |
 			      (s->tx_slot ? SST_FLAG_ATTACH_SLOT : 0));
-	hdr.window = advertise(c, s);
+	hdr.window = stream_advertise(c, s);
+	if (!send_control(c, b, &hdr, body, (size_t)len, s, SENT_ATTACH, 0, now))
+		return false;
 	s->flags &= ~SF_ATTACH_DUE;
 	/* Nothing but this Attach goes until it is acknowledged, unless the
 	 * attachment already was (a Reply's acknowledgment came after the
@@ -338,26 +349,32 @@ send_attach(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 	if (s->tx_attach == STREAM_TX_BOUND)
 		stream_set_tx_attach(s, STREAM_TX_ATTACHING);
 	c->peer->host->stats.attaches_tx++;
-	send_control(c, b, &hdr, body, (size_t)len, s, SENT_ATTACH, 0, now);
+	return true;
 }
 
-static void
+/* @return false when the update is still owed (no mbuf for it now). */
+static bool
 send_window(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s, sst_time_t now)
 {
 	struct sst_stream_hdr hdr = {.type = SST_STREAM_ACK};
 
-	s->flags &= ~SF_WINDOW_DUE;
-	if (!stream_rx_bound(s) || s->rx_chan != c)
-		return;
+	if (!stream_rx_bound(s) || s->rx_chan != c) {
+		s->flags &= ~SF_WINDOW_DUE;
+		return true;
+	}
 	hdr.sid = s->rx_sid;
-	hdr.window = advertise(c, s);
-	c->stats.window_updates++;
+	hdr.window = stream_advertise(c, s);
 	/* Ack packets are never answered at once, so the record names the
 	 * stream by SID rather than holding it. */
-	send_control(c, b, &hdr, NULL, 0, NULL, SENT_ACK, s->rx_sid, now);
+	if (!send_control(c, b, &hdr, NULL, 0, NULL, SENT_ACK, s->rx_sid, now))
+		return false;
+	s->flags &= ~SF_WINDOW_DUE;
+	c->stats.window_updates++;
+	return true;
 }
 
-static void
+/* @return false when the Reset or Detach could not go (no mbuf now). */
+static bool
 send_code(struct sst_stream_chan *c, struct tx_burst *b, uint32_t code, sst_time_t now)
 {
 	struct sst_stream_hdr hdr = {.sid = (uint16_t)code};
@@ -368,7 +385,7 @@ send_code(struct sst_stream_chan *c, struct tx_burst *b, uint32_t code, sst_time
 		hdr.type = SST_STREAM_RESET;
 		hdr.flags = (code & STREAM_CODE_ORIENT) ? SST_FLAG_RESET_ORIENT : 0;
 	}
-	send_control(c, b, &hdr, NULL, 0, NULL,
+	return send_control(c, b, &hdr, NULL, 0, NULL,
 		(code & STREAM_CODE_DETACH) ? SENT_DETACH : SENT_RESET, code, now);
 }
 
@@ -405,32 +422,42 @@ ctl_sweep(struct sst_stream_chan *c, sst_time_t now)
 	}
 }
 
-static void
+/* @return false when a control found no mbuf or record and stays owed. */
+static bool
 send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 {
 	if (c->ctl_sweep)
 		ctl_sweep(c, now);
+	/* A control that finds no mbuf (or no record) stays owed and ends
+	 * the pass: the flush is retried shortly (sst_stream_chan_flush()),
+	 * since nothing else would (only a packet that went out can be
+	 * reported lost). */
 	while (c->code_count > 0 && burst_room(c, b)) {
-		uint32_t code = c->codes[c->code_head];
-
+		if (!send_code(c, b, c->codes[c->code_head], now))
+			return false;
 		c->code_head = (c->code_head + 1) % c->code_cap;
 		c->code_count--;
-		send_code(c, b, code, now);
 	}
 	while (c->ctl.count > 0 && burst_room(c, b)) {
 		struct sst_stream *s =
 			stream_queue_pop(&c->ctl, c->peer->host->ctl_next, c->peer->host);
+		bool sent = true;
 
 		s->flags &= ~SF_IN_CTL_QUEUE;
 		if (!stream_is_ended(s)) {
 			if ((s->flags & SF_ATTACH_DUE) && s->tx_chan == c)
-				send_attach(c, b, s, now);
-			if ((s->flags & SF_WINDOW_DUE) && s->rx_chan == c)
-				send_window(c, b, s, now);
+				sent = send_attach(c, b, s, now);
+			if (sent && (s->flags & SF_WINDOW_DUE) && s->rx_chan == c)
+				sent = send_window(c, b, s, now);
 			stream_ctl_requeue(s, c);
+			if (!sent)
+				stream_ctl_queue(s); /* still owed here */
 		}
 		stream_unref(s, now);
+		if (!sent)
+			return false;
 	}
+	return true;
 }
 
 /*
@@ -538,7 +565,7 @@ send_segment(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s
 	hdr.sid = s->tx_sid;
 	hdr.flags = (uint8_t)(seg.flags & SST_FLAGS_DATA_ALL);
 	hdr.tsn = (uint32_t)(hdr.type == SST_STREAM_DATA ? seg.off : seg.off & UINT16_MAX);
-	hdr.window = advertise(c, s);
+	hdr.window = stream_advertise(c, s);
 	m = segment_packet(&hdr, &seg, m);
 	if (m == NULL) {
 		sst_sendq_on_lost(&tx->q, seg.off, seg.len);
@@ -575,6 +602,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	sst_time_t next = SST_TIME_NEVER;
 	uint64_t allowance = 0, next_seq, rx_highest;
 	uint32_t allowance_at = UINT32_MAX; /* b.sends when it was asked */
+	bool starved;
 
 	b.n = 0;
 	b.eliciting = true;
@@ -599,7 +627,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	stream_chan_sid_waiters_wake(c, now);
 	if (c->dgram != NULL)
 		sst_dgram_rx_expire(c->dgram, now);
-	send_controls(c, &b, now);
+	starved = !send_controls(c, &b, now);
 	for (;;) {
 		struct sst_sched_entry *e = sst_sched_next(&c->sched);
 		struct sst_stream *s;
@@ -620,8 +648,10 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 		}
 		s = txio_stream(e);
 		rc = send_segment(c, &b, s, now);
-		if (rc < 0)
+		if (rc < 0) {
+			starved = true; /* no mbuf or no record left */
 			break;
+		}
 		if (rc == 0 || s->tx == NULL || !sst_sendq_pending(&s->tx->q))
 			sst_sched_unready(e);
 		/* The channel numbers packets in the order they are handed over:
@@ -631,6 +661,10 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	}
 	burst_flush(c, &b, now);
 	c->next_flush = sst_sched_next(&c->sched) != NULL ? next : SST_TIME_NEVER;
+	/* The packet pool or the record table ran dry: what is owed goes
+	 * when they have room again, which no event here announces. */
+	if (starved)
+		c->next_flush = sst_time_min(c->next_flush, now + STREAM_STARVED_RETRY);
 	stream_idle_sweep(c->peer->host, now);
 	stream_reap(c->peer->host, now);
 	if (stream_buffers_next_growth(c->peer->host) <= now)
@@ -654,11 +688,11 @@ stream_tx_ack_due(void *ctx, sst_time_t now)
 		s = sst_sid_lookup(c->rx_sids, c->last_rx_sid);
 	if (s != NULL && !stream_is_root(s) && s->rx_chan == c && stream_rx_bound(s)) {
 		hdr.sid = s->rx_sid;
-		hdr.window = advertise(c, s);
+		hdr.window = stream_advertise(c, s);
 	} else {
-		hdr.window = advertise(c, NULL);
+		hdr.window = stream_advertise(c, NULL);
 	}
-	m = header_mbuf(c, &hdr);
+	m = stream_header_mbuf(c, &hdr);
 	if (m == NULL)
 		return;
 	c->stats.tx_packets++;
@@ -696,87 +730,4 @@ stream_dgram_payload_max(const struct sst_stream_chan *c)
 	if (c->peer->caps == SST_CAPS_LEGACY)
 		max = RTE_MIN(max, (uint32_t)SST_SEGMENT_MAX);
 	return max;
-}
-
-/*
- * A Datagram packet: its header in front of the fragment, in place when
- * the fragment's first mbuf is its own and has the headroom (copied
- * fragments always, a one-packet datagram when the application left room),
- * otherwise in a header mbuf chained in front. NULL if that fails; frag is
- * freed then.
- */
-static struct rte_mbuf *
-dgram_packet(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *frag)
-{
-	size_t len = sst_stream_hdr_len(hdr->type);
-	struct rte_mbuf *m;
-	char *p = NULL;
-
-	if (RTE_MBUF_DIRECT(frag) && rte_mbuf_refcnt_read(frag) == 1)
-		p = rte_pktmbuf_prepend(frag, (uint16_t)len);
-	if (p != NULL) {
-		if (sst_stream_hdr_encode(hdr, p, len) >= 0)
-			return frag;
-		rte_pktmbuf_free(frag);
-		return NULL;
-	}
-	m = header_mbuf(c, hdr);
-	if (m == NULL || rte_pktmbuf_chain(m, frag) < 0) {
-		rte_pktmbuf_free(m);
-		rte_pktmbuf_free(frag);
-		return NULL;
-	}
-	return m;
-}
-
-/*
- * A datagram as Datagram packets on consecutive sequence numbers (paper
- * 4.3.5): one with Begin|End when it fits, otherwise fragments (the caller
- * checked that the peer reassembles them). No record: a datagram leaves no
- * state behind.
- */
-int
-stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now)
-{
-	struct sst_stream_chan *c =
-		stream_is_root(parent) ? stream_peer_chan(parent->peer) : parent->tx_chan;
-	struct sst_dgram_frag frags[STREAM_DGRAM_FRAGS];
-	struct rte_mbuf *pkts[STREAM_DGRAM_FRAGS];
-	int n;
-
-	if (c == NULL || c->dead)
-		return -ENOTCONN;
-	if (c->on_hold)
-		return -ENOBUFS; /* as when the window is full: in a moment */
-	/* Best effort, but congestion controlled: a datagram goes when the
-	 * window has room for anything at all, all fragments at once (like one
-	 * write; requiring room for all could starve large ones forever at a
-	 * small window). */
-	if (sst_channel_send_allowance(c->ch, now, NULL) == 0)
-		return -ENOBUFS;
-	n = sst_dgram_split(m, stream_dgram_payload_max(c), c->peer->host->p.pool,
-		SST_CRYPTO_TRAILER_MAX, frags, STREAM_DGRAM_FRAGS);
-	if (n < 0)
-		return n == -ENOSPC ? -EMSGSIZE : -ENOBUFS;
-	for (int i = 0; i < n; i++) {
-		struct sst_stream_hdr hdr = {.type = SST_STREAM_DATAGRAM,
-			.flags = frags[i].flags,
-			.sid = stream_is_root(parent) ? 0 : parent->tx_sid,
-			.window = advertise(c, parent)};
-
-		pkts[i] = dgram_packet(c, &hdr, frags[i].m);
-		if (pkts[i] == NULL) {
-			/* The fragments were cut from m, which is gone: the
-			 * datagram is dropped here, as the network might. */
-			for (int k = i + 1; k < n; k++)
-				rte_pktmbuf_free(frags[k].m);
-			rte_pktmbuf_free_bulk(pkts, (unsigned int)i);
-			parent->peer->host->stats.no_buffer++;
-			return 0;
-		}
-	}
-	parent->peer->host->stats.datagrams_tx++;
-	c->stats.tx_packets += (uint64_t)n;
-	sst_channel_send_contiguous(c->ch, pkts, NULL, (uint16_t)n, now, NULL);
-	return 0;
 }

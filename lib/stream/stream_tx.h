@@ -3,7 +3,7 @@
  * The send path on a channel (stream_tx.c): sst_stream_chan_flush() sends
  * the owed codes and control packets first, then segments of the ready
  * streams in priority order while congestion and flow control allow;
- * ack-only packets; datagrams.
+ * ack-only packets. Datagrams: stream_tx_dgram.h.
  *
  * Owns: sst_stream_chan.sent (the records of packets in flight, indexed by
  * the channel cookie; each holds a reference on its stream), burst_n,
@@ -26,20 +26,21 @@ void stream_sent_release(struct sst_stream_chan *c, uint32_t idx, sst_time_t now
  * (the root's if none). Nothing while the channel is on hold. */
 void stream_tx_ack_due(void *ctx, sst_time_t now);
 
+/* An mbuf from the host's packet pool holding the encoded header hdr and
+ * nothing else (a control packet, or the header chained in front of a
+ * datagram fragment). NULL when the pool is empty. */
+struct rte_mbuf *stream_header_mbuf(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr);
+
+/* The window byte a packet of c for s carries: what the receive side of s
+ * allows (the host's minimum for the root or s NULL), counting the packets
+ * already waiting in the burst as sent first. */
+uint8_t stream_advertise(struct sst_stream_chan *c, struct sst_stream *s);
+
 /* The segment payload one packet of c carries (at most SST_SEGMENT_MAX to
  * a peer that may be the prototype). */
 uint32_t stream_chan_mss(const struct sst_stream_chan *c);
 
 /* The largest datagram that goes in one Datagram packet on c. */
 uint32_t stream_dgram_payload_max(const struct sst_stream_chan *c);
-
-/* Send datagram m of parent (the root: the peer's newest channel) as
- * Datagram packets, fragmented if needed (the caller checked that the
- * peer reassembles). Returns 0 with m taken (sent, or dropped when mbufs
- * ran out half-way), or, with m still the caller's: -ENOTCONN without a
- * live channel, -ENOBUFS while the channel is on hold or congestion
- * control allows nothing or m cannot be split now, -EMSGSIZE beyond
- * STREAM_DGRAM_FRAGS fragments. */
-int stream_send_dgram_packets(struct sst_stream *parent, struct rte_mbuf *m, sst_time_t now);
 
 #endif /* STREAM_TX_H */

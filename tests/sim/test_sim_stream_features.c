@@ -615,6 +615,72 @@ test_legacy_close_alone(void)
 	printf("\n");
 }
 
+/* ---- The packet pool running dry ---- */
+
+enum { DRY_HELD_MAX = 65536 };
+static struct rte_mbuf *dry_held[DRY_HELD_MAX];
+
+/* Take every mbuf the pool has left. @return how many. */
+static unsigned int
+pool_drain(void)
+{
+	unsigned int n = 0;
+	struct rte_mbuf *m;
+
+	while (n < DRY_HELD_MAX && (m = rte_pktmbuf_alloc(world_pool())) != NULL)
+		dry_held[n++] = m;
+	return n;
+}
+
+/*
+ * Controls owed while the packet pool is empty: 600 streams stay open on
+ * a channel that attaches 64 per direction at once, so idle ones are
+ * detached; then, with not one mbuf left in the pool, each side writes a
+ * last byte on every stream and ends it, which owes an Attach for most
+ * of them, and the channels run 50 ms like that before the mbufs come
+ * back. An Attach that found no mbuf was dropped with what was owed
+ * cleared and the stream left waiting for its acknowledgment: the stream
+ * never finished (sst-perf --streams 100000 hung in about 1 run of 25
+ * with its Close queued behind such an Attach, 1,948 streams live). Every
+ * stream must finish, byte-exact.
+ */
+static void
+test_controls_without_mbufs(void)
+{
+	const uint64_t streams = 600, first = streams * (3008 + 2008);
+	struct world_params wp;
+	unsigned int held;
+	struct world *w;
+
+	world_params_default(&wp, seed);
+	wp.host.max_sids = 64;
+	w = world_create(&wp);
+	w->keep_open = true;
+	for (uint64_t i = 0; i < streams; i++)
+		world_flow_start(w, 3000, 2000, 0);
+	CU_ASSERT_EQUAL(world_run_bytes(w, first, 600 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT_EQUAL(w->bytes_checked, first);
+	/* The writes queue their bytes (mbufs of the same pool); the
+	 * channels are flushed at the next pump, with the pool empty. */
+	w->keep_open = false;
+	for (uint64_t i = 0; i < w->nflows; i++) {
+		world_flow_more(w, &w->flows[i], 0, 1);
+		world_flow_more(w, &w->flows[i], 1, 1);
+	}
+	held = pool_drain();
+	CU_ASSERT(held > 0);
+	world_run_until(w, sim_now(w->sim) + 50 * SST_NSEC_PER_MSEC);
+	held += pool_drain(); /* what the 50 ms gave back stays taken too */
+	printf("\n  %u mbufs held through the dry spell; attaches sent: a %" PRIu64 ", b %" PRIu64
+	       "\n",
+		held, sst_stream_host_stats(w->ep[0].sh)->attaches_tx,
+		sst_stream_host_stats(w->ep[1].sh)->attaches_tx);
+	rte_pktmbuf_free_bulk(dry_held, held);
+	CU_ASSERT_EQUAL(world_run(w, 1200 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	world_destroy(w);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_datagrams),
 	SST_TEST(test_datagram_fragments),
@@ -629,6 +695,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_service_refused),
 	SST_TEST(test_legacy_peer),
 	SST_TEST(test_legacy_close_alone),
+	SST_TEST(test_controls_without_mbufs),
 	SST_TEST_END,
 };
 
