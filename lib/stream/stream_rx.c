@@ -467,6 +467,27 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
+/*
+ * An Attach (not Init) for a stream this side finished and forgot, or
+ * reset: the peer moved its side (a channel replaced) before it heard that
+ * we had it all, and resends on this SID what we did not acknowledge. The
+ * SID is taken and at once put in the quiet period of a stream that ended,
+ * so those are acknowledged as stale (rx_data()) where a stateless Reset
+ * aborted the peer's side of a completed stream. A reset stream's own Reset
+ * is on its way. If the SID cannot be taken, the Attach is acknowledged all
+ * the same.
+ */
+static enum sst_channel_rx_verdict
+late_attach(struct sst_stream_chan *c, uint16_t sid)
+{
+	uint64_t counter;
+
+	if (sst_sid_attach(c->rx_sids, sid, &c->held, &counter) == 0)
+		stream_sid_quiet(c, c->rx_sids, sid, true);
+	c->peer->host->stats.rx_stale++;
+	return SST_CHANNEL_RX_NEEDS_ACK;
+}
+
 static enum sst_channel_rx_verdict
 rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	sst_time_t now)
@@ -512,8 +533,10 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
-	if (s == NULL || (stream_is_reset(s) || stream_is_root(s)))
+	if (s != NULL && stream_is_root(s))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+	if (s == NULL || stream_is_reset(s))
+		return late_attach(c, hdr->sid);
 	/* We have all the peer sent, and it has all we sent: its side moved
 	 * before it heard so, and will send nothing on this SID. Bound, the
 	 * SID would keep the channel in use with nothing to release it. */

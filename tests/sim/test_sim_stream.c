@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sst_test.h"
+#include "sim.h"
 #include "stream_internal.h"
 #include "stream_world.h"
 
@@ -571,6 +572,44 @@ test_replies_resent_after_wrap(void)
 	world_destroy(w);
 }
 
+/*
+ * b's stream moves to a new channel after a finished it and forgot it (a's
+ * acknowledgments of b's Replies lost: drop_acks_of_replies()), as a
+ * channel replacement moves every stream: b's Attach is acknowledged as
+ * stale, and so is what b resends behind it. a answered the Attach with a
+ * stateless Reset, which aborted b's side of a completed stream (a stream
+ * in 16 runs of sst-perf --streams 100000 in which a channel was replaced).
+ */
+static void
+test_attach_after_finish(void)
+{
+	struct world_params wp;
+	struct sst_stream *sb;
+	struct world *w;
+	int next;
+
+	world_params_default(&wp, seed);
+	w = world_create(&wp);
+	w->tx_filter = drop_acks_of_replies;
+	w->hold_finished = true;
+	world_flow_start(w, 64, 64, 0);
+	world_run_until(w, 100 * SST_NSEC_PER_MSEC);
+	sb = w->flows[0].s[1];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sb);
+	world_close_finished(w);
+	world_run_until(w, 110 * SST_NSEC_PER_MSEC);
+	CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[0].sh)->streams_closed, 1);
+	CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[1].sh)->streams_closed, 0);
+	next = world_add_channel(w, &wp);
+	CU_ASSERT_FATAL(next > 0);
+	CU_ASSERT_EQUAL(sst_stream_migrate(sb, w->ep[1].chans[next], sim_now(w->sim)), 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	world_check_done(w);
+	check_ended_by_close(w, "attach after finish");
+	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_stale > 0);
+	world_destroy(w);
+}
+
 /* ---- Substreams, and no head-of-line blocking between streams ---- */
 
 static bool
@@ -928,6 +967,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_transactions_under_late_acks),
 	SST_TEST(test_replies_resent_after_finish),
 	SST_TEST(test_replies_resent_after_wrap),
+	SST_TEST(test_attach_after_finish),
 	SST_TEST_END,
 };
 
