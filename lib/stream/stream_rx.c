@@ -467,6 +467,17 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
+/* Has the peer announced stream counter @p counter on a channel it holds
+ * with us (the highest counter of each channel's receive space)? */
+static bool
+peer_used_counter(const struct sst_stream_peer *p, uint64_t counter)
+{
+	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++)
+		if (p->chans[i] != NULL && counter <= sst_sid_space_counter(p->chans[i]->rx_sids))
+			return true;
+	return false;
+}
+
 /*
  * An Attach (not Init) for a stream this side finished and forgot, or
  * reset: the peer moved its side (a channel replaced) before it heard that
@@ -475,7 +486,8 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
  * so those are acknowledged as stale (rx_data()) where a stateless Reset
  * aborted the peer's side of a completed stream. A reset stream's own Reset
  * is on its way. If the SID cannot be taken, the Attach is acknowledged all
- * the same.
+ * the same. Only for a stream counter the peer has used on one of its
+ * channels here: an Attach naming one beyond is forged and gets its Reset.
  */
 static enum sst_channel_rx_verdict
 late_attach(struct sst_stream_chan *c, uint16_t sid)
@@ -535,8 +547,10 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	}
 	if (s != NULL && stream_is_root(s))
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
-	if (s == NULL || stream_is_reset(s))
+	if ((s == NULL && peer_used_counter(p, usid.counter)) || (s != NULL && stream_is_reset(s)))
 		return late_attach(c, hdr->sid);
+	if (s == NULL)
+		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 	/* We have all the peer sent, and it has all we sent: its side moved
 	 * before it heard so, and will send nothing on this SID. Bound, the
 	 * SID would keep the channel in use with nothing to release it. */
