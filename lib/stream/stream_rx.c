@@ -40,11 +40,17 @@ drop(uint64_t *counter, struct rte_mbuf *m, bool eliciting)
 	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
-/* A packet for a SID in its quiet period (stream_chan_moved()). */
+/* A packet for a SID in its quiet period (stream_chan_moved()), or for one
+ * a stream this side let go had (sst_sid_used_before()). Only in the quiet
+ * period can it be a moved stream's, refused to be resent where the stream
+ * is now: after it the peer knew of the move for a replay window, and the
+ * ring of moved SIDs, 16 bits each, names SIDs of earlier laps too (a late
+ * segment of a finished stream whose SID matched one was refused for good,
+ * and its stream never finished). */
 static enum sst_channel_rx_verdict
 stale(struct sst_stream_chan *c, uint16_t sid, struct rte_mbuf *m)
 {
-	if (stream_chan_was_moved(c, sid))
+	if (sst_sid_is_quiet(c->rx_sids, sid) && stream_chan_was_moved(c, sid))
 		return refuse(c, m);
 	return drop(&c->peer->host->stats.rx_stale, m, true);
 }
