@@ -122,9 +122,10 @@ struct sst_worker_params {
 	uint64_t channel_packet_limit;
 	/** Skip sequence numbers at secret random points, so that a peer
 	 * acknowledging a skipped one is caught lying (the optimistic-ack
-	 * defence, docs/channel.md). Off by default: with it on, 100,000
-	 * streams over an overflowing loopback still stall now and then
-	 * (docs/channel.md, "The optimistic-ack defence"). */
+	 * defence, docs/channel.md). Off by default: with it on, an ack word
+	 * lost below a skipped number makes the sender resend what arrived,
+	 * and a resent segment of a stream its peer has already forgotten is
+	 * answered with a reset (docs/channel.md, "Skipped numbers"). */
 	bool skip_numbers;
 	/** Worker callbacks (NULL: none); kept, so the table must outlive the
 	 * worker. */
