@@ -366,7 +366,7 @@ host_create(const struct tool_host_conf *c, const struct host_link *l)
 	ep.cc = c->cc;
 	ep.idle_timeout = c->idle_timeout;
 	ep.dead_peer_timeout = c->dead_peer_timeout;
-	ep.skip_numbers = c->skip_numbers;
+	ep.no_skip_numbers = c->no_skip_numbers;
 	ep.channel_packet_limit = c->packet_limit;
 	ep.capture = capture_stem(h, c->capture);
 	ep.ops = c->ops;

@@ -56,7 +56,7 @@ struct tool_host_conf {
 	uint32_t mtu;		      /**< largest channel packet; 0: the worker's default */
 	sst_time_t idle_timeout;      /**< 0: the worker's default (60 s) */
 	sst_time_t dead_peer_timeout; /**< 0: the worker's default (30 s) */
-	bool skip_numbers;	      /**< the optimistic-ack defence (sst_worker_params) */
+	bool no_skip_numbers;	      /**< no optimistic-ack defence (sst_worker_params) */
 	/** Packets per channel before it is replaced (new keys, streams moved
 	 * over); 0: what the armor suite allows. At least 256. */
 	uint64_t packet_limit;

@@ -330,8 +330,8 @@ gen_server_run(const struct gen_conf *c)
 	hc.stream.ctx = sv;
 	/* Clients hold their channels idle between rounds. */
 	hc.idle_timeout = SST_TIME_NEVER;
-	/* A target for --attack optimistic-ack: its channels skip numbers. */
-	hc.skip_numbers = true;
+	/* A target for --attack optimistic-ack: its channels skip numbers
+	 * (every engine's do by default). */
 	net = tool_net_open(&hc, &c->port);
 	if (net == NULL || gen_server_start(sv, tool_net_host(net, 0)) < 0) {
 		rc = TOOL_EXIT_SETUP;

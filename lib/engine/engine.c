@@ -177,7 +177,7 @@ create_workers(struct sst_engine *e)
 			.max_peers = e->p.max_peers,
 			.idle_timeout = e->p.idle_timeout,
 			.dead_peer_timeout = e->p.dead_peer_timeout,
-			.skip_numbers = e->p.skip_numbers,
+			.no_skip_numbers = e->p.no_skip_numbers,
 			.channel_packet_limit = e->p.channel_packet_limit,
 			.ops = e->p.ops,
 			.ctx = e->p.ctx,

@@ -83,7 +83,7 @@ struct sst_engine_params {
 	uint32_t max_peers;			  /**< per worker; 0: no limit but memory */
 	sst_time_t idle_timeout;		  /**< 0: 60 s */
 	sst_time_t dead_peer_timeout;		  /**< 0: 30 s (sst_worker_params) */
-	bool skip_numbers; /**< the optimistic-ack defence (sst_worker_params) */
+	bool no_skip_numbers; /**< no optimistic-ack defence (sst_worker_params) */
 	/** Packets per channel before it is replaced; 0: the armor suite's
 	 * limit (see sst_worker_params). */
 	uint64_t channel_packet_limit;

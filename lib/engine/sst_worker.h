@@ -120,13 +120,11 @@ struct sst_worker_params {
 	 * keys) with its streams moved over; 0: what the armor suite allows
 	 * (2^24 for AES-128-GCM). At least 256. */
 	uint64_t channel_packet_limit;
-	/** Skip sequence numbers at secret random points, so that a peer
+	/** Do not skip sequence numbers. By default each channel skips numbers
+	 * at secret random points (a seed drawn per channel), so that a peer
 	 * acknowledging a skipped one is caught lying (the optimistic-ack
-	 * defence, docs/channel.md). Off by default: with it on, an ack word
-	 * lost below a skipped number makes the sender resend what arrived,
-	 * and a resent segment of a stream its peer has already forgotten is
-	 * answered with a reset (docs/channel.md, "Skipped numbers"). */
-	bool skip_numbers;
+	 * defence, docs/channel.md); true turns the defence off. */
+	bool no_skip_numbers;
 	/** Worker callbacks (NULL: none); kept, so the table must outlive the
 	 * worker. */
 	const struct sst_worker_ops *ops;

@@ -202,7 +202,7 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	 * must be unpredictable to the peer, so the seed is a secret of ours
 	 * per channel, never derived from what the handshake showed it.
 	 * Zero turns the defence off. */
-	while (w->p.skip_numbers && chp.skip_seed == 0)
+	while (!w->p.no_skip_numbers && chp.skip_seed == 0)
 		randombytes_buf(&chp.skip_seed, sizeof(chp.skip_seed));
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;

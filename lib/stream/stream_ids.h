@@ -238,14 +238,16 @@ int sst_sid_counter(const struct sst_sid_space *s, uint16_t sid, uint64_t *count
 bool sst_sid_is_quiet(const struct sst_sid_space *s, uint16_t sid);
 
 /**
- * Whether @p sid, neither attached nor quiet, is the SID of a counter value
- * this space has gone past: its counter, reconstructed as sst_sid_attach()
- * would (within 2^15 of the last one), is at most the last we allocated
- * (transmit) or the highest the peer announced (receive). The stream layer
- * takes packets for such a SID as late ones for a stream it let go, where
- * the packet type rules out a new stream.
+ * Whether @p sid, neither attached nor quiet, may be the SID of a counter
+ * value this space has gone past: some counter up to the last we allocated
+ * (transmit) or the highest the peer announced (receive) had these 16 bits,
+ * which after 2^16 counters is every SID (the last lap's streams). The
+ * stream layer takes packets for such a SID as late ones for a stream it
+ * let go, where the packet type rules out a new stream (Data, Reply): their
+ * peer resends a finished stream's last segments until it hears that they
+ * arrived, however many streams later.
  * @return true for such a SID; false for the root, an attached or quiet
- *   SID, and a counter beyond the last.
+ *   SID, and one no counter up to the last had.
  */
 bool sst_sid_used_before(const struct sst_sid_space *s, uint16_t sid);
 

@@ -40,11 +40,17 @@ drop(uint64_t *counter, struct rte_mbuf *m, bool eliciting)
 	return eliciting ? SST_CHANNEL_RX_NEEDS_ACK : SST_CHANNEL_RX_ACCEPT;
 }
 
-/* A packet for a SID in its quiet period (stream_chan_moved()). */
+/* A packet for a SID in its quiet period (stream_chan_moved()), or for one
+ * a stream this side let go had (sst_sid_used_before()). Only in the quiet
+ * period can it be a moved stream's, refused to be resent where the stream
+ * is now: after it the peer knew of the move for a replay window, and the
+ * ring of moved SIDs, 16 bits each, names SIDs of earlier laps too (a late
+ * segment of a finished stream whose SID matched one was refused for good,
+ * and its stream never finished). */
 static enum sst_channel_rx_verdict
 stale(struct sst_stream_chan *c, uint16_t sid, struct rte_mbuf *m)
 {
-	if (stream_chan_was_moved(c, sid))
+	if (sst_sid_is_quiet(c->rx_sids, sid) && stream_chan_was_moved(c, sid))
 		return refuse(c, m);
 	return drop(&c->peer->host->stats.rx_stale, m, true);
 }
@@ -467,6 +473,39 @@ rx_reset(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
+/* Has the peer announced stream counter @p counter on a channel it holds
+ * with us (the highest counter of each channel's receive space)? */
+static bool
+peer_used_counter(const struct sst_stream_peer *p, uint64_t counter)
+{
+	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++)
+		if (p->chans[i] != NULL && counter <= sst_sid_space_counter(p->chans[i]->rx_sids))
+			return true;
+	return false;
+}
+
+/*
+ * An Attach (not Init) for a stream this side finished and forgot, or
+ * reset: the peer moved its side (a channel replaced) before it heard that
+ * we had it all, and resends on this SID what we did not acknowledge. The
+ * SID is taken and at once put in the quiet period of a stream that ended,
+ * so those are acknowledged as stale (rx_data()) where a stateless Reset
+ * aborted the peer's side of a completed stream. A reset stream's own Reset
+ * is on its way. If the SID cannot be taken, the Attach is acknowledged all
+ * the same. Only for a stream counter the peer has used on one of its
+ * channels here: an Attach naming one beyond is forged and gets its Reset.
+ */
+static enum sst_channel_rx_verdict
+late_attach(struct sst_stream_chan *c, uint16_t sid)
+{
+	uint64_t counter;
+
+	if (sst_sid_attach(c->rx_sids, sid, &c->held, &counter) == 0)
+		stream_sid_quiet(c, c->rx_sids, sid, true);
+	c->peer->host->stats.rx_stale++;
+	return SST_CHANNEL_RX_NEEDS_ACK;
+}
+
 static enum sst_channel_rx_verdict
 rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	sst_time_t now)
@@ -512,7 +551,11 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
-	if (s == NULL || (stream_is_reset(s) || stream_is_root(s)))
+	if (s != NULL && stream_is_root(s))
+		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
+	if ((s == NULL && peer_used_counter(p, usid.counter)) || (s != NULL && stream_is_reset(s)))
+		return late_attach(c, hdr->sid);
+	if (s == NULL)
 		return unknown_sid(c, hdr->sid, STREAM_CODE_ORIENT, m);
 	/* We have all the peer sent, and it has all we sent: its side moved
 	 * before it heard so, and will send nothing on this SID. Bound, the
