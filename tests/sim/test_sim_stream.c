@@ -494,6 +494,35 @@ drop_acks_of_replies(struct world *w, int side, uint16_t port, const struct rte_
 	return false;
 }
 
+/* One 64-byte transaction each way, packets dropped by filter, run to
+ * its end (60 s of virtual time at most). */
+static struct world *
+one_transaction_dropping(
+	bool (*filter)(struct world *w, int side, uint16_t port, const struct rte_mbuf *m))
+{
+	struct world_params wp;
+	struct world *w;
+
+	world_params_default(&wp, seed);
+	w = world_create(&wp);
+	w->tx_filter = filter;
+	world_flow_start(w, 64, 64, 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	CU_ASSERT(((struct reply_acks *)w->user)->dropped > 0);
+	return w;
+}
+
+/* The stream finished byte-exact on both sides, ended by Close (no Reset),
+ * with a's late packets acknowledged as stale; the world is destroyed. */
+static void
+check_late_taken_as_stale(struct world *w, const char *name)
+{
+	world_check_done(w);
+	check_ended_by_close(w, name);
+	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_stale > 0);
+	world_destroy(w);
+}
+
 /*
  * One transaction on an otherwise idle channel: a's acknowledgments of b's
  * Replies (b's response and end) are lost, so b resends them as Replies
@@ -504,19 +533,8 @@ drop_acks_of_replies(struct world *w, int side, uint16_t port, const struct rte_
 static void
 test_replies_resent_after_finish(void)
 {
-	struct world_params wp;
-	struct world *w;
-
-	world_params_default(&wp, seed);
-	w = world_create(&wp);
-	w->tx_filter = drop_acks_of_replies;
-	world_flow_start(w, 64, 64, 0);
-	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
-	CU_ASSERT(((struct reply_acks *)w->user)->dropped > 0);
-	world_check_done(w);
-	check_ended_by_close(w, "replies resent after finish");
-	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_stale > 0);
-	world_destroy(w);
+	check_late_taken_as_stale(
+		one_transaction_dropping(drop_acks_of_replies), "replies resent after finish");
 }
 
 /*
@@ -556,20 +574,10 @@ drop_acks_of_replies_wrap(struct world *w, int side, uint16_t port, const struct
 static void
 test_replies_resent_after_wrap(void)
 {
-	struct world_params wp;
-	struct world *w;
+	struct world *w = one_transaction_dropping(drop_acks_of_replies_wrap);
 
-	world_params_default(&wp, seed);
-	w = world_create(&wp);
-	w->tx_filter = drop_acks_of_replies_wrap;
-	world_flow_start(w, 64, 64, 0);
-	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
-	CU_ASSERT(((struct reply_acks *)w->user)->dropped > 0);
 	CU_ASSERT_EQUAL(sst_sid_space_counter(w->ep[0].chans[0]->tx_sids), 0x1f000);
-	world_check_done(w);
-	check_ended_by_close(w, "replies resent after a wrap");
-	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_stale > 0);
-	world_destroy(w);
+	check_late_taken_as_stale(w, "replies resent after a wrap");
 }
 
 /*
@@ -604,10 +612,7 @@ test_attach_after_finish(void)
 	CU_ASSERT_FATAL(next > 0);
 	CU_ASSERT_EQUAL(sst_stream_migrate(sb, w->ep[1].chans[next], sim_now(w->sim)), 0);
 	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
-	world_check_done(w);
-	check_ended_by_close(w, "attach after finish");
-	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_stale > 0);
-	world_destroy(w);
+	check_late_taken_as_stale(w, "attach after finish");
 }
 
 /* ---- Substreams, and no head-of-line blocking between streams ---- */
