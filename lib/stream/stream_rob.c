@@ -409,17 +409,28 @@ drain(struct sst_rob *rob, struct rob_island *g)
  * piece at the end of island *g, or as a new island if *g is NULL. The last
  * piece of a segment reuses m itself; earlier ones are indirect clones, so
  * that m stays whole until its last use.
+ * The last piece the rob may have is kept for bytes at the read point: were
+ * islands allowed every piece, the retransmission that fills the hole below
+ * them would find none, nothing would become readable to free one, and the
+ * stream would stall for good (32 pieces, a 512 KB response after a slow
+ * start overshoot: test_sim_stream_features.c).
  * Returns 0, or -ENOSPC / -ENOMEM with m untouched and still the caller's.
  */
 static int
 place(struct sst_rob *rob, struct rob_island **g, struct rte_mbuf *m, uint64_t off, uint64_t a,
 	uint64_t b, uint32_t flags, bool last)
 {
-	struct rob_piece *p = piece_get(rob);
+	struct rob_piece *p;
 	struct rte_mbuf *mm = m;
 	uint32_t len = (uint32_t)(b - a);
 	bool at_end = b == off + m->pkt_len;
 
+	if (a != rob->ready_end &&
+		rob->pieces_used + 1 >= RTE_MAX(rob->capacity, rob->max_capacity)) {
+		rob->stats.drop_capacity++;
+		return -ENOSPC;
+	}
+	p = piece_get(rob);
 	if (p == NULL) {
 		rob->stats.drop_capacity++;
 		return -ENOSPC;

@@ -681,7 +681,37 @@ test_controls_without_mbufs(void)
 	world_destroy(w);
 }
 
+/*
+ * A receive buffer of few reassembly pieces (sst-perf's rr client has 32)
+ * and a 512 KB response whose slow start overshoots the 1.5 Mbit/s link's
+ * 32-packet queue: the losses leave holes, the segments above them fill
+ * every piece, and the retransmission that fills the lowest hole used to
+ * find none left. Refused, resent, refused again: nothing became readable
+ * to free a piece, and the stream stalled until the peers gave up (the
+ * evaluation's Figure 7 at 512 KB once the server's send buffer no longer
+ * held the response to 64 KB in flight). The last piece is now kept for
+ * bytes at the read point.
+ */
+static void
+test_few_pieces_after_overshoot(void)
+{
+	struct world_params wp;
+	struct world *w;
+
+	world_params_link(&wp, seed, 1500 * 1000, 25 * SST_NSEC_PER_MSEC, 32);
+	wp.host.rx_pieces = 32;
+	w = world_create(&wp);
+	world_flow_start(w, 64, 524288, 0);
+	CU_ASSERT_EQUAL(world_run(w, 60 * SST_NSEC_PER_SEC), 0);
+	printf("\n  512 KB through 32 pieces in %.2f s\n",
+		(double)sim_now(w->sim) / SST_NSEC_PER_SEC);
+	world_check_done(w);
+	CU_ASSERT(sst_stream_host_stats(w->ep[0].sh)->rx_refused > 0);
+	world_destroy(w);
+}
+
 static const struct sst_test_case cases[] = {
+	SST_TEST(test_few_pieces_after_overshoot),
 	SST_TEST(test_datagrams),
 	SST_TEST(test_datagram_fragments),
 	SST_TEST(test_datagram_as_substream),
