@@ -17,6 +17,7 @@
 #include "perf_stp.h"
 #include "perf_web.h"
 #include "sst_cc_driver.h"
+#include "sst_engine.h"
 #include "tool_args.h"
 
 enum {
@@ -659,7 +660,12 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 		hc->stream.send_mbufs = 0;
 		hc->stream.rx_pieces = 0;
 	}
-	if (c->mode == PERF_BULK && c->streams > 32)
+	/* A bulk client sending on many streams shares 32 MiB between them. A
+	 * server's mode and stream count are placeholders (each client brings
+	 * its test): its streams keep the library's send buffer, which a
+	 * response needs to fill the path (here 64 KB capped every response
+	 * at 64 KB a round trip). */
+	if (!c->server && c->mode == PERF_BULK && c->streams > 32)
 		hc->stream.send_buffer = RTE_MAX(64u << 10, (32u << 20) / c->streams);
 	/* A benchmark gives the peer under test everything: no fair shares
 	 * (sst_stream_host_params) between its few peers. */
@@ -856,6 +862,7 @@ run_server(struct perf_conf *c)
 	struct tool_events *pe = NULL;
 	struct tool_host_conf hc;
 	struct tool_net *net = NULL;
+	const struct sst_stream_host_params *limits;
 	char ep[80];
 	int rc = 0;
 
@@ -879,6 +886,12 @@ run_server(struct perf_conf *c)
 	}
 	tool_endpoint_text(tool_host_local(tool_net_host(net, 0)), ep, sizeof(ep));
 	fprintf(stderr, "sst-perf: listening on %s\n", ep);
+	limits = sst_stream_host_params(sst_worker_stream_host(
+		sst_engine_worker(tool_host_engine(tool_net_host(net, 0)), 0)));
+	fprintf(stderr,
+		"sst-perf: up to %" PRIu32 " streams, each with a send buffer of %" PRIu32
+		" KiB and a receive window of up to %" PRIu32 " KiB\n",
+		limits->max_streams, limits->send_buffer >> 10, limits->rx_window_max >> 10);
 	while (!tool_interrupted && !(c->once && perf_server_tests(sv) > 0))
 		tool_net_poll(net, true);
 out:

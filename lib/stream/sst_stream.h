@@ -281,6 +281,14 @@ void sst_stream_host_destroy(struct sst_stream_host *h);
  */
 const struct sst_stream_host_stats *sst_stream_host_stats(struct sst_stream_host *h);
 
+/**
+ * The parameters a host runs with: those it was created with, every field
+ * left zero replaced by its default (the limits an operator wants to see).
+ * @param h The host.
+ * @return Its parameters; valid until sst_stream_host_destroy().
+ */
+const struct sst_stream_host_params *sst_stream_host_params(const struct sst_stream_host *h);
+
 /** Bytes of pool memory one stream control block takes (the idle cost).
  * @return That size. */
 size_t sst_stream_control_block_size(void);

@@ -160,6 +160,12 @@ sst_stream_host_destroy(struct sst_stream_host *h)
 	rte_free(h);
 }
 
+const struct sst_stream_host_params *
+sst_stream_host_params(const struct sst_stream_host *h)
+{
+	return &h->p;
+}
+
 const struct sst_stream_host_stats *
 sst_stream_host_stats(struct sst_stream_host *h)
 {
