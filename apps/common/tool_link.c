@@ -5,6 +5,7 @@
  * (embedded mode), with the counters summed over the workers.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,9 +40,13 @@ enum {
 
 /* How long a net that receives nothing keeps spinning before it sleeps,
  * and the longest sleep: short enough that a person or a pipe never waits
- * noticeably, long enough that an idle tool costs no CPU. */
+ * noticeably, long enough that an idle tool costs no CPU. Over kernel
+ * sockets the sleep is a poll() that a packet ends at once, so it may be
+ * longer: it bounds only how late the tools' own timers run (progress
+ * lines, schedules, the retries of a server short of mbufs). */
 #define IDLE_SPIN_NS (2 * SST_NSEC_PER_MSEC)
 #define IDLE_SLEEP_NS (200 * SST_NSEC_PER_USEC)
+#define IDLE_BLOCK_NS (1 * SST_NSEC_PER_MSEC)
 
 struct tool_host {
 	char name[16];
@@ -687,12 +692,32 @@ tool_net_describe(const struct tool_net *n)
 	return n->desc;
 }
 
+/* The descriptors every worker of the net can block on (kernel sockets),
+ * into fds[]; 0 when one of them has none (it must be polled). */
+static nfds_t
+wait_fds(const struct tool_net *n, struct pollfd *fds)
+{
+	nfds_t k = 0;
+
+	for (int i = 0; i < n->n; i++)
+		for (uint16_t w = 0; w < n->h[i]->workers; w++) {
+			int fd = sst_worker_wait_fd(sst_engine_worker(n->h[i]->e, w));
+
+			if (fd < 0)
+				return 0;
+			fds[k++] = (struct pollfd){.fd = fd, .events = POLLIN};
+		}
+	return k;
+}
+
 void
 tool_net_poll(struct tool_net *n, bool may_sleep)
 {
 	sst_time_t now = tool_now(), next = SST_TIME_NEVER;
+	struct pollfd fds[2 * SST_WORKERS_MAX];
 	uint64_t rx = 0;
 	struct timespec ts;
+	nfds_t nfds;
 
 	/* The tools' clock, not the engine's: the callbacks and the loopback
 	 * link read tool_now() too. */
@@ -720,10 +745,14 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 	now = tool_now();
 	if (next <= now)
 		return;
-	next = RTE_MIN(next - now, IDLE_SLEEP_NS);
+	nfds = wait_fds(n, fds);
+	next = RTE_MIN(next - now, nfds > 0 ? IDLE_BLOCK_NS : IDLE_SLEEP_NS);
 	ts.tv_sec = 0;
 	ts.tv_nsec = (long)next;
-	nanosleep(&ts, NULL);
+	if (nfds > 0)
+		ppoll(fds, nfds, &ts, NULL);
+	else
+		nanosleep(&ts, NULL);
 }
 
 int

@@ -147,6 +147,14 @@ sst_link_local(const struct sst_link *l, struct sst_net_endpoint *ep)
 	return l->ops->local((void *)(uintptr_t)l->priv, ep);
 }
 
+int
+sst_link_wait_fd(const struct sst_link *l)
+{
+	if (l->ops->wait_fd == NULL)
+		return -ENOTSUP;
+	return l->ops->wait_fd((void *)(uintptr_t)l->priv);
+}
+
 const struct sst_link_stats *
 sst_link_stats(const struct sst_link *l)
 {

@@ -118,6 +118,13 @@ struct sst_link_ops {
 	 * @return 0, or a negative errno (a frame link: -ENOTSUP).
 	 */
 	int (*local)(void *priv, struct sst_net_endpoint *ep);
+	/** A descriptor that polls readable (POLLIN) when packets may be
+	 * waiting, so that a caller with nothing to do can block on it rather
+	 * than nap and poll again (kernel sockets). NULL: none.
+	 * @param priv The link's driver state.
+	 * @return The descriptor, or a negative errno.
+	 */
+	int (*wait_fd)(void *priv);
 	/** Release what open() took; priv is freed after it. Required.
 	 * @param priv The link's driver state.
 	 */
@@ -218,6 +225,13 @@ uint16_t sst_link_tx_burst(
  * @param ep Set on success.
  * @return 0, -ENOTSUP (frame links), or the driver's error. */
 int sst_link_local(const struct sst_link *l, struct sst_net_endpoint *ep);
+
+/** The descriptor to block on for the link's packets (poll() for POLLIN)
+ * while there is nothing else to do.
+ * @param l The link.
+ * @return The descriptor, or -ENOTSUP (the driver has none: links of DPDK
+ *   ports and in-process links are polled). */
+int sst_link_wait_fd(const struct sst_link *l);
 
 /** Counters.
  * @param l The link.

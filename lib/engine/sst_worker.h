@@ -267,6 +267,15 @@ int sst_worker_close_idle(struct sst_worker *w, sst_time_t now);
  * @return The time (0: at once), or SST_TIME_NEVER. */
 sst_time_t sst_worker_next_expiry(const struct sst_worker *w);
 
+/** What brings an idle worker its packets, for a caller that blocks (poll()
+ * for POLLIN, until sst_worker_next_expiry() at the latest) rather than
+ * polls again at once: its link's descriptor (sst_link_wait_fd()), when the
+ * worker is alone on its port. Workers that share one get packets from the
+ * others through rings too, which no descriptor announces.
+ * @param w The worker.
+ * @return The descriptor, or -ENOTSUP (poll the worker). */
+int sst_worker_wait_fd(const struct sst_worker *w);
+
 /** The stream host (for sst_stream_listen() and statistics).
  * @param w The worker.
  * @return The worker's stream host, valid until sst_worker_destroy(). */

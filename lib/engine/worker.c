@@ -544,6 +544,14 @@ sst_worker_next_expiry(const struct sst_worker *w)
 	return t;
 }
 
+int
+sst_worker_wait_fd(const struct sst_worker *w)
+{
+	if (w->p.shard_count > 1)
+		return -ENOTSUP;
+	return sst_link_wait_fd(w->p.link);
+}
+
 struct sst_stream_host *
 sst_worker_stream_host(struct sst_worker *w)
 {

@@ -254,6 +254,15 @@ udpsock_close(void *priv)
 	u->fd = -1;
 }
 
+/* The socket: it polls readable when a datagram is queued. */
+static int
+udpsock_wait_fd(void *priv)
+{
+	const struct udpsock *u = priv;
+
+	return u->fd;
+}
+
 static const struct sst_link_ops udpsock_ops = {
 	.name = "udpsock",
 	.kind = SST_LINK_DATAGRAMS,
@@ -262,6 +271,7 @@ static const struct sst_link_ops udpsock_ops = {
 	.rx_burst = udpsock_rx_burst,
 	.tx_burst = udpsock_tx_burst,
 	.local = udpsock_local,
+	.wait_fd = udpsock_wait_fd,
 	.close = udpsock_close,
 };
 

@@ -110,6 +110,8 @@ test_setup(void)
 		CU_ASSERT_EQUAL(sst_link_kind(links[0][q]), SST_LINK_FRAMES);
 		CU_ASSERT_EQUAL(
 			sst_link_local(links[0][q], &(struct sst_net_endpoint){0}), -ENOTSUP);
+		/* A DPDK port's queue is polled: nothing to block on. */
+		CU_ASSERT_EQUAL(sst_link_wait_fd(links[0][q]), -ENOTSUP);
 	}
 }
 

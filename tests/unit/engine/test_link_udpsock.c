@@ -8,6 +8,7 @@
  * and every mbuf is back in its pool at the end.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -131,6 +132,32 @@ test_ipv6(void)
 	exchange(SST_NET_IPV6);
 }
 
+/* The socket to block on polls readable exactly while a datagram waits. */
+static void
+test_wait_fd(void)
+{
+	struct sst_link *a = open_link(SST_NET_IPV4), *b = open_link(SST_NET_IPV4);
+	struct sst_net_endpoint eb, from;
+	struct rte_mbuf *m;
+	struct pollfd pfd = {.events = POLLIN};
+
+	CU_ASSERT_FATAL(a != NULL && b != NULL);
+	pfd.fd = sst_link_wait_fd(b);
+	CU_ASSERT_FATAL(pfd.fd >= 0);
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 0);
+	CU_ASSERT_EQUAL(sst_link_local(b, &eb), 0);
+	m = datagram(1, 100);
+	CU_ASSERT_EQUAL(sst_link_tx_burst(a, &m, &eb, 1), 1);
+	/* Up to a minute: the loopback delivers at once, a loaded host later. */
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 60000), 1);
+	CU_ASSERT(pfd.revents & POLLIN);
+	CU_ASSERT_EQUAL(sst_link_rx_burst(b, &m, &from, 1), 1);
+	rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 0);
+	sst_link_close(a);
+	sst_link_close(b);
+}
+
 /* A chain goes out as one datagram; an oversized datagram is truncated
  * at the receiver and dropped; bad destinations are counted. */
 static void
@@ -202,6 +229,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_ipv4),
 	SST_TEST(test_ipv6),
 	SST_TEST(test_chains_and_errors),
+	SST_TEST(test_wait_fd),
 	SST_TEST(test_bad_config),
 	SST_TEST_END,
 };
