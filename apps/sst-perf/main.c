@@ -631,12 +631,15 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	hc->workers = c->workers;
 	hc->frames = c->frames;
 	hc->mbufs = c->mbufs != 0 ? c->mbufs : DEFAULT_MBUFS;
-	/* Per-lcore pool caches are an array for every possible lcore,
-	 * written at creation: 1 MB a pool, 3 MB of an idle process. One
-	 * worker takes from its pools on one lcore, where a cache saves only
-	 * an uncontended ring operation per burst; workers on several lcores
-	 * share the tool's pools and keep them. */
-	hc->small_pools = c->workers <= 1;
+	/* Per-lcore pool caches make each packet's allocation and free a
+	 * few loads and stores instead of a ring operation (callgrind, one
+	 * worker: -985 instructions an rr transaction, -80 a bulk packet in
+	 * the receive path; docs/performance.md). They cost an array for
+	 * every possible lcore, written at creation (about 1 MB a pool, 4 MB
+	 * in all), which an idle server or a client waiting for its peer
+	 * does not spend (tests/system/idle_rss.sh: under 32 MiB). The
+	 * loopback, both ends of a benchmark in one process, keeps them. */
+	hc->small_pools = !c->loopback && c->workers <= 1;
 	hc->mtu = c->mtu;
 	hc->packet_limit = c->packet_limit;
 	/* Over --udp this side is the legacy one; on the loopback, the server

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "channel_replay.h"
 
 /* The bitmap has at least 64 slots, so windows below 64 packets still use
@@ -110,12 +112,41 @@ sst_replay_update(struct sst_replay *w, uint64_t seq)
 	w->bits[word] |= mask;
 }
 
+/*
+ * A word at a time: every ack word a channel sends counts its run (up to
+ * 255 packets back on a busy channel), which bit by bit cost more than the
+ * rest of the ack. The numbers below seq - run are seq - run - 1 down to
+ * 0, the window's oldest and max; within one word they are consecutive
+ * slots, bit b of the number at hand down to bit 0, so shifting bit b to
+ * the top and counting leading ones gives the received ones among them.
+ */
 uint32_t
 sst_replay_run_below(const struct sst_replay *w, uint64_t seq, uint32_t max)
 {
 	uint32_t run = 0;
 
-	while (run < max && seq > run && sst_replay_received(w, seq - run - 1))
-		run++;
+	while (run < max && seq > run) {
+		uint64_t at = seq - run - 1, in_window, left, top, ones;
+		uint32_t word, b;
+		uint64_t mask;
+
+		if (at > w->highest || w->highest - at >= w->size)
+			break;
+		bit_locate(w, at, &word, &mask);
+		b = (uint32_t)__builtin_ctzll(mask);
+		/* Bits b..0 at the top; the shift fills below them with zeros,
+		 * so the count of leading ones stops at b + 1 at most. */
+		top = w->bits[word] << (63 - b);
+		ones = top == UINT64_MAX ? 64 : (uint64_t)__builtin_clzll(~top);
+		in_window = w->size - (w->highest - at); /* at down to the oldest */
+		left = RTE_MIN(RTE_MIN((uint64_t)(max - run), at + 1), in_window);
+		if (ones >= left) {
+			run += (uint32_t)left;
+			break;
+		}
+		run += (uint32_t)ones;
+		if (ones <= b)
+			break; /* a number not received */
+	}
 	return run;
 }

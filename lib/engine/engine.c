@@ -343,6 +343,7 @@ sst_engine_create(const struct sst_engine_params *p)
 	/* The EAL is up now, so its SIMD width (--force-max-simd-bitwidth)
 	 * is known; no worker checksums yet. */
 	sst_chk32_impl_select(sst_chk32_impl_widest(rte_vect_get_max_simd_bitwidth()));
+	sst_net_cksum_impl_select(sst_net_cksum_impl_widest(rte_vect_get_max_simd_bitwidth()));
 	if (e->p.mbufs == 0)
 		e->p.mbufs = 16383;
 	if (e->p.mbufs_initial == 0)

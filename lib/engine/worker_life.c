@@ -182,16 +182,14 @@ worker_peer_replace_failed(struct sst_worker *w, struct worker_peer *p, sst_time
  * or is a prototype that never replaces).
  */
 static void
-replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
+replace_check(struct sst_worker *w, struct worker_chan *wc, const struct sst_channel_info *ci,
+	sst_time_t now)
 {
-	struct sst_channel_info ci;
-
-	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
 	if (wc->initiator && wc->state == CHAN_LIVE &&
-		ci.rx_highest >= ci.seq_limit - ci.seq_limit / 8)
+		ci->rx_highest >= ci->seq_limit - ci->seq_limit / 8)
 		chan_want_replacement(w, wc, 0);
 	if (wc->state == CHAN_REPLACE_WANTED && wc->replace_not_before == SST_TIME_NEVER)
-		wc->replace_not_before = now + RESPONDER_GRACE + 4 * ci.srtt;
+		wc->replace_not_before = now + RESPONDER_GRACE + 4 * ci->srtt;
 	if (wc->state == CHAN_REPLACE_WANTED && now >= wc->replace_not_before) {
 		if (worker_connect_to(w, &wc->peer->at->ep, wc->mode, now) == 0) {
 			chan_set_state(w, wc, CHAN_REPLACING);
@@ -204,8 +202,8 @@ replace_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	if (wc->state != CHAN_RETIRING)
 		return;
 	if (wc->exhausted_until == 0 && sst_stream_chan_exhausted(wc->sc))
-		wc->exhausted_until = now + 2 * ci.srtt + EXHAUSTED_LINGER;
-	if (ci.next_seq >= ci.seq_limit || now >= wc->retire_by ||
+		wc->exhausted_until = now + 2 * ci->srtt + EXHAUSTED_LINGER;
+	if (ci->next_seq >= ci->seq_limit || now >= wc->retire_by ||
 		(wc->exhausted_until != 0 && now >= wc->exhausted_until)) {
 		worker_chan_end_soon(w, wc);
 	} else if (!wc->finish_offered && sst_stream_chan_unused(wc->sc)) {
@@ -309,39 +307,26 @@ silence_replaces(const struct worker_chan *wc)
  * after 65,535 packets of one channel), on either side (silence_replaces()).
  */
 static void
-silence_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
+silence_check(struct sst_worker *w, struct worker_chan *wc, const struct sst_channel_info *ci,
+	sst_time_t now)
 {
-	struct sst_channel_info ci;
 	uint64_t rtos;
 
 	if (!silence_replaces(wc) || wc->state != CHAN_LIVE)
 		return;
-	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
 	rtos = sst_channel_stats(sst_stream_chan_channel(wc->sc))->rto;
-	if (ci.bytes_in_flight == 0 || ci.largest_acked != wc->acked_seen) {
-		wc->acked_seen = ci.largest_acked;
+	if (ci->bytes_in_flight == 0 || ci->largest_acked != wc->acked_seen) {
+		wc->acked_seen = ci->largest_acked;
 		wc->acked_since = now;
 		wc->rtos_seen = rtos;
 		return;
 	}
-	if (now - wc->acked_since >= RTE_MAX(SILENCE_MIN, 4 * ci.srtt) &&
+	if (now - wc->acked_since >= RTE_MAX(SILENCE_MIN, 4 * ci->srtt) &&
 		rtos - wc->rtos_seen >= SILENCE_RTOS) {
 		chan_want_replacement(w, wc, now);
 		wc->silent = true;
 		w->stats.silences++;
 	}
-}
-
-/* Our data waits for the peer: sent and not acknowledged. (Data queued
- * behind a closed receive window does not count: a live peer that does
- * not read need not say anything.) */
-static bool
-chan_waiting(const struct worker_chan *wc)
-{
-	struct sst_channel_info ci;
-
-	sst_channel_info(sst_stream_chan_channel(wc->sc), &ci);
-	return ci.bytes_in_flight > 0;
 }
 
 /* When the peer of wc is dead unless it is heard from; NEVER while
@@ -379,31 +364,38 @@ keepalive_at(const struct sst_worker *w, const struct worker_chan *wc)
  * packet a minute). Silence replacement, on the side that can reach the
  * peer, had its chance first: it begins after a second or so. A peer that
  * is quiet while we have nothing for it is not dead, only idle (the idle
- * timeout closes its channels).
+ * timeout closes its channels). ci: the channel's figures. True when it
+ * probed the peer or failed it, which changes them.
  */
-static void
-dead_peer_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
+static bool
+dead_peer_check(struct sst_worker *w, struct worker_chan *wc, const struct sst_channel_info *ci,
+	sst_time_t now)
 {
 	struct worker_peer *p = wc->peer;
 	struct worker_chan *o;
 
-	if (!chan_waiting(wc)) {
+	/* Our data waits for the peer when it is sent and not acknowledged.
+	 * (Data queued behind a closed receive window does not count: a live
+	 * peer that does not read need not say anything.) */
+	if (ci->bytes_in_flight == 0) {
 		wc->waiting_since = SST_TIME_NEVER;
 		if (now >= keepalive_at(w, wc) && sst_stream_chan_probe(wc->sc) == 0) {
 			wc->probed_at = now;
 			w->stats.keepalives++;
+			return true;
 		}
-		return;
+		return false;
 	}
 	if (wc->waiting_since == SST_TIME_NEVER)
 		wc->waiting_since = now;
 	if (p->state == PEER_DEAD || now < dead_at(w, wc))
-		return;
+		return false;
 	p->state = PEER_DEAD;
 	w->stats.dead_peers++;
 	TAILQ_FOREACH(o, &p->chans, peer_link)
 		worker_chan_end_soon(w, o);
 	sst_stream_peer_fail(p->sp, SST_STREAM_TIMED_OUT, now);
+	return true;
 }
 
 /* Channels worker_peer_evict_idle() looks at for one new peer: a bounded
@@ -460,12 +452,20 @@ worker_peer_restarted(struct sst_worker *w, struct worker_peer *p, sst_time_t no
 void
 worker_chan_upkeep(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 {
+	const struct sst_channel *ch = sst_stream_chan_channel(wc->sc);
+	struct sst_channel_info ci;
+
 	if (wc->state == CHAN_ENDING)
 		return;
 	idle_check(w, wc, now);
-	silence_check(w, wc, now);
-	dead_peer_check(w, wc, now);
-	replace_check(w, wc, now);
+	/* The channel's figures once a visit (each read fills the whole
+	 * struct), again only when a check sent something or failed the
+	 * peer in between. */
+	sst_channel_info(ch, &ci);
+	silence_check(w, wc, &ci, now);
+	if (dead_peer_check(w, wc, &ci, now))
+		sst_channel_info(ch, &ci);
+	replace_check(w, wc, &ci, now);
 	if (wc->state == CHAN_LINGERING && now >= wc->linger_until)
 		worker_chan_end_soon(w, wc);
 }

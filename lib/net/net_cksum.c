@@ -3,8 +3,9 @@
  * The Internet checksum (RFC 1071) of mbuf chains in software, for ports
  * without checksum offload (and for ICMP, which no port offloads). The sum
  * over each segment runs through a kernel: rte_raw_cksum(), the reference,
- * or a SIMD one chosen once at start-up from the CPU's flags
- * (net_cksum_avx2.c). All give the same folded sum: each adds the same
+ * or a SIMD one chosen at start-up from the CPU's flags and the EAL's
+ * SIMD width (net_cksum_avx2.c, net_cksum_avx512.c; the same choice as
+ * Chk32's, channel_chk32.c). All give the same folded sum: each adds the same
  * 16-bit words exactly, and the folded value depends only on that total.
  */
 #include <errno.h>
@@ -19,18 +20,28 @@ net_cksum_scalar(const void *buf, size_t len)
 	return rte_raw_cksum(buf, len);
 }
 
-/* The implementations, by enum sst_net_cksum_impl. */
+/* The implementations, by enum sst_net_cksum_impl, narrowest first. */
 static const struct {
 	const char *name;
 	net_cksum_fn sum;
-	int cpu_flag; /* enum rte_cpu_flag_t the kernel needs, or -1 */
+	int cpu_flag;		/* enum rte_cpu_flag_t the kernel needs, or -1 */
+	unsigned int simd_bits; /* its vector width, as rte_vect counts it */
 } net_cksum_impls[SST_NET_CKSUM_IMPL_COUNT] = {
-	[SST_NET_CKSUM_IMPL_SCALAR] = {"scalar", net_cksum_scalar, -1},
-	[SST_NET_CKSUM_IMPL_AVX2] = {"avx2", net_cksum_avx2, RTE_CPUFLAG_AVX2},
+	[SST_NET_CKSUM_IMPL_SCALAR] = {"scalar", net_cksum_scalar, -1, 0},
+	[SST_NET_CKSUM_IMPL_AVX2] = {"avx2", net_cksum_avx2, RTE_CPUFLAG_AVX2, 256},
+	/* AVX-512BW implies AVX-512F on every CPU that has it. */
+	[SST_NET_CKSUM_IMPL_AVX512] = {"avx512", net_cksum_avx512, RTE_CPUFLAG_AVX512BW, 512},
 };
 
-/* Chosen once, before main(), and never changed: the per-packet path reads
- * it without synchronisation. */
+/* What the EAL allows before it has been asked (DPDK's default maximum
+ * SIMD width on x86: 512-bit code only on request, because some CPUs
+ * lower their clock while they run it). */
+#define NET_CKSUM_DEFAULT_SIMD_BITS 256
+
+/* Chosen before main() (the widest within the EAL's default SIMD width),
+ * and again by sst_net_cksum_impl_select() before any thread checksums
+ * (the engine's creation does it with the EAL's width): the per-packet
+ * path reads it without synchronisation. */
 static enum sst_net_cksum_impl net_cksum_active = SST_NET_CKSUM_IMPL_SCALAR;
 
 bool
@@ -54,14 +65,30 @@ sst_net_cksum_impl_active(void)
 	return net_cksum_active;
 }
 
-/* The widest implementation this CPU runs; later entries are wider. */
-RTE_INIT(net_cksum_select)
+enum sst_net_cksum_impl
+sst_net_cksum_impl_widest(unsigned int max_simd_bits)
 {
 	for (int i = SST_NET_CKSUM_IMPL_COUNT - 1; i > 0; i--)
-		if (sst_net_cksum_impl_supported((enum sst_net_cksum_impl)i)) {
-			net_cksum_active = (enum sst_net_cksum_impl)i;
-			return;
-		}
+		if (net_cksum_impls[i].simd_bits <= max_simd_bits &&
+			sst_net_cksum_impl_supported((enum sst_net_cksum_impl)i))
+			return (enum sst_net_cksum_impl)i;
+	return SST_NET_CKSUM_IMPL_SCALAR;
+}
+
+int
+sst_net_cksum_impl_select(enum sst_net_cksum_impl impl)
+{
+	if ((unsigned int)impl >= SST_NET_CKSUM_IMPL_COUNT)
+		return -EINVAL;
+	if (!sst_net_cksum_impl_supported(impl))
+		return -ENOTSUP;
+	net_cksum_active = impl;
+	return 0;
+}
+
+RTE_INIT(net_cksum_select)
+{
+	sst_net_cksum_impl_select(sst_net_cksum_impl_widest(NET_CKSUM_DEFAULT_SIMD_BITS));
 }
 
 /*

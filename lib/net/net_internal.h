@@ -178,7 +178,7 @@ uint32_t net_phdr6_sum(const uint8_t *src, const uint8_t *dst, uint8_t proto, ui
  */
 int net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t phdr);
 
-/* net_cksum.c, net_cksum_avx2.c */
+/* net_cksum.c, net_cksum_avx2.c, net_cksum_avx512.c */
 
 /**
  * A kernel of the Internet checksum: the folded one's-complement sum of
@@ -189,6 +189,9 @@ typedef uint16_t (*net_cksum_fn)(const void *buf, size_t len);
 
 /** The AVX2 kernel; only on a CPU with AVX2. */
 uint16_t net_cksum_avx2(const void *buf, size_t len);
+
+/** The AVX-512 kernel; only on a CPU with AVX-512F and BW. */
+uint16_t net_cksum_avx512(const void *buf, size_t len);
 
 /** The next hop towards dst. @return 0 or -ENETUNREACH. */
 int net_route(const struct sst_net *net, const struct sst_net_addr *dst, struct sst_net_addr *nh);

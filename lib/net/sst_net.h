@@ -330,12 +330,15 @@ int sst_net_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uin
 /**
  * Implementations of the software Internet checksum, all giving the same
  * values. sst_net_cksum_mbuf() (and the layer's own checksums) use the
- * widest one the CPU runs, chosen once before main(); the others stay
- * reachable for tests and benchmarks.
+ * widest one the CPU runs within 256-bit vectors, chosen before main(),
+ * or the one sst_net_cksum_impl_select() names (sst_engine_create() asks
+ * for the widest within the EAL's SIMD width); the others stay reachable
+ * for tests and benchmarks.
  */
 enum sst_net_cksum_impl {
 	SST_NET_CKSUM_IMPL_SCALAR, /**< rte_raw_cksum(): the reference */
 	SST_NET_CKSUM_IMPL_AVX2,   /**< 32 bytes per step; CPUs with AVX2 */
+	SST_NET_CKSUM_IMPL_AVX512, /**< 64 bytes per step; CPUs with AVX-512BW */
 	SST_NET_CKSUM_IMPL_COUNT,  /**< number of implementations */
 };
 
@@ -346,12 +349,28 @@ bool sst_net_cksum_impl_supported(enum sst_net_cksum_impl impl);
 
 /** Short name of impl.
  * @param impl An implementation.
- * @return "scalar", "avx2" (static strings), or NULL outside the enum. */
+ * @return "scalar", "avx2", "avx512" (static strings), or NULL outside
+ * the enum. */
 const char *sst_net_cksum_impl_name(enum sst_net_cksum_impl impl);
 
 /** The implementation sst_net_cksum_mbuf() uses.
- * @return The widest this CPU runs. */
+ * @return The one chosen last (before main(): the widest this CPU runs
+ * within 256-bit vectors). */
 enum sst_net_cksum_impl sst_net_cksum_impl_active(void);
+
+/** The widest implementation this CPU runs within a vector width.
+ * @param max_simd_bits Widest vectors allowed, in bits, as
+ * rte_vect_get_max_simd_bitwidth() gives them.
+ * @return An implementation (SST_NET_CKSUM_IMPL_SCALAR when none is wider). */
+enum sst_net_cksum_impl sst_net_cksum_impl_widest(unsigned int max_simd_bits);
+
+/** Make impl the one sst_net_cksum_mbuf() uses. Not thread-safe: call it
+ * before any thread checksums (sst_engine_create() does, with the EAL's
+ * SIMD width).
+ * @param impl An implementation.
+ * @return 0, -EINVAL outside the enum, -ENOTSUP when this CPU does not
+ * run it. */
+int sst_net_cksum_impl_select(enum sst_net_cksum_impl impl);
 
 /**
  * sst_net_cksum_mbuf() computed by a given implementation, one for which

@@ -5,7 +5,10 @@
  * fuzzer-chosen points and alignments, every implementation the CPU runs
  * gives the scalar reference's value, over the flat bytes and over the
  * chain, for the whole packet and for a prefix; and the scalar one equals
- * the definition computed word by word.
+ * the definition computed word by word. The same chains go through every
+ * implementation of lib/net's Internet checksum (net_cksum.c and its SIMD
+ * kernels), whole and from the prefix's end on (an odd offset half the
+ * time), against rte_raw_cksum() of the flat bytes.
  *
  * Input: seq (8 bytes, big-endian); c = number of cuts (byte % 8); c cuts
  * (16 bits each, modulo the length + 1); c + 1 segment alignments (byte %
@@ -18,10 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "channel_wire.h"
 #include "fuzz_check.h"
+#include "sst_net.h"
 
 #define MAX_CUTS 7
 #define MAX_ALIGN 64
@@ -90,6 +95,17 @@ check_chain(uint64_t seq, const uint8_t *flat, uint32_t total, uint32_t prefix, 
 		FUZZ_CHECK(sst_chk32_mbuf_with(impl, seq, segs, prefix) == want_prefix);
 	}
 	FUZZ_CHECK(sst_chk32_mbuf(seq, segs, total) == want_all);
+	for (int i = 0; i < SST_NET_CKSUM_IMPL_COUNT; i++) {
+		enum sst_net_cksum_impl impl = (enum sst_net_cksum_impl)i;
+		uint16_t ck;
+
+		if (!sst_net_cksum_impl_supported(impl))
+			continue;
+		FUZZ_CHECK(sst_net_cksum_mbuf_with(impl, segs, 0, total, &ck) == 0 &&
+			   ck == rte_raw_cksum(flat, total));
+		FUZZ_CHECK(sst_net_cksum_mbuf_with(impl, segs, prefix, total - prefix, &ck) == 0 &&
+			   ck == rte_raw_cksum(flat + prefix, total - prefix));
+	}
 	for (unsigned int s = 0; s <= ncuts; s++)
 		free(mem[s]);
 }

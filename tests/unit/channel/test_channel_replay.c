@@ -427,6 +427,14 @@ random_vs_model(uint32_t size, uint64_t seed)
 			if (sst_replay_run_below(w, probe, 15) !=
 				model_run(&set, highest, size, probe, 15))
 				mismatches++;
+			/* The ack word's largest count, across words, and from
+			 * one past the highest. */
+			if (sst_replay_run_below(w, probe, 255) !=
+				model_run(&set, highest, size, probe, 255))
+				mismatches++;
+			if (sst_replay_run_below(w, highest + 1, max) !=
+				model_run(&set, highest, size, highest + 1, max))
+				mismatches++;
 		}
 		if (op % 10000 == 9999) /* the whole window */
 			for (uint64_t x = highest >= size ? highest - size + 1 : 0; x <= highest;
