@@ -6,15 +6,16 @@
  * scripts/evaluate.sh's fair experiment.
  *
  * The reference is a channel driven as Linux drives TCP without the fq
- * qdisc, in the two ways that matter to sharing a queue: it is not paced
- * (it sends as soon as its window has room, so back to back as acks free
- * the window, where SST spaces packets at its pacing rate), and it sets
- * ssthresh from the window at a loss (Linux's tcp_reno_ssthresh(): half
- * cwnd; CUBIC's beta * cwnd) where RFC 5681 says half the flight. It is
- * built on the registered controller ("tcp-reno" on "newreno", "tcp-cubic"
- * on "cubic"), so its growth and recovery are SST's to the byte; acks,
- * loss detection and packet sizes are the channel's for both flows (1472
- * bytes: the evaluation's --mtu, a 1500-byte IP packet like TCP's).
+ * qdisc: it is not paced (it sends as soon as its window has room, so back
+ * to back as acks free the window, where SST spaces packets at its pacing
+ * rate), and it sets ssthresh from the window at a loss (Linux's
+ * tcp_reno_ssthresh(): half cwnd; CUBIC's beta * cwnd), as SST's NewReno
+ * and CUBIC now do too (RFC 5681 says half the flight, which NewReno used
+ * until issue 19). It is the registered controller unpaced ("tcp-reno" on
+ * "newreno", "tcp-cubic" on "cubic"), so its growth and recovery are SST's
+ * to the byte; acks, loss detection and packet sizes are the channel's for
+ * both flows (1472 bytes: the evaluation's --mtu, a 1500-byte IP packet
+ * like TCP's).
  *
  * The reference starts first and SST 1 s later (as in the evaluation, where
  * SST meets a queue TCP filled); shares are counted from what each
@@ -26,8 +27,9 @@
  *
  * Sweeps by hand (nothing asserted): SST_FAIR_SWEEP=1 runs the matrix of
  * variants of the SST side ("sst-x": the base controller with ssthresh from
- * the window or the flight, a pacing gain in congestion avoidance or no
- * pacing) over several seeds and prints their shares.
+ * the window or, as RFC 5681, from the flight; a pacing gain in congestion
+ * avoidance, or no pacing) over 5 seeds and prints their shares;
+ * SST_FAIR_TRACE=1 prints both senders' windows at every change.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,15 +60,16 @@ static struct rte_mempool *pool;
 static uint64_t seed;
 
 /*
- * A controller on a registered base: the base's arithmetic, with ssthresh
- * taken from the window rather than the flight at a loss or timeout, and
- * its own pacing (unpaced, or gain_pct % of cwnd per srtt).
+ * A controller on a registered base: the base's arithmetic, optionally
+ * with ssthresh taken from the flight rather than the window at a loss or
+ * timeout (RFC 5681), and its own pacing (unpaced, or gain_pct % of cwnd
+ * per srtt).
  */
 struct variant {
 	struct sst_cc_ops ops; /* first: cc->ops points here */
 	const char *base_name;
 	const struct sst_cc_ops *base;
-	bool ssthresh_from_cwnd;
+	bool ssthresh_from_flight;
 	bool unpaced;
 	unsigned int gain_pct; /* congestion avoidance; 0: the channel's own rate */
 };
@@ -126,25 +129,28 @@ variant_on_ack(struct sst_cc *cc, const struct sst_cc_ack_event *ev)
 	variant_pace(cc);
 }
 
+/* The bases reduce the window they are given: RFC 5681's variant gives
+ * them the flight instead when the loss starts a congestion event (the
+ * window stays otherwise). */
 static void
 variant_on_loss(struct sst_cc *cc, const struct sst_cc_loss_event *ev)
 {
-	struct sst_cc_loss_event e = *ev;
+	uint64_t cwnd = cc->cwnd;
 
-	if (variant_of(cc)->ssthresh_from_cwnd)
-		e.bytes_in_flight = cc->cwnd;
-	variant_of(cc)->base->on_loss(cc, &e);
+	if (variant_of(cc)->ssthresh_from_flight && ev->seq > cc->recovery_seq)
+		cc->cwnd = ev->bytes_in_flight > 0 ? ev->bytes_in_flight : 1;
+	variant_of(cc)->base->on_loss(cc, ev);
+	if (!cc->in_recovery)
+		cc->cwnd = cwnd;
 	variant_pace(cc);
 }
 
 static void
 variant_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 {
-	struct sst_cc_rto_event e = *ev;
-
-	if (variant_of(cc)->ssthresh_from_cwnd)
-		e.bytes_in_flight = cc->cwnd;
-	variant_of(cc)->base->on_rto(cc, &e);
+	if (variant_of(cc)->ssthresh_from_flight && !ev->no_rtt_sample)
+		cc->cwnd = ev->bytes_in_flight > 0 ? ev->bytes_in_flight : 1;
+	variant_of(cc)->base->on_rto(cc, ev);
 	variant_pace(cc);
 }
 
@@ -156,22 +162,22 @@ variant_on_idle(struct sst_cc *cc, const struct sst_cc_idle_event *ev)
 	variant_pace(cc);
 }
 
-#define VARIANT(nm, base, from_cwnd, unp)                                          \
-	{                                                                          \
-		.ops = {.name = nm,                                                \
-			.priv_size = SST_CC_PRIV_MAX,                              \
-			.init = variant_init,                                      \
-			.on_sent = variant_on_sent,                                \
-			.on_ack = variant_on_ack,                                  \
-			.on_loss = variant_on_loss,                                \
-			.on_rto = variant_on_rto,                                  \
-			.on_idle = variant_on_idle},                               \
-		.base_name = base, .ssthresh_from_cwnd = from_cwnd, .unpaced = unp \
+#define VARIANT(nm, base, from_flight, unp)                                            \
+	{                                                                              \
+		.ops = {.name = nm,                                                    \
+			.priv_size = SST_CC_PRIV_MAX,                                  \
+			.init = variant_init,                                          \
+			.on_sent = variant_on_sent,                                    \
+			.on_ack = variant_on_ack,                                      \
+			.on_loss = variant_on_loss,                                    \
+			.on_rto = variant_on_rto,                                      \
+			.on_idle = variant_on_idle},                                   \
+		.base_name = base, .ssthresh_from_flight = from_flight, .unpaced = unp \
 	}
 
 /* The TCP-like references, and the SST side of the sweeps. */
-static struct variant tcp_reno = VARIANT("tcp-reno", "newreno", true, true);
-static struct variant tcp_cubic = VARIANT("tcp-cubic", "cubic", true, true);
+static struct variant tcp_reno = VARIANT("tcp-reno", "newreno", false, true);
+static struct variant tcp_cubic = VARIANT("tcp-cubic", "cubic", false, true);
 static struct variant sst_x = VARIANT("sst-x", "newreno", false, false);
 
 static void
@@ -371,9 +377,10 @@ on_trace(void *ctx, const struct sst_channel_trace *t)
 	if (t->v[0] < e->last_cwnd)
 		e->cwnd_cuts++;
 	e->last_cwnd = t->v[0];
-	if (getenv("SST_FAIR_TRACE") != NULL && e->idx == 0)
-		printf("\n  %.6f cwnd %" PRIu64 " ssthresh %" PRIu64 " flight %" PRIu64,
-			(double)t->now / 1e9, t->v[0], t->v[1], t->v[2]);
+	if (getenv("SST_FAIR_TRACE") != NULL)
+		printf("\n  %s %.6f cwnd %" PRIu64 " ssthresh %" PRIu64 " flight %" PRIu64,
+			e->idx == 0 ? "sst" : "ref", (double)t->now / 1e9, t->v[0], t->v[1],
+			t->v[2]);
 }
 
 static void
@@ -547,15 +554,15 @@ test_sweep(void)
 {
 	static const struct {
 		const char *name;
-		bool from_cwnd, unpaced;
+		bool from_flight, unpaced;
 		unsigned int gain;
 	} vs[] = {
-		{"flight, paced 1.25", false, false, 0},
-		{"cwnd, paced 1.25", true, false, 0},
-		{"flight, paced 2.0", false, false, 200},
-		{"cwnd, paced 2.0", true, false, 200},
-		{"flight, unpaced", false, true, 0},
-		{"cwnd, unpaced", true, true, 0},
+		{"flight, paced 1.25", true, false, 0},
+		{"cwnd, paced 1.25", false, false, 0},
+		{"flight, paced 2.0", true, false, 200},
+		{"cwnd, paced 2.0", false, false, 200},
+		{"flight, unpaced", true, true, 0},
+		{"cwnd, unpaced", false, true, 0},
 	};
 	const struct link_kind *lks[] = {&dsl, &wifi};
 	const char *bases[][2] = {{"newreno", "tcp-reno"}, {"cubic", "tcp-cubic"}};
@@ -569,7 +576,7 @@ test_sweep(void)
 				double sum = 0, jain = 0;
 
 				sst_x.base_name = bases[b][0];
-				sst_x.ssthresh_from_cwnd = vs[i].from_cwnd;
+				sst_x.ssthresh_from_flight = vs[i].from_flight;
 				sst_x.unpaced = vs[i].unpaced;
 				sst_x.gain_pct = vs[i].gain;
 				sst_x.base = sst_cc_find(sst_x.base_name);
