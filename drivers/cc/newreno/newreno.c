@@ -24,7 +24,7 @@
  * cannot be inflated by an application-limited sender, since such acks
  * earn no growth. In the simulator against a TCP-like flow
  * (tests/sim/test_sim_fair.c, docs/congestion-control.md) SST's share on
- * the dsl-like link went from 46.1 % to 49.2 %.
+ * the dsl-like link went from 38.5 % to 51.7 %.
  *
  * A retransmission timeout (RFC 5681 section 3.1, equation 4) sets ssthresh
  * the same way, collapses cwnd to the one-packet loss window and records
