@@ -12,6 +12,8 @@
 # Experiments (--only takes a comma-separated list of these names):
 #   bulk   bulk goodput, one flow: SST (NewReno, CUBIC) vs TCP (Reno, CUBIC)
 #   fair   SST and TCP sharing the bottleneck: shares and Jain's index
+#   fairtcp  (only when named) fair's control: kernel TCP against kernel
+#          TCP, the second flow a second late as SST is in fair
 #   fig7   Figure 7: transaction latency vs response size: SST new stream
 #          per transaction, TCP connection per transaction, persistent TCP,
 #          UDP (up to 64 KB)
@@ -392,71 +394,128 @@ exp_bulk() {
 	done
 }
 
-exp_fair() {
-	local csv=$out/fair.csv name r pair scc tcc sst tcp
-	echo "link,pair,rep,sst_mbps,tcp_mbps,sst_share,jain" >"$csv"
-	for name in $fair_links; do
-		case ",${links:-$name}," in *",$name,"*) ;; *) continue ;; esac
-		want_link=$name
-		link_up $(link_params)
-		for r in $(seq $reps); do
-			for pair in newreno:reno cubic:cubic; do
-				scc=${pair%:*} tcc=${pair#*:}
-				local run=fair-$name-$scc-$r t0 share jain
-				# Both rates over the same seconds: TCP's from a one-off
-				# iperf3 server's one-second intervals (received bytes),
-				# SST's from sst-perf's progress lines (acknowledged bytes
-				# each second), stamped here with the wall clock; the
-				# window is where both ran, less a second at each end.
-				ip netns exec "$ns_s" iperf3 -s -1 -p $fair_port -J >"$raw/$run-tcp.json" 2>&1 &
-				local ip3s=$!
-				sleep 0.5
-				t0=$(date +%s.%N)
-				ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$tcc" \
-					>"$raw/$run-tcp-client.txt" 2>&1 &
-				local ip3=$!
-				sleep 1
-				in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$scc" \
-					--event-log "$raw/$run-events.jsonl" \
-					--time "$fair_s" bulk >"$raw/$run-sst.txt" 2> >(while IFS= read -r l; do
-						echo "$(date +%s.%N) $l"
-					done >"$raw/$run-sst.progress")
-				wait $ip3 $ip3s
-				read -r sst tcp share jain < <("$py" - "$raw/$run-tcp.json" \
-					"$raw/$run-sst.progress" "$t0" <<'PY'
+# overlap_rates A T_A B T_B: the mean Mbit/s of two flows over the seconds
+# in which both ran, less one at each end, and A's share and Jain's index.
+# A flow's file is an iperf3 server's JSON (one-second intervals of bytes
+# received, from T, the wall-clock time its client was started) or, for a
+# file ending in .progress, sst-perf's progress lines (bytes acknowledged
+# each second), each stamped with the wall clock as it was read (T unused).
+overlap_rates() {
+	"$py" - "$@" <<'PY'
 import json, re, sys
-tcp_j, t0 = json.load(open(sys.argv[1])), float(sys.argv[3])
-# (start, end, Mbit/s) in wall-clock seconds.
-tcp = [(t0 + i["sum"]["start"], t0 + i["sum"]["end"], i["sum"]["bits_per_second"] / 1e6)
-       for i in tcp_j["intervals"]]
-sst = []
-for line in open(sys.argv[2]):
-    m = re.match(r"([0-9.]+) \[ *[0-9.]+ s\] +([0-9.]+) Mbit/s acknowledged", line)
-    if m:
-        w = float(m.group(1))
-        sst.append((w - 1, w, float(m.group(2))))
-lo = max(tcp[0][0], sst[0][0]) + 1
-hi = min(tcp[-1][1], sst[-1][1]) - 1
 
-def mean(bins):
+def bins(path, t0):
+    """(start, end, Mbit/s) in wall-clock seconds."""
+    if path.endswith(".progress"):
+        out = []
+        for line in open(path):
+            m = re.match(r"([0-9.]+) \[ *[0-9.]+ s\] +([0-9.]+) Mbit/s acknowledged", line)
+            if m:
+                w = float(m.group(1))
+                out.append((w - 1, w, float(m.group(2))))
+        return out
+    t0 = float(t0)
+    return [(t0 + i["sum"]["start"], t0 + i["sum"]["end"], i["sum"]["bits_per_second"] / 1e6)
+            for i in json.load(open(path))["intervals"]]
+
+a_bins, b_bins = bins(sys.argv[1], sys.argv[2]), bins(sys.argv[3], sys.argv[4])
+lo = max(a_bins[0][0], b_bins[0][0]) + 1
+hi = min(a_bins[-1][1], b_bins[-1][1]) - 1
+
+def mean(bs):
     bits = span = 0.0
-    for s, e, r in bins:
+    for s, e, r in bs:
         o = min(hi, e) - max(lo, s)
         if o > 0:
             bits += r * o
             span += o
     return bits / span if span else 0.0
 
-a, b = mean(sst), mean(tcp)
+a, b = mean(a_bins), mean(b_bins)
 t = a + b
 print(round(a, 3), round(b, 3), round(a / t, 4) if t else "",
       round(t * t / (2 * (a * a + b * b)), 4) if t else "")
 PY
-				)
-				log "fair $name SST $scc vs TCP $tcc #$r: $sst vs $tcp Mbit/s, share $share, Jain $jain"
-				echo "$name,$scc-vs-$tcc,$r,$sst,$tcp,$share,$jain" >>"$csv"
-			done
-		done
+}
+
+# for_fair_links FN: FN NAME REP for each of the fair links (the emulator
+# set up with it) and each repetition.
+for_fair_links() {
+	local name r
+	for name in $fair_links; do
+		case ",${links:-$name}," in *",$name,"*) ;; *) continue ;; esac
+		want_link=$name
+		link_up $(link_params)
+		for r in $(seq $reps); do "$1" "$name" "$r"; done
+	done
+}
+
+exp_fair() {
+	echo "link,pair,rep,sst_mbps,tcp_mbps,sst_share,jain" >"$out/fair.csv"
+	for_fair_links fair_rep
+}
+
+fair_rep() { # NAME REP
+	local csv=$out/fair.csv name=$1 r=$2 pair scc tcc sst tcp
+	for pair in newreno:reno cubic:cubic; do
+		scc=${pair%:*} tcc=${pair#*:}
+		local run=fair-$name-$scc-$r t0 share jain
+		# Both rates over the same seconds (overlap_rates): TCP's
+		# from a one-off iperf3 server, SST's from sst-perf's
+		# progress lines.
+		ip netns exec "$ns_s" iperf3 -s -1 -p $fair_port -J >"$raw/$run-tcp.json" 2>&1 &
+		local ip3s=$!
+		sleep 0.5
+		t0=$(date +%s.%N)
+		ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$tcc" \
+			>"$raw/$run-tcp-client.txt" 2>&1 &
+		local ip3=$!
+		sleep 1
+		in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$scc" \
+			--event-log "$raw/$run-events.jsonl" \
+			--time "$fair_s" bulk >"$raw/$run-sst.txt" 2> >(while IFS= read -r l; do
+				echo "$(date +%s.%N) $l"
+			done >"$raw/$run-sst.progress")
+		wait $ip3 $ip3s
+		read -r sst tcp share jain < <(overlap_rates "$raw/$run-sst.progress" - \
+			"$raw/$run-tcp.json" "$t0")
+		log "fair $name SST $scc vs TCP $tcc #$r: $sst vs $tcp Mbit/s, share $share, Jain $jain"
+		echo "$name,$scc-vs-$tcc,$r,$sst,$tcp,$share,$jain" >>"$csv"
+	done
+}
+
+# The control of fair (not in the default list: --only fairtcp): kernel TCP
+# against kernel TCP with the same controller, the second flow started a
+# second after the first as SST is in fair, so the share a late starter
+# takes on the link with nothing of SST in the path.
+exp_fairtcp() {
+	echo "link,pair,rep,late_mbps,first_mbps,late_share,jain" >"$out/fairtcp.csv"
+	for_fair_links fairtcp_rep
+}
+
+fairtcp_rep() { # NAME REP
+	local csv=$out/fairtcp.csv name=$1 r=$2 cc late first share jain
+	for cc in reno cubic; do
+		local run=fairtcp-$name-$cc-$r t0 t1
+		ip netns exec "$ns_s" iperf3 -s -1 -p $fair_port -J >"$raw/$run-first.json" 2>&1 &
+		local s1=$!
+		ip netns exec "$ns_s" iperf3 -s -1 -p $((fair_port + 1)) -J \
+			>"$raw/$run-late.json" 2>&1 &
+		local s2=$!
+		sleep 0.5
+		t0=$(date +%s.%N)
+		ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$cc" \
+			>"$raw/$run-first-client.txt" 2>&1 &
+		local c1=$!
+		sleep 1
+		t1=$(date +%s.%N)
+		in_c iperf3 -c $ip_s -p $((fair_port + 1)) -t "$fair_s" -C "$cc" \
+			>"$raw/$run-late-client.txt" 2>&1
+		wait $c1 $s1 $s2
+		read -r late first share jain < <(overlap_rates "$raw/$run-late.json" "$t1" \
+			"$raw/$run-first.json" "$t0")
+		log "fairtcp $name TCP $cc late vs first #$r: $late vs $first Mbit/s, share $share, Jain $jain"
+		echo "$name,$cc-vs-$cc,$r,$late,$first,$share,$jain" >>"$csv"
 	done
 }
 
@@ -638,6 +697,7 @@ setup_net
 log "results in $out"
 want bulk && exp_bulk
 want fair && exp_fair
+want fairtcp && exp_fairtcp
 want fig7 && exp_fig7
 want fig8 && exp_fig8
 want fig9 && exp_fig9

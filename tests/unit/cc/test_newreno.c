@@ -6,7 +6,8 @@
  * grows by one MSS per RTT; one loss halves it once; several losses in one
  * window halve it once (RFC 6582); a timeout collapses it to one MSS and
  * slow start climbs back to the new ssthresh; the window never goes below
- * two MSS except the one-MSS loss window after a timeout.
+ * two MSS except the one-MSS loss window after a timeout. ssthresh is half
+ * the window, as in Linux (not RFC 5681's half the flight, issue 19).
  */
 #include <stdio.h>
 
@@ -78,13 +79,14 @@ test_single_loss(void)
 	CU_ASSERT_EQUAL(m.reductions, 1);
 	CU_ASSERT_TRUE(m.cc.in_recovery);
 	/*
-	 * ssthresh = cwnd = flight / 2, the flight after removing the lost
-	 * packet: the window minus the lost packet and the packet just acked.
+	 * ssthresh = cwnd = cwnd / 2, as Linux's Reno: the window before the
+	 * loss, not the flight (the window less the lost packet and the
+	 * packet just acked, two packets short of it).
 	 */
-	after = m.loss_flight / 2;
+	after = m.loss_cwnd / 2;
 	CU_ASSERT_EQUAL(m.cc.ssthresh, after);
 	CU_ASSERT_EQUAL(m.cc.cwnd, after);
-	CU_ASSERT(after >= m.loss_cwnd / 2 - 2 * MSS && after <= m.loss_cwnd / 2);
+	CU_ASSERT(m.loss_flight < m.loss_cwnd);
 	ssthresh = after;
 	printf("\n  loss at cwnd %llu, flight %llu: cwnd %llu\n", (unsigned long long)m.loss_cwnd,
 		(unsigned long long)m.loss_flight, (unsigned long long)m.cc.cwnd);
@@ -127,8 +129,7 @@ test_losses_in_one_window(void)
 	CU_ASSERT_EQUAL(m.losses, 4);
 	CU_ASSERT_EQUAL(m.reductions, 1);
 	first = m.cc.cwnd;
-	CU_ASSERT_EQUAL(first, m.loss_flight / 2);
-	CU_ASSERT(first >= m.loss_cwnd / 2 - 2 * MSS && first <= m.loss_cwnd / 2);
+	CU_ASSERT_EQUAL(first, m.loss_cwnd / 2);
 	CU_ASSERT_EQUAL(m.cc.ssthresh, first);
 	CU_ASSERT_EQUAL(model_finish_recovery(&m, 3), 1);
 	CU_ASSERT_EQUAL(m.reductions, 1);
@@ -144,8 +145,10 @@ test_losses_in_one_window(void)
 	model_round(&m);
 	CU_ASSERT_EQUAL(m.losses, 5);
 	CU_ASSERT_EQUAL(m.reductions, 2);
-	CU_ASSERT_EQUAL(m.cc.cwnd, m.loss_flight / 2);
-	CU_ASSERT(m.cc.cwnd <= (first + 6 * MSS) / 2 && m.cc.cwnd >= (first + 3 * MSS) / 2 - MSS);
+	/* Half the window, which grew by about one MSS per round in the five
+	 * rounds, the one that found the loss and the end of the recovery. */
+	CU_ASSERT_EQUAL(m.cc.cwnd, m.loss_cwnd / 2);
+	CU_ASSERT(m.cc.cwnd <= (first + 7 * MSS) / 2 && m.cc.cwnd >= (first + 5 * MSS) / 2);
 }
 
 static void
@@ -156,12 +159,12 @@ test_rto(void)
 
 	start_in_avoidance(50000);
 	flight = m.flight;
+	ssthresh = m.cc.cwnd / 2;
 	largest = m.next_seq - 1;
 	CU_ASSERT(flight > 52000);
 	losses = m.losses;
 	model_rto(&m);
-	/* Loss window of one MSS, ssthresh = flight / 2, recovery point recorded. */
-	ssthresh = flight / 2;
+	/* Loss window of one MSS, ssthresh = cwnd / 2, recovery point recorded. */
 	CU_ASSERT_EQUAL(m.cc.ssthresh, ssthresh);
 	CU_ASSERT_EQUAL(m.cc.cwnd, MSS);
 	CU_ASSERT_FALSE(m.cc.in_recovery);
@@ -186,7 +189,8 @@ test_rto(void)
 		uint64_t before = m.cc.cwnd;
 
 		model_round(&m);
-		CU_ASSERT(m.cc.cwnd - before >= MSS * 95 / 100 && m.cc.cwnd - before <= MSS);
+		/* A window of 26.96 MSS sends 26 packets: 949 bytes, not 964, after the carry. */
+		CU_ASSERT(m.cc.cwnd - before >= MSS * 94 / 100 && m.cc.cwnd - before <= MSS);
 	}
 	CU_ASSERT_EQUAL(m.cc.ssthresh, ssthresh);
 	CU_ASSERT_EQUAL(m.reductions, 0);

@@ -23,11 +23,12 @@ nr_state(struct sst_cc_bpf_ctx *ctx)
 	return (struct newreno *)ctx->scratch;
 }
 
-/* ssthresh after a congestion event: half the flight, at least two packets. */
+/* ssthresh after a congestion event: half the window (Linux's, not
+ * RFC 5681's half the flight), at least two packets. */
 static inline __attribute__((always_inline)) uint64_t
 nr_ssthresh(const struct sst_cc_bpf_ctx *ctx)
 {
-	uint64_t half = ctx->bytes_in_flight / 2;
+	uint64_t half = ctx->cwnd / 2;
 	uint64_t floor = 2 * (uint64_t)ctx->mss;
 
 	return half > floor ? half : floor;
@@ -89,7 +90,7 @@ SST_CC_BPF_SEC(SST_CC_BPF_SEC_RTO)
 uint64_t
 nr_on_rto(struct sst_cc_bpf_ctx *ctx)
 {
-	/* Before any RTT sample the first flight measured nothing of the
+	/* Before any RTT sample the initial window measured nothing of the
 	 * path: ssthresh stays, as after a lost SYN. */
 	if (!(ctx->flags & SST_CC_BPF_F_NO_RTT_SAMPLE))
 		ctx->ssthresh = nr_ssthresh(ctx);
