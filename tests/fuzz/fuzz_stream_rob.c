@@ -183,6 +183,16 @@ model_ready(struct model *md)
 		md->ready_end++;
 }
 
+/* The first byte at or above @p from that the model holds, or @p limit. */
+static uint64_t
+first_held(const struct model *md, uint64_t from, uint64_t limit)
+{
+	for (uint64_t o = from; o < limit; o++)
+		if (rcv[o - md->base])
+			return o;
+	return limit;
+}
+
 static void
 do_insert(struct sst_rob *rob, struct model *md, struct fuzz_input *in)
 {
@@ -225,9 +235,18 @@ do_insert(struct sst_rob *rob, struct model *md, struct fuzz_input *in)
 		FUZZ_CHECK(
 			rc == SST_ROB_DUPLICATE || rc == SST_ROB_ACCEPTED); /* a mark was added */
 	else if (want == SST_ROB_ACCEPTED && len > 0 && fresh && rc == -ENOSPC)
-		FUZZ_CHECK(rob->pieces_used == rob->capacity);
+		/* No piece left, or only the last, which out-of-order bytes may
+		 * not take: a segment at the read point that ends before the
+		 * first byte held above it (a hole's fill) always gets it. */
+		FUZZ_CHECK(rob->pieces_used == rob->capacity ||
+			   (rob->pieces_used + 1 == rob->capacity &&
+				   !(off <= md->ready_end &&
+					   end <= first_held(md, md->ready_end, end))));
 	else
 		FUZZ_CHECK(rc == want);
+	/* Out-of-order bytes never hold every piece: the last is the hole's. */
+	if (rob->bytes_ready == 0)
+		FUZZ_CHECK(rob->pieces_used < rob->capacity);
 	if (len == 0 && (flags & SST_FLAG_MESSAGE) && rc >= 0)
 		mark[off - md->base] = 1; /* may mark the piece ending there */
 	if (rc == SST_ROB_ACCEPTED || rc == -ENOSPC) {
