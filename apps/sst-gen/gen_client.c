@@ -777,6 +777,8 @@ gen_client_run(const struct gen_conf *conf)
 	if (c.attack == GEN_ATTACK_COOKIE_EXPIRY)
 		gen_attack_expiry_replay(&g, poll_channels);
 	rc = gen_report_final(&g);
+	if (!c.json)
+		gen_client_life(&g);
 	/* An attack's streams end when the target defends itself: it runs
 	 * to its timeout, and what the target did is in the report. */
 	if (tool_now() >= deadline && rc == 0 && c.attack == GEN_ATTACK_NONE)

@@ -205,6 +205,8 @@ bool gen_perf_agrees(const struct gen_client *g);
 /** The server's line of the final table, or its member of the JSON object. */
 void gen_perf_report(const struct gen_client *g, bool json);
 
+/** How the client's channels came and went, a line on stderr. */
+void gen_client_life(const struct gen_client *g);
 /** Sum the links' counters into g->tot (O(channels): once a second). */
 void gen_client_sum_links(struct gen_client *g);
 /** A per-second line on stderr. */
