@@ -173,6 +173,22 @@ int gen_server_run(const struct gen_conf *c);
 /** Replay templates on a DPDK port. @return the exit status. */
 int gen_template_run(const struct gen_conf *c);
 
+/* How channels came and went on one side (gen_report.c): the scale run's
+ * check that each client got one channel (issue 21). */
+struct gen_life {
+	uint64_t made, open, replaced, silences, dead_peers, unheard;
+	uint64_t i1, i1_duplicate, i1_conflict, i1_refused; /**< responder: ChkI1 or SecI1 */
+	uint64_t established;				    /**< negotiation, both roles */
+	/** The link's drops: a full queue (a memif ring the peer did not
+	 * empty in time) or an error. */
+	uint64_t tx_drops;
+};
+struct sst_worker;
+/** Add worker @p w's counters to @p l. */
+void gen_life_add(struct gen_life *l, const struct sst_worker *w);
+/** One line of @p l on stderr, for side @p who ("client", "server"). */
+void gen_life_print(const char *who, const struct gen_life *l);
+
 /** Resident memory of this process in bytes (0 when unknown). */
 uint64_t gen_rss(void);
 

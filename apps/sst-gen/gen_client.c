@@ -46,9 +46,11 @@ gen_chan_ready(struct gen_chan *ch, struct sst_stream_peer *peer)
 {
 	ch->peer = peer;
 	if (ch->state == CH_CONNECTING) {
-		ch->state = CH_UP;
+		gen_chan_set_state(ch, CH_UP);
 		account_setup(ch->g, ch);
 	}
+	if (ch->state == CH_UP)
+		gen_active_add(ch);
 }
 
 void
@@ -62,7 +64,7 @@ void
 gen_chan_failed(struct gen_chan *ch)
 {
 	if (ch->state == CH_CONNECTING) {
-		ch->state = CH_FAILED;
+		gen_chan_set_state(ch, CH_FAILED);
 		ch->g->tot.setup_failed++;
 	}
 }
@@ -101,7 +103,7 @@ round_check(struct gen_chan *ch)
 		ch->started = 0;
 		return;
 	}
-	ch->state = CH_DONE;
+	gen_chan_set_state(ch, CH_DONE);
 }
 
 /* A stream ended: @p ok when its whole response came back exact. */
@@ -126,7 +128,10 @@ flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 	f->s = NULL;
 	f->ready_at = now + ch->wl->think_ns;
 	ch->live--;
+	g->live--;
 	round_check(ch);
+	if (ch->state == CH_UP)
+		gen_active_add(ch); /* a slot is free */
 }
 
 /*
@@ -146,9 +151,11 @@ refused(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	f->s = NULL;
 	f->ready_at = now + SST_NSEC_PER_SEC / 1000;
 	ch->live--;
+	g->live--;
 	ch->started--;
 	g->tot.streams--;
 	g->tot.refused++;
+	gen_active_add(ch);
 }
 
 static void
@@ -324,27 +331,33 @@ start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	sst_stream_set_user(f->s, f);
 	ch->started++;
 	ch->live++;
+	g->live++;
 	g->tot.streams++;
 	write_some(ch, f, now);
 }
 
-void
+bool
 gen_chan_poll(struct gen_chan *ch, sst_time_t now)
 {
 	struct gen_client *g = ch->g;
+	bool waiting = false;
 
 	if (ch->state != CH_UP || ch->peer == NULL || g->stopping)
-		return;
+		return false; /* ready, a peer back or a round again: queued then */
 	if (g->c->sst_perf && !gen_perf_ready(ch, now))
-		return;
+		return true;
 	for (uint32_t i = 0; i < ch->wl->concurrent && ch->started < ch->wl->streams; i++) {
 		struct gen_flow *f = &ch->flows[i];
 
-		if (f->live || now < f->ready_at ||
-			!take_token(&g->stream_tokens, g->c->stream_rate))
+		if (f->live)
 			continue;
-		start_stream(ch, f, now);
+		if (now >= f->ready_at && take_token(&g->stream_tokens, g->c->stream_rate))
+			start_stream(ch, f, now);
+		/* Not started (think time, tokens, no control block): the slot
+		 * waits with nothing to wake it but this poll. */
+		waiting |= !f->live;
 	}
+	return waiting && ch->started < ch->wl->streams && ch->state == CH_UP;
 }
 
 /* The channel's share of a pass (the worker's app_poll). */
@@ -452,7 +465,7 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 
 		gen_source_of(c, ch->id, &src);
 		ch->w = g->w;
-		ch->state = CH_CONNECTING;
+		gen_chan_set_state(ch, CH_CONNECTING);
 		ch->t_connect = rte_rdtsc();
 		return sst_worker_connect_from(g->w, &src, &c->server, mode, now);
 	}
@@ -482,7 +495,7 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	ch->w = gen_worker_create(g, &wp, &worker_ops, ch);
 	if (ch->w == NULL)
 		return -rte_errno;
-	ch->state = CH_CONNECTING;
+	gen_chan_set_state(ch, CH_CONNECTING);
 	ch->t_connect = rte_rdtsc();
 	rc = sst_worker_connect(ch->w, &c->server, mode, now);
 	return rc;
@@ -549,7 +562,7 @@ connect_more(struct gen_client *g, sst_time_t now)
 			/* --port: as many handshakes under way as the
 			 * negotiation host holds; this one starts later. */
 			g->next_connect--;
-			ch->state = CH_IDLE;
+			gen_chan_set_state(ch, CH_IDLE);
 			return;
 		}
 		if (rc < 0) {
@@ -562,27 +575,10 @@ connect_more(struct gen_client *g, sst_time_t now)
 					"worker of its own, whose stream buffers take DPDK "
 					"memzones: about 600 channels per process)\n",
 					ch->id, strerror(-rc));
-			ch->state = CH_FAILED;
+			gen_chan_set_state(ch, CH_FAILED);
 			g->tot.setup_failed++;
 		}
 	}
-}
-
-/* @return true when no channel has anything left to do. */
-static bool
-all_done(struct gen_client *g)
-{
-	if (g->next_connect < g->nch && !g->stopping)
-		return false;
-	for (uint32_t i = 0; i < g->next_connect; i++) {
-		uint8_t st = g->ch[i].state;
-
-		if (st == CH_CONNECTING && !g->stopping)
-			return false;
-		if (st == CH_UP && (g->ch[i].live > 0 || !g->stopping))
-			return false;
-	}
-	return true;
 }
 
 static void
@@ -652,7 +648,8 @@ setup(struct gen_client *g, const struct gen_conf *c)
 		"gen_pool", mbufs, 256, 0, RTE_PKTMBUF_HEADROOM + 2048, (int)rte_socket_id());
 	g->clones = rte_pktmbuf_pool_create("gen_clones", mbufs, 256, 0, 0, (int)rte_socket_id());
 	g->ch = calloc(g->nch, sizeof(*g->ch));
-	if (g->pool == NULL || g->clones == NULL || g->ch == NULL) {
+	if (g->pool == NULL || g->clones == NULL || g->ch == NULL ||
+		gen_active_init(g, c->port.set) < 0) {
 		fprintf(stderr, "sst-gen: cannot allocate %u mbufs or %u channels\n", mbufs,
 			g->nch);
 		return -1;
@@ -687,6 +684,7 @@ teardown(struct gen_client *g)
 	if (g->ch != NULL)
 		free(g->ch[0].flows);
 	free(g->ch);
+	gen_active_fini(g);
 	rte_mempool_free(g->pool);
 	rte_mempool_free(g->clones);
 }
@@ -764,7 +762,8 @@ gen_client_run(const struct gen_conf *conf)
 			g.stopping = true;
 		if (tool_interrupted || now >= deadline)
 			g.stopping = true;
-		if (all_done(&g) || tool_interrupted || now >= deadline + SST_NSEC_PER_SEC)
+		if (gen_client_all_done(&g) || tool_interrupted ||
+			now >= deadline + SST_NSEC_PER_SEC)
 			break;
 	}
 	g.t_end = tool_now();
@@ -777,6 +776,8 @@ gen_client_run(const struct gen_conf *conf)
 	if (c.attack == GEN_ATTACK_COOKIE_EXPIRY)
 		gen_attack_expiry_replay(&g, poll_channels);
 	rc = gen_report_final(&g);
+	if (!c.json)
+		gen_client_life(&g);
 	/* An attack's streams end when the target defends itself: it runs
 	 * to its timeout, and what the target did is in the report. */
 	if (tool_now() >= deadline && rc == 0 && c.attack == GEN_ATTACK_NONE)

@@ -16,6 +16,7 @@ enum chan_state {
 	CH_UP,	       /**< running its workload */
 	CH_DONE,       /**< its streams are done: held until the run ends */
 	CH_FAILED,
+	CH_STATES,
 };
 
 struct gen_chan;
@@ -51,6 +52,7 @@ struct gen_chan {
 	/* A stream's end reported inside a read of it: acted on after. */
 	struct sst_stream *in_read;
 	bool close_pending;
+	bool queued; /**< on the run queue (gen_active.c) */
 	/* --attack stream-slots */
 	uint64_t slots_held, slots_refused;
 	void *atk; /**< the attack's link state (gen_attack.c), or NULL */
@@ -120,6 +122,12 @@ struct gen_client {
 	double stream_tokens, chan_tokens;
 	sst_time_t last_refill;
 	bool stopping; /**< no new streams */
+	/* gen_active.c: the channels that may start a stream (--port), and
+	 * counts that say when the run is over, so that a pass costs what
+	 * there is to do rather than the channels held. */
+	uint32_t *runq, nrun;
+	uint32_t nstate[CH_STATES]; /**< channels in each state */
+	uint64_t live;		    /**< streams under way, all channels */
 	struct gen_totals tot;
 	struct gen_attack_stats attack;
 	struct gen_perf perf;
@@ -154,8 +162,26 @@ void gen_source_of(const struct gen_conf *c, uint32_t i, struct sst_net_endpoint
 void gen_chan_ready(struct gen_chan *ch, struct sst_stream_peer *peer);
 void gen_chan_gone(struct gen_chan *ch, struct sst_stream_peer *peer);
 void gen_chan_failed(struct gen_chan *ch);
-/** Start what streams channel ch may start now. */
-void gen_chan_poll(struct gen_chan *ch, sst_time_t now);
+/** Start what streams channel ch may start now. @return true when it
+ * may start more later without a stream ending first (a slot waits for
+ * its think time, a token, a control block or --sst-perf's go). */
+bool gen_chan_poll(struct gen_chan *ch, sst_time_t now);
+
+/* gen_active.c: per-pass work in proportion to the work (issue 21). */
+/** Move channel ch to state st, keeping the counts. */
+void gen_chan_set_state(struct gen_chan *ch, uint8_t st);
+/** Counts for g's channels (all idle) and, with @p queue (--port: one
+ * worker for all), the run queue. @return 0, or -1 (no memory). */
+int gen_active_init(struct gen_client *g, bool queue);
+void gen_active_fini(struct gen_client *g);
+/** Channel ch may start a stream (it came up, or a slot freed): queue it
+ * once. */
+void gen_active_add(struct gen_chan *ch);
+/** The port worker's pass: poll each queued channel, keep those that may
+ * start more. */
+void gen_active_poll(struct gen_client *g, sst_time_t now);
+/** @return true when no channel has anything left to do. */
+bool gen_client_all_done(const struct gen_client *g);
 
 /* gen_attack.c */
 /** @p inner seen through the attack's rewriter (--attack optimistic-ack).
@@ -205,6 +231,8 @@ bool gen_perf_agrees(const struct gen_client *g);
 /** The server's line of the final table, or its member of the JSON object. */
 void gen_perf_report(const struct gen_client *g, bool json);
 
+/** How the client's channels came and went, a line on stderr. */
+void gen_client_life(const struct gen_client *g);
 /** Sum the links' counters into g->tot (O(channels): once a second). */
 void gen_client_sum_links(struct gen_client *g);
 /** A per-second line on stderr. */

@@ -76,16 +76,14 @@ connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 		gen_chan_failed(ch);
 }
 
-/* Every channel started so far gets its turn to open streams. */
+/* The channels that may open streams get their turn (gen_active.c). */
 static void
 app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 {
 	struct gen_client *g = ctx;
 
 	(void)w;
-	for (uint32_t i = 0; i < g->next_connect; i++)
-		if (g->ch[i].state == CH_UP)
-			gen_chan_poll(&g->ch[i], now);
+	gen_active_poll(g, now);
 }
 
 static const struct sst_worker_ops port_ops = {

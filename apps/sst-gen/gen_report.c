@@ -39,6 +39,57 @@ gen_report_second(struct gen_client *g, sst_time_t now)
 	g->last_line = now;
 }
 
+void
+gen_life_add(struct gen_life *l, const struct sst_worker *w)
+{
+	const struct sst_worker_stats *ws = sst_worker_stats(w);
+	const struct sst_nego_stats *n = sst_worker_nego_stats(w);
+
+	l->made += ws->channels_made;
+	l->open += ws->channels_open;
+	l->replaced += ws->channels_replaced;
+	l->silences += ws->silences;
+	l->dead_peers += ws->dead_peers;
+	l->unheard += ws->channels_unheard;
+	l->i1 += n->rx_i1 + n->rx_sec_i1;
+	l->i1_duplicate += n->rx_i1_duplicate + n->rx_sec_i1_duplicate;
+	l->i1_conflict += n->rx_i1_conflict + n->rx_sec_i1_conflict;
+	l->i1_refused += n->rx_i1_refused_full + n->rx_i1_no_channel + n->rx_i1_refused +
+			 n->rx_sec_i1_refused;
+	l->established += n->established_initiator + n->established_responder;
+	l->tx_drops += sst_worker_link_stats(w)->tx_full + sst_worker_link_stats(w)->tx_errors;
+}
+
+void
+gen_life_print(const char *who, const struct gen_life *l)
+{
+	fprintf(stderr,
+		"sst-gen %s channels: made %llu, open %llu, replaced %llu, silences %llu, dead "
+		"peers %llu, unheard %llu; first messages %llu (duplicates %llu, conflicts %llu, "
+		"refused %llu), negotiated %llu; packets the link dropped %llu\n",
+		who, (unsigned long long)l->made, (unsigned long long)l->open,
+		(unsigned long long)l->replaced, (unsigned long long)l->silences,
+		(unsigned long long)l->dead_peers, (unsigned long long)l->unheard,
+		(unsigned long long)l->i1, (unsigned long long)l->i1_duplicate,
+		(unsigned long long)l->i1_conflict, (unsigned long long)l->i1_refused,
+		(unsigned long long)l->established, (unsigned long long)l->tx_drops);
+}
+
+/* How the client's channels came and went (the server's line tells its
+ * side): a replaced or dead channel is one more the server makes. */
+void
+gen_client_life(const struct gen_client *g)
+{
+	struct gen_life l = {0};
+
+	if (g->w != NULL)
+		gen_life_add(&l, g->w);
+	for (uint32_t i = 0; g->w == NULL && i < g->next_connect; i++)
+		if (g->ch[i].w != NULL)
+			gen_life_add(&l, g->ch[i].w);
+	gen_life_print("client", &l);
+}
+
 static void
 json_hist(const char *name, const struct gen_hist *h, bool comma)
 {

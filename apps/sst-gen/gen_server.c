@@ -15,6 +15,8 @@
 #include <rte_mbuf.h>
 
 #include "gen.h"
+#include "sst_engine.h"
+#include "sst_worker.h"
 #include "tool_args.h"
 
 enum { READ_BURST = 32 };
@@ -256,6 +258,16 @@ gen_server_tick(struct gen_server *sv, bool last)
 	struct tool_counters k;
 
 	tool_host_counters(sv->h, &k);
+	if (last) {
+		/* How the channels came and went: one per client unless
+		 * handshakes or channels were repeated (issue 21). */
+		struct sst_engine *e = tool_host_engine(sv->h);
+		struct gen_life l = {0};
+
+		for (uint16_t i = 0; i < sst_engine_workers(e); i++)
+			gen_life_add(&l, sst_engine_worker(e, i));
+		gen_life_print("server", &l);
+	}
 	fprintf(stderr,
 		"sst-gen server%s: channels %llu (made %llu), streams %llu answered %llu failed "
 		"%llu, verify errors %llu, rx %llu B tx %llu B; negotiation: %llu messages, "

@@ -178,7 +178,9 @@ struct sst_worker_stats {
 	uint64_t steer_entries;	    /**< now: endpoints steered away from (or to) their hash */
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
-	 * on other threads never touch a channel). */
+	 * on other threads never touch a channel; with 2,000 channels or
+	 * more every 100 ms per 2,000 channels, so that the sum costs the
+	 * worker a few percent at most). */
 	struct sst_channel_stats channels;
 };
 

@@ -212,6 +212,7 @@ struct sst_worker {
 	uint8_t steer_bits;		/**< of negotiation's steering tags (sharded) */
 	struct sst_channel_stats ended; /**< channel counters of the channels that ended */
 	sst_time_t next_sum;		/**< when stats.channels is refreshed next */
+	uint32_t sum_ticks;		/**< 100 ms ticks since that refresh */
 	/* Refusals logged once per REFUSALS_LOG_INTERVAL (worker_refusals_log()):
 	 * their totals at the last line, and when the next may be written. */
 	uint64_t refusals_logged[10];
@@ -420,6 +421,11 @@ void worker_peers_reap(struct sst_worker *w, sst_time_t now);
 void worker_peers_destroy_all(struct sst_worker *w);
 
 /* worker_life.c: peers and channels over their lives. */
+
+/* stats.channels is summed every 100 ms tick with fewer channels than
+ * this, else every 1 + nchans / SUM_CHANS_PER_TICK ticks: 100,000 channels
+ * every 5.1 s (worker.c). */
+enum { SUM_CHANS_PER_TICK = 2000 };
 
 /* Channel replacement (replace_check()); silence (silence_check()). */
 static const sst_time_t REPLACE_RETRY = SST_NSEC_PER_SEC;
