@@ -75,6 +75,9 @@ nego_layout(const struct sst_nego_host_params *p, struct nego_layout *l)
 		p->ops->transmit == NULL || p->ops->chan_alloc == NULL ||
 		p->ops->chan_free == NULL || p->ops->established == NULL)
 		return -EINVAL;
+	/* Zeroed, so that without a secure configuration its offsets are 0, not
+	 * garbage that gcc's link-time optimiser rightly warns about. */
+	*l = (struct nego_layout){0};
 	l->max_initiating = p->max_initiating ? p->max_initiating : SST_NEGO_DEFAULT_MAX_INITIATING;
 	l->max_responding = p->max_responding ? p->max_responding : SST_NEGO_DEFAULT_MAX_RESPONDING;
 	n = (uint64_t)l->max_initiating + l->max_responding;
