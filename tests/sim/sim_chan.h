@@ -9,8 +9,11 @@
 #ifndef SIM_CHAN_H
 #define SIM_CHAN_H
 
+#include <stdio.h>
+
 #include "sim.h"
 #include "sst_channel.h"
+#include "sst_test.h"
 
 struct sim_chan_host {
 	struct sst_channel *ch;
@@ -44,6 +47,17 @@ sim_chan_handle_expiry(void *ctx, sst_time_t now)
 
 	sst_channel_handle_expiry(h->ch, now);
 	h->pump(h->app, now);
+}
+
+/* The upper layer's event() of scenarios whose channels must neither fail
+ * nor ask for a replacement: either is a test failure. */
+static inline void
+sim_chan_no_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
+{
+	(void)ctx;
+	(void)now;
+	printf("\n  channel event %d", (int)ev);
+	CU_FAIL("a channel failed or asked for a replacement");
 }
 
 /* The host ops; the host's context is a struct sim_chan_host. */

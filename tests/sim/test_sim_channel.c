@@ -157,18 +157,6 @@ up_ack_due(void *ctx, sst_time_t now)
 }
 
 static void
-up_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
-{
-	(void)ctx;
-	(void)now;
-	if (ev == SST_CHANNEL_EV_FAILED) {
-		CU_FAIL("channel failed");
-	} else {
-		CU_FAIL("replacement requested");
-	}
-}
-
-static void
 low_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 {
 	struct app *a = ctx;
@@ -192,7 +180,7 @@ static const struct sst_channel_upper upper = {
 	.acked = up_acked,
 	.lost = up_lost,
 	.ack_due = up_ack_due,
-	.event = up_event,
+	.event = sim_chan_no_event,
 };
 
 static const struct sst_channel_lower lower = {.transmit = low_transmit};

@@ -40,6 +40,7 @@
 #include <rte_mbuf.h>
 
 #include "sim.h"
+#include "sim_chan.h"
 #include "sst_cc.h"
 #include "sst_cc_driver.h"
 #include "sst_channel.h"
@@ -268,15 +269,6 @@ up_ack_due(void *ctx, sst_time_t now)
 }
 
 static void
-up_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
-{
-	RTE_SET_USED(ctx);
-	RTE_SET_USED(now);
-	printf("\n  channel event %d", (int)ev);
-	CU_FAIL("a channel failed or asked for a replacement");
-}
-
-static void
 low_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 {
 	struct end *e = ctx;
@@ -291,7 +283,7 @@ static const struct sst_channel_upper upper = {
 	.acked = up_acked,
 	.lost = up_lost,
 	.ack_due = up_ack_due,
-	.event = up_event,
+	.event = sim_chan_no_event,
 };
 
 static const struct sst_channel_lower lower = {.transmit = low_transmit};

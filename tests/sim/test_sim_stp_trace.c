@@ -144,15 +144,6 @@ up_ack_due(void *ctx, sst_time_t now)
 	sst_test_send_ack_only(a->ch, pool, now);
 }
 
-static void
-up_event(void *ctx, enum sst_channel_event ev, sst_time_t now)
-{
-	(void)ctx;
-	(void)now;
-	printf("\n  channel event %d", (int)ev);
-	CU_FAIL("the channel failed or asked for a replacement");
-}
-
 /* The network loses the sender's whole first flight (the data packets that
  * leave at 0, unpaced before any RTT sample): the retransmission timer
  * fires on the initial RTO with no RTT sample. */
@@ -176,7 +167,7 @@ static const struct sst_channel_upper upper = {
 	.acked = up_acked,
 	.lost = up_lost,
 	.ack_due = up_ack_due,
-	.event = up_event,
+	.event = sim_chan_no_event,
 };
 
 static const struct sst_channel_lower lower = {.transmit = low_transmit};
