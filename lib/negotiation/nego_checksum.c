@@ -376,7 +376,8 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 				return;
 			}
 			key_restart = k == LEGACY_KEY_RESTART;
-		} else if (soon && !nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp)) {
+		} else if (soon && !nego_restart_claimed(h, peer, SST_NEGO_MODE_CHECKSUM, &ulp) &&
+			   !nego_restart_supersedes(h, peer, e, &ulp)) {
 			h->stats.rx_i1_conflict++;
 			return;
 		}
@@ -427,6 +428,7 @@ nego_chk_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->cki = i1.cki;
 	e->ckr = ckr;
 	e->prev_cki = replaced;
+	e->instance = ulp.has_instance ? ulp.instance : 0;
 	e->created = now;
 	e->validated = proven;
 	chk_result(h, &r, SST_NEGO_RESPONDER, e, i1.cki, ckr, (uint8_t)i1.chani, &i1.ulpi);

@@ -76,6 +76,7 @@ struct nego_entry {
 	uint32_t prev_cki;    /**< checksum RESP: the key of the entry this one replaced, or 0 */
 	uint32_t pos;	      /**< INIT: position in the host's attempt list */
 	uint32_t next_free;   /**< free-list link while FREE */
+	uint64_t instance;    /**< RESP: the instance the initiator's I1 claimed; 0: none */
 	sst_time_t created;   /**< first message sent or accepted */
 	sst_time_t last_tx;   /**< INIT: latest I1 sent */
 	sst_time_t next_tx;   /**< INIT: next retransmission */
@@ -352,6 +353,15 @@ void nego_restart_check(struct sst_nego_host *h, struct sst_nego_result *r);
  * at once, within the 20 s that otherwise make it a stray). */
 bool nego_restart_claimed(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	enum sst_nego_mode mode, const struct sst_nego_ulp *ulp);
+
+/** True when an I1 with this ulp blob that names the number of entry @p e
+ * (another key or nonce) comes from a new process at the peer's address:
+ * e's handshake is over (not half-open), the I1 claims an instance and
+ * e's initiator claimed another, and it is not the instance the peer's
+ * last restart replaced. It may then replace e at once, in either mode,
+ * within the 20 s that otherwise make it a stray (docs/negotiation.md 3.1). */
+bool nego_restart_supersedes(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct nego_entry *e, const struct sst_nego_ulp *ulp);
 
 /** After established() accepted r: record its channel under the peer's instance. */
 void nego_restart_commit(struct sst_nego_host *h, const struct sst_nego_result *r);

@@ -246,6 +246,22 @@ nego_restart_claimed(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	       p->prev_instance != ulp->instance;
 }
 
+bool
+nego_restart_supersedes(struct sst_nego_host *h, const struct sst_nego_addr *peer,
+	const struct nego_entry *e, const struct sst_nego_ulp *ulp)
+{
+	const struct nego_peer *p;
+
+	/* A half-open handshake is the one thing a forged I1 could break:
+	 * it keeps the 20 s rule. An established entry only recognises its
+	 * initiator's repetitions; its channel stays the caller's. */
+	if (e->phase == NEGO_PH_HALF || !ulp->has_instance || e->instance == 0 ||
+		ulp->instance == e->instance)
+		return false;
+	p = peer_find(h, peer, peer_hash(h, peer));
+	return p == NULL || p->prev_instance != ulp->instance;
+}
+
 int
 nego_report_established(struct sst_nego_host *h, struct sst_nego_result *r, sst_time_t now)
 {

@@ -237,10 +237,11 @@ int sst_secure_peek_nonce(int32_t type, const struct sst_bytes *body, const uint
 
 /** What an endpoint needs of a SecI1 before it decides to keep state. */
 struct sst_secure_i1_info {
-	const uint8_t *ni;  /**< 32 bytes, into the chunk body */
-	uint8_t chani;	    /**< the initiator's channel number, 1..255 */
-	uint8_t noffer;	    /**< suites offered */
-	uint8_t cookie_len; /**< 0: no cookie */
+	const uint8_t *ni;    /**< 32 bytes, into the chunk body */
+	uint8_t chani;	      /**< the initiator's channel number, 1..255 */
+	uint8_t noffer;	      /**< suites offered */
+	uint8_t cookie_len;   /**< 0: no cookie */
+	struct sst_bytes ulp; /**< ulpi, into the chunk body (in clear, not yet authenticated) */
 };
 
 /**

@@ -443,6 +443,7 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 {
 	struct sst_secure_i1_info info;
 	struct sst_secure_cookie_req req;
+	struct sst_nego_ulp ulp;
 	struct sst_nego_builder b;
 	struct nego_entry *e;
 	struct nego_sec *sec;
@@ -480,8 +481,12 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 			return;
 		}
 		/* As in checksum mode: a number reused within 20 s is a
-		 * stray or forged message; later, a restart. */
-		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER)) {
+		 * stray or forged message, unless another process claims
+		 * it from an entry whose handshake is over; later, a
+		 * restart. */
+		sst_nego_ulp_decode(info.ulp.ptr, info.ulp.len, &ulp);
+		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER) &&
+			!nego_restart_supersedes(h, peer, e, &ulp)) {
 			h->stats.rx_sec_i1_conflict++;
 			return;
 		}
@@ -553,6 +558,8 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->mode = SST_NEGO_MODE_SECURE;
 	e->local_channel = (uint8_t)chan;
 	e->peer_channel = info.chani;
+	sst_nego_ulp_decode(info.ulp.ptr, info.ulp.len, &ulp);
+	e->instance = ulp.has_instance ? ulp.instance : 0;
 	e->created = now;
 	e->validated = validated;
 	if (!validated) {

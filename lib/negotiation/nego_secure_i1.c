@@ -170,5 +170,6 @@ sst_secure_i1_info(const struct sst_bytes *body, struct sst_secure_i1_info *info
 	info->chani = (uint8_t)m.chani;
 	info->noffer = (uint8_t)m.noffer;
 	info->cookie_len = (uint8_t)m.cookie.len;
+	info->ulp = m.ulp;
 	return 0;
 }

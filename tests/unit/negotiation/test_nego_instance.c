@@ -639,6 +639,60 @@ test_refused(void)
 	pair_fini();
 }
 
+/* A new process at the same address reuses chani 1 within seconds of the
+ * responder's entry for its predecessor's channel, in either mode and
+ * switching modes (tests/system/cat_veth.sh: a secure client 3 s after a
+ * checksum one from the same port got no answer for 20 s: its SecI1
+ * copies at 0 to 15.5 s all fell within the entry's 20 s). An entry whose
+ * handshake is over gives way to another instance's I1 at once; a
+ * handshake still half-open, and the same instance with another nonce,
+ * keep the 20 s rule. */
+static void
+test_new_instance_within_20s(void)
+{
+	static const enum sst_nego_mode modes[] = {SST_NEGO_MODE_SECURE, SST_NEGO_MODE_SECURE,
+		SST_NEGO_MODE_CHECKSUM, SST_NEGO_MODE_SECURE, SST_NEGO_MODE_CHECKSUM};
+	const struct sst_nego_stats *st;
+
+	pair_init(true);
+	C.p.instance = 1;
+	tp_start(&C);
+	tp_start(&S);
+	st = sst_nego_stats(S.h);
+	for (unsigned int k = 0; k < RTE_DIM(modes); k++) {
+		if (k > 0)
+			restart(&C, 1 + k);
+		negotiate(modes[k], k * 2 * SEC);
+		CU_ASSERT_EQUAL(last(&C)->local_channel, 1);
+		CU_ASSERT_TRUE(st->rx_i1_conflict == 0 && st->rx_sec_i1_conflict == 0);
+		/* Each secure channel after the first: a restart of the
+		 * identity (checksum channels are another principal). */
+		CU_ASSERT_EQUAL(last(&S)->peer_restarted, k == 1 || k == 3);
+	}
+	/* The same instance again (a host that comes back with its instance
+	 * fixed by configuration): another nonce on a held number, a stray. */
+	restart(&C, 5);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_SECURE, 11 * SEC) > 0);
+	tp_deliver(&C, &S, 11 * SEC);
+	CU_ASSERT_TRUE(S.nout == 0 && st->rx_sec_i1_conflict == 1);
+	/* A half-open handshake: another instance's SecI1 may not end it. */
+	restart(&C, 6);
+	C.self = tp_addr(0x0a000009, 4000);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_SECURE, 12 * SEC) > 0);
+	tp_deliver(&C, &S, 12 * SEC);
+	CU_ASSERT_EQUAL(S.nout, 1); /* SecR1, held */
+	S.nout = 0;
+	restart(&C, 7);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_SECURE, 13 * SEC) > 0);
+	tp_deliver(&C, &S, 13 * SEC);
+	CU_ASSERT_TRUE(S.nout == 0 && st->rx_sec_i1_conflict == 2);
+	restart(&C, 8);
+	CU_ASSERT_TRUE(sst_nego_connect(C.h, &S.self, SST_NEGO_MODE_CHECKSUM, 14 * SEC) > 0);
+	tp_deliver(&C, &S, 14 * SEC);
+	CU_ASSERT_TRUE(S.nout == 0 && st->rx_i1_conflict == 1);
+	pair_fini();
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_ulp_v1),
 	SST_TEST(test_ulp_v2),
@@ -652,6 +706,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_forged),
 	SST_TEST(test_principals),
 	SST_TEST(test_refused),
+	SST_TEST(test_new_instance_within_20s),
 	SST_TEST_END,
 };
 
