@@ -142,6 +142,7 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	ch->lower = p->lower;
 	ch->lower_ctx = p->lower_ctx;
 	ch->pool = p->pool;
+	ch->mem = p->mem != NULL ? p->mem : &sst_mem_rte;
 	ch->mtu = r.mtu;
 	ch->local_channel = p->local_channel;
 	ch->peer_channel = p->peer_channel;
@@ -154,7 +155,7 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	ch->rx_ack_now = SST_TIME_NEVER;
 
 	sst_replay_init(ch->replay, r.replay_window);
-	sst_txlog_init_grow(ch->txlog, r.tx_log, &sst_mem_rte);
+	sst_txlog_init_grow(ch->txlog, r.tx_log, ch->mem);
 	sst_ack_default_policy(&ack);
 	if (p->ack_delay != 0)
 		ack.max_delay = p->ack_delay;
@@ -195,33 +196,41 @@ sst_channel_fini(struct sst_channel *ch)
 struct sst_channel *
 sst_channel_create(const struct sst_channel_params *p, sst_time_t now)
 {
+	const struct sst_mem_ops *mem;
 	struct sst_channel *ch;
 	size_t size = sst_channel_size(p);
 	int rc;
 
 	if (size == 0)
 		return NULL;
-	ch = rte_zmalloc("sst_channel", size, RTE_CACHE_LINE_SIZE);
+	mem = p->mem != NULL ? p->mem : &sst_mem_rte;
+	ch = mem->zalloc(mem->ctx, size);
 	if (ch == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
 	rc = sst_channel_init(ch, p, now);
 	if (rc < 0) {
-		rte_free(ch);
+		mem->release(mem->ctx, ch, size);
 		rte_errno = -rc;
 		return NULL;
 	}
+	ch->alloc_size = size;
 	return ch;
 }
 
 void
 sst_channel_destroy(struct sst_channel *ch)
 {
+	const struct sst_mem_ops *mem;
+	size_t size;
+
 	if (ch == NULL)
 		return;
+	mem = ch->mem;
+	size = ch->alloc_size;
 	sst_channel_fini(ch);
-	rte_free(ch);
+	mem->release(mem->ctx, ch, size);
 }
 
 uint32_t

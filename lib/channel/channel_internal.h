@@ -34,6 +34,8 @@ struct sst_channel {
 	const struct sst_channel_lower *lower;
 	void *lower_ctx;
 	struct rte_mempool *pool;
+	const struct sst_mem_ops *mem; /**< p->mem, or sst_mem_rte */
+	size_t alloc_size;	       /**< sst_channel_create()'s; 0: the caller's memory */
 	uint32_t mtu;
 	uint8_t local_channel;
 	uint8_t peer_channel;

@@ -48,7 +48,7 @@ sst_txlog_fini(struct sst_txlog *log)
 {
 	if (log == NULL || log->mem == NULL)
 		return;
-	log->mem->release(log->mem->ctx, log->e);
+	log->mem->release(log->mem->ctx, log->e, (size_t)log->capacity * sizeof(*log->e));
 	log->e = NULL;
 	log->capacity = 0;
 }
@@ -69,7 +69,7 @@ grow(struct sst_txlog *log, uint32_t cap)
 	}
 	for (uint64_t s = log->oldest; s < log->next_seq; s++)
 		e[s & (cap - 1)] = log->e[s & (log->capacity - 1)];
-	log->mem->release(log->mem->ctx, log->e);
+	log->mem->release(log->mem->ctx, log->e, (size_t)log->capacity * sizeof(*log->e));
 	log->e = e;
 	log->capacity = cap;
 	log->grows++;

@@ -26,6 +26,7 @@
 #include <rte_mempool.h>
 
 #include "sst_crypto_driver.h"
+#include "sst_mem.h"
 #include "sst_time.h"
 
 struct sst_channel;
@@ -168,6 +169,9 @@ struct sst_channel_params {
 	/** Where sealed packets go; transmit required, kept like upper. */
 	const struct sst_channel_lower *lower;
 	void *lower_ctx; /**< first argument of lower->transmit() */
+	/** Where sst_channel_create() takes the channel and its transmit log
+	 * grows (NULL: the DPDK heap, sst_mem_rte); kept like upper. */
+	const struct sst_mem_ops *mem;
 };
 
 /** Counters, for telemetry and tests. */
@@ -227,14 +231,15 @@ int sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p,
  * @param ch The channel; NULL, or one finished already, is ignored. */
 void sst_channel_fini(struct sst_channel *ch);
 
-/** sst_channel_size() + rte_zmalloc() + sst_channel_init().
+/** sst_channel_size() + memory from p->mem (the DPDK heap by default) +
+ * sst_channel_init().
  * @param p Parameters, as for sst_channel_init().
  * @param now Current time.
  * @return The channel, or NULL with rte_errno set: the errors of
  *   sst_channel_size() and sst_channel_init() (positive), ENOMEM. */
 struct sst_channel *sst_channel_create(const struct sst_channel_params *p, sst_time_t now);
 
-/** sst_channel_fini() + rte_free().
+/** sst_channel_fini() + the memory back where it came from.
  * @param ch A channel from sst_channel_create(); NULL is ignored. */
 void sst_channel_destroy(struct sst_channel *ch);
 

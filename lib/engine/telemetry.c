@@ -205,6 +205,8 @@ worker_rows(struct sst_worker *w, struct sst_tel_u64 *out)
 		{"handoff_full", ws->handoff_full},
 		{"peers_handed", ws->peers_handed},
 		{"steer_entries", ws->steer_entries},
+		{"mem_in_use", ws->mem_in_use},
+		{"mem_reserved", ws->mem_reserved},
 		{"chan_tx_packets", ws->channels.tx_packets},
 		{"chan_tx_bytes", ws->channels.tx_bytes},
 		{"chan_rx_packets", ws->channels.rx_packets},

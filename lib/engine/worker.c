@@ -205,6 +205,8 @@ sst_worker_create(const struct sst_worker_params *p)
 	sp.ctx = w;
 	if (sp.pool == NULL)
 		sp.pool = p->pool;
+	if (sp.mem == NULL)
+		sp.mem = sst_mem_cache_ops(&w->mem);
 	rc = worker_peers_init(w);
 	if (rc < 0)
 		goto fail;
@@ -256,6 +258,8 @@ chan_stats_refresh(struct sst_worker *w)
 	for (uint32_t i = 0; i < w->nchans; i++)
 		chan_stats_add(&sum, sst_channel_stats(sst_stream_chan_channel(w->chans[i]->sc)));
 	w->stats.channels = sum;
+	w->stats.mem_in_use = w->mem.stats.in_use_bytes;
+	w->stats.mem_reserved = w->mem.stats.reserved_bytes;
 }
 
 static void
@@ -269,7 +273,7 @@ chan_end(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	sst_stream_chan_destroy(wc->sc, now);
 	sst_nego_release(w->nego, &a, wc->number, wc->peer_channel);
 	worker_chan_remove(w, wc, now);
-	rte_free(wc);
+	worker_obj_free(w, wc, sizeof(*wc));
 	w->stats.channels_open--;
 	w->stats.channels_closed++;
 }
@@ -287,6 +291,7 @@ sst_worker_destroy(struct sst_worker *w)
 	/* It gives the numbers of unfinished attempts back: tables first. */
 	sst_nego_host_destroy(w->nego);
 	worker_io_fini(w);
+	/* Last: the stream layer's objects came from its cache too. */
 	worker_peers_fini(w);
 	rte_free(w);
 }

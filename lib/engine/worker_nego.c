@@ -186,7 +186,7 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 
 	if (sst_nego_channel_params(r, &chp) < 0)
 		return NULL;
-	wc = rte_zmalloc("sst_worker_chan", sizeof(*wc), 0);
+	wc = worker_obj_alloc(w, sizeof(*wc));
 	if (wc == NULL)
 		return NULL;
 	chp.pool = w->p.pool;
@@ -235,12 +235,12 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 	wc->waiting_since = SST_TIME_NEVER;
 	wc->sc = sst_stream_chan_create(p->sp, &cp, now);
 	if (wc->sc == NULL) {
-		rte_free(wc);
+		worker_obj_free(w, wc, sizeof(*wc));
 		return NULL;
 	}
 	if (worker_chan_add(w, wc) < 0) {
 		sst_stream_chan_destroy(wc->sc, now);
-		rte_free(wc);
+		worker_obj_free(w, wc, sizeof(*wc));
 		return NULL;
 	}
 	worker_chan_activate(w, wc);

@@ -67,6 +67,8 @@ int
 worker_peers_init(struct sst_worker *w)
 {
 	randombytes_buf(w->hash_key, sizeof(w->hash_key));
+	/* Nothing is taken from the heap before the first object. */
+	sst_mem_cache_init(&w->mem, &sst_mem_rte);
 	TAILQ_INIT(&w->lingering);
 	TAILQ_INIT(&w->orphans);
 	if (worker_table_init(&w->eps, "sst_worker_eps", EPS_INITIAL) < 0)
@@ -108,7 +110,8 @@ void
 worker_peers_fini(struct sst_worker *w)
 {
 	worker_move_fini(w);
-	worker_table_free_all(&w->eps);
+	/* The endpoints' records go with the cache. */
+	worker_table_fini(&w->eps);
 	worker_table_fini(&w->chan_table);
 	worker_table_fini(&w->instances);
 	rte_free(w->chans);
@@ -117,6 +120,9 @@ worker_peers_fini(struct sst_worker *w)
 	w->chans = NULL;
 	w->active = NULL;
 	w->heap = NULL;
+	/* Last (sst_worker_destroy() calls this after the stream host went,
+	 * whose objects came from the cache too). */
+	sst_mem_cache_fini(&w->mem);
 }
 
 /* ---- Endpoints and their channel numbers ---- */
@@ -162,13 +168,13 @@ ep_get(struct sst_worker *w, const struct sst_net_endpoint *ep)
 
 	if (e != NULL)
 		return e;
-	e = rte_zmalloc("sst_worker_ep", sizeof(*e), 0);
+	e = worker_obj_alloc(w, sizeof(*e));
 	if (e == NULL)
 		return NULL;
 	e->hash = hash;
 	e->ep = *ep;
 	if (worker_table_add(&w->eps, hash, e) < 0) {
-		rte_free(e);
+		worker_obj_free(w, e, sizeof(*e));
 		return NULL;
 	}
 	w->stats.endpoints++;
@@ -232,7 +238,7 @@ worker_eps_expire(struct sst_worker *w, sst_time_t now)
 			continue;
 		}
 		worker_table_del(&w->eps, e->hash, e);
-		rte_free(e);
+		worker_obj_free(w, e, sizeof(*e));
 		w->stats.endpoints--;
 	}
 }
@@ -464,12 +470,12 @@ worker_peer_create(struct sst_worker *w, struct worker_ep *e, const struct sst_n
 	 * this pass (it has no stream to wait for). */
 	if (w->p.max_peers != 0 && w->npeers - w->npeers_leaving >= w->p.max_peers)
 		return NULL;
-	p = rte_zmalloc("sst_worker_peer", sizeof(*p), 0);
+	p = worker_obj_alloc(w, sizeof(*p));
 	if (p == NULL)
 		return NULL;
 	p->sp = sst_stream_peer_create(w->sh, r->common_caps);
 	if (p->sp == NULL) {
-		rte_free(p);
+		worker_obj_free(w, p, sizeof(*p));
 		return NULL;
 	}
 	TAILQ_INIT(&p->chans);
@@ -549,7 +555,7 @@ peer_free(struct sst_worker *w, struct worker_peer *p, bool tell, sst_time_t now
 		TAILQ_REMOVE(&w->orphans, p, orphan_link);
 	p->at->peer = NULL;
 	linger_start(w, p->at, now);
-	rte_free(p);
+	worker_obj_free(w, p, sizeof(*p));
 	w->npeers--;
 	w->stats.peers_open--;
 	w->stats.peers_freed++;

@@ -33,6 +33,7 @@
 #include <rte_mempool.h>
 
 #include "sst_channel.h"
+#include "sst_mem.h"
 #include "sst_time.h"
 
 struct sst_stream_host;
@@ -207,6 +208,10 @@ struct sst_stream_host_params {
 	 * (docs/wire-format.md 9.8). Never for real service.
 	 */
 	bool prototype_reader;
+	/** Where the objects of peers and channels and their tables come
+	 * from (NULL: the DPDK heap, sst_mem_rte). A worker passes its
+	 * cache (sst_mem_cache): it must outlive the host. */
+	const struct sst_mem_ops *mem;
 };
 
 /** Host counters. */

@@ -45,6 +45,8 @@ const struct sst_channel_upper sst_stream_chan_upper = {
 static void
 chan_free(struct sst_stream_chan *c)
 {
+	const struct sst_mem_ops *mem = c->peer->host->p.mem;
+
 	/* The SID spaces give their tables back (a space never initialised,
 	 * when a later step failed, is all zero: nothing to give). */
 	if (c->ch != NULL)
@@ -53,12 +55,13 @@ chan_free(struct sst_stream_chan *c)
 	stream_peer_hcid_drop(c->peer, c->peer_hcid);
 	sst_sid_space_fini(c->tx_sids);
 	sst_sid_space_fini(c->rx_sids);
-	rte_free(c->sent);
-	rte_free(c->codes);
-	if (c->dgram != NULL)
+	mem->release(mem->ctx, c->sent, (size_t)c->sent_cap * sizeof(*c->sent));
+	mem->release(mem->ctx, c->codes, (size_t)c->code_cap * sizeof(*c->codes));
+	if (c->dgram != NULL) {
 		sst_dgram_rx_fini(c->dgram);
-	rte_free(c->dgram);
-	rte_free(c);
+		mem->release(mem->ctx, c->dgram, sst_dgram_rx_size(STREAM_DGRAM_RX_FRAGS));
+	}
+	mem->release(mem->ctx, c, sizeof(*c));
 }
 
 /* Streams left without a channel continue on this one: each sends an Attach
@@ -102,7 +105,7 @@ sst_stream_chan_create(
 		rte_errno = slot < 0 || li == -ENOSPC || pi == -ENOSPC ? ENOSPC : EINVAL;
 		return NULL;
 	}
-	c = rte_zmalloc("sst_stream_chan", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	c = h->p.mem->zalloc(h->p.mem->ctx, sizeof(*c));
 	if (c == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -117,6 +120,8 @@ sst_stream_chan_create(
 	c->on_hold = cp->hold;
 	c->root_tx_window = sst_window_encode(h->p.rx_window_min);
 	chp = *cp->channel;
+	if (chp.mem == NULL)
+		chp.mem = h->p.mem;
 	chp.upper = &sst_stream_chan_upper;
 	chp.upper_ctx = c;
 	c->replay_window = chp.replay_window != 0 ? chp.replay_window : 32;
@@ -128,10 +133,10 @@ sst_stream_chan_create(
 	c->code_max = h->p.max_sids + STREAM_CODES_STATELESS;
 	c->tx_sids = &c->tx_space;
 	c->rx_sids = &c->rx_space;
-	if (sst_sid_space_init_grow(c->tx_sids, h->p.max_sids, SST_SID_TX, &p->root, &sst_mem_rte) <
+	if (sst_sid_space_init_grow(c->tx_sids, h->p.max_sids, SST_SID_TX, &p->root, h->p.mem) <
 			0 ||
-		sst_sid_space_init_grow(
-			c->rx_sids, h->p.max_sids, SST_SID_RX, &p->root, &sst_mem_rte) < 0) {
+		sst_sid_space_init_grow(c->rx_sids, h->p.max_sids, SST_SID_RX, &p->root, h->p.mem) <
+			0) {
 		chan_free(c);
 		rte_errno = EINVAL;
 		return NULL;

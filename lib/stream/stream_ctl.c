@@ -100,6 +100,7 @@ stream_ctl_moving(struct sst_stream *s)
 int
 stream_chan_codes_reserve(struct sst_stream_chan *c, uint32_t n)
 {
+	const struct sst_mem_ops *mem = c->peer->host->p.mem;
 	uint32_t cap = RTE_MAX(c->code_cap, (uint32_t)STREAM_CODES_INIT / 2);
 	uint32_t *codes;
 
@@ -110,14 +111,14 @@ stream_chan_codes_reserve(struct sst_stream_chan *c, uint32_t n)
 	while (cap < n)
 		cap *= 2;
 	cap = RTE_MIN(cap, c->code_max);
-	codes = rte_zmalloc("sst_codes", (size_t)cap * sizeof(*codes), RTE_CACHE_LINE_SIZE);
+	codes = mem->zalloc(mem->ctx, (size_t)cap * sizeof(*codes));
 	if (codes == NULL) {
 		c->stats.table_grow_failures++;
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < c->code_count; i++)
 		codes[i] = c->codes[(c->code_head + i) % c->code_cap];
-	rte_free(c->codes);
+	mem->release(mem->ctx, c->codes, (size_t)c->code_cap * sizeof(*c->codes));
 	c->codes = codes;
 	c->code_head = 0;
 	c->code_cap = cap;

@@ -61,6 +61,8 @@ host_defaults(struct sst_stream_host_params *p)
 		p->peer_max_rx_buffers = RTE_MAX(p->max_rx_buffers / 4, 1u);
 	if (p->name == NULL)
 		p->name = "sst";
+	if (p->mem == NULL)
+		p->mem = &sst_mem_rte;
 }
 
 struct sst_stream_host *

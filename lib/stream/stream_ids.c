@@ -114,7 +114,7 @@ sst_sid_space_fini(struct sst_sid_space *s)
 		return;
 	if (s->mem != NULL) {
 		/* Growable: the tables go, the next attachment starts small again. */
-		s->mem->release(s->mem->ctx, s->ent);
+		s->mem->release(s->mem->ctx, s->ent, s->cap != 0 ? table_size(s->cap) : 0);
 		s->ent = NULL;
 		s->slot = NULL;
 		s->cap = 0;
@@ -209,7 +209,7 @@ grow(struct sst_sid_space *s)
 	}
 	if (old_entries > 0)
 		memcpy(ent, s->ent, (size_t)old_entries * sizeof(*ent));
-	s->mem->release(s->mem->ctx, s->ent);
+	s->mem->release(s->mem->ctx, s->ent, s->cap != 0 ? table_size(s->cap) : 0);
 	s->ent = ent;
 	s->slot = (struct sid_slot *)(ent + 2 * cap);
 	s->cap = cap;

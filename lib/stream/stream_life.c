@@ -251,8 +251,8 @@ stream_tx_buffers(struct sst_stream *s)
 	if (sst_sendq_init(&tx->q, h->p.send_buffer, h->txio_mbufs, h->txio_ranges, h->p.clone_pool,
 		    s->tx_off) < 0 ||
 		(h->p.send_mbufs > h->txio_mbufs &&
-			sst_sendq_set_growth(&tx->q, h->p.send_mbufs, 2 * h->p.send_mbufs + 2,
-				&sst_mem_rte) < 0)) {
+			sst_sendq_set_growth(
+				&tx->q, h->p.send_mbufs, 2 * h->p.send_mbufs + 2, h->p.mem) < 0)) {
 		rte_mempool_put(h->txios, obj);
 		return -EINVAL;
 	}
@@ -296,7 +296,7 @@ stream_rx_buffers(struct sst_stream *s)
 	if (sst_rob_init(&rx->rob, h->rxio_pieces, h->p.rx_window_max, h->p.clone_pool, s->rx_off) <
 			0 ||
 		(h->p.rx_pieces > h->rxio_pieces &&
-			sst_rob_set_growth(&rx->rob, h->p.rx_pieces, &sst_mem_rte) < 0)) {
+			sst_rob_set_growth(&rx->rob, h->p.rx_pieces, h->p.mem) < 0)) {
 		rte_mempool_put(h->rxios, obj);
 		return -EINVAL;
 	}
@@ -612,8 +612,10 @@ stream_close_tx(struct sst_stream *s)
 void
 stream_peer_free_mem(struct sst_stream_peer *p)
 {
-	rte_free(p->usids);
-	rte_free(p);
+	const struct sst_mem_ops *mem = p->host->p.mem;
+
+	mem->release(mem->ctx, p->usids, (p->usid_mask + 1) * sizeof(*p->usids));
+	mem->release(mem->ctx, p, sizeof(*p));
 }
 
 void

@@ -17,12 +17,12 @@ sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 	struct sst_stream_peer *p;
 	uint32_t slots = STREAM_USIDS_INIT;
 
-	p = rte_zmalloc("sst_stream_peer", sizeof(*p), RTE_CACHE_LINE_SIZE);
+	p = h->p.mem->zalloc(h->p.mem->ctx, sizeof(*p));
 	if (p == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	p->usids = rte_zmalloc("sst_stream_usids", slots * sizeof(*p->usids), RTE_CACHE_LINE_SIZE);
+	p->usids = h->p.mem->zalloc(h->p.mem->ctx, slots * sizeof(*p->usids));
 	if (p->usids == NULL)
 		goto fail;
 	p->host = h;
@@ -40,7 +40,7 @@ sst_stream_peer_create(struct sst_stream_host *h, uint32_t caps)
 	return p;
 
 fail:
-	rte_free(p);
+	h->p.mem->release(h->p.mem->ctx, p, sizeof(*p));
 	rte_errno = ENOMEM;
 	return NULL;
 }

@@ -42,6 +42,14 @@ chunk_islands(struct rob_chunk *c)
 	return (struct rob_island *)(chunk_pieces(c) + c->n);
 }
 
+/* A chunk of n pieces and n islands. */
+static size_t
+chunk_bytes(uint32_t n)
+{
+	return sizeof(struct rob_chunk) +
+	       (size_t)n * (sizeof(struct rob_piece) + sizeof(struct rob_island));
+}
+
 /* Give the chunks back (their pieces hold nothing). */
 static void
 release_chunks(struct sst_rob *rob)
@@ -50,7 +58,7 @@ release_chunks(struct sst_rob *rob)
 		struct rob_chunk *c = rob->chunks;
 
 		rob->chunks = c->next;
-		rob->mem->release(rob->mem->ctx, c);
+		rob->mem->release(rob->mem->ctx, c, chunk_bytes(c->n));
 	}
 	rob->capacity = rob->own_capacity;
 }
@@ -127,8 +135,7 @@ grow(struct sst_rob *rob)
 
 	if (n == 0)
 		return -ENOSPC;
-	c = rob->mem->zalloc(rob->mem->ctx,
-		sizeof(*c) + (size_t)n * (sizeof(struct rob_piece) + sizeof(struct rob_island)));
+	c = rob->mem->zalloc(rob->mem->ctx, chunk_bytes(n));
 	if (c == NULL) {
 		rob->stats.grow_failures++;
 		return -ENOSPC;

@@ -399,6 +399,7 @@ rx_ack(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_m
 static int
 chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now)
 {
+	const struct sst_mem_ops *mem = c->peer->host->p.mem;
 	struct sst_dgram_rx_conf dc = {
 		.capacity = STREAM_DGRAM_RX_FRAGS,
 		.max_bytes = 512 * 1024,
@@ -410,9 +411,9 @@ chan_dgram_rx(struct sst_stream_chan *c, sst_time_t now)
 
 	if (c->dgram != NULL)
 		return 0;
-	c->dgram = rte_zmalloc("sst_dgram", sst_dgram_rx_size(dc.capacity), RTE_CACHE_LINE_SIZE);
+	c->dgram = mem->zalloc(mem->ctx, sst_dgram_rx_size(dc.capacity));
 	if (c->dgram == NULL || sst_dgram_rx_init(c->dgram, &dc) < 0) {
-		rte_free(c->dgram);
+		mem->release(mem->ctx, c->dgram, sst_dgram_rx_size(dc.capacity));
 		c->dgram = NULL;
 		c->stats.table_grow_failures++;
 		return -ENOMEM;

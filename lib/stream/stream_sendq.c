@@ -139,9 +139,9 @@ static void
 release_tables(struct sst_sendq *q)
 {
 	if (q->ents != q->own_ents)
-		q->mem->release(q->mem->ctx, q->ents);
+		q->mem->release(q->mem->ctx, q->ents, (size_t)q->ent_cap * sizeof(*q->ents));
 	if (q->ranges != q->own_ranges)
-		q->mem->release(q->mem->ctx, q->ranges);
+		q->mem->release(q->mem->ctx, q->ranges, (size_t)q->range_cap * sizeof(*q->ranges));
 	q->ents = q->own_ents;
 	q->ranges = q->own_ranges;
 	q->ent_cap = q->own_ent_cap;
@@ -163,7 +163,7 @@ grow_ents(struct sst_sendq *q, uint32_t need)
 	for (uint32_t i = 0; i < q->ent_count; i++)
 		e[i] = *ent(q, i);
 	if (q->ents != q->own_ents)
-		q->mem->release(q->mem->ctx, q->ents);
+		q->mem->release(q->mem->ctx, q->ents, (size_t)q->ent_cap * sizeof(*q->ents));
 	q->ents = e;
 	q->ent_cap = cap;
 	q->ent_head = 0;
@@ -182,7 +182,7 @@ grow_ranges(struct sst_sendq *q, uint32_t need)
 		return -ENOSPC;
 	memcpy(r, q->ranges, (size_t)q->nranges * sizeof(*r));
 	if (q->ranges != q->own_ranges)
-		q->mem->release(q->mem->ctx, q->ranges);
+		q->mem->release(q->mem->ctx, q->ranges, (size_t)q->range_cap * sizeof(*q->ranges));
 	q->ranges = r;
 	q->range_cap = cap;
 	return 0;

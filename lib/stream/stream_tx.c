@@ -44,13 +44,14 @@ txio_stream(struct sst_sched_entry *e)
 static int
 sent_grow(struct sst_stream_chan *c)
 {
+	const struct sst_mem_ops *mem = c->peer->host->p.mem;
 	uint32_t cap = c->sent_cap == 0 ? STREAM_SENT_INIT : 2 * c->sent_cap;
 	struct stream_sent *sent;
 
 	if (c->sent_cap >= c->sent_max)
 		return -ENOMEM;
 	cap = RTE_MIN(cap, c->sent_max);
-	sent = rte_zmalloc("sst_sent", (size_t)cap * sizeof(*sent), RTE_CACHE_LINE_SIZE);
+	sent = mem->zalloc(mem->ctx, (size_t)cap * sizeof(*sent));
 	if (sent == NULL) {
 		c->stats.table_grow_failures++;
 		return -ENOMEM;
@@ -61,7 +62,7 @@ sent_grow(struct sst_stream_chan *c)
 		sent[i].len = c->sent_free;
 		c->sent_free = i + 1;
 	}
-	rte_free(c->sent);
+	mem->release(mem->ctx, c->sent, (size_t)c->sent_cap * sizeof(*c->sent));
 	c->sent = sent;
 	c->sent_cap = cap;
 	return 0;

@@ -32,8 +32,8 @@ usid_grow(struct sst_stream_peer *p)
 {
 	struct sst_stream **old = p->usids;
 	uint32_t old_mask = p->usid_mask, slots = 2 * (old_mask + 1);
-	struct sst_stream **usids =
-		rte_zmalloc("sst_stream_usids", slots * sizeof(*usids), RTE_CACHE_LINE_SIZE);
+	const struct sst_mem_ops *mem = p->host->p.mem;
+	struct sst_stream **usids = mem->zalloc(mem->ctx, slots * sizeof(*usids));
 
 	if (usids == NULL)
 		return -ENOSPC;
@@ -50,7 +50,7 @@ usid_grow(struct sst_stream_peer *p)
 			i = (i + 1) & p->usid_mask;
 		p->usids[i] = t;
 	}
-	rte_free(old);
+	mem->release(mem->ctx, old, (old_mask + 1) * sizeof(*old));
 	return 0;
 }
 

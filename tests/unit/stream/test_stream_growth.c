@@ -44,20 +44,26 @@ count_zalloc(void *ctx, size_t size)
 	(void)ctx;
 	if (fail_next)
 		return NULL;
-	p = aligned_alloc(64, (size + 63) / 64 * 64);
+	/* A header with the size: a release that names another fails. */
+	p = aligned_alloc(64, 64 + (size + 63) / 64 * 64);
 	if (p != NULL) {
-		memset(p, 0, size);
+		memset(p, 0, 64 + size);
+		*(size_t *)p = size;
 		live_blocks++;
+		p = (uint8_t *)p + 64;
 	}
 	return p;
 }
 
 static void
-count_release(void *ctx, void *p)
+count_release(void *ctx, void *p, size_t size)
 {
 	(void)ctx;
-	if (p != NULL)
-		live_blocks--;
+	if (p == NULL)
+		return;
+	p = (uint8_t *)p - 64;
+	CU_ASSERT_EQUAL(*(size_t *)p, size);
+	live_blocks--;
 	free(p);
 }
 
