@@ -10,8 +10,12 @@
 # worked out of those tried, the server's RSS before, at most during and
 # after, and what the server took in and sent out during the flood (all of
 # it before any address was proven, but for the legitimate clients' few).
+# With --gen the flooder is sst-gen instead (issue 21): its template mode
+# on a DPDK port (net_af_packet on our end of the veth), spoofed ChkI1 for
+# the first half of SECONDS and SecI1 for the second, from 65,536 source
+# addresses, as fast as the port takes them.
 # Root only (namespaces, a raw socket). Run by hand; figures go to the docs.
-# Usage: perf/flood.sh [-C BUILD_DIR] [SECONDS]   (defaults: build, 15)
+# Usage: perf/flood.sh [-C BUILD_DIR] [--gen] [SECONDS]   (defaults: build, sst-flood, 15)
 set -u
 cd "$(dirname "$0")/.."
 dir_build=build
@@ -19,16 +23,23 @@ if [ "${1:-}" = "-C" ]; then
 	dir_build=$2
 	shift 2
 fi
+gen=false
 case "${1:-}" in
 -h | --help)
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
+	;;
+--gen)
+	gen=true
+	shift
 	;;
 esac
 seconds=${1:-15}
 cat_bin=$dir_build/apps/sst-cat/sst-cat
 flood_bin=$dir_build/tests/system/sst-flood
 peers_bin=$dir_build/tests/system/many_peers
+gen_bin=$dir_build/apps/sst-gen/sst-gen
+$gen && flood_bin=$gen_bin
 for b in "$cat_bin" "$flood_bin" "$peers_bin"; do
 	[ -x "$b" ] || {
 		echo "flood.sh: $b missing (scripts/build.sh release $dir_build)" >&2
@@ -68,7 +79,25 @@ sleep 1.5
 rss_before=$(rss)
 before=$(last_stats)
 
-"$flood_bin" --seconds "$seconds" --mode both "$net.2:7000" >"$tmp/flood.out" 2>&1 &
+# sst-gen: one template at a time, ChkI1 then SecI1, each half the time;
+# its EAL wants a worker lcore besides the main one.
+gen_flood() {
+	local half_ms=$((seconds * 500)) kind
+
+	for kind in chki1 seci1; do
+		"$gen_bin" -l 0-1 --no-huge --no-pci -m 512 --no-telemetry \
+			--log-level=lib.eal:error --file-prefix="sst-fb-gen-$$-$kind" \
+			--vdev="net_af_packet0,iface=$va" -- template --tx-port 0 --template "$kind" \
+			--src 198.18.0.1:40000 --vary-addrs 65536 --dst "$net.2:7000" \
+			--time "$(awk -v ms="$half_ms" 'BEGIN { printf "%.3f", ms / 1000 }')" --json \
+			>"$tmp/gen-$kind.json" 2>&1
+	done
+}
+if $gen; then
+	gen_flood &
+else
+	"$flood_bin" --seconds "$seconds" --mode both "$net.2:7000" >"$tmp/flood.out" 2>&1 &
+fi
 flood=$!
 tried=0
 ok=0
@@ -117,7 +146,13 @@ out_b=$(diff_of 'bytes in, [0-9]* packets \([0-9]*\) bytes out')
 chal=$(diff_of ' \([0-9]*\) challenged')
 limited=$(diff_of ' \([0-9]*\) rate-limited')
 
-echo "== flood: $(grep '^sst-flood:' "$tmp/flood.out")"
+if $gen; then
+	for kind in chki1 seci1; do
+		echo "== flood ($kind, sst-gen): $(cat "$tmp/gen-$kind.json")"
+	done
+else
+	echo "== flood: $(grep '^sst-flood:' "$tmp/flood.out")"
+fi
 awk -v ok="$ok" -v tried="$tried" -v ms="$elapsed_ms" 'BEGIN {
 	printf "legitimate setups during the flood: %d ok of %d tried (%.1f %%) in %.1f s\n",
 		ok, tried, tried ? 100 * ok / tried : 0, ms / 1000 }'

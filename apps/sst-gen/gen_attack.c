@@ -410,7 +410,7 @@ load_maker(struct atk_link *a)
 void
 gen_attack_expiry_replay(struct gen_client *g, void (*poll)(struct gen_client *, sst_time_t))
 {
-	uint64_t hz = rte_get_tsc_hz(), wait = g->c->replay_after_ns * hz / SST_NSEC_PER_SEC;
+	uint64_t hz = rte_get_tsc_hz(), wait = tool_ns_to_tsc(g->c->replay_after_ns, hz);
 	uint64_t last = 0, first = UINT64_MAX;
 	struct atk_link *maker = NULL;
 	uint32_t left = 0;

@@ -285,7 +285,7 @@ gen_template_run(const struct gen_conf *c)
 		if (!running)
 			break;
 		if (tool_interrupted ||
-			(c->time_ns != 0 && now - t0 >= c->time_ns * hz / 1000000000))
+			(c->time_ns != 0 && now - t0 >= tool_ns_to_tsc(c->time_ns, hz)))
 			__atomic_store_n(&stop_tx, true, __ATOMIC_RELAXED);
 		if (now - t0 >= (sec + 1) * hz) {
 			sec++;
