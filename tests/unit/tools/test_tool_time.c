@@ -18,8 +18,7 @@ reference(uint64_t ns, uint64_t hz)
 static void
 test_exact(void)
 {
-	static const uint64_t hzs[] = {1000000000, 2460000000, 3000000000, 4999999999,
-		10000000000};
+	static const uint64_t hzs[] = {1000000000, 2460000000, 3000000000, 4999999999, 10000000000};
 	static const uint64_t nss[] = {0, 1, 999999999, 1000000000, 6000000000, 7500000000,
 		120000000000, 240000001234, 86400 * SST_NSEC_PER_SEC};
 
