@@ -3,7 +3,9 @@
  * Stream identifier spaces (paper 4.3.1-4.3.3, 4.3.9). See stream_ids.h for
  * the rules, the bounds and the costs; this file keeps three invariants:
  *  - every entry that is not free is in the hash table exactly once, under
- *    its SID, and no two such entries share a SID;
+ *    its SID, and no two such entries share a SID; its slot holds its
+ *    attachment when attached and NULL when quiet, and empty slots are all
+ *    zeros;
  *  - the quiet FIFO links exactly the quiet entries, in release order;
  *  - attached + quiet <= entries = 2 * cap and attached <= cap <= max, so
  *    at most half the hash slots are used and every probe sequence ends at
@@ -36,12 +38,14 @@ slot_count(uint32_t max)
 	return n;
 }
 
-/* Bytes of the tables for cap attached SIDs: the entries, then the slots. */
+/* Bytes of the tables for cap attached SIDs: the slots, then the entries
+ * (slots first: a growable table comes cache-line aligned, and slot_count()
+ * is a multiple of four, so no slot straddles two lines). */
 static size_t
 table_size(uint32_t cap)
 {
-	return (size_t)2 * cap * sizeof(struct sid_entry) +
-	       (size_t)slot_count(cap) * sizeof(struct sid_slot);
+	return (size_t)slot_count(cap) * sizeof(struct sid_slot) +
+	       (size_t)2 * cap * sizeof(struct sid_entry);
 }
 
 size_t
@@ -53,12 +57,14 @@ sst_sid_space_size(uint32_t max)
 }
 
 /*
- * Home slot of a SID: a 32-bit mix (lowbias32) of the SID and the salt, so
- * that both sequential SIDs and SIDs chosen by a peer that does not know the
- * salt spread like random ones.
+ * Hash of a SID: a 32-bit mix (lowbias32) of the SID and the salt, so that
+ * both sequential SIDs and SIDs chosen by a peer that does not know the
+ * salt spread like random ones. Its low bits (& mask) are the home slot; it
+ * is kept in the slot, so that moving slots (deletion, growth) does not
+ * compute it again.
  */
 static inline uint32_t
-home(const struct sst_sid_space *s, uint16_t sid)
+sid_hash(const struct sst_sid_space *s, uint16_t sid)
 {
 	uint32_t x = sid ^ s->salt;
 
@@ -67,32 +73,43 @@ home(const struct sst_sid_space *s, uint16_t sid)
 	x ^= x >> 15;
 	x *= 0x846ca68bu;
 	x ^= x >> 16;
-	return x & s->mask;
+	return x;
 }
 
-/* The slot holding sid, or UINT32_MAX if there is none. */
-static uint32_t
+/*
+ * The slot holding sid if there is one, else the empty slot that ends its
+ * probe run, which is where an insertion puts it: found iff the slot's ent
+ * is not 0. Precondition: the space has a table (s->slot != NULL).
+ */
+static inline uint32_t
+probe(const struct sst_sid_space *s, uint16_t sid, uint32_t h)
+{
+	uint32_t i = h & s->mask;
+
+	while (s->slot[i].ent != 0 && s->slot[i].sid != sid)
+		i = (i + 1) & s->mask;
+	return i;
+}
+
+/* The slot of sid (attached or quiet), or NULL. */
+static inline struct sid_slot *
 find_slot(const struct sst_sid_space *s, uint16_t sid)
 {
-	uint32_t i = home(s, sid);
+	struct sid_slot *sl;
 
 	if (s->slot == NULL)
-		return UINT32_MAX; /* a growable space before its first attachment */
-	while (s->slot[i].ent != 0) {
-		if (s->slot[i].sid == sid)
-			return i;
-		i = (i + 1) & s->mask;
-	}
-	return UINT32_MAX;
+		return NULL; /* a growable space before its first attachment */
+	sl = &s->slot[probe(s, sid, sid_hash(s, sid))];
+	return sl->ent != 0 ? sl : NULL;
 }
 
 /* The entry of sid (attached or quiet), or NULL. */
 static struct sid_entry *
 find(const struct sst_sid_space *s, uint16_t sid)
 {
-	uint32_t i = find_slot(s, sid);
+	const struct sid_slot *sl = find_slot(s, sid);
 
-	return i == UINT32_MAX ? NULL : &s->ent[s->slot[i].ent - 1];
+	return sl == NULL ? NULL : &s->ent[sl->ent - 1];
 }
 
 /* Put entries [from, entries) on the free list, lowest index first out. */
@@ -114,7 +131,7 @@ sst_sid_space_fini(struct sst_sid_space *s)
 		return;
 	if (s->mem != NULL) {
 		/* Growable: the tables go, the next attachment starts small again. */
-		s->mem->release(s->mem->ctx, s->ent, s->cap != 0 ? table_size(s->cap) : 0);
+		s->mem->release(s->mem->ctx, s->slot, s->cap != 0 ? table_size(s->cap) : 0);
 		s->ent = NULL;
 		s->slot = NULL;
 		s->cap = 0;
@@ -159,8 +176,8 @@ sst_sid_space_init(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir dir, 
 	s->cap = max;
 	s->entries = 2 * max;
 	s->mask = slot_count(max) - 1;
-	s->ent = (struct sid_entry *)(s + 1);
-	s->slot = (struct sid_slot *)(s->ent + s->entries);
+	s->slot = (struct sid_slot *)(s + 1);
+	s->ent = (struct sid_entry *)(s->slot + s->mask + 1);
 	s->stats.table_bytes = table_size(max);
 	sst_sid_space_fini(s);
 	return 0;
@@ -184,8 +201,8 @@ sst_sid_space_init_grow(struct sst_sid_space *s, uint32_t max, enum sst_sid_dir 
 /*
  * Double a growable space's capacity (SST_SID_SPACE_INIT at first), up to
  * max. Entries keep their index, so the quiet FIFO and the free list stay
- * valid; the new entries join the free list and every entry in use is
- * hashed again into the larger slot table. Growth happens only when an
+ * valid; the new entries join the free list and every slot in use moves to
+ * the larger slot table by its kept hash. Growth happens only when an
  * attachment finds no room, at most log2(max / SST_SID_SPACE_INIT) + 1
  * times per space: amortized O(1) per attachment.
  * Returns 0, or -ENOMEM (at max already, fixed, or no memory: the old
@@ -195,36 +212,38 @@ static int
 grow(struct sst_sid_space *s)
 {
 	uint32_t cap = s->cap == 0 ? SST_SID_SPACE_INIT : 2 * s->cap;
-	uint32_t old_entries = s->entries;
-	struct sid_entry *ent;
+	uint32_t old_entries = s->entries, old_slots = s->slot != NULL ? s->mask + 1 : 0;
+	uint32_t mask;
+	struct sid_slot *slot;
 
 	if (s->mem == NULL || s->cap >= s->max)
 		return -ENOMEM;
 	if (cap > s->max)
 		cap = s->max;
-	ent = s->mem->zalloc(s->mem->ctx, table_size(cap));
-	if (ent == NULL) {
+	mask = slot_count(cap) - 1;
+	slot = s->mem->zalloc(s->mem->ctx, table_size(cap));
+	if (slot == NULL) {
 		s->stats.grow_failures++;
 		return -ENOMEM;
 	}
-	if (old_entries > 0)
-		memcpy(ent, s->ent, (size_t)old_entries * sizeof(*ent));
-	s->mem->release(s->mem->ctx, s->ent, s->cap != 0 ? table_size(s->cap) : 0);
-	s->ent = ent;
-	s->slot = (struct sid_slot *)(ent + 2 * cap);
-	s->cap = cap;
-	s->entries = 2 * cap;
-	s->mask = slot_count(cap) - 1;
-	free_entries(s, old_entries);
-	for (uint32_t e = 0; e < old_entries; e++) {
+	for (uint32_t j = 0; j < old_slots; j++) {
 		uint32_t i;
 
-		if (ent[e].state == SID_FREE)
+		if (s->slot[j].ent == 0)
 			continue;
-		for (i = home(s, ent[e].sid); s->slot[i].ent != 0; i = (i + 1) & s->mask)
+		for (i = s->slot[j].hash & mask; slot[i].ent != 0; i = (i + 1) & mask)
 			;
-		s->slot[i] = (struct sid_slot){.sid = ent[e].sid, .ent = (uint16_t)(e + 1)};
+		slot[i] = s->slot[j];
 	}
+	if (old_entries > 0)
+		memcpy(slot + mask + 1, s->ent, (size_t)old_entries * sizeof(*s->ent));
+	s->mem->release(s->mem->ctx, s->slot, s->cap != 0 ? table_size(s->cap) : 0);
+	s->slot = slot;
+	s->ent = (struct sid_entry *)(slot + mask + 1);
+	s->cap = cap;
+	s->entries = 2 * cap;
+	s->mask = mask;
+	free_entries(s, old_entries);
 	s->stats.grows++;
 	s->stats.table_bytes = table_size(cap);
 	return 0;
@@ -254,21 +273,19 @@ check_room(struct sst_sid_space *s)
 }
 
 /*
- * Attach sid (absent from the table) to ptr with counter c.
+ * Attach sid, with hash h, to ptr with counter c in slot i: the empty slot
+ * its probe() ended on in the table as it is now.
  * Precondition: check_room() returned 0.
  */
 static void
-insert(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t c)
+insert(struct sst_sid_space *s, uint32_t i, uint16_t sid, uint32_t h, void *ptr, uint64_t c)
 {
 	uint32_t e = s->free_head;
 	struct sid_entry *en = &s->ent[e - 1];
-	uint32_t i = home(s, sid);
 
 	s->free_head = en->next;
-	*en = (struct sid_entry){.ptr = ptr, .counter = c, .sid = sid, .state = SID_ATTACHED};
-	while (s->slot[i].ent != 0)
-		i = (i + 1) & s->mask;
-	s->slot[i] = (struct sid_slot){.sid = sid, .ent = (uint16_t)e};
+	*en = (struct sid_entry){.counter = c, .sid = sid, .state = SID_ATTACHED};
+	s->slot[i] = (struct sid_slot){.ptr = ptr, .hash = h, .sid = sid, .ent = (uint16_t)e};
 	s->stats.attached++;
 	s->stats.allocs++;
 }
@@ -289,7 +306,7 @@ remove_slot(struct sst_sid_space *s, uint32_t i)
 		j = (j + 1) & s->mask;
 		if (s->slot[j].ent == 0)
 			break;
-		k = home(s, s->slot[j].sid);
+		k = s->slot[j].hash & s->mask;
 		/* Move j into the hole i unless its home lies cyclically in (i, j]. */
 		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 			continue;
@@ -315,14 +332,19 @@ sst_sid_alloc(struct sst_sid_space *s, void *ptr, uint16_t *sid, uint64_t *count
 		uint64_t c = s->counter++;
 		uint16_t v = (uint16_t)c;
 
+		uint32_t h, i;
+
 		if (v == SST_SID_ROOT)
 			continue;
 		tries++;
-		if (find_slot(s, v) != UINT32_MAX) {
+		/* check_room() made sure there is a table. */
+		h = sid_hash(s, v);
+		i = probe(s, v, h);
+		if (s->slot[i].ent != 0) {
 			s->stats.skipped++;
 			continue;
 		}
-		insert(s, v, ptr, c);
+		insert(s, i, v, h, ptr, c);
 		*sid = v;
 		if (counter != NULL)
 			*counter = c;
@@ -337,7 +359,8 @@ fail:
 int
 sst_sid_attach(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t *counter)
 {
-	const struct sid_entry *en;
+	const struct sid_slot *table = s->slot;
+	uint32_t h, i = 0;
 	uint64_t c;
 	int rc;
 
@@ -348,13 +371,15 @@ sst_sid_attach(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t *count
 		rc = -EEXIST;
 		goto fail;
 	}
-	en = find(s, sid);
-	if (en != NULL && en->state == SID_ATTACHED) {
+	h = sid_hash(s, sid);
+	if (table != NULL)
+		i = probe(s, sid, h);
+	if (table != NULL && table[i].ent != 0 && table[i].ptr != NULL) {
 		s->stats.reject_attached++;
 		rc = -EEXIST;
 		goto fail;
 	}
-	if (en != NULL) {
+	if (table != NULL && table[i].ent != 0) {
 		/* Paper 4.3.9: no new stream on a SID in its quiet period. */
 		s->stats.reject_quiet++;
 		rc = -EBUSY;
@@ -367,7 +392,9 @@ sst_sid_attach(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t *count
 	rc = sst_seq_expand(s->counter, sid, SST_SID_BITS, &c);
 	if (rc < 0)
 		goto fail;
-	insert(s, sid, ptr, c);
+	if (s->slot != table)
+		i = probe(s, sid, h); /* the table grew: a new place */
+	insert(s, i, sid, h, ptr, c);
 	if (c > s->counter)
 		s->counter = c;
 	if (counter != NULL)
@@ -378,15 +405,27 @@ fail:
 	return rc;
 }
 
+/* The data path's lookup: one slot, and the empty slot that ends a miss
+ * holds NULL like a quiet one. */
 void *
 sst_sid_lookup(const struct sst_sid_space *s, uint16_t sid)
 {
-	const struct sid_entry *en;
-
 	if (sid == SST_SID_ROOT)
 		return s->root;
-	en = find(s, sid);
-	return en != NULL ? en->ptr : NULL; /* NULL when quiet */
+	if (s->slot == NULL)
+		return NULL; /* a growable space before its first attachment */
+	return s->slot[probe(s, sid, sid_hash(s, sid))].ptr;
+}
+
+void *
+sst_sid_entry(const struct sst_sid_space *s, uint32_t i, uint16_t *sid)
+{
+	const struct sid_entry *en = &s->ent[i];
+
+	if (en->state != SID_ATTACHED)
+		return NULL;
+	*sid = en->sid;
+	return sst_sid_lookup(s, en->sid);
 }
 
 int
@@ -434,11 +473,11 @@ sst_sid_used_before(const struct sst_sid_space *s, uint16_t sid)
 int
 sst_sid_set_ptr(struct sst_sid_space *s, uint16_t sid, void *ptr)
 {
-	struct sid_entry *en = sid == SST_SID_ROOT || ptr == NULL ? NULL : find(s, sid);
+	struct sid_slot *sl = sid == SST_SID_ROOT || ptr == NULL ? NULL : find_slot(s, sid);
 
-	if (en == NULL || en->state != SID_ATTACHED)
-		return -ENOENT;
-	en->ptr = ptr;
+	if (sl == NULL || sl->ptr == NULL)
+		return -ENOENT; /* unknown, or quiet */
+	sl->ptr = ptr;
 	return 0;
 }
 
@@ -448,18 +487,20 @@ release(struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t
 	bool ended)
 {
 	struct sid_entry *en;
+	struct sid_slot *sl;
 	uint32_t e;
 
 	if (sid == SST_SID_ROOT)
 		return -EINVAL;
-	en = find(s, sid);
-	if (en == NULL)
+	sl = find_slot(s, sid);
+	if (sl == NULL)
 		return -ENOENT;
-	if (en->state == SID_QUIET)
+	if (sl->ptr == NULL)
 		return -EALREADY;
 	/* Paper 4.3.9: the entry stays, as quiet, at the tail of the FIFO. */
-	e = (uint32_t)(en - s->ent) + 1;
-	en->ptr = NULL;
+	e = sl->ent;
+	en = &s->ent[e - 1];
+	sl->ptr = NULL;
 	en->state = SID_QUIET;
 	en->quiet_tx = quiet_until_tx;
 	en->quiet_rx = quiet_until_rx;
@@ -512,7 +553,7 @@ sst_sid_tick(struct sst_sid_space *s, uint64_t tx_seq, uint64_t rx_highest)
 		s->quiet_head = en->next;
 		if (s->quiet_head == 0)
 			s->quiet_tail = 0;
-		remove_slot(s, find_slot(s, en->sid));
+		remove_slot(s, probe(s, en->sid, sid_hash(s, en->sid)));
 		*en = (struct sid_entry){.next = s->free_head};
 		s->free_head = e;
 		s->stats.quiet--;

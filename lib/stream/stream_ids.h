@@ -47,12 +47,18 @@
  * and release are O(1) expected: linear probing with at most half the slots
  * used, backward-shift deletion (no tombstones), and a hash mixed with a
  * per-space salt so that SIDs picked without knowledge of it do not collide
- * more than random ones. sst_sid_tick() is O(1) amortized: each quiet SID is
- * freed once.
+ * more than random ones. A slot holds the SID, its attachment and its hash
+ * (16 bytes, aligned four to a cache line in a growable space), so the
+ * lookup of the data path reads one cache line of the table in the common
+ * case; the entries (counter, quiet period, FIFO) are read only when a SID
+ * is attached, released, freed or asked for its counter. An allocation or
+ * attachment probes once: the empty slot that ends the search is where the
+ * SID goes. sst_sid_tick() is O(1) amortized: each quiet SID is freed once.
  */
 #ifndef STREAM_IDS_H
 #define STREAM_IDS_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,9 +111,12 @@ struct sst_sid_stats {
 	uint64_t table_bytes;	  /**< bytes of the tables now (fixed: in the caller's memory) */
 };
 
-/** One attached or quiet SID; free entries are chained by next. */
+/**
+ * One attached or quiet SID; free entries are chained by next. The
+ * attachment itself lives in the SID's hash slot (struct sid_slot), so that
+ * a lookup reads one slot and no entry.
+ */
 struct sid_entry {
-	void *ptr;	   /**< the attachment; NULL when quiet or free */
 	uint64_t counter;  /**< the stream counter the SID was taken from */
 	uint64_t quiet_tx; /**< quiet until our tx sequence number reaches this */
 	uint64_t quiet_rx; /**< ... and the peer's highest received reaches this */
@@ -117,11 +126,23 @@ struct sid_entry {
 	bool ended;    /**< quiet by sst_sid_release_ended() */
 };
 
-/** Hash slot: a SID and its entry (index + 1; 0 = empty slot). */
+static_assert(sizeof(struct sid_entry) == 32, "two SID entries per cache line");
+
+/**
+ * Hash slot: a SID, its attachment and its entry. The key and the pointer
+ * sit together so that the common lookup (an attached SID in its home
+ * slot) reads one 16-byte slot, four to an aligned cache line, and nothing
+ * else. An empty slot is all zeros, so a lookup that ends on one returns
+ * its NULL ptr without a test.
+ */
 struct sid_slot {
+	void *ptr;     /**< the attachment; NULL when quiet or empty */
+	uint32_t hash; /**< the SID's hash (home slot: hash & mask), for moves */
 	uint16_t sid;
-	uint16_t ent;
+	uint16_t ent; /**< entry index + 1; 0 = empty slot */
 };
+
+static_assert(sizeof(struct sid_slot) == 16, "four SID slots per cache line");
 
 struct sst_sid_space {
 	/**
@@ -142,8 +163,8 @@ struct sst_sid_space {
 	struct sst_sid_stats stats;
 	/** Growable: where the tables come from (NULL: fixed, after the struct). */
 	const struct sst_mem_ops *mem;
-	struct sid_entry *ent; /**< entries */
-	struct sid_slot *slot; /**< mask + 1 slots, after the entries */
+	struct sid_slot *slot; /**< mask + 1 slots; a growable space's table starts here */
+	struct sid_entry *ent; /**< entries, after the slots */
 };
 
 /**
@@ -227,6 +248,20 @@ int sst_sid_attach(struct sst_sid_space *s, uint16_t sid, void *ptr, uint64_t *c
  * @return it, or NULL if the SID is not attached (unknown or quiet).
  */
 void *sst_sid_lookup(const struct sst_sid_space *s, uint16_t sid);
+
+/**
+ * The attachment of entry @p i of the space's table and its SID, for a walk
+ * over the attached SIDs in entry order (sst_stream_chan_walk()). Entries
+ * keep their index while attached, also across a growth.
+ *
+ * @param i
+ *   An entry: 0 <= i < s->entries (none before a growable space's first
+ *   attachment).
+ * @param sid
+ *   Set to the entry's SID when the entry is attached.
+ * @return the attachment, or NULL if the entry is free or quiet.
+ */
+void *sst_sid_entry(const struct sst_sid_space *s, uint32_t i, uint16_t *sid);
 
 /**
  * The stream counter of an attached SID (0 for the root).

@@ -88,12 +88,13 @@ describe(const struct sst_stream *s, uint16_t sid, bool ours, struct sst_stream_
 	}
 }
 
-/* The stream at entry i of space sp, or NULL: a free or quiet entry, or a
- * SID parked for a Reset (the channel's held marker). */
+/* The stream at entry i of space sp and its SID, or NULL: a free or quiet
+ * entry, or a SID parked for a Reset (the channel's held marker). */
 static const struct sst_stream *
-entry_stream(const struct sst_stream_chan *c, const struct sst_sid_space *sp, uint32_t i)
+entry_stream(
+	const struct sst_stream_chan *c, const struct sst_sid_space *sp, uint32_t i, uint16_t *sid)
 {
-	const struct sst_stream *s = sp->ent[i].ptr;
+	const struct sst_stream *s = sst_sid_entry(sp, i, sid);
 
 	return s == &c->held ? NULL : s;
 }
@@ -110,13 +111,14 @@ sst_stream_chan_walk(
 		bool ours = pos < tx->entries;
 		const struct sst_sid_space *sp = ours ? tx : rx;
 		uint32_t i = ours ? pos : pos - tx->entries;
-		const struct sst_stream *s = entry_stream(c, sp, i);
+		uint16_t sid = 0;
+		const struct sst_stream *s = entry_stream(c, sp, i, &sid);
 
 		if (s == NULL)
 			continue;
 		if (!ours && sst_sid_lookup(tx, s->tx_sid) == s)
 			continue; /* shown under its transmit SID */
-		describe(s, sp->ent[i].sid, ours, &e);
+		describe(s, sid, ours, &e);
 		if (fn(&e, arg) != 0)
 			return pos + 1;
 	}

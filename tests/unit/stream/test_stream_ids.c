@@ -24,8 +24,8 @@
 #include "sst_test_mem.h"
 #include "stream_ids.h"
 
-static _Alignas(64) uint8_t mem_a[1 << 21];
-static _Alignas(64) uint8_t mem_b[1 << 21];
+static _Alignas(64) uint8_t mem_a[1 << 22];
+static _Alignas(64) uint8_t mem_b[1 << 22];
 static struct sst_sid_space *const sa = (struct sst_sid_space *)mem_a;
 static struct sst_sid_space *const sb = (struct sst_sid_space *)mem_b;
 
@@ -626,6 +626,16 @@ test_model_100k(void)
 			m_qrx[sid] = rx_seq + MOL;
 			CU_ASSERT_FATAL(nquiet < 2 * MAX);
 			quiet[nquiet++] = sid;
+		}
+		if (nlive > 0 && rnd() % 8 == 0) {
+			/* Re-point a live SID (as a SID parked for a Reset); never a quiet one. */
+			uint16_t sid = live[rnd() % nlive];
+
+			m_ptr[sid] = &obj[rnd() % 64];
+			if (sst_sid_set_ptr(sa, sid, m_ptr[sid]) != 0 ||
+				sst_sid_set_ptr(sb, sid, m_ptr[sid]) != 0 ||
+				(nquiet > 0 && sst_sid_set_ptr(sa, quiet[0], &obj[0]) != -ENOENT))
+				bad++;
 		}
 		/* Every live SID still maps to its attachment, in both spaces. */
 		for (unsigned int i = 0; i < nlive; i++) {
