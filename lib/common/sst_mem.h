@@ -69,12 +69,12 @@ struct sst_mem_cache_stats {
  */
 struct sst_mem_cache {
 	struct sst_mem_ops ops; /**< zalloc/release through this cache (sst_mem_cache_ops()) */
-	const struct sst_mem_ops *backing;
+	const struct sst_mem_ops *backing; /**< where chunks and large objects come from */
 	void *free[SST_MEM_CACHE_CLASSES]; /**< released objects, linked through their first word */
-	uint8_t *bump[SST_MEM_CACHE_CLASSES]; /**< the class's current chunk: next object */
-	uint8_t *bump_end[SST_MEM_CACHE_CLASSES];
-	void *chunks; /**< every chunk, linked through its header */
-	struct sst_mem_cache_stats stats;
+	uint8_t *bump[SST_MEM_CACHE_CLASSES];	  /**< the class's current chunk: next object */
+	uint8_t *bump_end[SST_MEM_CACHE_CLASSES]; /**< the class's current chunk: its end */
+	void *chunks;				  /**< every chunk, linked through its header */
+	struct sst_mem_cache_stats stats;	  /**< what the cache holds and has done */
 };
 
 /**
@@ -93,15 +93,18 @@ void sst_mem_cache_init(struct sst_mem_cache *mc, const struct sst_mem_ops *back
  */
 void sst_mem_cache_fini(struct sst_mem_cache *mc);
 
-/** The ops that allocate through @p mc (ctx is the cache). */
+/** The ops that allocate through a cache.
+ * @param mc An initialised cache.
+ * @return Its ops (their ctx is the cache), valid as long as the cache. */
 static inline const struct sst_mem_ops *
 sst_mem_cache_ops(const struct sst_mem_cache *mc)
 {
 	return &mc->ops;
 }
 
-/** The class size an object of @p size bytes takes in a cache (@p size when
- * over SST_MEM_CACHE_MAX); for reports of memory per object. */
+/** The bytes an object takes in a cache, for reports of memory per object.
+ * @param size The size asked for.
+ * @return The size of its class, or @p size itself over SST_MEM_CACHE_MAX. */
 size_t sst_mem_cache_class_size(size_t size);
 
 #endif /* SST_MEM_H */

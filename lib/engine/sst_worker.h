@@ -177,9 +177,10 @@ struct sst_worker_stats {
 	uint64_t peers_handed;	    /**< negotiations handed to the worker holding the peer */
 	uint64_t steer_entries;	    /**< now: endpoints steered away from (or to) their hash */
 	/** Bytes of the worker's objects (endpoints, peers, channels and
-	 * their tables, sst_mem_cache) in use, and taken from the DPDK heap
-	 * and kept (the peak of each size class); refreshed with channels. */
+	 * their tables, sst_mem_cache) in use; refreshed with channels. */
 	uint64_t mem_in_use;
+	/** Bytes its cache took from the DPDK heap and keeps (the peak of
+	 * each size class); refreshed with channels. */
 	uint64_t mem_reserved;
 	/** The channel layer's counters summed over every channel this
 	 * worker has had (refreshed every 100 ms of polling, so that readers
