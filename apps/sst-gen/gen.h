@@ -136,6 +136,7 @@ struct gen_conf {
 	uint32_t max_channels;	   /**< server: negotiation's max_responding (0: 1024) */
 	uint32_t max_streams;	   /**< server: stream control blocks (0: 2^20; a peer a quarter) */
 	struct tool_port port;	   /**< server: a DPDK port instead of kernel UDP */
+	uint32_t workers;	   /**< --port: workers, one per queue of the port (1) */
 	/* Template mode (gen_template.c). */
 	uint16_t tx_port;
 	uint32_t queues;
