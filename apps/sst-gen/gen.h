@@ -183,6 +183,9 @@ struct gen_life {
 	/** The link's drops: a full queue (a memif ring the peer did not
 	 * empty in time) or an error. */
 	uint64_t tx_drops;
+	/** Sharded (--workers): datagrams handed to their owner, and those
+	 * its inbox had no room for (dropped). */
+	uint64_t handed, handoff_full;
 };
 struct sst_worker;
 /** Add worker @p w's counters to @p l. */

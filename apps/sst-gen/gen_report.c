@@ -58,6 +58,8 @@ gen_life_add(struct gen_life *l, const struct sst_worker *w)
 			 n->rx_sec_i1_refused;
 	l->established += n->established_initiator + n->established_responder;
 	l->tx_drops += sst_worker_link_stats(w)->tx_full + sst_worker_link_stats(w)->tx_errors;
+	l->handed += ws->handoff_out;
+	l->handoff_full += ws->handoff_full;
 }
 
 void
@@ -66,13 +68,15 @@ gen_life_print(const char *who, const struct gen_life *l)
 	fprintf(stderr,
 		"sst-gen %s channels: made %llu, open %llu, replaced %llu, silences %llu, dead "
 		"peers %llu, unheard %llu; first messages %llu (duplicates %llu, conflicts %llu, "
-		"refused %llu), negotiated %llu; packets the link dropped %llu\n",
+		"refused %llu), negotiated %llu; packets the link dropped %llu; handed to "
+		"another worker %llu (inbox full %llu)\n",
 		who, (unsigned long long)l->made, (unsigned long long)l->open,
 		(unsigned long long)l->replaced, (unsigned long long)l->silences,
 		(unsigned long long)l->dead_peers, (unsigned long long)l->unheard,
 		(unsigned long long)l->i1, (unsigned long long)l->i1_duplicate,
 		(unsigned long long)l->i1_conflict, (unsigned long long)l->i1_refused,
-		(unsigned long long)l->established, (unsigned long long)l->tx_drops);
+		(unsigned long long)l->established, (unsigned long long)l->tx_drops,
+		(unsigned long long)l->handed, (unsigned long long)l->handoff_full);
 }
 
 /* How the client's channels came and went (the server's line tells its
