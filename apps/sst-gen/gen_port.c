@@ -131,10 +131,11 @@ gen_port_open(struct gen_client *g)
 	}
 	for (uint32_t i = 0; i < g->nch; i++)
 		slots += g->ch[i].wl->concurrent;
-	/* The engine sets the port up with a queue per worker (RSS where the
-	 * port has it, else worker 0 takes everything and hands each packet
-	 * to its owner) and a shard map that names the owner of every pair
-	 * of endpoints (docs/engine.md, "Local endpoints"). */
+	/* The engine sets the port up with a queue per worker and a shard
+	 * map that names the owner of every pair of endpoints (docs/engine.md,
+	 * "Local endpoints"): with RSS each packet arrives at its owner;
+	 * without (a memif takes queue i of the other end to our queue i) the
+	 * worker that received it hands it to the owner. */
 	ep.driver = "ethdev";
 	ep.driver_confs = g->eth_ptr;
 	ep.net.size = sizeof(ep.net);
