@@ -16,6 +16,10 @@
 #   defaults: build, 100000, 10, 1800
 # GEN_SCALE_WRAP, if set, goes before the client's command (a profiler:
 # GEN_SCALE_WRAP="perf record -e cpu-clock -g -o FILE --").
+# GEN_SCALE_WORKERS=N (default 1): N workers on each end, a memif queue
+# each (a memif's two ends must have as many queues), all polled by each
+# process's one thread; the client's channels spread over its workers by
+# their pair of endpoints.
 # Prints the client's final table, the server's last line and "ok" or
 # "FAILED: ..."; exit 0 or 1. Both processes use no hugepages (-m 4096
 # each: the EAL's memory is in the client's RSS at start, not in the growth).
@@ -56,7 +60,7 @@ ports=64000
 addrs=$(((channels + ports - 1) / ports))
 # shellcheck disable=SC2046
 "$gen" $(eal server) -- server --port 0 --ip 10.9.0.1/16 --udp 10.9.0.1:4433 \
-	--max-channels $((channels + channels / 10 + 16)) \
+	--max-channels $((channels + channels / 10 + 16)) --workers "${GEN_SCALE_WORKERS:-1}" \
 	2>"$dir/server.err" &
 server=$!
 for _ in $(seq 600); do
@@ -74,7 +78,7 @@ start=$(date +%s)
 /usr/bin/time -v ${GEN_SCALE_WRAP:-} "$gen" $(eal client) -- client --port 0 --ip 10.9.0.2/16 \
 	--src 10.9.0.2:1024 --src-addrs "$addrs" --src-ports $ports --udp 10.9.0.1:4433 \
 	--channels "$channels" --streams "$streams" --timeout "$timeout_s" --quiet \
-	>"$dir/client.out" 2>"$dir/client.err"
+	--workers "${GEN_SCALE_WORKERS:-1}" >"$dir/client.out" 2>"$dir/client.err"
 rc=$?
 end=$(date +%s)
 kill "$server"

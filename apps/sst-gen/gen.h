@@ -136,6 +136,7 @@ struct gen_conf {
 	uint32_t max_channels;	   /**< server: negotiation's max_responding (0: 1024) */
 	uint32_t max_streams;	   /**< server: stream control blocks (0: 2^20; a peer a quarter) */
 	struct tool_port port;	   /**< server: a DPDK port instead of kernel UDP */
+	uint32_t workers;	   /**< --port: workers, one per queue of the port (1) */
 	/* Template mode (gen_template.c). */
 	uint16_t tx_port;
 	uint32_t queues;
@@ -182,6 +183,9 @@ struct gen_life {
 	/** The link's drops: a full queue (a memif ring the peer did not
 	 * empty in time) or an error. */
 	uint64_t tx_drops;
+	/** Sharded (--workers): datagrams handed to their owner, and those
+	 * its inbox had no room for (dropped). */
+	uint64_t handed, handoff_full;
 };
 struct sst_worker;
 /** Add worker @p w's counters to @p l. */

@@ -421,24 +421,32 @@ workload_of(const struct gen_conf *c, uint32_t i)
 	return &c->wl[0];
 }
 
-struct sst_worker *
+void
+gen_host_params(struct gen_client *g, struct sst_nego_host_params *nego,
+	struct sst_stream_host_params *stream, void *ctx)
+{
+	randombytes_buf(nego->secret, sizeof(nego->secret));
+	nego->ulp_caps = SST_NEGO_CAP_ALL;
+	if (g->c->armor != SST_CRYPTO_CHK32)
+		nego->secure = &secure_conf;
+	stream->clone_pool = g->clones;
+	/* SIDs are reused only after a quiet period: a table the size of
+	 * the slots stalls a channel that runs rounds of streams (with 10 it
+	 * stopped after 20). The default grows with the SIDs in use. */
+	stream->send_mbufs = 64;
+	stream->rx_pieces = 64;
+	stream->ops = &stream_ops;
+	stream->ctx = ctx;
+}
+
+/* A channel's worker over kernel UDP, on its own socket. */
+static struct sst_worker *
 gen_worker_create(struct gen_client *g, struct sst_worker_params *wp,
 	const struct sst_worker_ops *ops, void *ctx)
 {
 	struct sst_worker *w;
 
-	randombytes_buf(wp->nego.secret, sizeof(wp->nego.secret));
-	wp->nego.ulp_caps = SST_NEGO_CAP_ALL;
-	if (g->c->armor != SST_CRYPTO_CHK32)
-		wp->nego.secure = &secure_conf;
-	wp->stream.clone_pool = g->clones;
-	/* SIDs are reused only after a quiet period: a table the size of
-	 * the slots stalls a channel that runs rounds of streams (with 10 it
-	 * stopped after 20). The default grows with the SIDs in use. */
-	wp->stream.send_mbufs = 64;
-	wp->stream.rx_pieces = 64;
-	wp->stream.ops = &stream_ops;
-	wp->stream.ctx = ctx;
+	gen_host_params(g, &wp->nego, &wp->stream, ctx);
 	wp->ops = ops;
 	wp->ctx = ctx;
 	/* A held channel stays up for the whole run. */
@@ -459,15 +467,18 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	char name[16];
 	int rc;
 
-	if (g->w != NULL) {
-		/* --port: from the channel's own endpoint of the port's worker. */
+	if (g->e != NULL) {
+		/* --port: from the channel's own endpoint, on the worker that
+		 * owns the pair (its packets arrive there, or are handed). */
 		struct sst_net_endpoint src;
 
 		gen_source_of(c, ch->id, &src);
-		ch->w = g->w;
+		ch->w = gen_port_owner(g, &src);
+		if (ch->w == NULL)
+			return -EINVAL;
 		gen_chan_set_state(ch, CH_CONNECTING);
 		ch->t_connect = rte_rdtsc();
-		return sst_worker_connect_from(g->w, &src, &c->server, mode, now);
+		return sst_worker_connect_from(ch->w, &src, &c->server, mode, now);
 	}
 
 	gen_source_of(c, ch->id, &lc.local);
@@ -518,13 +529,17 @@ gen_client_sum_links(struct gen_client *g)
 	struct gen_totals *t = &g->tot;
 
 	t->tx_pkts = t->rx_pkts = t->tx_bytes = t->rx_bytes = 0;
-	for (uint32_t i = 0; i <= g->next_connect; i++) {
-		struct sst_link *l = i < g->next_connect ? g->ch[i].link : g->link;
+	/* The channels' own sockets, or the port's workers' queues. */
+	for (uint32_t i = 0; i < g->next_connect + g->nw; i++) {
 		const struct sst_link_stats *ls;
 
-		if (l == NULL)
+		if (i >= g->next_connect)
+			ls = sst_worker_link_stats(
+				sst_engine_worker(g->e, (uint16_t)(i - g->next_connect)));
+		else if (g->ch[i].link != NULL)
+			ls = sst_link_stats(g->ch[i].link);
+		else
 			continue;
-		ls = sst_link_stats(l);
 		t->tx_pkts += ls->tx_packets;
 		t->rx_pkts += ls->rx_packets;
 		t->tx_bytes += ls->tx_bytes;
@@ -558,7 +573,7 @@ connect_more(struct gen_client *g, sst_time_t now)
 			return;
 		g->next_connect++;
 		rc = chan_open(g, ch, now);
-		if (rc == -ENOSPC && g->w != NULL) {
+		if (rc == -ENOSPC && g->e != NULL) {
 			/* --port: as many handshakes under way as the
 			 * negotiation host holds; this one starts later. */
 			g->next_connect--;
@@ -584,8 +599,8 @@ connect_more(struct gen_client *g, sst_time_t now)
 static void
 poll_channels(struct gen_client *g, sst_time_t now)
 {
-	if (g->w != NULL) {
-		sst_worker_poll(g->w, now);
+	if (g->e != NULL) {
+		gen_port_poll(g, now);
 		return;
 	}
 	for (uint32_t i = 0; i < g->next_connect; i++)
@@ -606,15 +621,15 @@ finish_all(struct gen_client *g)
 		for (uint32_t k = 0; ch->flows != NULL && k < ch->wl->concurrent; k++)
 			if (ch->flows[k].live)
 				flow_end(ch, &ch->flows[k], false, tool_now());
-		if (ch->w != NULL && g->w == NULL)
+		if (ch->w != NULL && g->e == NULL)
 			sst_worker_close_idle(ch->w, tool_now());
 	}
-	if (g->w != NULL)
-		sst_worker_close_idle(g->w, tool_now());
+	for (uint16_t i = 0; i < g->nw; i++)
+		sst_worker_close_idle(sst_engine_worker(g->e, i), tool_now());
 	while (open > 0 && tool_now() < until) {
 		poll_channels(g, tool_now());
-		open = g->w != NULL ? sst_worker_stats(g->w)->channels_open : 0;
-		for (uint32_t i = 0; g->w == NULL && i < g->next_connect && open == 0; i++)
+		open = g->e != NULL ? gen_port_open_channels(g) : 0;
+		for (uint32_t i = 0; g->e == NULL && i < g->next_connect && open == 0; i++)
 			open += g->ch[i].w != NULL && sst_worker_stats(g->ch[i].w)->channels_open;
 	}
 }
@@ -754,6 +769,8 @@ gen_client_run(const struct gen_conf *conf)
 		if (now - g.last_line >= SST_NSEC_PER_SEC) {
 			gen_client_sum_links(&g);
 			g.rss_peak = RTE_MAX(g.rss_peak, gen_rss());
+			if (g.e != NULL)
+				gen_port_second(&g, now);
 			gen_report_second(&g, now);
 			if (srv != NULL && !c.quiet && !c.json)
 				gen_server_tick(srv, false);

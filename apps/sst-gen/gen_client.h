@@ -7,6 +7,8 @@
 #define GEN_CLIENT_H
 
 #include "gen.h"
+#include "sst_engine.h"
+#include "sst_ethdev.h"
 #include "sst_link.h"
 #include "sst_worker.h"
 
@@ -110,10 +112,13 @@ struct gen_perf {
 struct gen_client {
 	const struct gen_conf *c;
 	struct rte_mempool *pool, *clones;
-	/* --port: one worker on the port answers for every channel's source
-	 * endpoint (gen_port.c). */
-	struct sst_link *link;
-	struct sst_worker *w;
+	/* --port: an engine of nw workers on the port answers for every
+	 * channel's source endpoint (gen_port.c); NULL over kernel UDP. */
+	struct sst_engine *e;
+	uint16_t nw;
+	bool link_warned; /**< said once that the port's link stays down */
+	struct sst_ethdev_link_conf eth[SST_WORKERS_MAX];
+	const void *eth_ptr[SST_WORKERS_MAX];
 	struct gen_chan *ch;
 	uint32_t nch;
 	uint32_t next_connect; /**< channels started so far */
@@ -144,15 +149,24 @@ struct gen_client {
 };
 
 /* gen_port.c: the client over a DPDK port. */
-/** Set up the port and its worker (g->link, g->w). @return 0 or -1
- * after printing why. */
+/** Set up the port and its engine (g->e, g->nw). @return 0 or -1 after
+ * printing why. */
 int gen_port_open(struct gen_client *g);
-/** A worker of the client (gen_client.c): what they all share (secret,
- * armor, stream callbacks, no idle timeout) added to @p wp, its callbacks
- * @p ops with context @p ctx (also the stream callbacks').
- * @return the worker, or NULL with rte_errno set. */
-struct sst_worker *gen_worker_create(struct gen_client *g, struct sst_worker_params *wp,
-	const struct sst_worker_ops *ops, void *ctx);
+/** The worker that owns the channel from @p src to the server, which must
+ * connect it; NULL if src is not IPv4. */
+struct sst_worker *gen_port_owner(struct gen_client *g, const struct sst_net_endpoint *src);
+/** One pass of every worker of the port's engine. */
+void gen_port_poll(struct gen_client *g, sst_time_t now);
+/** Once a second: say (once) if the port's link is still down. */
+void gen_port_second(struct gen_client *g, sst_time_t now);
+/** Channels open on the port's workers. */
+uint64_t gen_port_open_channels(struct gen_client *g);
+/** What every worker of the client shares (gen_client.c), added to a
+ * worker's or an engine's parameters: a fresh secret (the caller wipes
+ * it after the create), capabilities, the secure configuration, the
+ * clone pool, and the stream callbacks with context @p ctx. */
+void gen_host_params(struct gen_client *g, struct sst_nego_host_params *nego,
+	struct sst_stream_host_params *stream, void *ctx);
 void gen_port_close(struct gen_client *g);
 /** The channel whose source endpoint the tagged endpoint ep names, or NULL. */
 struct gen_chan *gen_port_chan(struct gen_client *g, const struct sst_net_endpoint *ep);

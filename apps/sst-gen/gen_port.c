@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sst-gen client over a DPDK port (--port): one worker on the port's first
- * queue answers for every channel's source endpoint, the --src address and
- * port ranges (the worker's extra local endpoints, docs/engine.md "Local
- * endpoints"), so that one process holds as many channels as its memory
- * does, each another host to the server. The workload logic is
- * gen_client.c's; here are the port, the worker and the way back from an
+ * sst-gen client over a DPDK port (--port): an engine of --workers workers,
+ * one per queue of the port, answers for every channel's source endpoint,
+ * the --src address and port ranges (the workers' extra local endpoints,
+ * docs/engine.md "Local endpoints"), so that one process holds as many
+ * channels as its memory does, each another host to the server. A
+ * channel's pair of endpoints belongs to the worker RSS would give its
+ * packets (sst_engine_owner() of the tagged endpoint), which connects it;
+ * all workers are polled by this thread. The workload logic is
+ * gen_client.c's; here are the port, the engine and the way back from an
  * endpoint pair to its channel.
  */
 #include <errno.h>
@@ -14,9 +17,10 @@
 
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <sodium.h>
 
 #include "gen_client.h"
-#include "sst_ethdev.h"
+#include "sst_engine.h"
 
 enum {
 	HANDSHAKES = 256, /**< negotiations under way at once */
@@ -76,14 +80,17 @@ connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 		gen_chan_failed(ch);
 }
 
-/* The channels that may open streams get their turn (gen_active.c). */
+/* The channels that may open streams get their turn (gen_active.c), once
+ * per round of the workers: all are polled by this thread, so the run
+ * queue is one, and a channel's streams are written on its owner's
+ * channel whichever pass runs it (they leave at the owner's pass). */
 static void
 app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 {
 	struct gen_client *g = ctx;
 
-	(void)w;
-	gen_active_poll(g, now);
+	if (w == sst_engine_worker(g->e, 0))
+		gen_active_poll(g, now);
 }
 
 static const struct sst_worker_ops port_ops = {
@@ -109,75 +116,121 @@ gen_port_open(struct gen_client *g)
 {
 	const struct gen_conf *c = g->c;
 	const struct tool_port *tp = &c->port;
-	struct rte_mempool *pools[1] = {g->pool};
-	struct sst_ethdev_port_conf pc = {.size = sizeof(pc), .nb_queues = 1, .pools = pools};
-	struct sst_ethdev_port_info info = {0};
-	struct sst_ethdev_link_conf ec = {.port_id = tp->port_id, .queue_id = 0};
-	struct sst_link_conf lc = {
-		.size = sizeof(lc), .driver = "ethdev", .pool = g->pool, .driver_conf = &ec};
-	struct sst_worker_params wp = {.size = sizeof(wp), .pool = g->pool};
+	uint16_t workers = (uint16_t)(c->workers != 0 ? c->workers : 1);
+	struct sst_engine_params ep = {.size = sizeof(ep), .workers = workers};
 	uint32_t slots = 0;
-	int rc;
 
 	if (!rte_eth_dev_is_valid_port(tp->port_id)) {
 		fprintf(stderr, "sst-gen: no DPDK port %u: give one to the EAL before '--'\n",
 			tp->port_id);
 		return -1;
 	}
-	rc = sst_ethdev_port_setup(tp->port_id, &pc, &info);
-	if (rc < 0) {
-		fprintf(stderr, "sst-gen: port %u: %s %s\n", tp->port_id, strerror(-rc), info.err);
-		return -1;
-	}
-	g->link = sst_link_open(&lc);
-	if (g->link == NULL) {
-		fprintf(stderr, "sst-gen: port %u: no link\n", tp->port_id);
-		return -1;
+	for (uint16_t q = 0; q < workers; q++) {
+		g->eth[q] = (struct sst_ethdev_link_conf){.port_id = tp->port_id, .queue_id = q};
+		g->eth_ptr[q] = &g->eth[q];
 	}
 	for (uint32_t i = 0; i < g->nch; i++)
 		slots += g->ch[i].wl->concurrent;
-	wp.link = g->link;
-	wp.net.size = sizeof(wp.net);
-	wp.net.mac = info.mac;
+	/* The engine sets the port up with a queue per worker and a shard
+	 * map that names the owner of every pair of endpoints (docs/engine.md,
+	 * "Local endpoints"): with RSS each packet arrives at its owner;
+	 * without (a memif takes queue i of the other end to our queue i) the
+	 * worker that received it hands it to the owner. */
+	ep.driver = "ethdev";
+	ep.driver_confs = g->eth_ptr;
+	ep.net.size = sizeof(ep.net);
 	/* net_ring ports have no address of their own. */
-	if (!rte_is_valid_assigned_ether_addr(&wp.net.mac))
-		wp.net.mac = (struct rte_ether_addr){{0x02, 0x53, 0x47, 0, 0, tp->ip.bytes[3]}};
-	wp.net.ipv4 = tp->ip;
-	wp.net.ipv4_prefix_len = tp->prefix_len;
-	wp.net.ipv4_gateway = tp->gateway;
-	wp.net.ipv4_count = c->src_addrs;
-	wp.net.tx_cksum_offload = info.tx_cksum_offload;
-	wp.udp_port = own_port(c);
-	wp.local_port_first = c->local.port;
-	wp.local_ports = c->src_ports;
+	if (rte_eth_macaddr_get(tp->port_id, &ep.net.mac) != 0 ||
+		!rte_is_valid_assigned_ether_addr(&ep.net.mac))
+		ep.net.mac = (struct rte_ether_addr){{0x02, 0x53, 0x47, 0, 0, tp->ip.bytes[3]}};
+	ep.net.ipv4 = tp->ip;
+	ep.net.ipv4_prefix_len = tp->prefix_len;
+	ep.net.ipv4_gateway = tp->gateway;
+	ep.net.ipv4_count = c->src_addrs;
+	ep.local.addr = tp->ip;
+	ep.local.port = own_port(c);
+	ep.local_port_first = c->local.port;
+	ep.local_ports = c->src_ports;
+	ep.mbufs = c->mbufs != 0 ? c->mbufs : 65535;
 	/* The endpoints are hosts of their own to the server, each with its
-	 * own channel: one secret serves them all (the worker advertises no
-	 * host instance for them). */
-	wp.nego.max_initiating = HANDSHAKES;
-	wp.nego.max_responding = 16;
-	wp.stream.name = "gport";
-	wp.stream.max_streams = slots + STREAMS_SLACK;
-	wp.stream.max_tx_buffers = slots + 64;
-	wp.stream.max_rx_buffers = slots + 64;
-	wp.stream.initial_buffers = 64;
-	wp.stream.peer_usids = 16;
-	g->w = gen_worker_create(g, &wp, &port_ops, g);
-	if (g->w == NULL) {
-		fprintf(stderr, "sst-gen: the port's worker: %s\n", rte_strerror(rte_errno));
+	 * own channel: one secret serves them all (the workers advertise no
+	 * host instance for them). Each worker may start HANDSHAKES. */
+	ep.nego.max_initiating = HANDSHAKES;
+	ep.nego.max_responding = 16;
+	ep.stream.name = "gport";
+	/* Per worker: one may hold every channel's slots (the spread over
+	 * workers is the hash's), and control blocks cost only when used. */
+	ep.stream.max_streams = slots + STREAMS_SLACK;
+	ep.stream.max_tx_buffers = slots + 64;
+	ep.stream.max_rx_buffers = slots + 64;
+	ep.stream.initial_buffers = 64;
+	ep.stream.peer_usids = 16;
+	gen_host_params(g, &ep.nego, &ep.stream, g);
+	ep.ops = &port_ops;
+	ep.ctx = g;
+	ep.idle_timeout = SST_TIME_NEVER;
+	g->e = sst_engine_create(&ep);
+	sodium_memzero(ep.nego.secret, sizeof(ep.nego.secret));
+	if (g->e == NULL) {
+		fprintf(stderr, "sst-gen: port %u, %u worker%s: %s\n", tp->port_id, workers,
+			workers == 1 ? "" : "s", rte_strerror(rte_errno));
 		return -1;
 	}
+	g->nw = workers;
 	return 0;
+}
+
+struct sst_worker *
+gen_port_owner(struct gen_client *g, const struct sst_net_endpoint *src)
+{
+	struct sst_net_endpoint pair;
+
+	if (sst_worker_ep_join(src, &g->c->server, &pair) < 0)
+		return NULL;
+	return sst_engine_worker(g->e, sst_engine_owner(g->e, &pair));
+}
+
+void
+gen_port_poll(struct gen_client *g, sst_time_t now)
+{
+	for (uint16_t i = 0; i < g->nw; i++)
+		sst_engine_poll_at(g->e, i, now);
+}
+
+uint64_t
+gen_port_open_channels(struct gen_client *g)
+{
+	uint64_t open = 0;
+
+	for (uint16_t i = 0; i < g->nw; i++)
+		open += sst_worker_stats(sst_engine_worker(g->e, i))->channels_open;
+	return open;
+}
+
+void
+gen_port_second(struct gen_client *g, sst_time_t now)
+{
+	struct rte_eth_link link;
+
+	if (g->link_warned || now - g->t_start < 3 * SST_NSEC_PER_SEC ||
+		rte_eth_link_get_nowait(g->c->port.port_id, &link) != 0 || link.link_status)
+		return;
+	/* A memif whose ends have different queue counts never comes up
+	 * (its server drops the connection), and nothing else says so. */
+	fprintf(stderr,
+		"sst-gen: port %u: the link is still down after 3 s (a net_memif's two ends "
+		"need the same --workers)\n",
+		g->c->port.port_id);
+	g->link_warned = true;
 }
 
 void
 gen_port_close(struct gen_client *g)
 {
-	if (g->w != NULL)
-		sst_worker_destroy(g->w);
-	if (g->link != NULL) {
-		sst_link_close(g->link);
-		sst_ethdev_port_stop(g->c->port.port_id);
-	}
-	g->w = NULL;
-	g->link = NULL;
+	if (g->e == NULL)
+		return;
+	sst_engine_stop(g->e, 0);
+	sst_engine_destroy(g->e);
+	g->e = NULL;
+	g->nw = 0;
 }

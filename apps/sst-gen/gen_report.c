@@ -58,6 +58,8 @@ gen_life_add(struct gen_life *l, const struct sst_worker *w)
 			 n->rx_sec_i1_refused;
 	l->established += n->established_initiator + n->established_responder;
 	l->tx_drops += sst_worker_link_stats(w)->tx_full + sst_worker_link_stats(w)->tx_errors;
+	l->handed += ws->handoff_out;
+	l->handoff_full += ws->handoff_full;
 }
 
 void
@@ -66,13 +68,15 @@ gen_life_print(const char *who, const struct gen_life *l)
 	fprintf(stderr,
 		"sst-gen %s channels: made %llu, open %llu, replaced %llu, silences %llu, dead "
 		"peers %llu, unheard %llu; first messages %llu (duplicates %llu, conflicts %llu, "
-		"refused %llu), negotiated %llu; packets the link dropped %llu\n",
+		"refused %llu), negotiated %llu; packets the link dropped %llu; handed to "
+		"another worker %llu (inbox full %llu)\n",
 		who, (unsigned long long)l->made, (unsigned long long)l->open,
 		(unsigned long long)l->replaced, (unsigned long long)l->silences,
 		(unsigned long long)l->dead_peers, (unsigned long long)l->unheard,
 		(unsigned long long)l->i1, (unsigned long long)l->i1_duplicate,
 		(unsigned long long)l->i1_conflict, (unsigned long long)l->i1_refused,
-		(unsigned long long)l->established, (unsigned long long)l->tx_drops);
+		(unsigned long long)l->established, (unsigned long long)l->tx_drops,
+		(unsigned long long)l->handed, (unsigned long long)l->handoff_full);
 }
 
 /* How the client's channels came and went (the server's line tells its
@@ -82,9 +86,9 @@ gen_client_life(const struct gen_client *g)
 {
 	struct gen_life l = {0};
 
-	if (g->w != NULL)
-		gen_life_add(&l, g->w);
-	for (uint32_t i = 0; g->w == NULL && i < g->next_connect; i++)
+	for (uint16_t i = 0; i < g->nw; i++)
+		gen_life_add(&l, sst_engine_worker(g->e, i));
+	for (uint32_t i = 0; g->e == NULL && i < g->next_connect; i++)
 		if (g->ch[i].w != NULL)
 			gen_life_add(&l, g->ch[i].w);
 	gen_life_print("client", &l);
@@ -108,6 +112,13 @@ table_hist(const char *name, const struct gen_hist *h)
 		(unsigned long long)h->n, (double)gen_hist_quantile(h, 0.5) / 1e3,
 		(double)gen_hist_quantile(h, 0.99) / 1e3, (double)gen_hist_quantile(h, 0.999) / 1e3,
 		(double)h->max / 1e3);
+}
+
+/* --port: the channels worker i of the port's engine made. */
+static uint64_t
+worker_channels(const struct gen_client *g, uint16_t i)
+{
+	return sst_worker_stats(sst_engine_worker(g->e, i))->channels_made;
 }
 
 int
@@ -150,6 +161,14 @@ gen_report_final(struct gen_client *g)
 		printf("  \"rss_bytes_start\": %llu, \"rss_bytes_peak\": %llu, "
 		       "\"bytes_per_channel\": %.0f,\n",
 			(unsigned long long)g->rss0, (unsigned long long)g->rss_peak, mem);
+		if (g->nw != 0) {
+			/* --port: the channels each worker made (its shard). */
+			printf("  \"worker_channels\": [");
+			for (uint16_t i = 0; i < g->nw; i++)
+				printf("%s%llu", i != 0 ? ", " : "",
+					(unsigned long long)worker_channels(g, i));
+			printf("],\n");
+		}
 		json_hist("setup", &g->setup, true);
 		json_hist("transaction", &g->txn, true);
 		gen_attack_report(g, true);
@@ -174,6 +193,9 @@ gen_report_final(struct gen_client *g)
 		printf("%-22s tx %llu pkts %llu B, rx %llu pkts %llu B\n", "link",
 			(unsigned long long)t->tx_pkts, (unsigned long long)t->tx_bytes,
 			(unsigned long long)t->rx_pkts, (unsigned long long)t->rx_bytes);
+		for (uint16_t i = 0; i < g->nw; i++)
+			printf("%-22s %llu channels made\n", i == 0 ? "channels per worker" : "",
+				(unsigned long long)worker_channels(g, i));
 		table_hist("setup latency", &g->setup);
 		table_hist("transaction latency", &g->txn);
 		printf("%-22s %.1f MB at start, %.1f MB peak, %.1f kB per channel\n",

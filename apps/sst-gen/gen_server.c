@@ -329,6 +329,9 @@ gen_server_run(const struct gen_conf *c)
 	 * one worker, so no per-lcore pool caches (1 MB a pool), and stream
 	 * buffers that grow from 16 each way. */
 	hc.small_pools = true;
+	/* --port --workers N: a queue per worker; a memif's two ends must
+	 * have as many queues. */
+	hc.workers = c->workers;
 	hc.max_channels = c->max_channels;
 	hc.cookie_period = c->cookie_period_ns;
 	hc.load_high = c->load_high;

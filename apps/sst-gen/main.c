@@ -44,6 +44,7 @@ enum {
 	OPT_REPLAY_AFTER,
 	OPT_COOKIE_PERIOD,
 	OPT_LOAD_HIGH,
+	OPT_WORKERS,
 };
 
 static void
@@ -111,6 +112,10 @@ usage(FILE *out)
 		"                         a DPDK port instead of kernel UDP; the client's\n"
 		"                         channels then come from one worker, each from an\n"
 		"                         endpoint of the --src ranges (from the --ip address)\n"
+		"      --workers N        --port: N workers, one per queue of the port; a\n"
+		"                         client's channel is made by the worker RSS gives\n"
+		"                         its packets to (1; both ends of a memif need the\n"
+		"                         same N)\n"
 		"      --mbufs N          packet buffers (65535)\n"
 		"      --max-channels N   server: channels clients may hold at once (1024)\n"
 		"      --max-streams N    server: streams at once (1048576), a peer a quarter\n"
@@ -284,6 +289,8 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 		return 0;
 	case OPT_LOAD_HIGH:
 		return parse_u32("load-high", arg, 1, 1000000, &c->load_high);
+	case OPT_WORKERS:
+		return parse_u32("workers", arg, 1, SST_WORKERS_MAX, &c->workers);
 	case OPT_ACK_JUMP:
 		return parse_u32("ack-jump", arg, 0, 1u << 20, &c->ack_jump);
 	case OPT_SEED:
@@ -384,6 +391,9 @@ check_client(struct gen_conf *c, const struct given *g)
 			return bad("%s", "client --port: a source endpoint per channel "
 					 "(--src-addrs x --src-ports >= --channels)");
 	}
+	if (c->workers > 1 && !c->port.set)
+		return bad("%s", "--workers N goes with --port (over kernel UDP each client "
+				 "channel has a worker of its own)");
 	if (c->attack != GEN_ATTACK_NONE && c->port.set)
 		return bad("%s", "--attack: kernel UDP (not --port)");
 	if (c->attack == GEN_ATTACK_OPTIMISTIC_ACK && c->armor != SST_CRYPTO_CHK32)
@@ -426,12 +436,16 @@ check_conf(struct gen_conf *c, const struct given *g)
 	case GEN_MODE_CLIENT:
 		return check_client(c, g);
 	case GEN_MODE_SERVER:
+		if (c->workers > 1 && !c->port.set)
+			return bad("%s", "server --workers N goes with --port");
 		if (!g->udp)
 			return bad("%s", "server: say where: --udp [ADDR:]PORT");
 		if (tool_parse_endpoint(g->udp_text, true, true, &c->local, err, sizeof(err)) < 0)
 			return bad("--udp %s", err);
 		return 0;
 	default:
+		if (c->workers != 0)
+			return bad("%s", "template: --queues Q (not --workers)");
 		if (g->src && tool_parse_endpoint(
 				      g->src_text, false, true, &c->tmpl_src, err, sizeof(err)) < 0)
 			return bad("--src %s", err);
@@ -514,6 +528,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"replay-after", required_argument, NULL, OPT_REPLAY_AFTER},
 		{"cookie-period", required_argument, NULL, OPT_COOKIE_PERIOD},
 		{"load-high", required_argument, NULL, OPT_LOAD_HIGH},
+		{"workers", required_argument, NULL, OPT_WORKERS},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},

@@ -182,6 +182,8 @@ create_workers(struct sst_engine *e)
 			.ops = e->p.ops,
 			.ctx = e->p.ctx,
 			.capture = e->workers[i].capture,
+			.local_port_first = e->p.local_port_first,
+			.local_ports = e->p.local_ports,
 		};
 
 		if (e->p.ring_mode) {

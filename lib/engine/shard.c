@@ -12,6 +12,7 @@
 #include <rte_thash.h>
 
 #include "sst_shard.h"
+#include "worker_tag.h"
 
 /* Microsoft's RSS verification key: any fixed key would do for software
  * dispatch; a well-known one is what most ports start with. */
@@ -60,29 +61,58 @@ put_addr(uint32_t *tuple, uint32_t n, const uint8_t *bytes, uint32_t words)
 	return n;
 }
 
+/* The local port a tagged endpoint carries (network order in bytes 8..9). */
+static uint16_t
+tag_port(const struct sst_net_endpoint *peer)
+{
+	return (uint16_t)(peer->addr.bytes[EP_LOCAL_PORT] << 8 |
+			  peer->addr.bytes[EP_LOCAL_PORT + 1]);
+}
+
+/*
+ * A packet's tuple as a NIC hashes it: source (the peer), destination (us),
+ * then the ports. Our half is the map's address and port, or, for a peer
+ * reached from one of a worker's extra local endpoints (a tagged endpoint,
+ * worker_tag.h), the local endpoint the tag names: that is the destination
+ * of its packets, so the owner is the queue RSS puts them on, and the
+ * channels of one generator to one server spread over the workers by
+ * their source endpoints. An untagged endpoint takes the map's half, as
+ * before (one test of a byte already in the cache line).
+ */
 static uint32_t
 hash_toeplitz(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
 {
 	bool v6 = peer->addr.family == SST_NET_IPV6;
 	uint32_t words = v6 ? 4 : 1;
-	const struct sst_net_addr *local = v6 ? &m->local6 : &m->local4;
+	const uint8_t *local = v6 ? m->local6.bytes : m->local4.bytes;
+	uint16_t local_port = m->local_port;
 	uint32_t tuple[9];
 	uint32_t n = 0;
 
+	if (worker_ep_tagged(peer)) {
+		local = &peer->addr.bytes[EP_LOCAL_ADDR];
+		local_port = tag_port(peer);
+	}
 	n = put_addr(tuple, n, peer->addr.bytes, words);
-	n = put_addr(tuple, n, local->bytes, words);
+	n = put_addr(tuple, n, local, words);
 	if (m->l4)
-		tuple[n++] = (uint32_t)peer->port << 16 | m->local_port;
+		tuple[n++] = (uint32_t)peer->port << 16 | local_port;
 	return rte_softrss(tuple, n, m->key);
 }
 
 /* The peer alone: our address and port are the same for every packet a
- * map sees, so they would not change which peers share an owner. With
- * SSE4.2 (DPDK's x86 baseline) rte_hash_crc() is the crc32 instruction. */
+ * map sees, so they would not change which peers share an owner. A tagged
+ * endpoint's local half differs between the channels of one peer (the
+ * generator's source endpoints to one server): its bytes up to the tag go
+ * in too, so that those channels spread; an untagged one hashes the same
+ * 4 bytes as before. With SSE4.2 (DPDK's x86 baseline) rte_hash_crc() is
+ * the crc32 instruction. */
 static uint32_t
 hash_crc(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
 {
-	uint32_t len = peer->addr.family == SST_NET_IPV6 ? 16 : 4;
+	uint32_t len = peer->addr.family == SST_NET_IPV6 ? 16
+		       : worker_ep_tagged(peer)		 ? EP_LOCAL_TAG + 1
+							 : 4;
 
 	RTE_SET_USED(m);
 	return rte_hash_crc_2byte(peer->port, rte_hash_crc(peer->addr.bytes, len, 0));

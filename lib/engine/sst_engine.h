@@ -109,6 +109,12 @@ struct sst_engine_params {
 	 * mbufs). Give mbufs for a pool populated at once, as a NIC driver
 	 * that registers the pool's memory when its queue is set up needs. */
 	uint32_t mbufs_initial;
+	/** Frame links, IPv4: every worker's extra local endpoints
+	 * (sst_worker_params.local_port_first, docs/engine.md "Local
+	 * endpoints"); a channel from one belongs to sst_engine_owner() of
+	 * its tagged endpoint (sst_worker_ep_join()). 0: none. */
+	uint16_t local_port_first;
+	uint32_t local_ports; /**< see local_port_first */
 };
 
 /**
@@ -204,7 +210,9 @@ void sst_engine_local(const struct sst_engine *e, struct sst_net_endpoint *ep);
  * @param e
  *   The engine.
  * @param ep
- *   The peer's address and port.
+ *   The peer's address and port, or a tagged endpoint (a peer reached from
+ *   an extra local endpoint, sst_worker_ep_join()): owned by the queue RSS
+ *   gives the packets from the peer to that local endpoint.
  * @return
  *   The index of the owning worker (sst_shard_owner() over the engine's map).
  */

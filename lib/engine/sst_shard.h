@@ -15,7 +15,11 @@
  *
  * The destination in the hash is our own address and port (the packet was
  * sent to us): the map holds them, so a peer's owner is the same when its
- * packets arrive and when we connect to it.
+ * packets arrive and when we connect to it. A peer reached from one of a
+ * worker's extra local endpoints is named by a tagged endpoint
+ * (sst_worker_ep_join()), which carries that local endpoint: it is then
+ * the destination hashed, so the channels from many local endpoints to
+ * one server spread over the workers as RSS spreads their packets.
  *
  * Where no NIC has to agree (a port without RSS, sockets), any hash that
  * every worker computes alike will do: such a map hashes with CRC32-C
@@ -116,7 +120,9 @@ int sst_shard_map_set_hash(struct sst_shard_map *m, enum sst_shard_hash_kind kin
  * the one a NIC computes, over source address, destination address, then
  * (when m->l4) source and destination port, under m->key.
  * SST_SHARD_HASH_CRC: CRC32-C of the peer's address and port (ours are the
- * same for every packet, and the key and m->l4 are not used).
+ * same for every packet, and the key and m->l4 are not used). For a tagged
+ * endpoint (sst_worker_ep_join()) the destination is the local endpoint
+ * it carries, not the map's; under CRC its local half is hashed too.
  *
  * @param m
  *   The map: its hash, key, and whether ports are hashed.

@@ -139,7 +139,10 @@ struct sst_worker_params {
 	 * not hold udp_port. Negotiation then advertises no host instance
 	 * (nego.ulp_version 1, unless set): the endpoints would share ours,
 	 * and a server that sees one instance at two endpoints takes it for a
-	 * host that moved. 0: none. Not with shard_count > 1.
+	 * host that moved. 0: none. With shard_count > 1, each pair (local
+	 * endpoint, peer) is owned by the worker RSS gives its packets
+	 * (sst_shard.h): connect from the owner (sst_worker_ep_join(),
+	 * sst_engine_owner()).
 	 */
 	uint16_t local_port_first;
 	uint32_t local_ports; /**< see local_port_first */
@@ -233,10 +236,24 @@ int sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep,
  * @param mode Negotiation mode (see sst_worker_connect()).
  * @param now Current time.
  * @return 0, -EINVAL (local not one of the worker's local endpoints,
- *   remote not IPv4), or the error of sst_nego_connect().
+ *   remote not IPv4), -EXDEV (a sharded worker that does not own the
+ *   pair: see sst_worker_ep_join()), or the error of sst_nego_connect().
  */
 int sst_worker_connect_from(struct sst_worker *w, const struct sst_net_endpoint *local,
 	const struct sst_net_endpoint *remote, enum sst_nego_mode mode, sst_time_t now);
+
+/**
+ * The tagged endpoint that names the peer @p remote reached from the local
+ * endpoint @p local (what the worker callbacks give for a channel of
+ * sst_worker_connect_from()): sst_engine_owner() of it is the worker that
+ * must make that channel.
+ * @param local The local endpoint (IPv4).
+ * @param remote The peer's endpoint (IPv4, not tagged).
+ * @param ep Set to the tagged endpoint.
+ * @return 0, or -EINVAL (an argument NULL, not IPv4, or remote tagged).
+ */
+int sst_worker_ep_join(const struct sst_net_endpoint *local, const struct sst_net_endpoint *remote,
+	struct sst_net_endpoint *ep);
 
 /**
  * Take apart an endpoint a worker callback gave: the peer's endpoint and

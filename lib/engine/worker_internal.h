@@ -18,6 +18,7 @@
 
 #include "sst_worker.h"
 #include "worker_table.h"
+#include "worker_tag.h"
 
 /*
  * An endpoint (peer address and port) we gave channel numbers to. Byte 0
@@ -254,26 +255,6 @@ worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint 
 {
 	return a->port == b->port && a->addr.family == b->addr.family &&
 	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
-}
-
-/*
- * A peer reached from one of the worker's extra local endpoints
- * (sst_worker_connect_from()) is keyed by a tagged endpoint: IPv4 leaves
- * bytes 4..15 of the address unused, so the local address goes in bytes
- * 4..7, its port in 8..9 and a 1 in byte 10. Every table (endpoints,
- * channels, negotiation's) then keys by the pair with no change, and an
- * endpoint of the worker's own local endpoint is as it always was: the
- * single-endpoint path costs nothing more. worker_io.c tags what arrives
- * at an extra endpoint and untags what leaves.
- */
-enum { EP_LOCAL_ADDR = 4, EP_LOCAL_PORT = 8, EP_LOCAL_TAG = 10 };
-
-/* Whether ep is a peer reached from one of the extra local endpoints (its
- * tag byte set); pure, for any endpoint. */
-static inline bool
-worker_ep_tagged(const struct sst_net_endpoint *ep)
-{
-	return ep->addr.family == SST_NET_IPV4 && ep->addr.bytes[EP_LOCAL_TAG] != 0;
 }
 
 /* worker_local.c */

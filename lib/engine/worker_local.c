@@ -29,6 +29,18 @@ worker_ep_tag(struct sst_net_endpoint *remote, const struct sst_net_endpoint *lo
 	remote->addr.bytes[EP_LOCAL_TAG] = 1;
 }
 
+int
+sst_worker_ep_join(const struct sst_net_endpoint *local, const struct sst_net_endpoint *remote,
+	struct sst_net_endpoint *ep)
+{
+	if (local == NULL || remote == NULL || ep == NULL || local->addr.family != SST_NET_IPV4 ||
+		remote->addr.family != SST_NET_IPV4 || worker_ep_tagged(remote))
+		return -EINVAL;
+	*ep = *remote;
+	worker_ep_tag(ep, local);
+	return 0;
+}
+
 bool
 sst_worker_ep_split(const struct sst_net_endpoint *ep, struct sst_net_endpoint *local,
 	struct sst_net_endpoint *remote)
@@ -57,9 +69,12 @@ worker_local_init(struct sst_worker *w)
 
 	if (p->local_ports == 0)
 		return 0;
-	/* Frame links only: a datagram link is one socket, one endpoint. */
-	if (w->net == NULL || p->net.ipv4.family != SST_NET_IPV4 || p->shard_count > 1 ||
-		p->local_port_first == 0 || p->local_port_first + p->local_ports - 1 > UINT16_MAX ||
+	/* Frame links only: a datagram link is one socket, one endpoint. A
+	 * sharded worker may have them: the shard map hashes a tagged
+	 * endpoint by its local half (shard.c), so each pair has one owner
+	 * that the dispatch and sst_worker_connect_from() agree on. */
+	if (w->net == NULL || p->net.ipv4.family != SST_NET_IPV4 || p->local_port_first == 0 ||
+		p->local_port_first + p->local_ports - 1 > UINT16_MAX ||
 		(uint32_t)(w->local.port - p->local_port_first) < p->local_ports)
 		return -EINVAL;
 	return 0;
@@ -93,6 +108,10 @@ sst_worker_connect_from(struct sst_worker *w, const struct sst_net_endpoint *loc
 		return -EINVAL;
 	ep = *remote;
 	worker_ep_tag(&ep, local);
+	/* As sst_worker_connect(): the pair's channels live on its owner,
+	 * where its packets arrive (RSS) or are handed (the dispatch). */
+	if (w->p.shard_count > 1 && sst_shard_owner(&w->shard, &ep) != w->p.shard_index)
+		return -EXDEV;
 	w->now = now;
 	return worker_connect_to(w, &ep, mode, now);
 }

@@ -10,7 +10,11 @@
 #  - against `sst-cat --listen --echo` on a memif: 50 channels, 2 streams
 #    each (--echo: the response is the request);
 #  - against `sst-perf --server --once` on a memif (--sst-perf): 60 channels,
-#    4 streams each, 2 in flight, one rr test whose counters must agree.
+#    4 streams each, 2 in flight, one rr test whose counters must agree;
+#  - two workers on each end (--workers 2, a queue each): 200 channels, 3
+#    streams each, every channel made by the worker that owns its pair of
+#    endpoints (docs/engine.md "Local endpoints"): both workers must hold
+#    some, and the server must count 600 streams answered, none failed.
 # Usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf
 set -u
 usage="usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf"
@@ -94,6 +98,25 @@ grep -q '"target": {"status": 0, "streams_done": 240, "streams_failed": 0, "veri
 wait "$server" || fail "sst-perf --server --once: exit $?"
 server=
 
+# shellcheck disable=SC2046
+"$gen_bin" $(eal mw server) -- server --port 0 --ip 10.9.0.1/24 --udp 10.9.0.1:4433 \
+	--workers 2 2>"$dir/mw-server.err" &
+server=$!
+wait_line "$dir/mw-server.err" '^sst-gen: serving'
+client mw --workers 2 --channels 200 --streams 3 --request exp:300 --response uniform:1-2000 \
+	--seed 5 || fail "client of 2 workers: exit $?"
+check "2 workers" "$dir/mw.json" 600 200
+per_worker=$(sed -n 's/.*"worker_channels": \[\([0-9, ]*\)\].*/\1/p' "$dir/mw.json")
+case "$per_worker" in
+[1-9]*", "[1-9]*) ;;
+*) fail "2 workers: channels per worker '$per_worker' (want both > 0)" ;;
+esac
+kill "$server"
+wait "$server"
+server=
+grep -q 'server (end): .* answered 600 failed 0, verify errors 0,' "$dir/mw-server.err" ||
+	fail "2 workers, the server's count: $(tail -1 "$dir/mw-server.err")"
+
 rm -rf /run/dpdk/sst-genport-*-$$ 2>/dev/null
-[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs over memif, from 200 source endpoints of one worker, verified"
+[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs over memif, from 200 source endpoints of one worker and of two (channels $per_worker), verified"
 exit $((fails != 0))

@@ -192,47 +192,57 @@ struct frames {
 
 static const char *capture_prefix; /* the next engine captures here */
 
-static struct sst_engine *
-engine_on(struct app *a, const char *name, bool server, uint16_t workers, struct frames *f)
+/* The parameters of an engine of this test, name's secret, on f's port
+ * (NULL: udpsock); the callbacks' context is ctx. */
+static void
+engine_params(struct sst_engine_params *ep, const char *name, bool server, uint16_t workers,
+	struct frames *f, void *ctx)
 {
-	struct sst_engine_params ep = {.size = sizeof(ep), .workers = workers, .mbufs = 4095};
-
-	ep.capture = capture_prefix;
-	memset(a, 0, sizeof(*a));
-	a->name = name;
-	a->server = server;
-	ep.local.addr = sst_net_addr4(127, 0, 0, 1);
+	*ep = (struct sst_engine_params){.size = sizeof(*ep), .workers = workers, .mbufs = 4095};
+	ep->capture = capture_prefix;
+	ep->local.addr = sst_net_addr4(127, 0, 0, 1);
 	if (f != NULL) {
 		for (uint16_t i = 0; i < workers; i++) {
 			f->confs[i] =
 				(struct sst_ethdev_link_conf){.port_id = f->port, .queue_id = i};
 			f->conf_ptrs[i] = &f->confs[i];
 		}
-		ep.driver = "ethdev";
-		ep.driver_confs = f->conf_ptrs;
+		ep->driver = "ethdev";
+		ep->driver_confs = f->conf_ptrs;
 		/* net_ring ports have no address of their own. */
-		ep.net.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0, f->addr.bytes[3]}};
-		ep.net.ipv4 = f->addr;
-		ep.net.ipv4_prefix_len = 24;
-		ep.local.addr = f->addr;
-		ep.local.port = 4433;
+		ep->net.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0, f->addr.bytes[3]}};
+		ep->net.ipv4 = f->addr;
+		ep->net.ipv4_prefix_len = 24;
+		ep->local.addr = f->addr;
+		ep->local.port = 4433;
 	}
 	/* One secret per host: in checksum mode the host instance, by which
 	 * a server knows a client that moved, derives from it. */
-	memset(ep.nego.secret, server ? 0x5e : 0xc1, sizeof(ep.nego.secret));
-	memcpy(ep.nego.secret, name, RTE_MIN(strlen(name), sizeof(ep.nego.secret)));
-	ep.nego.ulp_caps = SST_NEGO_CAP_ALL;
-	ep.stream.name = name;
-	ep.stream.clone_pool = clones;
-	ep.stream.max_streams = 256;
-	ep.stream.max_tx_buffers = 64;
-	ep.stream.max_rx_buffers = 64;
-	ep.stream.max_sids = 256;
-	ep.stream.ops = &stream_ops;
-	ep.stream.ctx = a;
-	ep.ops = &worker_ops;
-	ep.ctx = a;
-	ep.idle_timeout = 300 * SST_NSEC_PER_MSEC;
+	memset(ep->nego.secret, server ? 0x5e : 0xc1, sizeof(ep->nego.secret));
+	memcpy(ep->nego.secret, name, RTE_MIN(strlen(name), sizeof(ep->nego.secret)));
+	ep->nego.ulp_caps = SST_NEGO_CAP_ALL;
+	ep->stream.name = name;
+	ep->stream.clone_pool = clones;
+	ep->stream.max_streams = 256;
+	ep->stream.max_tx_buffers = 64;
+	ep->stream.max_rx_buffers = 64;
+	ep->stream.max_sids = 256;
+	ep->stream.ops = &stream_ops;
+	ep->stream.ctx = ctx;
+	ep->ops = &worker_ops;
+	ep->ctx = ctx;
+	ep->idle_timeout = 300 * SST_NSEC_PER_MSEC;
+}
+
+static struct sst_engine *
+engine_on(struct app *a, const char *name, bool server, uint16_t workers, struct frames *f)
+{
+	struct sst_engine_params ep;
+
+	memset(a, 0, sizeof(*a));
+	a->name = name;
+	a->server = server;
+	engine_params(&ep, name, server, workers, f, a);
 	a->e = sst_engine_create(&ep);
 	CU_ASSERT_FATAL(a->e != NULL);
 	if (server)
@@ -525,6 +535,178 @@ test_frames_over_net_ring(void)
 	CU_ASSERT(rx_frames > 200);
 }
 
+/*
+ * Extra local endpoints on a sharded engine (issue 21): a client of two
+ * workers speaks from LOCALS endpoints (its own address, LOCALS ports) to
+ * one server endpoint. Each pair's channel is made by the worker
+ * sst_engine_owner() names for its tagged endpoint (sst_worker_ep_join()),
+ * the other worker is refused (-EXDEV); a net_ring pair has no RSS, so what
+ * arrives at the wrong worker is handed over, and each stream's echo must
+ * come back whole.
+ */
+enum { LOCALS = 16, LOCAL_PORT0 = 30000, LOCAL_BYTES = 8 * 1024 };
+
+struct local_client {
+	struct sst_engine *e;
+	struct sst_net_endpoint target, self;
+	struct {
+		bool sent;
+		uint16_t owner;
+		struct sst_stream_peer *peer;
+		struct sst_stream *s;
+		uint64_t written, echoed;
+	} ep[LOCALS];
+	uint64_t bad, refused_elsewhere;
+};
+
+static int
+local_index(const struct sst_net_endpoint *ep)
+{
+	struct sst_net_endpoint l;
+
+	if (!sst_worker_ep_split(ep, &l, NULL) || l.port < LOCAL_PORT0 ||
+		l.port >= LOCAL_PORT0 + LOCALS)
+		return -1;
+	return l.port - LOCAL_PORT0;
+}
+
+static void
+local_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoint *ep)
+{
+	struct local_client *c = ctx;
+	int i = local_index(ep);
+
+	CU_ASSERT_FATAL(i >= 0);
+	c->ep[i].peer = peer;
+}
+
+static void
+local_readable(void *ctx, struct sst_stream *s, sst_time_t now)
+{
+	struct local_client *c = ctx;
+
+	for (int i = 0; i < LOCALS; i++)
+		if (c->ep[i].s == s)
+			sst_test_echo_check(s, pattern, i, &c->ep[i].echoed, &c->bad, now);
+}
+
+static void
+local_poll(void *ctx, struct sst_worker *w, sst_time_t now)
+{
+	struct local_client *c = ctx;
+
+	for (int i = 0; i < LOCALS; i++) {
+		struct sst_net_endpoint from = c->self, pair;
+		struct sst_worker *owner;
+
+		from.port = (uint16_t)(LOCAL_PORT0 + i);
+		CU_ASSERT_FATAL(sst_worker_ep_join(&from, &c->target, &pair) == 0);
+		c->ep[i].owner = sst_engine_owner(c->e, &pair);
+		owner = sst_engine_worker(c->e, c->ep[i].owner);
+		if (!c->ep[i].sent && owner != w) {
+			/* Not ours: the worker refuses it, and so its owner
+			 * makes every channel of the pair. */
+			CU_ASSERT_EQUAL(sst_worker_connect_from(
+						w, &from, &c->target, SST_NEGO_MODE_CHECKSUM, now),
+				-EXDEV);
+			c->refused_elsewhere++;
+			continue;
+		}
+		if (!c->ep[i].sent) {
+			CU_ASSERT_EQUAL(sst_worker_connect_from(
+						w, &from, &c->target, SST_NEGO_MODE_CHECKSUM, now),
+				0);
+			c->ep[i].sent = true;
+		}
+		if (owner != w || c->ep[i].peer == NULL || c->ep[i].written == LOCAL_BYTES)
+			continue;
+		if (c->ep[i].s == NULL)
+			c->ep[i].s = sst_stream_connect(c->ep[i].peer, "echo", "test", now);
+		while (c->ep[i].s != NULL && c->ep[i].written < LOCAL_BYTES) {
+			uint32_t len = (uint32_t)RTE_MIN(1000, LOCAL_BYTES - c->ep[i].written);
+			struct rte_mbuf *m =
+				sst_test_stream_chunk(clones, pattern, i, c->ep[i].written, len);
+
+			CU_ASSERT_FATAL(m != NULL);
+			if (sst_stream_write(c->ep[i].s, m, 0, now) < 0) {
+				rte_pktmbuf_free(m);
+				break;
+			}
+			c->ep[i].written += len;
+		}
+		if (c->ep[i].written == LOCAL_BYTES)
+			sst_stream_shutdown(c->ep[i].s, now);
+	}
+}
+
+static const struct sst_worker_ops local_worker_ops = {
+	.peer_ready = local_ready, .app_poll = local_poll};
+static const struct sst_stream_ops local_stream_ops = {.readable = local_readable};
+
+static void
+test_local_endpoints_sharded(void)
+{
+	static struct app server;
+	static struct local_client c;
+	static struct frames fs, fc;
+	struct sst_engine_params ep;
+	uint32_t made[2] = {0}, owned[2] = {0};
+	uint64_t handed = 0, echoed = 0;
+	sst_time_t deadline = sst_engine_now() + 30 * SST_NSEC_PER_SEC;
+
+	CU_ASSERT_FATAL(sst_ethdev_ring_pair("engloc", 2, &fs.port, &fc.port) == 0);
+	fs.addr = sst_net_addr4(10, 0, 1, 1);
+	fc.addr = sst_net_addr4(10, 0, 1, 2);
+	engine_on(&server, "lsrv", true, 2, &fs);
+	memset(&c, 0, sizeof(c));
+	engine_params(&ep, "lcli", false, 2, &fc, &c);
+	ep.ops = &local_worker_ops;
+	ep.stream.ops = &local_stream_ops;
+	ep.local_port_first = LOCAL_PORT0;
+	ep.local_ports = LOCALS;
+	c.e = sst_engine_create(&ep);
+	CU_ASSERT_FATAL(c.e != NULL);
+	sst_engine_local(server.e, &c.target);
+	c.self.addr = fc.addr;
+	while (echoed < (uint64_t)LOCALS * LOCAL_BYTES && sst_engine_now() < deadline) {
+		echoed = 0;
+		for (uint16_t i = 0; i < 2; i++) {
+			sst_engine_poll(server.e, i);
+			sst_engine_poll(c.e, i);
+		}
+		for (int i = 0; i < LOCALS; i++)
+			echoed += c.ep[i].echoed;
+	}
+	CU_ASSERT_EQUAL(echoed, (uint64_t)LOCALS * LOCAL_BYTES);
+	CU_ASSERT_EQUAL(c.bad, 0);
+	CU_ASSERT(c.refused_elsewhere > 0);
+	for (int i = 0; i < LOCALS; i++)
+		owned[c.ep[i].owner]++;
+	for (uint16_t i = 0; i < 2; i++) {
+		const struct sst_worker_stats *st = sst_worker_stats(sst_engine_worker(c.e, i));
+
+		made[i] = (uint32_t)st->channels_made;
+		handed += st->handoff_out;
+		/* Each worker made exactly the channels of the pairs it owns. */
+		CU_ASSERT_EQUAL(made[i], owned[i]);
+	}
+	CU_ASSERT(made[0] > 0 && made[1] > 0);
+	/* No RSS: the server's worker j sends on queue j, whatever the
+	 * client's owner is, so some arrive at the other worker. */
+	CU_ASSERT(handed > 0);
+	printf("\n  %u local endpoints: worker 0 made %u channels, worker 1 %u; %llu packets "
+	       "handed over\n",
+		LOCALS, made[0], made[1], (unsigned long long)handed);
+	for (int i = 0; i < LOCALS; i++)
+		if (c.ep[i].s != NULL)
+			sst_stream_close(c.ep[i].s, sst_engine_now());
+	sst_engine_stop(c.e, SST_NSEC_PER_SEC);
+	sst_engine_stop(server.e, SST_NSEC_PER_SEC);
+	sst_engine_destroy(c.e);
+	sst_engine_destroy(server.e);
+	CU_ASSERT_EQUAL(sst_ethdev_ring_pair_free("engloc", 2), 0);
+}
+
 static void
 test_bad_params(void)
 {
@@ -550,6 +732,7 @@ setup(void)
 static const struct sst_test_case cases[] = {
 	{"sharded engine over udpsock", test_sharded_udpsock},
 	{"frames over a net_ring pair", test_frames_over_net_ring},
+	{"local endpoints on two workers", test_local_endpoints_sharded},
 	{"bad parameters", test_bad_params},
 	{NULL, NULL},
 };

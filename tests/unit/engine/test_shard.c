@@ -9,15 +9,22 @@
  * software-only hash (SST_SHARD_HASH_CRC) is CRC32-C of the peer's address
  * and port (vectors computed bit by bit with the Castagnoli polynomial),
  * the same whatever the map's key, ports flag and local endpoint, so a
- * connect and an arriving packet name one owner.
+ * connect and an arriving packet name one owner. A peer reached from one
+ * of a worker's extra local endpoints (a tagged endpoint) hashes with that
+ * local endpoint as the destination, as RSS hashes its packets, so the
+ * channels of many local endpoints to one server spread over the workers.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_thash.h>
+
 #include "sst_shard.h"
 #include "sst_test.h"
+#include "sst_worker.h"
+#include "worker_tag.h"
 
 struct vector {
 	const char *dst, *src; /* the destination is us, the source the peer */
@@ -205,6 +212,135 @@ test_crc_spread(void)
 	}
 }
 
+/* peer, tagged with the local endpoint it is reached from (worker_tag.h's
+ * layout, which sst_worker_ep_split() must take apart again). */
+static struct sst_net_endpoint
+tagged(const char *peer, uint16_t peer_port, const char *local, uint16_t local_port)
+{
+	struct sst_net_endpoint ep = {.port = peer_port}, l, r;
+	struct sst_net_addr a;
+
+	parse(peer, &ep.addr);
+	parse(local, &a);
+	memcpy(&ep.addr.bytes[EP_LOCAL_ADDR], a.bytes, 4);
+	ep.addr.bytes[EP_LOCAL_PORT] = (uint8_t)(local_port >> 8);
+	ep.addr.bytes[EP_LOCAL_PORT + 1] = (uint8_t)local_port;
+	ep.addr.bytes[EP_LOCAL_TAG] = 1;
+	CU_ASSERT_FATAL(sst_worker_ep_split(&ep, &l, &r));
+	CU_ASSERT(l.port == local_port && memcmp(l.addr.bytes, a.bytes, 4) == 0);
+	CU_ASSERT(r.port == peer_port && r.addr.bytes[EP_LOCAL_TAG] == 0);
+	return ep;
+}
+
+/* A tagged endpoint hashes as the packets of its channel: from the peer to
+ * the local endpoint in the tag, whatever address and port the map holds.
+ * Microsoft's IPv4 vectors, with the map's own half set elsewhere. */
+static void
+test_tagged_is_the_packets_tuple(void)
+{
+	for (size_t i = 0; i < 5; i++) {
+		const struct vector *v = &vectors[i];
+		struct sst_net_endpoint peer = tagged(v->src, v->sport, v->dst, v->dport);
+		struct sst_net_addr elsewhere;
+		struct sst_shard_map m;
+
+		sst_shard_map_init(&m, 4);
+		parse("10.0.0.1", &elsewhere);
+		sst_shard_map_set_local(&m, &elsewhere, NULL, 4433);
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), v->hash_ports);
+		CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), m.reta[v->hash_ports % m.reta_size]);
+		m.l4 = false;
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), v->hash_addrs);
+	}
+}
+
+/* The owner of a tagged endpoint is the queue a NIC's RSS picks for its
+ * packets: rte_softrss() over the IPv4/UDP tuple (src = the server, dst =
+ * our local endpoint) as DPDK's own struct lays it out, through a table
+ * that is not dealt in turn. */
+static void
+test_tagged_owner_is_rss(void)
+{
+	struct sst_shard_map m;
+	struct sst_net_addr server;
+
+	sst_shard_map_init(&m, 3);
+	for (uint16_t i = 0; i < m.reta_size; i++)
+		m.reta[i] = (uint16_t)((i * 7 + i / 5) % 3);
+	parse("10.9.0.1", &server);
+	sst_shard_map_set_local(&m, &server, NULL, 7); /* not the tagged half */
+	for (uint32_t i = 0; i < 600; i++) {
+		char local[32];
+		uint16_t lport = (uint16_t)(20000 + i % 300);
+		struct sst_net_endpoint peer;
+		struct rte_ipv4_tuple t = {
+			.src_addr = RTE_IPV4(10, 9, 0, 1),
+			.dst_addr = RTE_IPV4(10, 9, 0, (uint8_t)(2 + i / 300)),
+			.sport = 4433,
+			.dport = lport,
+		};
+		uint32_t rss;
+
+		snprintf(local, sizeof(local), "10.9.0.%u", 2 + i / 300);
+		peer = tagged("10.9.0.1", 4433, local, lport);
+		rss = rte_softrss((uint32_t *)&t, RTE_THASH_V4_L4_LEN, m.key);
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), rss);
+		CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), m.reta[rss % m.reta_size]);
+	}
+}
+
+/* The channels of one generator to one server (two local addresses x 100
+ * ports): untagged they would be one endpoint, one owner; tagged they
+ * spread over two workers, under either hash. */
+static void
+test_tagged_spread(void)
+{
+	for (int crc = 0; crc < 2; crc++) {
+		struct sst_shard_map m;
+		struct sst_net_addr us;
+		uint32_t per[2] = {0};
+
+		sst_shard_map_init(&m, 2);
+		if (crc)
+			CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_CRC), 0);
+		parse("10.9.0.2", &us);
+		sst_shard_map_set_local(&m, &us, NULL, 4433);
+		for (uint32_t i = 0; i < 200; i++) {
+			char local[32];
+			struct sst_net_endpoint peer;
+
+			snprintf(local, sizeof(local), "10.9.0.%u", 2 + i / 100);
+			peer = tagged("10.9.0.1", 4433, local, (uint16_t)(20000 + i % 100));
+			per[sst_shard_owner(&m, &peer)]++;
+		}
+		CU_ASSERT(per[0] > 70 && per[1] > 70);
+		if (!(per[0] > 70 && per[1] > 70))
+			printf("\n  %s: %u and %u", crc ? "crc" : "toeplitz", per[0], per[1]);
+	}
+}
+
+/* Under CRC a tagged endpoint's hash depends on its local half, and an
+ * untagged one's is what it was (the vectors above): a generator's
+ * channels differ, the server's view of one peer does not change. */
+static void
+test_crc_tagged(void)
+{
+	struct sst_shard_map m;
+	struct sst_net_endpoint a = tagged("10.9.0.1", 4433, "10.9.0.2", 20000);
+	struct sst_net_endpoint b = tagged("10.9.0.1", 4433, "10.9.0.2", 20001);
+	struct sst_net_endpoint c = tagged("10.9.0.1", 4433, "10.9.0.3", 20000);
+	struct sst_net_endpoint plain = {.port = 4433};
+
+	sst_shard_map_init(&m, 4);
+	CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_CRC), 0);
+	parse("10.9.0.1", &plain.addr);
+	CU_ASSERT_NOT_EQUAL(sst_shard_hash(&m, &a), sst_shard_hash(&m, &b));
+	CU_ASSERT_NOT_EQUAL(sst_shard_hash(&m, &a), sst_shard_hash(&m, &c));
+	CU_ASSERT_NOT_EQUAL(sst_shard_hash(&m, &a), sst_shard_hash(&m, &plain));
+	CU_ASSERT_EQUAL(sst_shard_hash(&m, &a),
+		sst_shard_hash(&m, &(struct sst_net_endpoint){a.addr, a.port}));
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_verification_suite),
 	SST_TEST(test_owner_is_the_table_entry),
@@ -212,6 +348,10 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_crc_vectors),
 	SST_TEST(test_set_hash_rejects_unknown),
 	SST_TEST(test_crc_spread),
+	SST_TEST(test_tagged_is_the_packets_tuple),
+	SST_TEST(test_tagged_owner_is_rss),
+	SST_TEST(test_tagged_spread),
+	SST_TEST(test_crc_tagged),
 	SST_TEST_END,
 };
 
