@@ -560,8 +560,9 @@ int worker_handoff_send(struct sst_worker *w, uint16_t to, struct rte_mbuf *m,
 /** Set up the worker's I/O: the handoff field with several workers, and
  * the network layer (sst_net) over a link of frames, or the link's own
  * endpoint over a link of datagrams; the MTU within the UDP payload.
- * @return 0, -EINVAL (shard parameters), or the negative errno of the
- * failed step. */
+ * @return 0, -EINVAL (shard or extra local endpoint parameters), or the
+ * negative errno of the failed step; on an error nothing is left to
+ * worker_io_fini(). */
 int worker_io_init(struct sst_worker *w);
 /** Destroy the network layer and free what waits in the worker's inbox. */
 void worker_io_fini(struct sst_worker *w);

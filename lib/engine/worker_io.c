@@ -136,6 +136,7 @@ worker_io_init(struct sst_worker *w)
 		.align = __alignof__(struct handoff_info),
 	};
 	uint32_t net_payload;
+	int rc;
 
 	if (w->p.shard_count > 1) {
 		if (w->p.inboxes == NULL || w->p.shard_index >= w->p.shard_count ||
@@ -165,7 +166,14 @@ worker_io_init(struct sst_worker *w)
 	net_payload = sst_net_udp_payload_max(
 		(enum sst_net_family)w->local.addr.family, np.mtu != 0 ? np.mtu : 1500);
 	w->p.mtu = RTE_MIN(w->p.mtu, net_payload);
-	return worker_local_init(w);
+	rc = worker_local_init(w);
+	if (rc < 0) {
+		/* sst_worker_create() does not call worker_io_fini() when this
+		 * fails: give the network layer back here. */
+		sst_net_destroy(w->net);
+		w->net = NULL;
+	}
+	return rc;
 }
 
 void

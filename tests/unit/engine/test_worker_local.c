@@ -221,6 +221,17 @@ test_many_local_endpoints(void)
 	free(client.echoed);
 }
 
+/* Blocks allocated from the DPDK heap (socket 0: the tests run under
+ * --no-huge). */
+static unsigned int
+heap_allocs(void)
+{
+	struct rte_malloc_socket_stats st;
+
+	rte_malloc_get_socket_stats(0, &st);
+	return st.alloc_count;
+}
+
 /* What is refused: ranges that hold udp_port or run past port 65,535,
  * endpoints outside the ranges, a worker without extra endpoints. */
 static void
@@ -230,16 +241,20 @@ test_refused(void)
 	struct sst_worker_params wp;
 	struct sst_worker *w;
 	struct sst_net_endpoint s = server_ep(), l = local_ep(0), t, back;
+	unsigned int heap_before;
 
 	sd.link = open_link(ports[1]);
 	CU_ASSERT_FATAL(sd.link != NULL);
 	worker_params(&wp, &sd, 1);
+	heap_before = heap_allocs();
 	wp.local_port_first = SERVER_PORT - 1;
 	wp.local_ports = 2;
 	CU_ASSERT_PTR_NULL(sst_worker_create(&wp));
 	wp.local_port_first = 65000;
 	wp.local_ports = 1000;
 	CU_ASSERT_PTR_NULL(sst_worker_create(&wp));
+	/* Refused after its network layer was made: that went back too. */
+	CU_ASSERT_EQUAL(heap_allocs(), heap_before);
 	wp.local_ports = 0;
 	w = sst_worker_create(&wp);
 	CU_ASSERT_FATAL(w != NULL);
