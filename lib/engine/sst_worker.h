@@ -201,8 +201,10 @@ struct sst_worker_stats {
  *   callback tables stay the caller's and must outlive the worker).
  * @return The worker, or NULL with rte_errno set: EINVAL (p, link or pool
  *   NULL; shard_count > 1 without inboxes or with shard_index out of
- *   range), the error of creating the network layer, the negotiation host
- *   or the stream host (EINVAL: stream.clone_pool NULL), ENOMEM.
+ *   range; local_ports refused), the error of creating the network layer,
+ *   the negotiation host or the stream host (EINVAL: stream.clone_pool
+ *   NULL), ENOMEM. A refused parameter is named in a line logged through
+ *   rte_log (type sst.worker, or sst.stream for the stream host's).
  */
 struct sst_worker *sst_worker_create(const struct sst_worker_params *p);
 

@@ -149,6 +149,10 @@ sst_worker_create(const struct sst_worker_params *p)
 	int rc;
 
 	if (p == NULL || p->link == NULL || p->pool == NULL) {
+		WORKER_LOG(ERR, "%s is required",
+			p == NULL	  ? "params"
+			: p->link == NULL ? "params.link"
+					  : "params.pool");
 		rte_errno = EINVAL;
 		return NULL;
 	}

@@ -13,6 +13,7 @@
 #include "sst_burst.h"
 #include "sst_cc_stp.h"
 #include "sst_event_log.h"
+#include "sst_log.h"
 #include "sst_mem.h"
 #include "sst_net.h"
 
@@ -338,6 +339,11 @@ worker_event_chan_up(struct worker_chan *wc, sst_time_t now)
  * lend it channel numbers, and create the channel and its stream
  * attachment when a negotiation succeeds. */
 extern const struct sst_nego_ops worker_nego_ops;
+
+/* worker_life.c: the workers' log type (sst.worker), for control events
+ * and refused parameters only: the packet path counts instead. */
+extern int sst_logtype_worker;
+#define WORKER_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_worker, "worker", fmt, ##__VA_ARGS__)
 
 /* worker_peers.c: endpoints, peers and channels, and their tables. */
 int worker_peers_init(struct sst_worker *w);

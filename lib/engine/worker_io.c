@@ -140,8 +140,13 @@ worker_io_init(struct sst_worker *w)
 
 	if (w->p.shard_count > 1) {
 		if (w->p.inboxes == NULL || w->p.shard_index >= w->p.shard_count ||
-			w->p.shard_count > SST_WORKERS_MAX)
+			w->p.shard_count > SST_WORKERS_MAX) {
+			WORKER_LOG(ERR,
+				"params.shard_count %u: params.inboxes are required, "
+				"shard_index (%u) below it and it at most SST_WORKERS_MAX",
+				w->p.shard_count, w->p.shard_index);
 			return -EINVAL;
+		}
 		handoff_offset = rte_mbuf_dynfield_register(&ep_field);
 		if (handoff_offset < 0)
 			return -rte_errno;

@@ -20,7 +20,6 @@
 #include "worker_internal.h"
 
 RTE_LOG_REGISTER(sst_logtype_worker, sst.worker, NOTICE);
-#define WORKER_LOG(level, fmt, ...) SST_LOG(level, sst_logtype_worker, "worker", fmt, ##__VA_ARGS__)
 
 static void
 chan_set_state(struct sst_worker *w, struct worker_chan *wc, enum worker_chan_state state)

@@ -75,8 +75,13 @@ worker_local_init(struct sst_worker *w)
 	 * that the dispatch and sst_worker_connect_from() agree on. */
 	if (w->net == NULL || p->net.ipv4.family != SST_NET_IPV4 || p->local_port_first == 0 ||
 		p->local_port_first + p->local_ports - 1 > UINT16_MAX ||
-		(uint32_t)(w->local.port - p->local_port_first) < p->local_ports)
+		(uint32_t)(w->local.port - p->local_port_first) < p->local_ports) {
+		WORKER_LOG(ERR,
+			"params.local_ports (%u from %u) refused: a frame link with IPv4, a "
+			"range within 1..65535 that leaves out udp_port (%u)",
+			p->local_ports, p->local_port_first, w->local.port);
 		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -265,8 +265,10 @@ struct sst_stream_host_stats {
  * @param p Parameters, copied; pool and clone_pool stay the caller's and
  *   must outlive the host.
  * @return The host, or NULL with rte_errno set: EINVAL (p, pool or
- *   clone_pool NULL, receive windows out of range, max_sids over 16384),
- *   ENOMEM, or the error of creating a buffer pool (EEXIST: name taken).
+ *   clone_pool NULL, receive windows out of range, max_sids over 16384;
+ *   the parameter named in a line logged through rte_log, type
+ *   sst.stream), ENOMEM, or the error of creating a buffer pool (EEXIST:
+ *   name taken).
  */
 struct sst_stream_host *sst_stream_host_create(const struct sst_stream_host_params *p);
 

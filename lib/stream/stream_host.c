@@ -20,6 +20,8 @@
 
 /* The stream layer's log type (control events only: the data path counts). */
 RTE_LOG_REGISTER(sst_logtype_stream, sst.stream, NOTICE);
+#define HOST_LOG(level, fmt, ...) \
+	SST_LOG(level, sst_logtype_stream, "sst.stream", fmt, ##__VA_ARGS__)
 
 static const struct stream_upcalls stream_host_upcalls = {
 	.service_rx = stream_service_rx,
@@ -74,6 +76,12 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	int err;
 
 	if (params == NULL || params->pool == NULL || params->clone_pool == NULL) {
+		HOST_LOG(ERR, "%s",
+			params == NULL	       ? "host params are required"
+			: params->pool == NULL ? "params.pool is required: header and control mbufs"
+					       : "params.clone_pool is required: indirect mbufs "
+						 "(the engine makes one; a worker or host of the "
+						 "caller's needs the caller's)");
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -89,6 +97,10 @@ sst_stream_host_create(const struct sst_stream_host_params *params)
 	h->rx_data_flags = h->p.prototype_reader ? ~(uint32_t)SST_FLAG_CLOSE : UINT32_MAX;
 	if (h->p.rx_window_max < h->p.rx_window_min || h->p.rx_window_max > SST_FLOWCTL_BUF_MAX ||
 		h->p.rx_window_min < 2 * SST_SEGMENT_MAX || h->p.max_sids > 16384) {
+		HOST_LOG(ERR,
+			"params.rx_window_min (%u), rx_window_max (%u) or max_sids (%u) "
+			"out of range (sst_stream_host_params)",
+			h->p.rx_window_min, h->p.rx_window_max, h->p.max_sids);
 		err = EINVAL;
 		goto fail;
 	}

@@ -14,11 +14,13 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_log.h>
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include "sst_engine.h"
 #include "sst_test.h"
+#include "sst_test_udp.h"
 
 /* rte_log goes here while a test looks for a message. */
 static char log_buf[8192];
@@ -27,6 +29,9 @@ static FILE *log_stream;
 static void
 log_capture(void)
 {
+	/* fmemopen() writes its terminating zero only with what it writes:
+	 * clear what the last capture left. */
+	memset(log_buf, 0, sizeof(log_buf));
 	log_stream = fmemopen(log_buf, sizeof(log_buf), "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(log_stream);
 	setvbuf(log_stream, NULL, _IONBF, 0);
@@ -129,6 +134,58 @@ test_missing_named(void)
 	expect_named(&ep, "nego.secure is refused");
 }
 
+/* Under the engine, the worker and the stream host name the parameter
+ * they refuse too (for applications that build their own workers). */
+static void
+expect_logged(const char *name)
+{
+	log_release();
+	if (strstr(log_buf, name) == NULL) {
+		fprintf(stderr, "expected \"%s\" in: %s\n", name, log_buf);
+		CU_FAIL("the parameter is not named");
+	}
+}
+
+static void
+test_lower_missing_named(void)
+{
+	struct rte_mempool *pool, *clones;
+	struct sst_worker_params wp = {.size = sizeof(wp)};
+	struct sst_stream_host_params hp = {.size = sizeof(hp)};
+
+	pool = rte_pktmbuf_pool_create("params_pkts", 511, 0, 0, 2048, SOCKET_ID_ANY);
+	clones = rte_pktmbuf_pool_create("params_clones", 511, 0, 0, 0, SOCKET_ID_ANY);
+	CU_ASSERT_FATAL(pool != NULL && clones != NULL);
+	log_capture();
+	CU_ASSERT_PTR_NULL(sst_worker_create(&wp));
+	expect_logged("params.link is required");
+	wp.link = sst_test_udp_link(pool);
+	CU_ASSERT_FATAL(wp.link != NULL);
+	log_capture();
+	CU_ASSERT_PTR_NULL(sst_worker_create(&wp));
+	expect_logged("params.pool is required");
+	wp.pool = pool;
+	wp.stream.clone_pool = clones;
+	wp.shard_count = 2;
+	log_capture();
+	CU_ASSERT_PTR_NULL(sst_worker_create(&wp));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	expect_logged("params.inboxes are required");
+	wp.shard_count = 0;
+	wp.stream.clone_pool = NULL;
+	log_capture();
+	CU_ASSERT_PTR_NULL(sst_worker_create(&wp));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	expect_logged("params.clone_pool is required");
+	hp.pool = pool;
+	log_capture();
+	CU_ASSERT_PTR_NULL(sst_stream_host_create(&hp));
+	expect_logged("params.clone_pool is required");
+	sst_link_close(wp.link);
+	rte_mempool_free(clones);
+	rte_mempool_free(pool);
+}
+
 /* Failures after the pools and inboxes exist (an unknown link driver,
  * then an EAL too small for the pools) give everything back. */
 static void
@@ -166,6 +223,7 @@ main(void)
 	static const struct sst_test_case cases[] = {
 		{"defaults fit the default memory", test_defaults_fit},
 		{"missing parameters are named", test_missing_named},
+		{"the worker and the stream host name them too", test_lower_missing_named},
 		{"a failed create unwinds", test_failure_unwinds},
 		{NULL, NULL},
 	};
