@@ -26,7 +26,10 @@ fail() {
 listen() {
 	local err=$dir/listen.$1.err in=$2 out=$3
 	shift 3
-	"$cat_bin" --listen "$@" <"$in" >"$out" 2>"$err" &
+	# Emptied before the job starts (see bg_server in gen_common.sh): a
+	# second listener of the same NAME must not read the first one's port.
+	: >"$err"
+	"$cat_bin" --listen "$@" <"$in" >"$out" 2>>"$err" &
 	server=$!
 	for _ in $(seq 300); do
 		port=$(sed -n 's/^sst-cat: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$err")

@@ -11,7 +11,12 @@ json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
 bg_server() {
 	local err=$1
 	shift
-	"$@" 2>"$err" &
+	# Emptied here, not by the background job's redirection: the loop
+	# below may read the file before that job has run, and a test that
+	# starts a second server in the same file took the first one's
+	# (killed) port from it (sst_gen_attack failed once that way).
+	: >"$err"
+	"$@" 2>>"$err" &
 	server=$!
 	for _ in $(seq 300); do
 		port=$(sed -n 's/^sst-[a-z]*: [a-z].* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$err")
