@@ -371,17 +371,30 @@ sst_channel_next_expiry(const struct sst_channel *ch)
 	return sst_time_min(t, rto_deadline(ch));
 }
 
-/* Ask the upper layer for ack-only packets while words are owed now (up
- * to SST_ACK_WORDS_AT_ONCE, one per packet) and each call paid one; the
- * first call is made whatever the deadline (a flush pays a delayed ack). */
-static void
-pay_acks(struct sst_channel *ch, sst_time_t now)
+static bool
+still_owed(const struct sst_channel *ch, enum channel_pay what, sst_time_t now)
 {
-	for (int i = 0; i < SST_ACK_WORDS_AT_ONCE; i++) {
+	switch (what) {
+	case CHANNEL_PAY_DUE:
+		return sst_ackgen_due(&ch->ackgen, now);
+	case CHANNEL_PAY_ALL_OWED:
+		return sst_ackgen_pending(&ch->ackgen);
+	case CHANNEL_PAY_FULL_RUN:
+		return sst_ackgen_unacked(&ch->ackgen) > SST_CHAN_ACKCT_MAX;
+	}
+	return false;
+}
+
+void
+channel_pay_acks(struct sst_channel *ch, sst_time_t now, enum channel_pay what)
+{
+	for (int i = 0; i < SST_ACK_WORDS_AT_ONCE && !ch->failed; i++) {
 		uint64_t taken = ch->ackgen.taken;
 
+		if ((i > 0 || what != CHANNEL_PAY_DUE) && !still_owed(ch, what, now))
+			return;
 		ch->upper->ack_due(ch->upper_ctx, now);
-		if (ch->failed || ch->ackgen.taken == taken || !sst_ackgen_due(&ch->ackgen, now))
+		if (ch->ackgen.taken == taken)
 			return;
 	}
 }
@@ -417,7 +430,7 @@ sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 		ch->rto_start = SST_TIME_NEVER;
 	}
 	if (sst_ackgen_due(&ch->ackgen, now)) {
-		pay_acks(ch, now);
+		channel_pay_acks(ch, now, CHANNEL_PAY_DUE);
 		/* An upper layer that sent nothing must not make us spin. */
 		if (sst_ackgen_due(&ch->ackgen, now))
 			ch->ackgen.deadline = SST_TIME_NEVER;
@@ -428,7 +441,7 @@ void
 sst_channel_flush_ack(struct sst_channel *ch, sst_time_t now)
 {
 	if (!ch->failed && ch->ackgen.deadline != SST_TIME_NEVER)
-		pay_acks(ch, now);
+		channel_pay_acks(ch, now, CHANNEL_PAY_DUE);
 }
 
 void

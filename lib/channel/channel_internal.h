@@ -92,6 +92,26 @@ void channel_fail(struct sst_channel *ch, sst_time_t now);
 /** Ask the upper layer (once) for a replacement channel. */
 void channel_want_replacement(struct sst_channel *ch, sst_time_t now);
 
+/** Which words channel_pay_acks() pays, each in an ack-only packet of its
+ * own (one per upper->ack_due() call, which takes one word). */
+enum channel_pay {
+	/** The first at once, whatever its deadline (a flush pays a delayed
+	 * ack), then while words are due by now (timers, flushes). */
+	CHANNEL_PAY_DUE,
+	/** While anything is owed: at a gap, a repeat still owed for an
+	 * earlier gap, then the run that ends here, before the gap's packet
+	 * starts a new run (a single call left that run without a word). */
+	CHANNEL_PAY_ALL_OWED,
+	/** While the run since the last word outgrows one word's 16 numbers:
+	 * its own word, after a repeat still owed (paying only the repeat left
+	 * the run's oldest packet out of the next word: test_channel_burst). */
+	CHANNEL_PAY_FULL_RUN,
+};
+
+/** Pay ack words as @p what says, up to SST_ACK_WORDS_AT_ONCE, stopping
+ * when the upper layer sent nothing or the channel failed. */
+void channel_pay_acks(struct sst_channel *ch, sst_time_t now, enum channel_pay what);
+
 /*
  * The last part of the sequence space: at 7/8 of it the channel asks to be
  * replaced; new data stops at 15/16, so that while the replacement is

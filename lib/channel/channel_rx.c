@@ -102,43 +102,6 @@ process_ack(struct sst_channel *ch, uint64_t ack_seq, uint8_t ack_count, sst_tim
 	}
 }
 
-/* At a gap, send what is owed up to the highest's word, each word in its
- * own ack-only packet (one per upper->ack_due() call): a repeat still owed
- * for an earlier gap goes first, and a single call would leave the run
- * that ends here without its first word. */
-static void
-ack_before_gap(struct sst_channel *ch, sst_time_t now)
-{
-	for (int i = 0; i < SST_ACK_WORDS_AT_ONCE && !ch->failed && sst_ackgen_pending(&ch->ackgen);
-		i++) {
-		uint64_t taken = ch->ackgen.taken;
-
-		ch->upper->ack_due(ch->upper_ctx, now);
-		if (ch->ackgen.taken == taken)
-			return;
-	}
-}
-
-/* The run since the last word fills a word: send its word now. A call pays
- * one word, and a repeat still owed for a gap (sst_ackgen_take()) goes
- * before the run's own: with a single call the run's word waited for the
- * next packet, which pushed its oldest packet out of the word's 16, never
- * acknowledged (test_channel_burst: the sender lost a packet per skipped
- * number when 16 or more followed it in one receive burst). */
-static void
-ack_full_run(struct sst_channel *ch, sst_time_t now)
-{
-	for (int i = 0; i < SST_ACK_WORDS_AT_ONCE && !ch->failed &&
-			sst_ackgen_unacked(&ch->ackgen) > SST_CHAN_ACKCT_MAX;
-		i++) {
-		uint64_t taken = ch->ackgen.taken;
-
-		ch->upper->ack_due(ch->upper_ctx, now);
-		if (ch->ackgen.taken == taken)
-			return;
-	}
-}
-
 /* Step 3 for one authentic packet. */
 static bool
 accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
@@ -174,7 +137,7 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	/* A gap ends the run the next ack word would report: acknowledge the
 	 * run first, or its older packets would never be covered. */
 	if (seq > prev_highest + 1)
-		ack_before_gap(ch, now);
+		channel_pay_acks(ch, now, CHANNEL_PAY_ALL_OWED);
 	ch->stats.rx_bytes += rte_pktmbuf_pkt_len(m) + ch->crypto->trailer_len;
 	rte_pktmbuf_adj(m, SST_CHAN_HDR_LEN);
 	verdict = ch->upper->receive(ch->upper_ctx, m, seq, now);
@@ -191,7 +154,7 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	/* One ack word covers at most 16 packets; a longer unacknowledged run
 	 * (a burst arriving at once) is acknowledged before it outgrows it. */
 	if (sst_ackgen_unacked(&ch->ackgen) > SST_CHAN_ACKCT_MAX)
-		ack_full_run(ch, now);
+		channel_pay_acks(ch, now, CHANNEL_PAY_FULL_RUN);
 	return true;
 }
 
