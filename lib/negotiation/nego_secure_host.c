@@ -465,6 +465,7 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	h->rx_budget = 0;
 	if (refuse_no_suite(h, peer, body, budget, now))
 		return;
+	sst_nego_ulp_decode(info.ulp.ptr, info.ulp.len, &ulp);
 	e = nego_lookup(h, NEGO_KIND_RESP, peer, info.chani);
 	if (e != NULL) {
 		if (e->mode == SST_NEGO_MODE_SECURE &&
@@ -484,7 +485,6 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 		 * stray or forged message, unless another process claims
 		 * it from an entry whose handshake is over; later, a
 		 * restart. */
-		sst_nego_ulp_decode(info.ulp.ptr, info.ulp.len, &ulp);
 		if (now < sst_time_add(e->created, SST_NEGO_FAIL_AFTER) &&
 			!nego_restart_supersedes(h, peer, e, &ulp)) {
 			h->stats.rx_sec_i1_conflict++;
@@ -558,7 +558,6 @@ nego_sec_on_i1(struct sst_nego_host *h, const struct sst_nego_addr *peer,
 	e->mode = SST_NEGO_MODE_SECURE;
 	e->local_channel = (uint8_t)chan;
 	e->peer_channel = info.chani;
-	sst_nego_ulp_decode(info.ulp.ptr, info.ulp.len, &ulp);
 	e->instance = ulp.has_instance ? ulp.instance : 0;
 	e->created = now;
 	e->validated = validated;
