@@ -48,6 +48,13 @@ table_size(uint32_t cap)
 	       (size_t)2 * cap * sizeof(struct sid_entry);
 }
 
+/* The bytes of a growable space's tables now (sized release, sst_mem.h). */
+static size_t
+tables_held(const struct sst_sid_space *s)
+{
+	return s->cap != 0 ? table_size(s->cap) : 0;
+}
+
 size_t
 sst_sid_space_size(uint32_t max)
 {
@@ -131,7 +138,7 @@ sst_sid_space_fini(struct sst_sid_space *s)
 		return;
 	if (s->mem != NULL) {
 		/* Growable: the tables go, the next attachment starts small again. */
-		s->mem->release(s->mem->ctx, s->slot, s->cap != 0 ? table_size(s->cap) : 0);
+		s->mem->release(s->mem->ctx, s->slot, tables_held(s));
 		s->ent = NULL;
 		s->slot = NULL;
 		s->cap = 0;
@@ -237,7 +244,7 @@ grow(struct sst_sid_space *s)
 	}
 	if (old_entries > 0)
 		memcpy(slot + mask + 1, s->ent, (size_t)old_entries * sizeof(*s->ent));
-	s->mem->release(s->mem->ctx, s->slot, s->cap != 0 ? table_size(s->cap) : 0);
+	s->mem->release(s->mem->ctx, s->slot, tables_held(s));
 	s->slot = slot;
 	s->ent = (struct sid_entry *)(slot + mask + 1);
 	s->cap = cap;
