@@ -34,7 +34,7 @@ account_setup(struct gen_client *g, struct gen_chan *ch)
 {
 	uint64_t dt = rte_rdtsc() - ch->t_connect;
 
-	gen_hist_add(&g->setup, dt * SST_NSEC_PER_SEC / g->tsc_hz);
+	gen_hist_add(&g->setup, tool_tsc_to_ns(dt, g->tsc_hz));
 	g->tot.setups++;
 	g->tot.up++;
 	if (g->tot.up > g->peak_up)
@@ -117,7 +117,7 @@ flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 	f->live = false;
 	if (ok) {
 		g->tot.txns++;
-		gen_hist_add(&g->txn, (rte_rdtsc() - f->t0) * SST_NSEC_PER_SEC / g->tsc_hz);
+		gen_hist_add(&g->txn, tool_tsc_to_ns(rte_rdtsc() - f->t0, g->tsc_hz));
 	} else {
 		g->tot.stream_failed++;
 		if (f->rx != f->resp)
