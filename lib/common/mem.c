@@ -123,6 +123,8 @@ cache_zalloc(void *ctx, size_t size)
 	obj = mc->free[c];
 	if (obj != NULL) {
 		mc->free[c] = *(void **)obj;
+		/* A released object is dirty; fresh chunks come zeroed. */
+		memset(obj, 0, size);
 	} else {
 		if (mc->bump[c] == mc->bump_end[c] && !chunk_add(mc, c, bytes)) {
 			mc->stats.failures++;
@@ -131,8 +133,6 @@ cache_zalloc(void *ctx, size_t size)
 		obj = mc->bump[c];
 		mc->bump[c] += bytes;
 	}
-	/* Fresh chunks come zeroed, but a released object is dirty. */
-	memset(obj, 0, size);
 	mc->stats.in_use_bytes += bytes;
 	mc->stats.allocs++;
 	return obj;
