@@ -6,14 +6,15 @@
 #   client namespace -- veth -- sst-linkem (middle namespace) -- veth -- server namespace
 #
 # sst-linkem applies the link model (rate, one-way delay, loss, bottleneck
-# queue) each way; SST runs as sst-perf over kernel UDP in the namespaces,
+# queue) each way; SST runs as sst-perf over kernel UDP in the namespaces
+# (and, in bulk, also over net_af_packet ports on the same veths),
 # the kernel as iperf3 (bulk) and perf/txn_anchor (transactions).
 #
 # Experiments (--only takes a comma-separated list of these names):
 #   bulk   bulk goodput, one flow: SST (NewReno, CUBIC) vs TCP (Reno, CUBIC)
 #   fair   SST and TCP sharing the bottleneck: shares and Jain's index
 #   fairtcp  (only when named) fair's control: kernel TCP against kernel
-#          TCP, the second flow a second late as SST is in fair
+#          TCP, started as SST and TCP are in fair (--fair-start)
 #   fig7   Figure 7: transaction latency vs response size: SST new stream
 #          per transaction, TCP connection per transaction, persistent TCP,
 #          UDP (up to 64 KB)
@@ -39,6 +40,15 @@
 #             point, a 14-page Figure 8 trace); the full run repeats each
 #             point 5 times, 60 s per bulk and fairness run
 #   --links   the bulk and fair experiments' links (default: all; names below)
+#   --fair-start together|tcp-first   how fair's two flows start: at the
+#             same moment, as the paper's "two downloads at once" (the
+#             default), or TCP first and SST a second later, into the
+#             queue TCP has filled (the harder case; fairtcp's second
+#             flow likewise)
+#   --fair-time S   seconds per fairness run (default 15 quick, 60 full)
+#   --reps N  repetitions of each point (default 1 quick, 5 full)
+#   --linkem-args "ARGS"   extra sst-linkem options for every link (e.g.
+#             "--jitter 0/5": 5 ms of random delay on the acks' way)
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
 # Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3, and
 # for Table 1 dumpcap and tshark; builds DIR (scripts/build.sh release) when
@@ -51,6 +61,10 @@ quick=0
 only=bulk,fair,fig7,fig8,fig9,headers
 links=
 plot_only=
+fair_start=together
+fair_time=
+reps_arg=
+linkem_args=
 build=build
 out=
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -59,6 +73,10 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 ;;
 	--only) only=${2:?--only needs a list}; shift ;;
 	--links) links=${2:?--links needs a list}; shift ;;
+	--fair-start) fair_start=${2:?--fair-start needs together or tcp-first}; shift ;;
+	--fair-time) fair_time=${2:?--fair-time needs seconds}; shift ;;
+	--reps) reps_arg=${2:?--reps needs a count}; shift ;;
+	--linkem-args) linkem_args=${2?--linkem-args needs options}; shift ;;
 	--build) build=${2:?--build needs a directory}; shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--plot-only) plot_only=${2:?--plot-only needs a results directory}; shift ;;
@@ -133,16 +151,19 @@ def save(fig, name):
 if bulk:
     links = list(dict.fromkeys(r["link"] for r in bulk))
     rate = {r["link"]: float(r["rate_mbps"]) for r in bulk}
-    series = [("sst", "newreno"), ("sst", "cubic"), ("tcp", "reno"), ("tcp", "cubic")]
+    names = {"sst": "SST (UDP socket)", "sst-afp": "SST (af_packet)", "tcp": "TCP"}
+    series = [(st, cc) for st, cc in [("sst", "newreno"), ("sst", "cubic"), ("sst-afp", "newreno"),
+                                      ("sst-afp", "cubic"), ("tcp", "reno"), ("tcp", "cubic")]
+              if any(r["stack"] == st for r in bulk)]
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    w = 0.2
+    w = 0.8 / len(series)
     for i, (st, cc) in enumerate(series):
         ys = []
         for l in links:
             s = summary["bulk_goodput_mbps"].get(f"{l}/{st}/{cc}")
             ys.append(100 * s["median"] / rate[l] if s else 0)
-        ax.bar([x + (i - 1.5) * w for x in range(len(links))], ys, w,
-               label=f"{'SST' if st == 'sst' else 'TCP'} {cc}")
+        ax.bar([x + (i - (len(series) - 1) / 2) * w for x in range(len(links))], ys, w,
+               label=f"{names[st]} {cc}")
     ax.set_xticks(range(len(links)))
     ax.set_xticklabels([f"{l}\n{rate[l]:g} Mbit/s" for l in links], fontsize=8)
     ax.set_ylabel("goodput, % of link rate")
@@ -268,10 +289,31 @@ else
 	fig7_n=9 fig7_n_large=3
 	fig8_seed=19 fig8_pages=60
 fi
+case "$fair_start" in
+together | tcp-first) ;;
+*) echo "evaluate.sh: --fair-start takes together or tcp-first, not '$fair_start'" >&2; exit 2 ;;
+esac
+for v in "$fair_time" "$reps_arg"; do
+	case "$v" in
+	'') ;;
+	*[!0-9]* | 0) echo "evaluate.sh: --fair-time and --reps take a positive whole number, not '$v'" >&2; exit 2 ;;
+	esac
+done
+[ -n "$fair_time" ] && fair_s=$fair_time
+[ -n "$reps_arg" ] && reps=$reps_arg
+# With tcp-first the second flow starts this many seconds after the first;
+# the first runs that much longer, so that it ends last.
+fair_lead=0
+[ "$fair_start" = tcp-first ] && fair_lead=1
 
 tag=$$
 ns_c=sst-ev-c$tag ns_m=sst-ev-m$tag ns_s=sst-ev-s$tag
 ip_c=10.79.0.1 ip_s=10.79.0.2
+# SST-DPDK on the same veths as DPDK ports (net_af_packet), at addresses
+# the kernels there do not hold: lib/net answers ARP for them and builds
+# the frames, as on a NIC (bulk's "sst-afp" stack).
+afp_ip_c=10.79.0.11 afp_ip_s=10.79.0.12
+afp_eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
 sst_port=4433 txn_port=5301 fair_port=5202
 # SST's channel packets as large as the link's 1500-byte MTU allows over
 # UDP (the default, 1232, is the safe size for unknown paths), so that SST
@@ -323,6 +365,12 @@ setup_net() {
 	servers+=($!)
 	ip netns exec "$ns_s" "$txn_bin" server --port $txn_port >"$raw/txn-server.log" 2>&1 &
 	servers+=($!)
+	if want bulk; then
+		ip netns exec "$ns_s" "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-s$tag" \
+			--vdev="net_af_packet0,iface=evsp$tag" -- --server --udp $sst_port --port 0 \
+			--ip $afp_ip_s/24 --mtu $sst_mtu --quiet >"$raw/sst-perf-afp-server.log" 2>&1 &
+		servers+=($!)
+	fi
 }
 
 # link_up NAME RATE DELAY LOSS: (re)start the emulator with that link and
@@ -330,7 +378,8 @@ setup_net() {
 link_up() {
 	local name=$1 rate=$2 delay=$3 loss=$4 i
 	[ -n "$lem_pid" ] && kill "$lem_pid" 2>/dev/null && wait "$lem_pid" 2>/dev/null
-	ip netns exec "$ns_m" "$lem_bin" --rate "$rate" --delay "$delay" --loss "$loss" \
+	# shellcheck disable=SC2086 # --linkem-args is split into options
+	ip netns exec "$ns_m" "$lem_bin" --rate "$rate" --delay "$delay" --loss "$loss" $linkem_args \
 		evc$tag evs$tag >"$raw/linkem-$name.out" 2>"$raw/linkem-$name.err" &
 	lem_pid=$!
 	for i in $(seq 40); do
@@ -339,7 +388,7 @@ link_up() {
 		sleep 0.25
 	done
 	in_c ping -c 3 -i 0.2 $ip_s >"$raw/ping-$name.txt" 2>&1
-	log "link $name: $rate Mbit/s, $delay ms one way, $loss % loss: $(tail -1 "$raw/ping-$name.txt")"
+	log "link $name: $rate Mbit/s, $delay ms one way, $loss % loss${linkem_args:+, $linkem_args}: $(tail -1 "$raw/ping-$name.txt")"
 }
 
 link_params() {
@@ -366,6 +415,14 @@ sst_bulk() { # NAME CC SECONDS -> Mbit/s
 	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
 }
 sst_retx() { jfield "$raw/$1.json" "d['retransmits']"; }
+sst_afp_bulk() { # NAME CC SECONDS -> Mbit/s
+	local f=$raw/$1
+	in_c "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-c$tag" \
+		--vdev="net_af_packet0,iface=evcp$tag" -- --udp $afp_ip_s:$sst_port --port 0 \
+		--ip $afp_ip_c/24 --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
+		>"$f.json" 2>"$f.err"
+	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
+}
 
 exp_bulk() {
 	local csv=$out/bulk.csv l name r stack cc mbps retx
@@ -376,13 +433,15 @@ exp_bulk() {
 		case ",${links:-$name}," in *",$name,"*) ;; *) continue ;; esac
 		link_up "$@"
 		for r in $(seq $reps); do
-			for stack in sst tcp; do
+			for stack in sst sst-afp tcp; do
 				for cc in newreno cubic; do
 					local kcc=$cc
 					[ $stack = tcp ] && [ $cc = newreno ] && kcc=reno
 					local run=bulk-$name-$stack-$kcc-$r
 					if [ $stack = sst ]; then
 						mbps=$(sst_bulk "$run" "$cc" "$bulk_s") retx=$(sst_retx "$run")
+					elif [ $stack = sst-afp ]; then
+						mbps=$(sst_afp_bulk "$run" "$cc" "$bulk_s") retx=$(sst_retx "$run")
 					else
 						mbps=$(tcp_bulk "$run" "$kcc" "$bulk_s") retx=$(tcp_retx "$run")
 					fi
@@ -451,7 +510,7 @@ for_fair_links() {
 }
 
 exp_fair() {
-	echo "link,pair,rep,sst_mbps,tcp_mbps,sst_share,jain" >"$out/fair.csv"
+	echo "link,pair,rep,sst_mbps,tcp_mbps,sst_share,jain,start" >"$out/fair.csv"
 	for_fair_links fair_rep
 }
 
@@ -467,10 +526,10 @@ fair_rep() { # NAME REP
 		local ip3s=$!
 		sleep 0.5
 		t0=$(date +%s.%N)
-		ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$tcc" \
-			>"$raw/$run-tcp-client.txt" 2>&1 &
+		ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3 * fair_lead)) \
+			-C "$tcc" >"$raw/$run-tcp-client.txt" 2>&1 &
 		local ip3=$!
-		sleep 1
+		sleep $fair_lead
 		in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$scc" \
 			--event-log "$raw/$run-events.jsonl" \
 			--time "$fair_s" bulk >"$raw/$run-sst.txt" 2> >(while IFS= read -r l; do
@@ -479,17 +538,17 @@ fair_rep() { # NAME REP
 		wait $ip3 $ip3s
 		read -r sst tcp share jain < <(overlap_rates "$raw/$run-sst.progress" - \
 			"$raw/$run-tcp.json" "$t0")
-		log "fair $name SST $scc vs TCP $tcc #$r: $sst vs $tcp Mbit/s, share $share, Jain $jain"
-		echo "$name,$scc-vs-$tcc,$r,$sst,$tcp,$share,$jain" >>"$csv"
+		log "fair $name SST $scc vs TCP $tcc #$r ($fair_start): $sst vs $tcp Mbit/s, share $share, Jain $jain"
+		echo "$name,$scc-vs-$tcc,$r,$sst,$tcp,$share,$jain,$fair_start" >>"$csv"
 	done
 }
 
 # The control of fair (not in the default list: --only fairtcp): kernel TCP
-# against kernel TCP with the same controller, the second flow started a
-# second after the first as SST is in fair, so the share a late starter
-# takes on the link with nothing of SST in the path.
+# against kernel TCP with the same controller, the second flow started as
+# SST is in fair (--fair-start: at once, or a second late), so the share
+# the second flow takes on the link with nothing of SST in the path.
 exp_fairtcp() {
-	echo "link,pair,rep,late_mbps,first_mbps,late_share,jain" >"$out/fairtcp.csv"
+	echo "link,pair,rep,late_mbps,first_mbps,late_share,jain,start" >"$out/fairtcp.csv"
 	for_fair_links fairtcp_rep
 }
 
@@ -504,10 +563,10 @@ fairtcp_rep() { # NAME REP
 		local s2=$!
 		sleep 0.5
 		t0=$(date +%s.%N)
-		ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3)) -C "$cc" \
-			>"$raw/$run-first-client.txt" 2>&1 &
+		ip netns exec "$ns_c" iperf3 -c $ip_s -p $fair_port -t $((fair_s + 3 * fair_lead)) \
+			-C "$cc" >"$raw/$run-first-client.txt" 2>&1 &
 		local c1=$!
-		sleep 1
+		sleep $fair_lead
 		t1=$(date +%s.%N)
 		in_c iperf3 -c $ip_s -p $((fair_port + 1)) -t "$fair_s" -C "$cc" \
 			>"$raw/$run-late-client.txt" 2>&1
@@ -515,7 +574,7 @@ fairtcp_rep() { # NAME REP
 		read -r late first share jain < <(overlap_rates "$raw/$run-late.json" "$t1" \
 			"$raw/$run-first.json" "$t0")
 		log "fairtcp $name TCP $cc late vs first #$r: $late vs $first Mbit/s, share $share, Jain $jain"
-		echo "$name,$cc-vs-$cc,$r,$late,$first,$share,$jain" >>"$csv"
+		echo "$name,$cc-vs-$cc,$r,$late,$first,$share,$jain,$fair_start" >>"$csv"
 	done
 }
 
