@@ -22,6 +22,8 @@
 #include "perf_web.h"
 
 enum { SVC_CONTROL = 1, SVC_DATA = 2, READ_BURST = 32 };
+/* How often a test under way is checked for traffic (--idle-timeout). */
+#define IDLE_LOOK_NS (100 * SST_NSEC_PER_MSEC)
 
 /* One data stream at the server. */
 struct srv_flow {
@@ -53,7 +55,8 @@ struct perf_server {
 	struct srv_flow *stalled;
 	struct srv_flow *flows;
 	uint64_t seen_rx;     /**< link packets received, at active_at */
-	sst_time_t active_at; /**< the last pass that saw a packet arrive */
+	sst_time_t active_at; /**< the last look that saw a packet arrive */
+	sst_time_t looked_at; /**< when the counters were last read for it */
 	bool closing;	      /**< being destroyed: callbacks do nothing */
 	/* A stream's end reported inside a read of it: the reader acts on it
 	 * once it has what the read returned (the stream layer may finish a
@@ -485,8 +488,12 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	(void)w;
 	if (sv->closing)
 		return;
-	if (sv->busy) {
-		/* Any packet received counts as traffic. */
+	/* Any packet received counts as traffic. Reading the counters sums
+	 * every worker's figures, so it is done a few times a second, not on
+	 * every pass of every worker (with two workers it was 1,000
+	 * instructions a transaction). */
+	if (sv->busy && now - sv->looked_at >= IDLE_LOOK_NS) {
+		sv->looked_at = now;
 		tool_host_counters(sv->h, &c);
 		if (c.link_rx_packets != sv->seen_rx) {
 			sv->seen_rx = c.link_rx_packets;
