@@ -100,22 +100,38 @@ hash_toeplitz(const struct sst_shard_map *m, const struct sst_net_endpoint *peer
 	return rte_softrss(tuple, n, m->key);
 }
 
-/* The peer alone: our address and port are the same for every packet a
- * map sees, so they would not change which peers share an owner. A tagged
- * endpoint's local half differs between the channels of one peer (the
- * generator's source endpoints to one server): its bytes up to the tag go
- * in too, so that those channels spread; an untagged one hashes the same
- * 4 bytes as before. With SSE4.2 (DPDK's x86 baseline) rte_hash_crc() is
- * the crc32 instruction. */
+/* CRC32-C of one endpoint: its address, then its port. With SSE4.2
+ * (DPDK's x86 baseline) rte_hash_crc() is the crc32 instruction. */
+static inline uint32_t
+endpoint_crc(const uint8_t *addr, uint32_t len, uint16_t port)
+{
+	return rte_hash_crc_2byte(port, rte_hash_crc(addr, len, 0));
+}
+
+/*
+ * The pair, symmetric: the peer's endpoint's CRC xor ours (the map's half,
+ * or the local endpoint a tagged peer carries, as for Toeplitz). Both ends
+ * of a channel then compute the same hash, so two engines with as many
+ * workers over ports without RSS whose queue i leads to queue i (net_ring,
+ * memif) name the same worker for it: it sends on the queue its peer's
+ * owner reads, and nothing takes the dispatch step. Our half zero (a
+ * socket bound to the wildcard address and port 0) adds nothing: the
+ * CRC of zeros from 0 is 0.
+ */
 static uint32_t
 hash_crc(const struct sst_shard_map *m, const struct sst_net_endpoint *peer)
 {
-	uint32_t len = peer->addr.family == SST_NET_IPV6 ? 16
-		       : worker_ep_tagged(peer)		 ? EP_LOCAL_TAG + 1
-							 : 4;
+	bool v6 = peer->addr.family == SST_NET_IPV6;
+	uint32_t len = v6 ? 16 : 4;
+	const uint8_t *local = v6 ? m->local6.bytes : m->local4.bytes;
+	uint16_t local_port = m->local_port;
 
-	RTE_SET_USED(m);
-	return rte_hash_crc_2byte(peer->port, rte_hash_crc(peer->addr.bytes, len, 0));
+	if (worker_ep_tagged(peer)) {
+		local = &peer->addr.bytes[EP_LOCAL_ADDR];
+		local_port = tag_port(peer);
+	}
+	return endpoint_crc(peer->addr.bytes, len, peer->port) ^
+	       endpoint_crc(local, len, local_port);
 }
 
 /* Indexed by the map's kind: chosen once per map, no switch per packet. */

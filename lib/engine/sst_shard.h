@@ -24,7 +24,10 @@
  * Where no NIC has to agree (a port without RSS, sockets), any hash that
  * every worker computes alike will do: such a map hashes with CRC32-C
  * (SST_SHARD_HASH_CRC), a few instructions where Toeplitz in software takes
- * hundreds, and every packet of a port without RSS pays it.
+ * hundreds, and every packet of a port without RSS pays it. It is
+ * symmetric in the pair (the peer's CRC xor ours), so that two engines of
+ * as many workers on ports whose queue i leads to queue i (net_ring, memif)
+ * agree on each channel's worker and hand nothing over.
  */
 #ifndef SST_SHARD_H
 #define SST_SHARD_H
@@ -119,10 +122,11 @@ int sst_shard_map_set_hash(struct sst_shard_map *m, enum sst_shard_hash_kind kin
  * The hash of a UDP packet from @p peer to us. SST_SHARD_HASH_TOEPLITZ:
  * the one a NIC computes, over source address, destination address, then
  * (when m->l4) source and destination port, under m->key.
- * SST_SHARD_HASH_CRC: CRC32-C of the peer's address and port (ours are the
- * same for every packet, and the key and m->l4 are not used). For a tagged
+ * SST_SHARD_HASH_CRC: CRC32-C of the peer's address and port xor that of
+ * ours (the map's address of the peer's family and port; the key and
+ * m->l4 are not used), the same from both ends of a pair. For a tagged
  * endpoint (sst_worker_ep_join()) the destination is the local endpoint
- * it carries, not the map's; under CRC its local half is hashed too.
+ * it carries, not the map's, under either hash.
  *
  * @param m
  *   The map: its hash, key, and whether ports are hashed.

@@ -7,9 +7,9 @@
  * redirection table's entry for the hash's low bits; the default table
  * deals workers out in turn and spreads peers over all of them. The
  * software-only hash (SST_SHARD_HASH_CRC) is CRC32-C of the peer's address
- * and port (vectors computed bit by bit with the Castagnoli polynomial),
- * the same whatever the map's key, ports flag and local endpoint, so a
- * connect and an arriving packet name one owner. A peer reached from one
+ * and port (vectors computed bit by bit with the Castagnoli polynomial)
+ * xor that of our endpoint, whatever the map's key and ports flag, so
+ * both ends of a pair name one worker. A peer reached from one
  * of a worker's extra local endpoints (a tagged endpoint) hashes with that
  * local endpoint as the destination, as RSS hashes its packets, so the
  * channels of many local endpoints to one server spread over the workers.
@@ -151,20 +151,27 @@ test_crc_vectors(void)
 		sst_shard_map_init(&m, 4);
 		CU_ASSERT_EQUAL(m.hash, SST_SHARD_HASH_TOEPLITZ);
 		CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_CRC), 0);
+		/* No half of ours yet: the peer's CRC alone. */
 		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), crc_vectors[i].hash);
 		if (sst_shard_hash(&m, &peer) != crc_vectors[i].hash)
 			printf("\n  %s:%u: %08x, not %08x", crc_vectors[i].peer, peer.port,
 				sst_shard_hash(&m, &peer), crc_vectors[i].hash);
-		/* Our side and the Toeplitz settings do not enter it: what a
-		 * connect computes before our address is known, a received
-		 * packet computes after. */
+		/* Our half enters by xor, the CRC of our endpoint of the
+		 * peer's family (itself checked as a peer with no half of
+		 * ours); the Toeplitz settings do not. */
+		struct sst_net_endpoint ours = {.port = 4433};
+		struct sst_shard_map bare = m;
+		uint32_t want;
+
+		parse(peer.addr.family == SST_NET_IPV6 ? "fe80::1" : "10.9.8.7", &ours.addr);
+		want = crc_vectors[i].hash ^ sst_shard_hash(&bare, &ours);
 		parse("10.9.8.7", &m.local4);
 		parse("fe80::1", &m.local6);
 		m.local_port = 4433;
 		m.l4 = false;
 		m.key[0] ^= 0xff;
-		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), crc_vectors[i].hash);
-		CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), m.reta[crc_vectors[i].hash % 128]);
+		CU_ASSERT_EQUAL(sst_shard_hash(&m, &peer), want);
+		CU_ASSERT_EQUAL(sst_shard_owner(&m, &peer), m.reta[want % 128]);
 		/* And back: the RSS hash again. */
 		CU_ASSERT_EQUAL(sst_shard_map_set_hash(&m, SST_SHARD_HASH_TOEPLITZ), 0);
 		CU_ASSERT_NOT_EQUAL(sst_shard_hash(&m, &peer), crc_vectors[i].hash);
@@ -341,6 +348,69 @@ test_crc_tagged(void)
 		sst_shard_hash(&m, &(struct sst_net_endpoint){a.addr, a.port}));
 }
 
+/*
+ * Under CRC both ends of a pair name the same worker: a map whose local
+ * half is A gives peer B the owner a map whose local half is B gives peer
+ * A, for any number of workers and either family, and a peer tagged with
+ * its local endpoint hashes as the same pair untagged. On a pair of ports
+ * without RSS whose queue i leads to the other side's queue i (net_ring,
+ * memif), the worker that sends a channel's packets is then the worker
+ * that owns the channel at the other end, and no packet takes the
+ * dispatch step. (It was the peer's half alone: half the pairs of a
+ * two-worker loopback went through a handoff, both ways.)
+ */
+static void
+test_crc_pair_symmetric(void)
+{
+	static const char *const addrs[2][3] = {
+		{"10.0.0.1", "10.0.0.2", "192.168.7.9"},
+		{"2001:db8::1", "2001:db8::2", "fe80::9"},
+	};
+	uint32_t same = 0, pairs = 0;
+
+	for (int v6 = 0; v6 < 2; v6++)
+		for (uint16_t count = 2; count <= 8; count++)
+			for (uint32_t i = 0; i < 300; i++) {
+				struct sst_shard_map ma, mb;
+				struct sst_net_endpoint a = {.port = (uint16_t)(4433 + i % 7)};
+				struct sst_net_endpoint b = {.port = (uint16_t)(30000 + i)};
+
+				parse(addrs[v6][i % 3], &a.addr);
+				parse(addrs[v6][(i + 1) % 3], &b.addr);
+				sst_shard_map_init(&ma, count);
+				sst_shard_map_init(&mb, count);
+				CU_ASSERT_EQUAL(sst_shard_map_set_hash(&ma, SST_SHARD_HASH_CRC), 0);
+				CU_ASSERT_EQUAL(sst_shard_map_set_hash(&mb, SST_SHARD_HASH_CRC), 0);
+				sst_shard_map_set_local(
+					&ma, v6 ? NULL : &a.addr, v6 ? &a.addr : NULL, a.port);
+				sst_shard_map_set_local(
+					&mb, v6 ? NULL : &b.addr, v6 ? &b.addr : NULL, b.port);
+				CU_ASSERT_EQUAL(sst_shard_hash(&ma, &b), sst_shard_hash(&mb, &a));
+				CU_ASSERT_EQUAL(sst_shard_owner(&ma, &b), sst_shard_owner(&mb, &a));
+				pairs++;
+				same += sst_shard_owner(&ma, &b) == sst_shard_owner(&mb, &a);
+			}
+	printf("\n  %u of %u pairs agree", same, pairs);
+	/* A generator's channel from an extra local endpoint, and the server's
+	 * view of it. */
+	for (uint32_t i = 0; i < 200; i++) {
+		struct sst_shard_map mg, ms;
+		struct sst_net_endpoint srv =
+			tagged("10.9.0.1", 4433, "10.9.0.2", (uint16_t)(20000 + i));
+		struct sst_net_endpoint cli = {.port = (uint16_t)(20000 + i)};
+
+		parse("10.9.0.2", &cli.addr);
+		sst_shard_map_init(&mg, 4);
+		sst_shard_map_init(&ms, 4);
+		CU_ASSERT_EQUAL(sst_shard_map_set_hash(&mg, SST_SHARD_HASH_CRC), 0);
+		CU_ASSERT_EQUAL(sst_shard_map_set_hash(&ms, SST_SHARD_HASH_CRC), 0);
+		parse("10.9.0.99", &mg.local4); /* the generator's own: not the tag's */
+		parse("10.9.0.1", &ms.local4);
+		ms.local_port = 4433;
+		CU_ASSERT_EQUAL(sst_shard_owner(&mg, &srv), sst_shard_owner(&ms, &cli));
+	}
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_verification_suite),
 	SST_TEST(test_owner_is_the_table_entry),
@@ -352,6 +422,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_tagged_owner_is_rss),
 	SST_TEST(test_tagged_spread),
 	SST_TEST(test_crc_tagged),
+	SST_TEST(test_crc_pair_symmetric),
 	SST_TEST_END,
 };
 
