@@ -71,6 +71,8 @@ struct gen_hist {
 };
 
 void gen_hist_add(struct gen_hist *h, uint64_t v);
+/** Add the counts of @p src to @p dst (the workers' histograms merged). */
+void gen_hist_merge(struct gen_hist *dst, const struct gen_hist *src);
 /** The value at quantile q (0..1); 0 when empty. */
 uint64_t gen_hist_quantile(const struct gen_hist *h, double q);
 

@@ -169,6 +169,12 @@ gen_report_final(struct gen_client *g)
 					(unsigned long long)worker_channels(g, i));
 			printf("],\n");
 		}
+		if (g->on_lcores) {
+			printf("  \"worker_lcores\": [");
+			for (uint16_t i = 0; i < g->nsh; i++)
+				printf("%s%u", i != 0 ? ", " : "", g->sh[i].lcore);
+			printf("],\n");
+		}
 		json_hist("setup", &g->setup, true);
 		json_hist("transaction", &g->txn, true);
 		gen_attack_report(g, true);
@@ -193,9 +199,13 @@ gen_report_final(struct gen_client *g)
 		printf("%-22s tx %llu pkts %llu B, rx %llu pkts %llu B\n", "link",
 			(unsigned long long)t->tx_pkts, (unsigned long long)t->tx_bytes,
 			(unsigned long long)t->rx_pkts, (unsigned long long)t->rx_bytes);
-		for (uint16_t i = 0; i < g->nw; i++)
-			printf("%-22s %llu channels made\n", i == 0 ? "channels per worker" : "",
+		for (uint16_t i = 0; i < g->nw; i++) {
+			printf("%-22s %llu channels made", i == 0 ? "channels per worker" : "",
 				(unsigned long long)worker_channels(g, i));
+			if (g->on_lcores)
+				printf(" (lcore %u)", g->sh[i].lcore);
+			printf("\n");
+		}
 		table_hist("setup latency", &g->setup);
 		table_hist("transaction latency", &g->txn);
 		printf("%-22s %.1f MB at start, %.1f MB peak, %.1f kB per channel\n",
