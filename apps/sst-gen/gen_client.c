@@ -115,6 +115,7 @@ flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 	f->live = false;
 	if (ok) {
 		sh->tot.txns++;
+		sh->tot.payload_ok += (uint64_t)f->req + f->resp;
 		gen_hist_add(&sh->txn, tool_tsc_to_ns(rte_rdtsc() - f->t0, sh->g->tsc_hz));
 	} else {
 		sh->tot.stream_failed++;
@@ -183,6 +184,7 @@ write_some(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 			return; /* -EAGAIN: ops.writable() brings us back */
 		}
 		f->tx += len;
+		ch->sh->tot.payload_tx += len;
 	}
 	if (!f->shut && sst_stream_shutdown(f->s, now) == 0)
 		f->shut = true;
@@ -239,6 +241,8 @@ op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 	(void)ctx;
 	if (f != NULL && (void *)f != &gen_slot_marker && f->ctl)
 		gen_perf_readable(f->ch->g, now);
+	else if (f != NULL && (void *)f != &gen_slot_marker && f->ch->wl->kind == GEN_WL_DATAGRAM)
+		gen_dgram_readable(f, now);
 	else if (f != NULL && (void *)f != &gen_slot_marker)
 		drain(f->ch, f, now);
 }
@@ -249,7 +253,8 @@ op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 	struct gen_flow *f = sst_stream_user(s);
 
 	(void)ctx;
-	if (f != NULL && (void *)f != &gen_slot_marker && f->live && !f->ctl)
+	if (f != NULL && (void *)f != &gen_slot_marker && f->live && !f->ctl &&
+		f->ch->wl->kind != GEN_WL_DATAGRAM)
 		write_some(f->ch, f, now);
 }
 
@@ -270,6 +275,10 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 		return;
 	}
 	ch = f->ch;
+	if (ch->wl->kind == GEN_WL_DATAGRAM) {
+		gen_dgram_closed(f, now);
+		return;
+	}
 	if (s == ch->in_read) {
 		ch->close_pending = true;
 		return;
@@ -315,6 +324,10 @@ start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	if (g->c->echo) {
 		f->req = (uint32_t)req;
 		f->resp = f->req;
+	} else if (wl->kind == GEN_WL_BULK) {
+		/* One way: the server checks the bytes and answers none. */
+		f->req = (uint32_t)RTE_MAX(req, (uint64_t)GEN_HEADER_LEN);
+		f->resp = 0;
 	} else if (g->c->sst_perf) {
 		/* sst-perf's requests need no header: the test gives the sizes. */
 		f->req = (uint32_t)req;
@@ -341,8 +354,12 @@ gen_chan_poll(struct gen_chan *ch, sst_time_t now)
 	struct gen_client *g = ch->g;
 	bool waiting = false;
 
-	if (ch->state != CH_UP || ch->peer == NULL || g->stopping)
+	if (ch->state != CH_UP || ch->peer == NULL)
 		return false; /* ready, a peer back or a round again: queued then */
+	if (ch->wl->kind == GEN_WL_DATAGRAM)
+		return gen_dgram_poll(ch, &ch->flows[0], now); /* it drains while stopping */
+	if (g->stopping)
+		return false;
 	if (g->c->sst_perf && !gen_perf_ready(ch, now))
 		return true;
 	for (uint32_t i = 0; i < ch->wl->concurrent && ch->started < ch->wl->streams; i++) {
@@ -618,7 +635,9 @@ finish_all(struct gen_client *g)
 		struct gen_chan *ch = &g->ch[i];
 
 		for (uint32_t k = 0; ch->flows != NULL && k < ch->wl->concurrent; k++)
-			if (ch->flows[k].live)
+			if (ch->flows[k].live && ch->wl->kind == GEN_WL_DATAGRAM)
+				gen_dgram_closed(&ch->flows[k], tool_now());
+			else if (ch->flows[k].live)
 				flow_end(ch, &ch->flows[k], false, tool_now());
 		if (ch->w != NULL && g->e == NULL)
 			sst_worker_close_idle(ch->w, tool_now());

@@ -72,6 +72,13 @@ struct gen_totals {
 	uint64_t up, setups, setup_failed;
 	uint64_t streams, txns, stream_failed, verify_errors, short_responses;
 	uint64_t refused; /**< streams the server refused before answering: opened again */
+	/* Payload: written to streams and datagrams sent; and what came
+	 * back checked (a verified stream's request and response, an echoed
+	 * datagram). */
+	uint64_t payload_tx, payload_ok;
+	/* The datagram workload (gen_dgram.c). */
+	uint64_t dg_sent, dg_echoed, dg_bad, dg_lost;
+	uint64_t dg_refused; /**< not taken by the stack now (no window): sent again */
 };
 
 /* gen_totals as words, for the copy a worker publishes (gen_lcore.c). */
@@ -220,6 +227,16 @@ void gen_chan_failed(struct gen_chan *ch);
  * may start more later without a stream ending first (a slot waits for
  * its think time, a token, a control block or --sst-perf's go). */
 bool gen_chan_poll(struct gen_chan *ch, sst_time_t now);
+
+/* gen_dgram.c: the datagram workload. */
+/** Channel ch's pass: open its datagram stream, send what the rate allows,
+ * and once all went (or the run stops) wait for the echoes and end it.
+ * @return true while it has more to do (it stays on the run queue). */
+bool gen_dgram_poll(struct gen_chan *ch, struct gen_flow *f, sst_time_t now);
+/** The datagram stream is readable: the echoes, checked. */
+void gen_dgram_readable(struct gen_flow *f, sst_time_t now);
+/** The datagram stream ended before its time: a failed stream. */
+void gen_dgram_closed(struct gen_flow *f, sst_time_t now);
 
 /* gen_active.c: per-pass work in proportion to the work (issue 21). */
 /** Move channel ch to state st, keeping the counts. */

@@ -44,6 +44,9 @@ struct srv_flow {
 /* What the server counts, per lane. */
 struct srv_counts {
 	uint64_t streams, answered, failed, verify_errors, rx_bytes, tx_bytes;
+	/* The datagram workload: taken, wrong, sent back, and not sent back
+	 * (the stack had no window for the echo then: lost, as on a network). */
+	uint64_t dgrams, dgrams_bad, dgrams_echoed, dgrams_unechoed;
 };
 enum { SRV_COUNT_WORDS = sizeof(struct srv_counts) / sizeof(uint64_t) };
 
@@ -171,6 +174,64 @@ echo_short(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 	f->tx = f->rx;
 }
 
+/* The datagram workload: check every byte of each datagram and send it
+ * back as it came (its send time in it), so that the client checks the
+ * echo and takes the round trip; a wrong one is counted and not echoed. */
+static void
+datagrams(struct srv_lane *ln, struct srv_flow *f, sst_time_t now)
+{
+	struct rte_mbuf *m;
+
+	while ((m = sst_stream_recv_datagram(f->s, now)) != NULL) {
+		uint8_t buf[GEN_DGRAM_MAX];
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		const uint8_t *p = len <= GEN_DGRAM_MAX ? rte_pktmbuf_read(m, 0, len, buf) : NULL;
+		uint64_t tag, tsc, bad = p != NULL ? gen_dgram_check(p, len, &tag, &tsc) : len;
+
+		ln->n.dgrams++;
+		ln->n.rx_bytes += len;
+		if (bad != 0) {
+			ln->n.dgrams_bad++;
+			ln->n.verify_errors += bad;
+			rte_pktmbuf_free(m);
+		} else if (sst_stream_send_datagram(f->s, m, now) == 0) {
+			ln->n.dgrams_echoed++;
+			ln->n.tx_bytes += len;
+		} else {
+			ln->n.dgrams_unechoed++;
+			rte_pktmbuf_free(m);
+		}
+	}
+}
+
+/*
+ * Wrong request bytes: tell the client with a wrong response byte, then
+ * our end. A reset would not do: one that comes before the client has the
+ * service's answer reaches it as a refusal, which a client opens again
+ * (servers refuse streams they have no buffers for yet), and a bulk
+ * stream's refused run came out "ok". @return false when the byte could
+ * not be written (the caller resets the stream).
+ */
+static bool
+refute(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(tool_host_pool(sv->h));
+	uint8_t *p = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, 1) : NULL;
+
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	gen_fill(p, f->tag, f->resp, f->tx, 1);
+	p[0] ^= 0xff;
+	if (sst_stream_write(f->s, m, 0, now) < 0) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	sst_stream_shutdown(f->s, now);
+	return true;
+}
+
 static void
 pump(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 {
@@ -180,6 +241,7 @@ pump(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 	bool closed;
 	int k = 0;
 
+	datagrams(ln, f, now);
 	ln->in_read = f->s;
 	while (!f->eof && (k = sst_stream_read(f->s, d, READ_BURST, now)) > 0)
 		for (int i = 0; i < k; i++) {
@@ -202,7 +264,10 @@ pump(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 	if (closed || k == -ECONNRESET || bad != 0 ||
 		(f->rx >= GEN_HEADER_LEN && !respond(sv, f, now))) {
 		ln->n.failed++;
-		if (bad != 0)
+		/* The reset reports closed() at once: without its user the
+		 * stream is not released (and counted) a second time there. */
+		sst_stream_set_user(f->s, NULL);
+		if (bad != 0 && !refute(sv, f, now))
 			sst_stream_reset(f->s, now);
 		untrack(ln, f, now);
 		return;
@@ -237,6 +302,8 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 		ln->all->prev = f;
 	ln->all = f;
 	sst_stream_set_user(s, f);
+	/* Datagrams too large for a packet come as substreams. */
+	sst_stream_listen_substream(s, true);
 	ln->n.streams++;
 	pump(sv, f, now);
 }
@@ -344,11 +411,14 @@ tick_on_lcores(struct gen_server *sv)
 	}
 	fprintf(stderr,
 		"sst-gen server: channels %llu (made %llu), streams %llu answered %llu failed "
-		"%llu, verify errors %llu, rx %llu B tx %llu B\n",
+		"%llu, verify errors %llu, rx %llu B tx %llu B, datagrams %llu (bad %llu, echoed "
+		"%llu, not echoed %llu)\n",
 		(unsigned long long)open, (unsigned long long)made, (unsigned long long)n.streams,
 		(unsigned long long)n.answered, (unsigned long long)n.failed,
 		(unsigned long long)n.verify_errors, (unsigned long long)n.rx_bytes,
-		(unsigned long long)n.tx_bytes);
+		(unsigned long long)n.tx_bytes, (unsigned long long)n.dgrams,
+		(unsigned long long)n.dgrams_bad, (unsigned long long)n.dgrams_echoed,
+		(unsigned long long)n.dgrams_unechoed);
 }
 
 void
@@ -375,7 +445,8 @@ gen_server_tick(struct gen_server *sv, bool last)
 	}
 	fprintf(stderr,
 		"sst-gen server%s: channels %llu (made %llu), streams %llu answered %llu failed "
-		"%llu, verify errors %llu, rx %llu B tx %llu B; negotiation: %llu messages, "
+		"%llu, verify errors %llu, rx %llu B tx %llu B, datagrams %llu (bad %llu, echoed "
+		"%llu, not echoed %llu); negotiation: %llu messages, "
 		"%llu challenged, %llu rate-limited, %llu established, %llu cookies ok, %llu "
 		"cookies bad, %llu SecI2 unmatched; acks: %llu numbers "
 		"skipped, %llu optimistic (channel failed), %llu beyond what was sent; streams "
@@ -384,7 +455,9 @@ gen_server_tick(struct gen_server *sv, bool last)
 		(unsigned long long)k.channels_made, (unsigned long long)n.streams,
 		(unsigned long long)n.answered, (unsigned long long)n.failed,
 		(unsigned long long)n.verify_errors, (unsigned long long)n.rx_bytes,
-		(unsigned long long)n.tx_bytes, (unsigned long long)k.nego_rx_msgs,
+		(unsigned long long)n.tx_bytes, (unsigned long long)n.dgrams,
+		(unsigned long long)n.dgrams_bad, (unsigned long long)n.dgrams_echoed,
+		(unsigned long long)n.dgrams_unechoed, (unsigned long long)k.nego_rx_msgs,
 		(unsigned long long)k.nego_challenged, (unsigned long long)k.nego_rate_limited,
 		(unsigned long long)k.nego_established, (unsigned long long)k.nego_cookie_ok,
 		(unsigned long long)k.nego_cookie_bad, (unsigned long long)k.nego_i2_unmatched,

@@ -45,6 +45,9 @@ enum {
 	OPT_COOKIE_PERIOD,
 	OPT_LOAD_HIGH,
 	OPT_WORKERS,
+	OPT_WORKLOAD,
+	OPT_DATAGRAMS,
+	OPT_DGRAM_RATE,
 };
 
 static void
@@ -69,6 +72,13 @@ usage(FILE *out)
 		"                         pareto:MIN,SHAPE (64; at least 12 unless --echo)\n"
 		"  -S, --response SIZE    response bytes, same forms (64)\n"
 		"      --think MS         pause of a stream slot between streams (0)\n"
+		"      --workload KIND    rr (request/response, default); bulk (each stream\n"
+		"                         sends --request bytes one way, checked by the\n"
+		"                         sst-gen server); datagram (one stream per channel\n"
+		"                         sending --datagrams datagrams of --request bytes,\n"
+		"                         held to 20 to 1024, checked and echoed by the server)\n"
+		"      --datagrams N      datagram: per channel (100; with --time, until then)\n"
+		"      --dgram-rate N     datagram: per second per channel (unlimited)\n"
 		"      --channel-rate N   new channels per second (unlimited)\n"
 		"      --stream-rate N    new streams per second over all channels (unlimited)\n"
 		"  -t, --time SECONDS     run rounds of streams for this long (default: each\n"
@@ -175,6 +185,7 @@ port_option(const char *name, const char *arg, struct gen_conf *c)
 
 struct given {
 	bool udp, src, dst, time, profile, wl;
+	bool workload; /**< --workload, --datagrams, --dgram-rate */
 	const char *udp_text, *src_text, *dst_text, *profile_path;
 };
 
@@ -293,6 +304,27 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 		return parse_u32("load-high", arg, 1, 1000000, &c->load_high);
 	case OPT_WORKERS:
 		return parse_u32("workers", arg, 1, SST_WORKERS_MAX, &c->workers);
+	case OPT_WORKLOAD:
+		g->workload = true;
+		if (strcmp(arg, "rr") == 0)
+			w->kind = GEN_WL_RR;
+		else if (strcmp(arg, "bulk") == 0)
+			w->kind = GEN_WL_BULK;
+		else if (strcmp(arg, "datagram") == 0)
+			w->kind = GEN_WL_DATAGRAM;
+		else
+			return bad("--workload '%s': want rr, bulk or datagram", arg);
+		return 0;
+	case OPT_DATAGRAMS:
+		g->workload = true;
+		return tool_parse_u64(arg, 1, 1ull << 40, &w->datagrams) < 0
+			       ? bad("--datagrams '%s': want a count", arg)
+			       : 0;
+	case OPT_DGRAM_RATE:
+		g->workload = true;
+		if (tool_parse_double(arg, 0.001, 1e9, &w->dgram_rate) < 0)
+			return bad("--dgram-rate '%s': want datagrams per second", arg);
+		return 0;
 	case OPT_ACK_JUMP:
 		return parse_u32("ack-jump", arg, 0, 1u << 20, &c->ack_jump);
 	case OPT_SEED:
@@ -407,6 +439,10 @@ check_client(struct gen_conf *c, const struct given *g)
 			"--attack cookie-expiry: secure mode (--armor) and --replay-after MS");
 	if (g->profile && g->wl)
 		return bad("%s", "--profile replaces --streams/--request/--response/--think");
+	if (g->workload && (g->profile || c->echo || c->sst_perf || c->attack != GEN_ATTACK_NONE) &&
+		c->wl[0].kind != GEN_WL_RR)
+		return bad("%s", "--workload bulk or datagram: against an sst-gen server, "
+				 "without --profile, --echo, --sst-perf or --attack");
 	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
 		return TOOL_EXIT_ARGS;
 	for (uint32_t i = 0; i < c->nwl; i++)
@@ -495,6 +531,7 @@ defaults(struct gen_conf *c)
 	w->weight = 1;
 	w->streams = 10;
 	w->concurrent = 1;
+	w->datagrams = 100;
 	gen_dist_parse("64", &w->request);
 	gen_dist_parse("64", &w->response);
 }
@@ -531,6 +568,9 @@ parse_args(int argc, char **argv, void *conf)
 		{"cookie-period", required_argument, NULL, OPT_COOKIE_PERIOD},
 		{"load-high", required_argument, NULL, OPT_LOAD_HIGH},
 		{"workers", required_argument, NULL, OPT_WORKERS},
+		{"workload", required_argument, NULL, OPT_WORKLOAD},
+		{"datagrams", required_argument, NULL, OPT_DATAGRAMS},
+		{"dgram-rate", required_argument, NULL, OPT_DGRAM_RATE},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},

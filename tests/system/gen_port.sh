@@ -28,8 +28,7 @@ gen_bin=${1:?$usage}
 cat_bin=${2:?$usage}
 perf_bin=${3:?$usage}
 . "$(dirname "$0")/cat_common.sh"
-
-json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
+. "$(dirname "$0")/gen_common.sh"
 
 check() {
 	[ "$(json_field "$2" ok)" = true ] || fail "$1: not ok: $(cat "$2" "$2.err")"
@@ -48,18 +47,6 @@ eal() {
 # Three lcores, each free to run on any CPU: more lcores than this VM's
 # two CPUs (a lone -l 0-2 would ask for a third CPU).
 lcores3="--lcores=(0-2)@(0-$(($(nproc) - 1)))"
-
-# wait_line FILE PATTERN: until the background server ($server) prints it.
-wait_line() {
-	for _ in $(seq 300); do
-		grep -qs "$2" "$1" && return 0
-		kill -0 "$server" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "the server did not start:" >&2
-	cat "$1" >&2
-	exit 1
-}
 
 # client NAME [EAL-ARGS] -- ARGS: a client on memif $memif (default NAME),
 # its output in NAME.json.
