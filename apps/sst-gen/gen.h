@@ -165,6 +165,9 @@ struct gen_conf {
 	uint32_t max_streams;	   /**< server: stream control blocks (0: 2^20; a peer a quarter) */
 	struct tool_port port;	   /**< server: a DPDK port instead of kernel UDP */
 	uint32_t workers;	   /**< --port: workers, one per queue of the port (1) */
+	/** client: one wrong byte in every Nth stream's request and every Nth
+	 * datagram of a channel (0: none), to see a server's check fail. */
+	uint32_t corrupt_every;
 	/* Template mode (gen_template.c). */
 	uint16_t tx_port;
 	uint32_t queues;

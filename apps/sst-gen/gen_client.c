@@ -176,6 +176,10 @@ write_some(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 			gen_perf_fill(p, f->tag, f->tx, len);
 		else
 			gen_fill(p, f->tag, f->resp, f->tx, len);
+		/* --corrupt: the first byte past the header of every Nth stream. */
+		if (g->c->corrupt_every != 0 && f->tx == 0 && len > GEN_HEADER_LEN &&
+			(f->tag & ((1ull << 40) - 1)) % g->c->corrupt_every == 0)
+			p[GEN_HEADER_LEN] ^= 0xff;
 		rc = sst_stream_write(f->s, m, 0, now);
 		if (rc < 0) {
 			rte_pktmbuf_free(m);

@@ -101,6 +101,8 @@ dgram_send(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 			return true; /* the pool refills as packets leave */
 		}
 		gen_dgram_fill(p, (uint64_t)ch->id << SEQ_BITS | (f->tx + 1), len, rte_rdtsc());
+		if (ch->g->c->corrupt_every != 0 && (f->tx + 1) % ch->g->c->corrupt_every == 0)
+			p[len - 1] ^= 0xff; /* --corrupt: its last byte */
 		rc = sst_stream_send_datagram(f->s, m, now);
 		if (rc < 0) {
 			rte_pktmbuf_free(m);

@@ -176,7 +176,7 @@ echo_short(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 
 /* The datagram workload: check every byte of each datagram and send it
  * back as it came (its send time in it), so that the client checks the
- * echo and takes the round trip; a wrong one is counted and not echoed. */
+ * echo and takes the round trip; a wrong one is counted. */
 static void
 datagrams(struct srv_lane *ln, struct srv_flow *f, sst_time_t now)
 {
@@ -193,8 +193,10 @@ datagrams(struct srv_lane *ln, struct srv_flow *f, sst_time_t now)
 		if (bad != 0) {
 			ln->n.dgrams_bad++;
 			ln->n.verify_errors += bad;
-			rte_pktmbuf_free(m);
-		} else if (sst_stream_send_datagram(f->s, m, now) == 0) {
+		}
+		/* A wrong one goes back too: the client finds it wrong as well
+		 * (dropped, it would count as lost there, not as a failure). */
+		if (sst_stream_send_datagram(f->s, m, now) == 0) {
 			ln->n.dgrams_echoed++;
 			ln->n.tx_bytes += len;
 		} else {

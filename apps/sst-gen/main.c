@@ -48,6 +48,7 @@ enum {
 	OPT_WORKLOAD,
 	OPT_DATAGRAMS,
 	OPT_DGRAM_RATE,
+	OPT_CORRUPT,
 };
 
 static void
@@ -79,6 +80,9 @@ usage(FILE *out)
 		"                         held to 20 to 1024, checked and echoed by the server)\n"
 		"      --datagrams N      datagram: per channel (100; with --time, until then)\n"
 		"      --dgram-rate N     datagram: per second per channel (unlimited)\n"
+		"      --corrupt N        one wrong byte in every Nth stream and every Nth\n"
+		"                         datagram of a channel: the server must catch each\n"
+		"                         (the run then fails)\n"
 		"      --channel-rate N   new channels per second (unlimited)\n"
 		"      --stream-rate N    new streams per second over all channels (unlimited)\n"
 		"  -t, --time SECONDS     run rounds of streams for this long (default: each\n"
@@ -320,6 +324,8 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 		return tool_parse_u64(arg, 1, 1ull << 40, &w->datagrams) < 0
 			       ? bad("--datagrams '%s': want a count", arg)
 			       : 0;
+	case OPT_CORRUPT:
+		return parse_u32("corrupt", arg, 1, UINT32_MAX, &c->corrupt_every);
 	case OPT_DGRAM_RATE:
 		g->workload = true;
 		if (tool_parse_double(arg, 0.001, 1e9, &w->dgram_rate) < 0)
@@ -571,6 +577,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"workload", required_argument, NULL, OPT_WORKLOAD},
 		{"datagrams", required_argument, NULL, OPT_DATAGRAMS},
 		{"dgram-rate", required_argument, NULL, OPT_DGRAM_RATE},
+		{"corrupt", required_argument, NULL, OPT_CORRUPT},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},
