@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sst-gen client: N channels, each a worker on a UDP socket of its own
- * (from the --src address and port ranges), polled in turn by this thread.
- * Each channel runs its workload: streams opened in wl->concurrent slots,
- * each a request of R bytes (then our end), a response of S bytes checked
- * byte by byte and the peer's end; new channels and new streams are paced
- * by token buckets (--channel-rate, --stream-rate).
+ * (from the --src address and port ranges), polled in turn by this thread,
+ * or (--port) local endpoints of the port's workers, each worker making and
+ * running its shard of them (gen_lcore.c). Each channel runs its workload:
+ * streams opened in wl->concurrent slots, each a request of R bytes (then
+ * our end), a response of S bytes checked byte by byte (none for bulk) and
+ * the peer's end, or datagrams (gen_dgram.c); new channels and new streams
+ * are paced by token buckets (--channel-rate, --stream-rate), which each
+ * shard keeps for its share.
  */
 #include <errno.h>
 #include <stdlib.h>
