@@ -17,9 +17,11 @@
 # GEN_SCALE_WRAP, if set, goes before the client's command (a profiler:
 # GEN_SCALE_WRAP="perf record -e cpu-clock -g -o FILE --").
 # GEN_SCALE_WORKERS=N (default 1): N workers on each end, a memif queue
-# each (a memif's two ends must have as many queues), all polled by each
-# process's one thread; the client's channels spread over its workers by
-# their pair of endpoints.
+# each (a memif's two ends must have as many queues), each on an EAL lcore
+# of its own (--lcores: N + 1 lcores free to run on any CPU); the client's
+# channels spread over its workers by their pair of endpoints.
+# GEN_SCALE_ONE_THREAD=1: the EAL gets one lcore (-l 0) on each end, so each
+# process polls its workers from its main thread (the fallback).
 # Prints the client's final table, the server's last line and "ok" or
 # "FAILED: ..."; exit 0 or 1. Both processes use no hugepages (-m 4096
 # each: the EAL's memory is in the client's RSS at start, not in the growth).
@@ -52,15 +54,18 @@ trap cleanup EXIT
 # and two retransmission timeouts negotiated a replacement, one more
 # channel on the server (5,290 for 5,000 clients; 12,058 for 10,000 in
 # session 9). With 16,384: none dropped, one channel per client.
+workers=${GEN_SCALE_WORKERS:-1}
+lcores="--lcores=(0-$workers)@(0-$(($(nproc) - 1)))"
+[ "${GEN_SCALE_ONE_THREAD:-0}" = 1 ] && lcores="-l 0"
 eal() {
-	echo --no-huge --no-pci -m 4096 --no-telemetry --file-prefix="gscale-$$-$1" \
+	echo --no-huge --no-pci -m 4096 --no-telemetry --file-prefix="gscale-$$-$1" "$lcores" \
 		--vdev="net_memif0,socket=$dir/scale.memif,socket-abstract=no,role=$1,rsize=${GEN_SCALE_RSIZE:-14}"
 }
 ports=64000
 addrs=$(((channels + ports - 1) / ports))
 # shellcheck disable=SC2046
 "$gen" $(eal server) -- server --port 0 --ip 10.9.0.1/16 --udp 10.9.0.1:4433 \
-	--max-channels $((channels + channels / 10 + 16)) --workers "${GEN_SCALE_WORKERS:-1}" \
+	--max-channels $((channels + channels / 10 + 16)) --workers "$workers" \
 	2>"$dir/server.err" &
 server=$!
 for _ in $(seq 600); do
@@ -78,7 +83,7 @@ start=$(date +%s)
 /usr/bin/time -v ${GEN_SCALE_WRAP:-} "$gen" $(eal client) -- client --port 0 --ip 10.9.0.2/16 \
 	--src 10.9.0.2:1024 --src-addrs "$addrs" --src-ports $ports --udp 10.9.0.1:4433 \
 	--channels "$channels" --streams "$streams" --timeout "$timeout_s" --quiet \
-	--workers "${GEN_SCALE_WORKERS:-1}" >"$dir/client.out" 2>"$dir/client.err"
+	--workers "$workers" >"$dir/client.out" 2>"$dir/client.err"
 rc=$?
 end=$(date +%s)
 kill "$server"

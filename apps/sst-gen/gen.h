@@ -71,6 +71,8 @@ struct gen_hist {
 };
 
 void gen_hist_add(struct gen_hist *h, uint64_t v);
+/** Add the counts of @p src to @p dst (the workers' histograms merged). */
+void gen_hist_merge(struct gen_hist *dst, const struct gen_hist *src);
 /** The value at quantile q (0..1); 0 when empty. */
 uint64_t gen_hist_quantile(const struct gen_hist *h, double q);
 
@@ -86,10 +88,36 @@ void gen_fill(uint8_t *dst, uint64_t t, uint32_t s, uint64_t off, uint32_t len);
 /** Bytes of @p src that differ from the content. */
 uint64_t gen_check(const uint8_t *src, uint64_t t, uint32_t s, uint64_t off, uint32_t len);
 
+/*
+ * A datagram of the datagram workload: the content of tag t for a stream
+ * that asks for len bytes (so bytes 0-11 say the tag and the length),
+ * except bytes 12-19, the sender's TSC when it went (big-endian), which an
+ * sst-gen server echoes unchanged and the client turns into a round trip.
+ */
+enum {
+	GEN_DGRAM_HEADER = 20,
+	GEN_DGRAM_MAX = 1024, /**< one packet: never the stack's reliable substreams */
+};
+void gen_dgram_fill(uint8_t *dst, uint64_t tag, uint32_t len, uint64_t tsc);
+/** Bytes of datagram @p src of @p len bytes that are not content of the tag
+ * it names (a length that disagrees counts every byte); @p tag and @p tsc
+ * are set from its header when it has one. */
+uint64_t gen_dgram_check(const uint8_t *src, uint32_t len, uint64_t *tag, uint64_t *tsc);
+
 /* ---- Configuration ---- */
+
+/** What a channel's streams carry. */
+enum gen_workload_kind {
+	GEN_WL_RR = 0,	 /**< a request, then a response */
+	GEN_WL_BULK,	 /**< a request only (the response 0 bytes): one way */
+	GEN_WL_DATAGRAM, /**< datagrams on one stream, echoed by the server */
+};
 
 /** One kind of channel: M streams, R request bytes, S response bytes. */
 struct gen_workload {
+	enum gen_workload_kind kind;
+	uint64_t datagrams; /**< datagram: per channel (with --time: until it ends) */
+	double dgram_rate;  /**< datagram: per second per channel; 0: as fast as taken */
 	char name[32];
 	uint32_t weight;     /**< share of the channels (profile) */
 	uint32_t streams;    /**< per channel (M); with --time: per round */
@@ -137,6 +165,9 @@ struct gen_conf {
 	uint32_t max_streams;	   /**< server: stream control blocks (0: 2^20; a peer a quarter) */
 	struct tool_port port;	   /**< server: a DPDK port instead of kernel UDP */
 	uint32_t workers;	   /**< --port: workers, one per queue of the port (1) */
+	/** client: one wrong byte in every Nth stream's request and every Nth
+	 * datagram of a channel (0: none), to see a server's check fail. */
+	uint32_t corrupt_every;
 	/* Template mode (gen_template.c). */
 	uint16_t tx_port;
 	uint32_t queues;

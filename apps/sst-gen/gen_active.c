@@ -9,7 +9,8 @@
  * may start a stream are on a run queue (added when they come up or a
  * slot frees, dropped when every slot is busy or every stream started),
  * and the run's end is read from counters of the channels by state and
- * of the live streams.
+ * of the live streams. All of it is per shard (a worker's channels), so
+ * that workers on lcores of their own share none of it.
  */
 #include <stdlib.h>
 
@@ -18,73 +19,76 @@
 void
 gen_chan_set_state(struct gen_chan *ch, uint8_t st)
 {
-	struct gen_client *g = ch->g;
+	struct gen_shard *sh = ch->sh;
 
-	g->nstate[ch->state]--;
-	g->nstate[st]++;
+	sh->nstate[ch->state]--;
+	sh->nstate[st]++;
 	ch->state = st;
 }
 
 int
-gen_active_init(struct gen_client *g, bool queue)
+gen_active_init(struct gen_shard *sh, bool queue)
 {
-	g->nstate[CH_IDLE] = g->nch;
-	g->nrun = 0;
+	sh->nstate[CH_IDLE] = sh->nchans;
+	sh->nrun = 0;
 	if (!queue)
 		return 0; /* a worker per channel polls its own channel */
-	g->runq = calloc(g->nch != 0 ? g->nch : 1, sizeof(*g->runq));
-	return g->runq != NULL ? 0 : -1;
+	sh->runq = calloc(sh->nchans != 0 ? sh->nchans : 1, sizeof(*sh->runq));
+	return sh->runq != NULL ? 0 : -1;
 }
 
 void
-gen_active_fini(struct gen_client *g)
+gen_active_fini(struct gen_shard *sh)
 {
-	free(g->runq);
-	g->runq = NULL;
+	free(sh->runq);
+	sh->runq = NULL;
 }
 
 void
 gen_active_add(struct gen_chan *ch)
 {
-	struct gen_client *g = ch->g;
+	struct gen_shard *sh = ch->sh;
 
-	if (ch->queued || g->runq == NULL)
+	if (ch->queued || sh->runq == NULL)
 		return;
 	ch->queued = true;
-	g->runq[g->nrun++] = ch->id;
+	sh->runq[sh->nrun++] = ch->id;
 }
 
 void
-gen_active_poll(struct gen_client *g, sst_time_t now)
+gen_active_poll(struct gen_shard *sh, sst_time_t now)
 {
-	uint32_t keep = 0, n = g->nrun;
+	struct gen_chan *all = sh->g->ch;
+	uint32_t keep = 0, n = sh->nrun;
 
 	/* Channels added during the walk (a stream that ends at once) are
 	 * past n: walked next pass. */
 	for (uint32_t i = 0; i < n; i++) {
-		struct gen_chan *ch = &g->ch[g->runq[i]];
+		struct gen_chan *ch = &all[sh->runq[i]];
 
 		ch->queued = false;
 		/* Added again inside its own poll: it is past n already. */
 		if (gen_chan_poll(ch, now) && !ch->queued) {
 			ch->queued = true;
-			g->runq[keep++] = ch->id;
+			sh->runq[keep++] = ch->id;
 		}
 	}
 	/* What was added meanwhile moves down behind what stays. */
-	for (uint32_t i = n; i < g->nrun; i++)
-		g->runq[keep++] = g->runq[i];
-	g->nrun = keep;
+	for (uint32_t i = n; i < sh->nrun; i++)
+		sh->runq[keep++] = sh->runq[i];
+	sh->nrun = keep;
 }
 
 bool
-gen_client_all_done(const struct gen_client *g)
+gen_shard_done(const struct gen_shard *sh)
 {
-	if (g->next_connect < g->nch && !g->stopping)
+	bool stopping = atomic_load_explicit(&sh->g->stopping, memory_order_relaxed);
+
+	if (sh->next < sh->nchans && !stopping)
 		return false;
 	/* Stopping: what is under way may end, nothing new starts; only live
 	 * streams (all on channels that are up) are waited for. */
-	if (g->stopping)
-		return g->live == 0;
-	return g->nstate[CH_CONNECTING] == 0 && g->nstate[CH_UP] == 0;
+	if (stopping)
+		return sh->live == 0;
+	return sh->nstate[CH_CONNECTING] == 0 && sh->nstate[CH_UP] == 0;
 }

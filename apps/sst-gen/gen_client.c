@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sst-gen client: N channels, each a worker on a UDP socket of its own
- * (from the --src address and port ranges), polled in turn by this thread.
- * Each channel runs its workload: streams opened in wl->concurrent slots,
- * each a request of R bytes (then our end), a response of S bytes checked
- * byte by byte and the peer's end; new channels and new streams are paced
- * by token buckets (--channel-rate, --stream-rate).
+ * (from the --src address and port ranges), polled in turn by this thread,
+ * or (--port) local endpoints of the port's workers, each worker making and
+ * running its shard of them (gen_lcore.c). Each channel runs its workload:
+ * streams opened in wl->concurrent slots, each a request of R bytes (then
+ * our end), a response of S bytes checked byte by byte (none for bulk) and
+ * the peer's end, or datagrams (gen_dgram.c); new channels and new streams
+ * are paced by token buckets (--channel-rate, --stream-rate), which each
+ * shard keeps for its share.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,15 +33,13 @@ enum {
 static struct sst_secure_config secure_conf;
 
 static void
-account_setup(struct gen_client *g, struct gen_chan *ch)
+account_setup(struct gen_shard *sh, struct gen_chan *ch)
 {
 	uint64_t dt = rte_rdtsc() - ch->t_connect;
 
-	gen_hist_add(&g->setup, tool_tsc_to_ns(dt, g->tsc_hz));
-	g->tot.setups++;
-	g->tot.up++;
-	if (g->tot.up > g->peak_up)
-		g->peak_up = g->tot.up;
+	gen_hist_add(&sh->setup, tool_tsc_to_ns(dt, sh->g->tsc_hz));
+	sh->tot.setups++;
+	sh->tot.up++;
 }
 
 void
@@ -47,7 +48,7 @@ gen_chan_ready(struct gen_chan *ch, struct sst_stream_peer *peer)
 	ch->peer = peer;
 	if (ch->state == CH_CONNECTING) {
 		gen_chan_set_state(ch, CH_UP);
-		account_setup(ch->g, ch);
+		account_setup(ch->sh, ch);
 	}
 	if (ch->state == CH_UP)
 		gen_active_add(ch);
@@ -65,7 +66,7 @@ gen_chan_failed(struct gen_chan *ch)
 {
 	if (ch->state == CH_CONNECTING) {
 		gen_chan_set_state(ch, CH_FAILED);
-		ch->g->tot.setup_failed++;
+		ch->sh->tot.setup_failed++;
 	}
 }
 
@@ -110,25 +111,26 @@ round_check(struct gen_chan *ch)
 static void
 flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 {
-	struct gen_client *g = ch->g;
+	struct gen_shard *sh = ch->sh;
 
 	if (!f->live)
 		return;
 	f->live = false;
 	if (ok) {
-		g->tot.txns++;
-		gen_hist_add(&g->txn, tool_tsc_to_ns(rte_rdtsc() - f->t0, g->tsc_hz));
+		sh->tot.txns++;
+		sh->tot.payload_ok += (uint64_t)f->req + f->resp;
+		gen_hist_add(&sh->txn, tool_tsc_to_ns(rte_rdtsc() - f->t0, sh->g->tsc_hz));
 	} else {
-		g->tot.stream_failed++;
+		sh->tot.stream_failed++;
 		if (f->rx != f->resp)
-			g->tot.short_responses++;
+			sh->tot.short_responses++;
 	}
 	sst_stream_set_user(f->s, NULL);
 	sst_stream_close(f->s, now);
 	f->s = NULL;
 	f->ready_at = now + ch->wl->think_ns;
 	ch->live--;
-	g->live--;
+	sh->live--;
 	round_check(ch);
 	if (ch->state == CH_UP)
 		gen_active_add(ch); /* a slot is free */
@@ -143,7 +145,7 @@ flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 static void
 refused(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 {
-	struct gen_client *g = ch->g;
+	struct gen_shard *sh = ch->sh;
 
 	f->live = false;
 	sst_stream_set_user(f->s, NULL);
@@ -151,10 +153,10 @@ refused(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	f->s = NULL;
 	f->ready_at = now + SST_NSEC_PER_SEC / 1000;
 	ch->live--;
-	g->live--;
+	sh->live--;
 	ch->started--;
-	g->tot.streams--;
-	g->tot.refused++;
+	sh->tot.streams--;
+	sh->tot.refused++;
 	gen_active_add(ch);
 }
 
@@ -177,6 +179,10 @@ write_some(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 			gen_perf_fill(p, f->tag, f->tx, len);
 		else
 			gen_fill(p, f->tag, f->resp, f->tx, len);
+		/* --corrupt: the first byte past the header of every Nth stream. */
+		if (g->c->corrupt_every != 0 && f->tx == 0 && len > GEN_HEADER_LEN &&
+			(f->tag & ((1ull << 40) - 1)) % g->c->corrupt_every == 0)
+			p[GEN_HEADER_LEN] ^= 0xff;
 		rc = sst_stream_write(f->s, m, 0, now);
 		if (rc < 0) {
 			rte_pktmbuf_free(m);
@@ -185,6 +191,7 @@ write_some(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 			return; /* -EAGAIN: ops.writable() brings us back */
 		}
 		f->tx += len;
+		ch->sh->tot.payload_tx += len;
 	}
 	if (!f->shut && sst_stream_shutdown(f->s, now) == 0)
 		f->shut = true;
@@ -222,7 +229,7 @@ drain(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	ch->in_read = NULL;
 	closed = ch->close_pending;
 	ch->close_pending = false;
-	g->tot.verify_errors += bad;
+	ch->sh->tot.verify_errors += bad;
 	if (k == -EPIPE)
 		eof = true;
 	if (eof || closed || (k < 0 && k != -EAGAIN))
@@ -241,6 +248,8 @@ op_readable(void *ctx, struct sst_stream *s, sst_time_t now)
 	(void)ctx;
 	if (f != NULL && (void *)f != &gen_slot_marker && f->ctl)
 		gen_perf_readable(f->ch->g, now);
+	else if (f != NULL && (void *)f != &gen_slot_marker && f->ch->wl->kind == GEN_WL_DATAGRAM)
+		gen_dgram_readable(f, now);
 	else if (f != NULL && (void *)f != &gen_slot_marker)
 		drain(f->ch, f, now);
 }
@@ -251,7 +260,8 @@ op_writable(void *ctx, struct sst_stream *s, sst_time_t now)
 	struct gen_flow *f = sst_stream_user(s);
 
 	(void)ctx;
-	if (f != NULL && (void *)f != &gen_slot_marker && f->live && !f->ctl)
+	if (f != NULL && (void *)f != &gen_slot_marker && f->live && !f->ctl &&
+		f->ch->wl->kind != GEN_WL_DATAGRAM)
 		write_some(f->ch, f, now);
 }
 
@@ -272,6 +282,10 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 		return;
 	}
 	ch = f->ch;
+	if (ch->wl->kind == GEN_WL_DATAGRAM) {
+		gen_dgram_closed(f, now);
+		return;
+	}
 	if (s == ch->in_read) {
 		ch->close_pending = true;
 		return;
@@ -305,8 +319,9 @@ static void
 start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 {
 	struct gen_client *g = ch->g;
+	struct gen_shard *sh = ch->sh;
 	const struct gen_workload *wl = ch->wl;
-	uint64_t req = gen_dist_draw(&wl->request, &g->rng);
+	uint64_t req = gen_dist_draw(&wl->request, &sh->rng);
 
 	f->s = sst_stream_connect(ch->peer, g->c->service, g->c->protocol, now);
 	if (f->s == NULL)
@@ -316,23 +331,27 @@ start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	if (g->c->echo) {
 		f->req = (uint32_t)req;
 		f->resp = f->req;
+	} else if (wl->kind == GEN_WL_BULK) {
+		/* One way: the server checks the bytes and answers none. */
+		f->req = (uint32_t)RTE_MAX(req, (uint64_t)GEN_HEADER_LEN);
+		f->resp = 0;
 	} else if (g->c->sst_perf) {
 		/* sst-perf's requests need no header: the test gives the sizes. */
 		f->req = (uint32_t)req;
-		f->resp = (uint32_t)gen_dist_draw(&wl->response, &g->rng);
+		f->resp = (uint32_t)gen_dist_draw(&wl->response, &sh->rng);
 	} else {
 		f->req = (uint32_t)RTE_MAX(req, (uint64_t)GEN_HEADER_LEN);
-		f->resp = (uint32_t)gen_dist_draw(&wl->response, &g->rng);
+		f->resp = (uint32_t)gen_dist_draw(&wl->response, &sh->rng);
 	}
 	/* Unique per run: the channel, then a sequence number. */
-	f->tag = (uint64_t)ch->id << 40 | (++g->stream_seq & ((1ull << 40) - 1));
+	f->tag = (uint64_t)ch->id << 40 | (++sh->stream_seq & ((1ull << 40) - 1));
 	f->t0 = rte_rdtsc();
 	f->live = true;
 	sst_stream_set_user(f->s, f);
 	ch->started++;
 	ch->live++;
-	g->live++;
-	g->tot.streams++;
+	sh->live++;
+	sh->tot.streams++;
 	write_some(ch, f, now);
 }
 
@@ -342,8 +361,12 @@ gen_chan_poll(struct gen_chan *ch, sst_time_t now)
 	struct gen_client *g = ch->g;
 	bool waiting = false;
 
-	if (ch->state != CH_UP || ch->peer == NULL || g->stopping)
+	if (ch->state != CH_UP || ch->peer == NULL)
 		return false; /* ready, a peer back or a round again: queued then */
+	if (ch->wl->kind == GEN_WL_DATAGRAM)
+		return gen_dgram_poll(ch, &ch->flows[0], now); /* it drains while stopping */
+	if (g->stopping)
+		return false;
 	if (g->c->sst_perf && !gen_perf_ready(ch, now))
 		return true;
 	for (uint32_t i = 0; i < ch->wl->concurrent && ch->started < ch->wl->streams; i++) {
@@ -351,7 +374,7 @@ gen_chan_poll(struct gen_chan *ch, sst_time_t now)
 
 		if (f->live)
 			continue;
-		if (now >= f->ready_at && take_token(&g->stream_tokens, g->c->stream_rate))
+		if (now >= f->ready_at && take_token(&ch->sh->stream_tokens, g->c->stream_rate))
 			start_stream(ch, f, now);
 		/* Not started (think time, tokens, no control block): the slot
 		 * waits with nothing to wake it but this poll. */
@@ -473,9 +496,7 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 		struct sst_net_endpoint src;
 
 		gen_source_of(c, ch->id, &src);
-		ch->w = gen_port_owner(g, &src);
-		if (ch->w == NULL)
-			return -EINVAL;
+		ch->w = sst_engine_worker(g->e, ch->sh->index);
 		gen_chan_set_state(ch, CH_CONNECTING);
 		ch->t_connect = rte_rdtsc();
 		return sst_worker_connect_from(ch->w, &src, &c->server, mode, now);
@@ -529,17 +550,13 @@ gen_client_sum_links(struct gen_client *g)
 	struct gen_totals *t = &g->tot;
 
 	t->tx_pkts = t->rx_pkts = t->tx_bytes = t->rx_bytes = 0;
-	/* The channels' own sockets, or the port's workers' queues. */
-	for (uint32_t i = 0; i < g->next_connect + g->nw; i++) {
+	/* The channels' own sockets (a port's queues are the shards'). */
+	for (uint32_t i = 0; i < g->next_connect; i++) {
 		const struct sst_link_stats *ls;
 
-		if (i >= g->next_connect)
-			ls = sst_worker_link_stats(
-				sst_engine_worker(g->e, (uint16_t)(i - g->next_connect)));
-		else if (g->ch[i].link != NULL)
-			ls = sst_link_stats(g->ch[i].link);
-		else
+		if (g->ch[i].link == NULL)
 			continue;
+		ls = sst_link_stats(g->ch[i].link);
 		t->tx_pkts += ls->tx_packets;
 		t->rx_pkts += ls->rx_packets;
 		t->tx_bytes += ls->tx_bytes;
@@ -547,36 +564,42 @@ gen_client_sum_links(struct gen_client *g)
 	}
 }
 
+/* A shard's token buckets take its share of the rates. */
 static void
-refill(struct gen_client *g, sst_time_t now)
+refill(struct gen_shard *sh, sst_time_t now)
 {
-	double dt = (double)(now - g->last_refill) / 1e9;
-	const struct gen_conf *c = g->c;
+	double dt = (double)(now - sh->last_refill) / 1e9;
+	const struct gen_conf *c = sh->g->c;
+	double stream_rate = c->stream_rate / sh->g->nsh, chan_rate = c->channel_rate / sh->g->nsh;
 
-	g->last_refill = now;
+	sh->last_refill = now;
 	/* Buckets hold at most 10 ms of tokens: a slow pass cannot turn into
 	 * a burst far above the rate. */
-	g->stream_tokens =
-		RTE_MIN(g->stream_tokens + dt * c->stream_rate, RTE_MAX(1.0, c->stream_rate / 100));
-	g->chan_tokens =
-		RTE_MIN(g->chan_tokens + dt * c->channel_rate, RTE_MAX(1.0, c->channel_rate / 100));
+	sh->stream_tokens =
+		RTE_MIN(sh->stream_tokens + dt * stream_rate, RTE_MAX(1.0, stream_rate / 100));
+	sh->chan_tokens = RTE_MIN(sh->chan_tokens + dt * chan_rate, RTE_MAX(1.0, chan_rate / 100));
 }
 
-static void
-connect_more(struct gen_client *g, sst_time_t now)
+void
+gen_connect_more(struct gen_shard *sh, sst_time_t now)
 {
-	for (int k = 0; k < CONNECTS_PER_PASS && g->next_connect < g->nch; k++) {
-		struct gen_chan *ch = &g->ch[g->next_connect];
+	struct gen_client *g = sh->g;
+
+	refill(sh, now);
+	for (int k = 0; k < CONNECTS_PER_PASS && sh->next < sh->nchans; k++) {
+		struct gen_chan *ch = &g->ch[sh->chans[sh->next]];
 		int rc;
 
-		if (!take_token(&g->chan_tokens, g->c->channel_rate))
+		if (!take_token(&sh->chan_tokens, g->c->channel_rate))
 			return;
-		g->next_connect++;
+		sh->next++;
+		if (g->e == NULL)
+			g->next_connect = sh->next; /* the one shard, in channel order */
 		rc = chan_open(g, ch, now);
 		if (rc == -ENOSPC && g->e != NULL) {
 			/* --port: as many handshakes under way as the
 			 * negotiation host holds; this one starts later. */
-			g->next_connect--;
+			sh->next--;
 			gen_chan_set_state(ch, CH_IDLE);
 			return;
 		}
@@ -584,14 +607,14 @@ connect_more(struct gen_client *g, sst_time_t now)
 			/* Each channel's worker takes a few DPDK memzones for its
 			 * stream buffers: RTE_MAX_MEMZONE (2560 in DPDK 22.11) is
 			 * what ends a large run first. */
-			if (g->tot.setup_failed == 0)
+			if (sh->tot.setup_failed == 0)
 				fprintf(stderr,
 					"sst-gen: channel %u: %s (each channel is a "
 					"worker of its own, whose stream buffers take DPDK "
 					"memzones: about 600 channels per process)\n",
 					ch->id, strerror(-rc));
 			gen_chan_set_state(ch, CH_FAILED);
-			g->tot.setup_failed++;
+			sh->tot.setup_failed++;
 		}
 	}
 }
@@ -615,11 +638,13 @@ finish_all(struct gen_client *g)
 	sst_time_t until = tool_now() + SST_NSEC_PER_SEC;
 	uint32_t open = 1;
 
-	for (uint32_t i = 0; i < g->next_connect; i++) {
+	for (uint32_t i = 0; i < g->nch; i++) {
 		struct gen_chan *ch = &g->ch[i];
 
 		for (uint32_t k = 0; ch->flows != NULL && k < ch->wl->concurrent; k++)
-			if (ch->flows[k].live)
+			if (ch->flows[k].live && ch->wl->kind == GEN_WL_DATAGRAM)
+				gen_dgram_closed(&ch->flows[k], tool_now());
+			else if (ch->flows[k].live)
 				flow_end(ch, &ch->flows[k], false, tool_now());
 		if (ch->w != NULL && g->e == NULL)
 			sst_worker_close_idle(ch->w, tool_now());
@@ -655,7 +680,6 @@ setup(struct gen_client *g, const struct gen_conf *c)
 	secure_conf.suites[0] = c->armor;
 	g->c = c;
 	g->nch = c->channels;
-	g->rng = c->seed;
 	g->tsc_hz = rte_get_tsc_hz();
 	if (c->sst_perf)
 		gen_perf_init(g);
@@ -663,8 +687,7 @@ setup(struct gen_client *g, const struct gen_conf *c)
 		"gen_pool", mbufs, 256, 0, RTE_PKTMBUF_HEADROOM + 2048, (int)rte_socket_id());
 	g->clones = rte_pktmbuf_pool_create("gen_clones", mbufs, 256, 0, 0, (int)rte_socket_id());
 	g->ch = calloc(g->nch, sizeof(*g->ch));
-	if (g->pool == NULL || g->clones == NULL || g->ch == NULL ||
-		gen_active_init(g, c->port.set) < 0) {
+	if (g->pool == NULL || g->clones == NULL || g->ch == NULL) {
 		fprintf(stderr, "sst-gen: cannot allocate %u mbufs or %u channels\n", mbufs,
 			g->nch);
 		return -1;
@@ -684,9 +707,9 @@ setup(struct gen_client *g, const struct gen_conf *c)
 	for (uint32_t i = 0; i < g->nch; i++)
 		for (uint32_t k = 0; k < g->ch[i].wl->concurrent; k++)
 			g->ch[i].flows[k].ch = &g->ch[i];
-	if (c->port.set)
-		return gen_port_open(g);
-	return 0;
+	if (c->port.set && gen_port_open(g) < 0)
+		return -1;
+	return gen_shards_init(g);
 }
 
 static void
@@ -699,7 +722,7 @@ teardown(struct gen_client *g)
 	if (g->ch != NULL)
 		free(g->ch[0].flows);
 	free(g->ch);
-	gen_active_fini(g);
+	gen_shards_fini(g);
 	rte_mempool_free(g->pool);
 	rte_mempool_free(g->clones);
 }
@@ -756,18 +779,30 @@ gen_client_run(const struct gen_conf *conf)
 	if (setup(&g, &c) < 0)
 		goto out;
 	g.rss0 = gen_rss();
-	g.t_start = g.last_refill = g.last_line = tool_now();
+	g.t_start = g.last_line = tool_now();
+	for (uint16_t k = 0; k < g.nsh; k++)
+		g.sh[k].last_refill = g.t_start;
 	deadline = g.t_start + c.timeout_ns;
+	if (g.on_lcores && gen_lcores_launch(&g) < 0)
+		goto out;
 	for (;;) {
 		now = tool_now();
-		refill(&g, now);
-		if (!g.stopping)
-			connect_more(&g, now);
-		poll_channels(&g, now);
+		if (g.on_lcores) {
+			/* The workers run on their lcores: this one watches. */
+			rte_delay_us_sleep(1000);
+		} else {
+			/* Over kernel UDP, the one shard connects here; a port's
+			 * workers connect theirs in their passes. */
+			if (g.e == NULL && !g.stopping)
+				gen_connect_more(&g.sh[0], now);
+			poll_channels(&g, now);
+		}
 		if (net != NULL)
 			tool_net_poll(net, false);
 		if (now - g.last_line >= SST_NSEC_PER_SEC) {
-			gen_client_sum_links(&g);
+			gen_shards_merge(&g, g.on_lcores, false);
+			if (g.e == NULL)
+				gen_client_sum_links(&g);
 			g.rss_peak = RTE_MAX(g.rss_peak, gen_rss());
 			if (g.e != NULL)
 				gen_port_second(&g, now);
@@ -779,19 +814,26 @@ gen_client_run(const struct gen_conf *conf)
 			g.stopping = true;
 		if (tool_interrupted || now >= deadline)
 			g.stopping = true;
-		if (gen_client_all_done(&g) || tool_interrupted ||
-			now >= deadline + SST_NSEC_PER_SEC)
+		if (gen_shards_done(&g, &g.t_end))
 			break;
+		if (tool_interrupted || now >= deadline + SST_NSEC_PER_SEC) {
+			g.t_end = tool_now();
+			break;
+		}
 	}
-	g.t_end = tool_now();
+	if (g.on_lcores)
+		gen_lcores_join(&g);
 	g.t_end_tsc = rte_rdtsc();
-	gen_client_sum_links(&g);
 	g.rss_peak = RTE_MAX(g.rss_peak, gen_rss());
 	if (c.sst_perf)
 		gen_perf_finish(&g, poll_channels); /* its counters, for the report */
 	finish_all(&g);
 	if (c.attack == GEN_ATTACK_COOKIE_EXPIRY)
 		gen_attack_expiry_replay(&g, poll_channels);
+	/* Every worker stopped (or is polled here): their own figures. */
+	gen_shards_merge(&g, false, true);
+	if (g.e == NULL)
+		gen_client_sum_links(&g);
 	rc = gen_report_final(&g);
 	if (!c.json)
 		gen_client_life(&g);
@@ -802,6 +844,8 @@ gen_client_run(const struct gen_conf *conf)
 	if (srv != NULL && !c.json)
 		gen_server_tick(srv, true);
 out:
+	if (g.on_lcores)
+		gen_lcores_join(&g);
 	teardown(&g);
 	if (srv != NULL)
 		gen_server_quiesce(srv);

@@ -6,6 +6,10 @@
 #ifndef GEN_CLIENT_H
 #define GEN_CLIENT_H
 
+#include <assert.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+
 #include "gen.h"
 #include "sst_engine.h"
 #include "sst_ethdev.h"
@@ -22,6 +26,7 @@ enum chan_state {
 };
 
 struct gen_chan;
+struct gen_shard;
 
 /* One stream: a request written, a response read and checked. */
 struct gen_flow {
@@ -40,6 +45,7 @@ struct gen_flow {
  * local endpoints of the port's worker. */
 struct gen_chan {
 	struct gen_client *g;
+	struct gen_shard *sh; /**< the worker's share that makes and runs it */
 	uint32_t id;
 	uint8_t state;
 	const struct gen_workload *wl;
@@ -66,6 +72,51 @@ struct gen_totals {
 	uint64_t up, setups, setup_failed;
 	uint64_t streams, txns, stream_failed, verify_errors, short_responses;
 	uint64_t refused; /**< streams the server refused before answering: opened again */
+	/* Payload: written to streams and datagrams sent; and what came
+	 * back checked (a verified stream's request and response, an echoed
+	 * datagram). */
+	uint64_t payload_tx, payload_ok;
+	/* The datagram workload (gen_dgram.c). */
+	uint64_t dg_sent, dg_echoed, dg_bad, dg_lost;
+	uint64_t dg_refused; /**< not taken by the stack now (no window): sent again */
+};
+
+/* gen_totals as words, for the copy a worker publishes (gen_lcore.c). */
+enum { GEN_TOTALS_WORDS = sizeof(struct gen_totals) / sizeof(uint64_t) };
+static_assert(sizeof(struct gen_totals) == GEN_TOTALS_WORDS * sizeof(uint64_t),
+	"struct gen_totals: 64-bit counters only");
+
+/*
+ * What one worker of the client owns (--port: a shard of the engine; over
+ * kernel UDP the one shard of the main thread): the channels it makes, its
+ * run queue, pacing and random numbers, its totals and histograms. With a
+ * worker per lcore (gen_lcore.c) only that lcore touches it, so the data
+ * path shares nothing and takes no lock; the main lcore reads the copy of
+ * the totals the worker publishes (relaxed atomics) for the per-second
+ * lines, and the rest once the workers have stopped.
+ */
+struct gen_shard {
+	/* A cache line of its own: each is written by another lcore. */
+	alignas(64) struct gen_client *g;
+	uint16_t index;	    /**< its worker (--port); 0 over kernel UDP */
+	unsigned int lcore; /**< the lcore it runs on, when launched */
+	bool launched;
+	uint32_t *chans, nchans;    /**< the channels it makes, in order */
+	uint32_t next;		    /**< of those, started so far */
+	uint32_t *runq, nrun;	    /**< gen_active.c: channels that may start a stream */
+	uint32_t nstate[CH_STATES]; /**< channels in each state */
+	uint64_t live;		    /**< streams under way */
+	uint64_t rng, stream_seq;
+	double stream_tokens, chan_tokens; /**< its share of the rates */
+	sst_time_t last_refill, next_publish;
+	sst_time_t t_done; /**< when it had nothing left to do (0: not yet) */
+	struct gen_totals tot;
+	struct gen_hist setup, txn; /**< ns */
+	/* Published for the main lcore every few milliseconds: each word at
+	 * most that old, the set not one snapshot (as the engine's
+	 * telemetry, docs/engine.md). */
+	_Atomic uint64_t pub[GEN_TOTALS_WORDS];
+	_Atomic uint64_t pub_done_at; /**< t_done */
 };
 
 /* What an attack did and what the target answered (gen_attack.c). */
@@ -121,18 +172,14 @@ struct gen_client {
 	const void *eth_ptr[SST_WORKERS_MAX];
 	struct gen_chan *ch;
 	uint32_t nch;
-	uint32_t next_connect; /**< channels started so far */
-	uint64_t rng;
-	uint64_t stream_seq;
-	double stream_tokens, chan_tokens;
-	sst_time_t last_refill;
-	bool stopping; /**< no new streams */
-	/* gen_active.c: the channels that may start a stream (--port), and
-	 * counts that say when the run is over, so that a pass costs what
-	 * there is to do rather than the channels held. */
-	uint32_t *runq, nrun;
-	uint32_t nstate[CH_STATES]; /**< channels in each state */
-	uint64_t live;		    /**< streams under way, all channels */
+	uint32_t next_connect; /**< kernel UDP: channels started so far */
+	/* A shard per worker (--port), or one over kernel UDP. */
+	struct gen_shard *sh;
+	uint16_t nsh;
+	bool on_lcores;	       /**< a worker per lcore (gen_lcore.c), else all on this thread */
+	_Atomic bool stopping; /**< no new streams (set by the main lcore) */
+	_Atomic bool halt;     /**< the workers' lcores return */
+	/* The shards' figures merged (gen_lcore.c) for the reports. */
 	struct gen_totals tot;
 	struct gen_attack_stats attack;
 	struct gen_perf perf;
@@ -152,10 +199,10 @@ struct gen_client {
 /** Set up the port and its engine (g->e, g->nw). @return 0 or -1 after
  * printing why. */
 int gen_port_open(struct gen_client *g);
-/** The worker that owns the channel from @p src to the server, which must
- * connect it; NULL if src is not IPv4. */
-struct sst_worker *gen_port_owner(struct gen_client *g, const struct sst_net_endpoint *src);
-/** One pass of every worker of the port's engine. */
+/** The index of the worker that owns the channel from @p src to the
+ * server, which must connect it; -1 if src is not IPv4. */
+int gen_port_owner(struct gen_client *g, const struct sst_net_endpoint *src);
+/** One pass of every worker of the port's engine on this thread. */
 void gen_port_poll(struct gen_client *g, sst_time_t now);
 /** Once a second: say (once) if the port's link is still down. */
 void gen_port_second(struct gen_client *g, sst_time_t now);
@@ -181,21 +228,55 @@ void gen_chan_failed(struct gen_chan *ch);
  * its think time, a token, a control block or --sst-perf's go). */
 bool gen_chan_poll(struct gen_chan *ch, sst_time_t now);
 
+/* gen_dgram.c: the datagram workload. */
+/** Channel ch's pass: open its datagram stream, send what the rate allows,
+ * and once all went (or the run stops) wait for the echoes and end it.
+ * @return true while it has more to do (it stays on the run queue). */
+bool gen_dgram_poll(struct gen_chan *ch, struct gen_flow *f, sst_time_t now);
+/** The datagram stream is readable: the echoes, checked. */
+void gen_dgram_readable(struct gen_flow *f, sst_time_t now);
+/** The datagram stream ended before its time: a failed stream. */
+void gen_dgram_closed(struct gen_flow *f, sst_time_t now);
+
 /* gen_active.c: per-pass work in proportion to the work (issue 21). */
 /** Move channel ch to state st, keeping the counts. */
 void gen_chan_set_state(struct gen_chan *ch, uint8_t st);
-/** Counts for g's channels (all idle) and, with @p queue (--port: one
- * worker for all), the run queue. @return 0, or -1 (no memory). */
-int gen_active_init(struct gen_client *g, bool queue);
-void gen_active_fini(struct gen_client *g);
+/** Counts for the shard's channels (all idle) and, with @p queue (--port:
+ * a worker for many), its run queue. @return 0, or -1 (no memory). */
+int gen_active_init(struct gen_shard *sh, bool queue);
+void gen_active_fini(struct gen_shard *sh);
 /** Channel ch may start a stream (it came up, or a slot freed): queue it
  * once. */
 void gen_active_add(struct gen_chan *ch);
-/** The port worker's pass: poll each queued channel, keep those that may
- * start more. */
-void gen_active_poll(struct gen_client *g, sst_time_t now);
-/** @return true when no channel has anything left to do. */
-bool gen_client_all_done(const struct gen_client *g);
+/** The port worker's pass: poll each queued channel of its shard, keep
+ * those that may start more. */
+void gen_active_poll(struct gen_shard *sh, sst_time_t now);
+/** @return true when no channel of the shard has anything left to do. */
+bool gen_shard_done(const struct gen_shard *sh);
+
+/* gen_lcore.c: the shards, their lcores and the merge of their figures. */
+/** Shards for g's channels: one over kernel UDP, else one per worker of
+ * the port's engine, each with the channels its worker owns. @return 0,
+ * or -1 after printing why. */
+int gen_shards_init(struct gen_client *g);
+void gen_shards_fini(struct gen_client *g);
+/** A shard's pass (on its worker's thread): pacing, new channels, the
+ * run queue, and now and then its published totals. */
+void gen_shard_pass(struct gen_shard *sh, sst_time_t now);
+/** New channels of the shard, paced (gen_client.c). */
+void gen_connect_more(struct gen_shard *sh, sst_time_t now);
+/** g->tot (and with @p final the histograms and link figures) from the
+ * shards: with @p published from what the workers published (they run),
+ * else from the shards themselves (on this thread, or stopped). */
+void gen_shards_merge(struct gen_client *g, bool published, bool final);
+/** Whether every shard is done (the published flags when on lcores);
+ * @p t_done set to when the last one was. */
+bool gen_shards_done(struct gen_client *g, sst_time_t *t_done);
+/** Run every worker of the port on its own lcore. @return 0, or -1 after
+ * printing why (none left running). */
+int gen_lcores_launch(struct gen_client *g);
+/** Stop the workers' lcores and wait for them. */
+void gen_lcores_join(struct gen_client *g);
 
 /* gen_attack.c */
 /** @p inner seen through the attack's rewriter (--attack optimistic-ack).

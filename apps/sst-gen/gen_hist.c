@@ -63,3 +63,13 @@ gen_hist_quantile(const struct gen_hist *h, double q)
 	}
 	return h->max;
 }
+
+void
+gen_hist_merge(struct gen_hist *dst, const struct gen_hist *src)
+{
+	dst->n += src->n;
+	dst->sum += src->sum;
+	dst->max = dst->max > src->max ? dst->max : src->max;
+	for (uint32_t i = 0; i < GEN_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+}

@@ -40,6 +40,34 @@ gen_check(const uint8_t *src, uint64_t t, uint32_t s, uint64_t off, uint32_t len
 	return bad;
 }
 
+void
+gen_dgram_fill(uint8_t *dst, uint64_t tag, uint32_t len, uint64_t tsc)
+{
+	gen_fill(dst, tag, len, 0, len);
+	for (int i = 0; i < 8; i++)
+		dst[GEN_HEADER_LEN + i] = (uint8_t)(tsc >> (56 - 8 * i));
+}
+
+uint64_t
+gen_dgram_check(const uint8_t *src, uint32_t len, uint64_t *tag, uint64_t *tsc)
+{
+	uint32_t said = 0;
+
+	if (len < GEN_DGRAM_HEADER)
+		return len;
+	*tag = *tsc = 0;
+	for (int i = 0; i < 8; i++) {
+		*tag = *tag << 8 | src[i];
+		*tsc = *tsc << 8 | src[GEN_HEADER_LEN + i];
+	}
+	for (int i = 8; i < GEN_HEADER_LEN; i++)
+		said = said << 8 | src[i];
+	if (said != len)
+		return len;
+	return gen_check(
+		src + GEN_DGRAM_HEADER, *tag, len, GEN_DGRAM_HEADER, len - GEN_DGRAM_HEADER);
+}
+
 uint64_t
 gen_rss(void)
 {

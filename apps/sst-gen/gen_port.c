@@ -6,8 +6,8 @@
  * docs/engine.md "Local endpoints"), so that one process holds as many
  * channels as its memory does, each another host to the server. A
  * channel's pair of endpoints belongs to the worker RSS would give its
- * packets (sst_engine_owner() of the tagged endpoint), which connects it;
- * all workers are polled by this thread. The workload logic is
+ * packets (sst_engine_owner() of the tagged endpoint), which connects it
+ * on its own lcore when the EAL gives enough (gen_lcore.c). The workload logic is
  * gen_client.c's; here are the port, the engine and the way back from an
  * endpoint pair to its channel.
  */
@@ -80,17 +80,19 @@ connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 		gen_chan_failed(ch);
 }
 
-/* The channels that may open streams get their turn (gen_active.c), once
- * per round of the workers: all are polled by this thread, so the run
- * queue is one, and a channel's streams are written on its owner's
- * channel whichever pass runs it (they leave at the owner's pass). */
+/* Each worker's pass runs its own shard (gen_lcore.c): the channels it
+ * owns are connected and run there, on its lcore or, with fewer lcores
+ * than workers, on the main thread in turn. */
 static void
 app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 {
 	struct gen_client *g = ctx;
 
-	if (w == sst_engine_worker(g->e, 0))
-		gen_active_poll(g, now);
+	for (uint16_t k = 0; k < g->nsh; k++)
+		if (sst_engine_worker(g->e, k) == w) {
+			gen_shard_pass(&g->sh[k], now);
+			return;
+		}
 }
 
 static const struct sst_worker_ops port_ops = {
@@ -180,14 +182,14 @@ gen_port_open(struct gen_client *g)
 	return 0;
 }
 
-struct sst_worker *
+int
 gen_port_owner(struct gen_client *g, const struct sst_net_endpoint *src)
 {
 	struct sst_net_endpoint pair;
 
 	if (sst_worker_ep_join(src, &g->c->server, &pair) < 0)
-		return NULL;
-	return sst_engine_worker(g->e, sst_engine_owner(g->e, &pair));
+		return -1;
+	return sst_engine_owner(g->e, &pair);
 }
 
 void

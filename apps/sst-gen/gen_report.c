@@ -35,6 +35,16 @@ gen_report_second(struct gen_client *g, sst_time_t now)
 			per_s(t->setups, p->setups, secs), per_s(t->streams, p->streams, secs),
 			per_s(t->txns, p->txns, secs), (unsigned long long)t->setup_failed,
 			(unsigned long long)t->stream_failed, (unsigned long long)t->verify_errors);
+	if (!g->c->quiet && !g->c->json && g->c->wl[0].kind != GEN_WL_RR)
+		fprintf(stderr,
+			"sst-gen: %3us payload sent %.3f Gbit/s, verified %.3f Gbit/s | "
+			"datagrams/s "
+			"sent %.0f, echoed %.0f | datagrams lost %llu, bad %llu\n",
+			g->seconds, per_s(t->payload_tx, p->payload_tx, secs) * 8 / 1e9,
+			per_s(t->payload_ok, p->payload_ok, secs) * 8 / 1e9,
+			per_s(t->dg_sent, p->dg_sent, secs),
+			per_s(t->dg_echoed, p->dg_echoed, secs), (unsigned long long)t->dg_lost,
+			(unsigned long long)t->dg_bad);
 	g->at_line = *t;
 	g->last_line = now;
 }
@@ -121,6 +131,45 @@ worker_channels(const struct gen_client *g, uint16_t i)
 	return sst_worker_stats(sst_engine_worker(g->e, i))->channels_made;
 }
 
+static const char *const workload_names[] = {"rr", "bulk", "datagram"};
+
+/* The payload (every workload) and the datagrams' fate. */
+static void
+workload_json(const struct gen_client *g, double secs)
+{
+	const struct gen_totals *t = &g->tot;
+
+	printf("  \"workload\": \"%s\", \"payload_tx_bytes\": %llu, \"payload_ok_bytes\": %llu, "
+	       "\"payload_ok_gbps\": %.6f,\n",
+		workload_names[g->c->wl[0].kind], (unsigned long long)t->payload_tx,
+		(unsigned long long)t->payload_ok,
+		secs > 0 ? (double)t->payload_ok * 8 / secs / 1e9 : 0);
+	if (g->c->wl[0].kind == GEN_WL_DATAGRAM)
+		printf("  \"datagrams_sent\": %llu, \"datagrams_echoed\": %llu, "
+		       "\"datagrams_lost\": %llu, \"datagrams_bad\": %llu, "
+		       "\"datagrams_refused\": %llu,\n",
+			(unsigned long long)t->dg_sent, (unsigned long long)t->dg_echoed,
+			(unsigned long long)t->dg_lost, (unsigned long long)t->dg_bad,
+			(unsigned long long)t->dg_refused);
+}
+
+static void
+workload_table(const struct gen_client *g, double secs)
+{
+	const struct gen_totals *t = &g->tot;
+
+	printf("%-22s %s: %llu B sent, %llu B verified, %.3f Gbit/s verified\n", "payload",
+		workload_names[g->c->wl[0].kind], (unsigned long long)t->payload_tx,
+		(unsigned long long)t->payload_ok,
+		secs > 0 ? (double)t->payload_ok * 8 / secs / 1e9 : 0);
+	if (g->c->wl[0].kind == GEN_WL_DATAGRAM)
+		printf("%-22s %llu sent, %llu echoed, %llu lost, %llu bad (%llu refused by the "
+		       "stack, sent again)\n",
+			"datagrams", (unsigned long long)t->dg_sent,
+			(unsigned long long)t->dg_echoed, (unsigned long long)t->dg_lost,
+			(unsigned long long)t->dg_bad, (unsigned long long)t->dg_refused);
+}
+
 int
 gen_report_final(struct gen_client *g)
 {
@@ -130,6 +179,7 @@ gen_report_final(struct gen_client *g)
 	uint64_t up = g->peak_up != 0 ? g->peak_up : 1;
 	double mem = g->rss_peak > g->rss0 ? (double)(g->rss_peak - g->rss0) / (double)up : 0;
 	char server[80];
+	bool dgram = c->wl[0].kind == GEN_WL_DATAGRAM;
 	bool ok = t->setup_failed == 0 && t->stream_failed == 0 && t->verify_errors == 0 &&
 		  t->setups == g->nch && t->txns > 0;
 	/* Under attack, failed streams are the target defending itself. */
@@ -137,6 +187,9 @@ gen_report_final(struct gen_client *g)
 		ok = t->verify_errors == 0 && t->setups > 0;
 	if (c->sst_perf)
 		ok = ok && gen_perf_agrees(g);
+	/* Datagrams may be lost (counted); a wrong one fails the run. */
+	if (c->wl[0].kind == GEN_WL_DATAGRAM)
+		ok = ok && t->dg_bad == 0 && t->dg_echoed > 0;
 
 	tool_endpoint_text(&c->server, server, sizeof(server));
 	if (c->json) {
@@ -169,8 +222,15 @@ gen_report_final(struct gen_client *g)
 					(unsigned long long)worker_channels(g, i));
 			printf("],\n");
 		}
+		if (g->on_lcores) {
+			printf("  \"worker_lcores\": [");
+			for (uint16_t i = 0; i < g->nsh; i++)
+				printf("%s%u", i != 0 ? ", " : "", g->sh[i].lcore);
+			printf("],\n");
+		}
+		workload_json(g, secs);
 		json_hist("setup", &g->setup, true);
-		json_hist("transaction", &g->txn, true);
+		json_hist(dgram ? "datagram_rtt" : "transaction", &g->txn, true);
 		gen_attack_report(g, true);
 		gen_perf_report(g, true);
 		printf("  \"ok\": %s\n}\n", ok ? "true" : "false");
@@ -193,11 +253,16 @@ gen_report_final(struct gen_client *g)
 		printf("%-22s tx %llu pkts %llu B, rx %llu pkts %llu B\n", "link",
 			(unsigned long long)t->tx_pkts, (unsigned long long)t->tx_bytes,
 			(unsigned long long)t->rx_pkts, (unsigned long long)t->rx_bytes);
-		for (uint16_t i = 0; i < g->nw; i++)
-			printf("%-22s %llu channels made\n", i == 0 ? "channels per worker" : "",
+		for (uint16_t i = 0; i < g->nw; i++) {
+			printf("%-22s %llu channels made", i == 0 ? "channels per worker" : "",
 				(unsigned long long)worker_channels(g, i));
+			if (g->on_lcores)
+				printf(" (lcore %u)", g->sh[i].lcore);
+			printf("\n");
+		}
+		workload_table(g, secs);
 		table_hist("setup latency", &g->setup);
-		table_hist("transaction latency", &g->txn);
+		table_hist(dgram ? "datagram round trip" : "transaction latency", &g->txn);
 		printf("%-22s %.1f MB at start, %.1f MB peak, %.1f kB per channel\n",
 			"memory (RSS)", (double)g->rss0 / 1e6, (double)g->rss_peak / 1e6,
 			mem / 1e3);

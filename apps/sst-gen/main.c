@@ -45,6 +45,10 @@ enum {
 	OPT_COOKIE_PERIOD,
 	OPT_LOAD_HIGH,
 	OPT_WORKERS,
+	OPT_WORKLOAD,
+	OPT_DATAGRAMS,
+	OPT_DGRAM_RATE,
+	OPT_CORRUPT,
 };
 
 static void
@@ -69,6 +73,16 @@ usage(FILE *out)
 		"                         pareto:MIN,SHAPE (64; at least 12 unless --echo)\n"
 		"  -S, --response SIZE    response bytes, same forms (64)\n"
 		"      --think MS         pause of a stream slot between streams (0)\n"
+		"      --workload KIND    rr (request/response, default); bulk (each stream\n"
+		"                         sends --request bytes one way, checked by the\n"
+		"                         sst-gen server); datagram (one stream per channel\n"
+		"                         sending --datagrams datagrams of --request bytes,\n"
+		"                         held to 20 to 1024, checked and echoed by the server)\n"
+		"      --datagrams N      datagram: per channel (100; with --time, until then)\n"
+		"      --dgram-rate N     datagram: per second per channel (unlimited)\n"
+		"      --corrupt N        one wrong byte in every Nth stream and every Nth\n"
+		"                         datagram of a channel: the server must catch each\n"
+		"                         (the run then fails)\n"
 		"      --channel-rate N   new channels per second (unlimited)\n"
 		"      --stream-rate N    new streams per second over all channels (unlimited)\n"
 		"  -t, --time SECONDS     run rounds of streams for this long (default: each\n"
@@ -112,10 +126,12 @@ usage(FILE *out)
 		"                         a DPDK port instead of kernel UDP; the client's\n"
 		"                         channels then come from one worker, each from an\n"
 		"                         endpoint of the --src ranges (from the --ip address)\n"
-		"      --workers N        --port: N workers, one per queue of the port; a\n"
-		"                         client's channel is made by the worker RSS gives\n"
-		"                         its packets to (1; both ends of a memif need the\n"
-		"                         same N)\n"
+		"      --workers N        --port: N workers, one per queue of the port, each\n"
+		"                         on a worker lcore of its own when the EAL gives\n"
+		"                         N + 1 lcores (-l, --lcores), else all polled by\n"
+		"                         the main thread; a client's channel is made by\n"
+		"                         the worker RSS gives its packets to (1; both ends\n"
+		"                         of a memif need the same N)\n"
 		"      --mbufs N          packet buffers (65535)\n"
 		"      --max-channels N   server: channels clients may hold at once (1024)\n"
 		"      --max-streams N    server: streams at once (1048576), a peer a quarter\n"
@@ -173,6 +189,7 @@ port_option(const char *name, const char *arg, struct gen_conf *c)
 
 struct given {
 	bool udp, src, dst, time, profile, wl;
+	bool workload; /**< --workload, --datagrams, --dgram-rate */
 	const char *udp_text, *src_text, *dst_text, *profile_path;
 };
 
@@ -291,6 +308,29 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 		return parse_u32("load-high", arg, 1, 1000000, &c->load_high);
 	case OPT_WORKERS:
 		return parse_u32("workers", arg, 1, SST_WORKERS_MAX, &c->workers);
+	case OPT_WORKLOAD:
+		g->workload = true;
+		if (strcmp(arg, "rr") == 0)
+			w->kind = GEN_WL_RR;
+		else if (strcmp(arg, "bulk") == 0)
+			w->kind = GEN_WL_BULK;
+		else if (strcmp(arg, "datagram") == 0)
+			w->kind = GEN_WL_DATAGRAM;
+		else
+			return bad("--workload '%s': want rr, bulk or datagram", arg);
+		return 0;
+	case OPT_DATAGRAMS:
+		g->workload = true;
+		return tool_parse_u64(arg, 1, 1ull << 40, &w->datagrams) < 0
+			       ? bad("--datagrams '%s': want a count", arg)
+			       : 0;
+	case OPT_CORRUPT:
+		return parse_u32("corrupt", arg, 1, UINT32_MAX, &c->corrupt_every);
+	case OPT_DGRAM_RATE:
+		g->workload = true;
+		if (tool_parse_double(arg, 0.001, 1e9, &w->dgram_rate) < 0)
+			return bad("--dgram-rate '%s': want datagrams per second", arg);
+		return 0;
 	case OPT_ACK_JUMP:
 		return parse_u32("ack-jump", arg, 0, 1u << 20, &c->ack_jump);
 	case OPT_SEED:
@@ -405,6 +445,10 @@ check_client(struct gen_conf *c, const struct given *g)
 			"--attack cookie-expiry: secure mode (--armor) and --replay-after MS");
 	if (g->profile && g->wl)
 		return bad("%s", "--profile replaces --streams/--request/--response/--think");
+	if (g->workload && (g->profile || c->echo || c->sst_perf || c->attack != GEN_ATTACK_NONE) &&
+		c->wl[0].kind != GEN_WL_RR)
+		return bad("%s", "--workload bulk or datagram: against an sst-gen server, "
+				 "without --profile, --echo, --sst-perf or --attack");
 	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
 		return TOOL_EXIT_ARGS;
 	for (uint32_t i = 0; i < c->nwl; i++)
@@ -493,6 +537,7 @@ defaults(struct gen_conf *c)
 	w->weight = 1;
 	w->streams = 10;
 	w->concurrent = 1;
+	w->datagrams = 100;
 	gen_dist_parse("64", &w->request);
 	gen_dist_parse("64", &w->response);
 }
@@ -529,6 +574,10 @@ parse_args(int argc, char **argv, void *conf)
 		{"cookie-period", required_argument, NULL, OPT_COOKIE_PERIOD},
 		{"load-high", required_argument, NULL, OPT_LOAD_HIGH},
 		{"workers", required_argument, NULL, OPT_WORKERS},
+		{"workload", required_argument, NULL, OPT_WORKLOAD},
+		{"datagrams", required_argument, NULL, OPT_DATAGRAMS},
+		{"dgram-rate", required_argument, NULL, OPT_DGRAM_RATE},
+		{"corrupt", required_argument, NULL, OPT_CORRUPT},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},

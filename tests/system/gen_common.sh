@@ -31,3 +31,16 @@ bg_server() {
 # gen_server ARGS...: `sst-gen server --udp 127.0.0.1:0 ARGS` in the
 # background, its stderr in $dir/server.err; sets $server and $port.
 gen_server() { bg_server "$dir/server.err" "$gen_bin" server --udp 127.0.0.1:0 "$@"; }
+
+# wait_line FILE PATTERN: until the background server ($server) prints
+# PATTERN in FILE; exit 1 if it ends or 30 s pass first.
+wait_line() {
+	for _ in $(seq 300); do
+		grep -qs "$2" "$1" && return 0
+		kill -0 "$server" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "the server did not start:" >&2
+	cat "$1" >&2
+	exit 1
+}

@@ -11,10 +11,16 @@
 #    each (--echo: the response is the request);
 #  - against `sst-perf --server --once` on a memif (--sst-perf): 60 channels,
 #    4 streams each, 2 in flight, one rr test whose counters must agree;
-#  - two workers on each end (--workers 2, a queue each): 200 channels, 3
-#    streams each, every channel made by the worker that owns its pair of
-#    endpoints (docs/engine.md "Local endpoints"): both workers must hold
-#    some, and the server must count 600 streams answered, none failed.
+#  - two workers on each end (--workers 2, a queue each), each on an lcore
+#    of its own (--lcores: 3 lcores, the main one and a worker lcore per
+#    worker): 200 channels, 3 streams each, every channel made by the worker
+#    that owns its pair of endpoints (docs/engine.md "Local endpoints"):
+#    both workers must hold some, on lcores 1 and 2 on both ends;
+#  - the same client with one lcore (-l 0): its two workers polled by the
+#    main thread, as it says, against the same server, which must count
+#    1,200 streams answered, none failed.
+# The one-worker runs above give their worker the EAL's second lcore (the
+# default -l is every CPU), the sst-cat one no lcore but the main one.
 # Usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf
 set -u
 usage="usage: gen_port.sh PATH/TO/sst-gen PATH/TO/sst-cat PATH/TO/sst-perf"
@@ -22,8 +28,7 @@ gen_bin=${1:?$usage}
 cat_bin=${2:?$usage}
 perf_bin=${3:?$usage}
 . "$(dirname "$0")/cat_common.sh"
-
-json_field() { sed -n "s/.*\"$2\": \([0-9a-z.]*\).*/\1/p" "$1" | head -1; }
+. "$(dirname "$0")/gen_common.sh"
 
 check() {
 	[ "$(json_field "$2" ok)" = true ] || fail "$1: not ok: $(cat "$2" "$2.err")"
@@ -34,29 +39,27 @@ check() {
 		fail "$1: $(json_field "$2" channels_up_peak) of $4 channels up at once"
 }
 
-# eal NAME ROLE: EAL arguments of one end of memif NAME.
+# eal NAME ROLE [EAL-ARGS]: EAL arguments of one end of memif NAME.
 eal() {
 	echo --no-huge --no-pci -m 512 --file-prefix="sst-genport-$1-$2-$$" \
-		--vdev="net_memif0,socket=$dir/$1.memif,socket-abstract=no,role=$2"
+		--vdev="net_memif0,socket=$dir/$1.memif,socket-abstract=no,role=$2" "${@:3}"
 }
+# Three lcores, each free to run on any CPU: more lcores than this VM's
+# two CPUs (a lone -l 0-2 would ask for a third CPU).
+lcores3="--lcores=(0-2)@(0-$(($(nproc) - 1)))"
 
-# wait_line FILE PATTERN: until the background server ($server) prints it.
-wait_line() {
-	for _ in $(seq 300); do
-		grep -qs "$2" "$1" && return 0
-		kill -0 "$server" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "the server did not start:" >&2
-	cat "$1" >&2
-	exit 1
-}
-
+# client NAME [EAL-ARGS] -- ARGS: a client on memif $memif (default NAME),
+# its output in NAME.json.
 client() {
-	local name=$1
+	local name=$1 eal_extra=()
+	shift
+	while [ "$1" != -- ]; do
+		eal_extra+=("$1")
+		shift
+	done
 	shift
 	# shellcheck disable=SC2046
-	timeout 90 "$gen_bin" $(eal "$name" client) -- client --port 0 --ip 10.9.0.2/24 \
+	timeout 90 "$gen_bin" $(eal "${memif:-$name}" client "${eal_extra[@]}") -- client --port 0 --ip 10.9.0.2/24 \
 		--src 10.9.0.2:20000 --src-addrs 2 --src-ports 100 --udp 10.9.0.1:4433 "$@" \
 		--json >"$dir/$name.json" 2>"$dir/$name.json.err"
 }
@@ -66,7 +69,7 @@ client() {
 	2>"$dir/server.err" &
 server=$!
 wait_line "$dir/server.err" '^sst-gen: serving'
-client gen --channels 200 --streams 3 --request exp:300 --response uniform:1-2000 --seed 5 ||
+client gen -- --channels 200 --streams 3 --request exp:300 --response uniform:1-2000 --seed 5 ||
 	fail "client of sst-gen server: exit $?"
 check "sst-gen server" "$dir/gen.json" 600 200
 kill "$server"
@@ -80,7 +83,7 @@ grep -q 'server (end): .* answered 600 failed 0, verify errors 0,' "$dir/server.
 	echo test </dev/null >/dev/null 2>"$dir/cat.err" &
 server=$!
 wait_line "$dir/cat.err" '^sst-cat: listening on'
-client cat --echo --service echo --protocol test --channels 50 --streams 2 \
+client cat -l 0 -- --echo --service echo --protocol test --channels 50 --streams 2 \
 	--request uniform:1-3000 || fail "client of sst-cat --echo: exit $?"
 check "sst-cat --echo" "$dir/cat.json" 100 50
 stop cat kill
@@ -90,7 +93,7 @@ stop cat kill
 	2>"$dir/perf.err" &
 server=$!
 wait_line "$dir/perf.err" '^sst-perf: listening on'
-client perf --sst-perf --channels 60 --streams 4 --concurrent 2 --request 300 --response 5000 ||
+client perf -- --sst-perf --channels 60 --streams 4 --concurrent 2 --request 300 --response 5000 ||
 	fail "client of sst-perf --server: exit $?"
 check "sst-perf --server" "$dir/perf.json" 240 60
 grep -q '"target": {"status": 0, "streams_done": 240, "streams_failed": 0, "verify_errors": 0,' \
@@ -99,11 +102,11 @@ wait "$server" || fail "sst-perf --server --once: exit $?"
 server=
 
 # shellcheck disable=SC2046
-"$gen_bin" $(eal mw server) -- server --port 0 --ip 10.9.0.1/24 --udp 10.9.0.1:4433 \
-	--workers 2 2>"$dir/mw-server.err" &
+"$gen_bin" $(eal mw server "$lcores3") -- server --port 0 --ip 10.9.0.1/24 \
+	--udp 10.9.0.1:4433 --workers 2 2>"$dir/mw-server.err" &
 server=$!
-wait_line "$dir/mw-server.err" '^sst-gen: serving'
-client mw --workers 2 --channels 200 --streams 3 --request exp:300 --response uniform:1-2000 \
+wait_line "$dir/mw-server.err" '^sst-gen: worker 1 on lcore 2'
+client mw "$lcores3" -- --workers 2 --channels 200 --streams 3 --request exp:300 --response uniform:1-2000 \
 	--seed 5 || fail "client of 2 workers: exit $?"
 check "2 workers" "$dir/mw.json" 600 200
 per_worker=$(sed -n 's/.*"worker_channels": \[\([0-9, ]*\)\].*/\1/p' "$dir/mw.json")
@@ -111,12 +114,28 @@ case "$per_worker" in
 [1-9]*", "[1-9]*) ;;
 *) fail "2 workers: channels per worker '$per_worker' (want both > 0)" ;;
 esac
+grep -q '"worker_lcores": \[1, 2\],' "$dir/mw.json" ||
+	fail "2 workers: not on lcores 1 and 2: $(grep worker_ "$dir/mw.json")"
+grep -q '^sst-gen: worker 0 on lcore 1$' "$dir/mw-server.err" ||
+	fail "2 workers: the server's first worker not on lcore 1"
+# The fallback: fewer worker lcores than workers.
+# Other addresses than the first client's: the server's neighbour table
+# keeps the first client's MAC for 10.9.0.3 (refreshed only for 10.9.0.2,
+# whose ARP requests it sees), and half of a second client's channels from
+# the same endpoints got no answer.
+memif=mw client mw1 -l 0 -- --ip 10.9.0.12/24 --src 10.9.0.12:20000 --workers 2 \
+	--channels 200 --streams 3 --request exp:300 --response uniform:1-2000 --seed 7 ||
+	fail "client of 2 workers on one lcore: exit $?"
+check "2 workers, one lcore" "$dir/mw1.json" 600 200
+grep -q '"worker_lcores"' "$dir/mw1.json" && fail "2 workers, one lcore: on worker lcores"
+grep -q '^sst-gen: 2 workers, 0 worker lcores: all polled by the main thread' \
+	"$dir/mw1.json.err" || fail "2 workers, one lcore: no word of the fallback"
 kill "$server"
 wait "$server"
 server=
-grep -q 'server (end): .* answered 600 failed 0, verify errors 0,' "$dir/mw-server.err" ||
+grep -q 'server (end): .* answered 1200 failed 0, verify errors 0,' "$dir/mw-server.err" ||
 	fail "2 workers, the server's count: $(tail -1 "$dir/mw-server.err")"
 
 rm -rf /run/dpdk/sst-genport-*-$$ 2>/dev/null
-[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs over memif, from 200 source endpoints of one worker and of two (channels $per_worker), verified"
+[ "$fails" -eq 0 ] && echo "sst-gen: stateful runs over memif, from 200 source endpoints of one worker and of two (channels $per_worker, on lcores 1 and 2, and on one), verified"
 exit $((fails != 0))
