@@ -162,6 +162,9 @@ worker_io_init(struct sst_worker *w)
 	np.ctx = w;
 	if (np.pool == NULL)
 		np.pool = w->p.pool;
+	/* The workers share the port and its addresses: one announces them. */
+	if (w->p.shard_index != 0)
+		np.no_announce = true;
 	w->net = sst_net_create(&np);
 	if (w->net == NULL)
 		return -rte_errno;

@@ -167,6 +167,9 @@ sst_net_init(struct sst_net *net, const struct sst_net_params *p)
 		net->neigh[i].next = i + 1 < net->p.neigh_entries ? i + 1 : NET_NIL;
 	net->free_head = 0;
 	net->expiry = SST_TIME_NEVER;
+	net->announce_at = net->has4 && !net->p.no_announce ? 0 : SST_TIME_NEVER;
+	net->announce_next = 0;
+	net->announce_rounds = NET_ANNOUNCE_ROUNDS;
 	return 0;
 }
 
@@ -364,7 +367,7 @@ sst_net_rx_burst(struct sst_net *net, struct rte_mbuf **pkts, uint16_t n, sst_ti
 sst_time_t
 sst_net_next_expiry(const struct sst_net *net)
 {
-	return net->expiry;
+	return sst_time_min(net->expiry, net->announce_at);
 }
 
 void
@@ -372,6 +375,8 @@ sst_net_handle_expiry(struct sst_net *net, sst_time_t now)
 {
 	if (now >= net->expiry)
 		net_neigh_expire(net, now);
+	if (now >= net->announce_at)
+		net_arp_announce(net, now);
 	sst_net_flush(net, now);
 }
 

@@ -2,8 +2,9 @@
 /*
  * ARP for IPv4 over Ethernet (RFC 826, with the probe handling of RFC 5227):
  * answer requests for our address, learn from requests that name us and
- * from replies to our own requests, and build requests for the neighbour
- * cache (net_neigh.c).
+ * from replies to our own requests, build requests for the neighbour cache
+ * (net_neigh.c), and announce our addresses when the layer starts (RFC
+ * 5227 2.3).
  *
  * Learning follows RFC 826's merge rule, narrowed the way Linux does by
  * default: a sender already in the cache is refreshed by any ARP packet
@@ -57,6 +58,45 @@ net_arp_request(
 		ip);
 	net->stats.tx_arp_request++;
 	net_tx_push(net, m, now);
+}
+
+void
+net_arp_announce(struct sst_net *net, sst_time_t now)
+{
+	static const struct rte_ether_addr bcast = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+	static const struct rte_ether_addr zero;
+	rte_be32_t first;
+	uint32_t base;
+
+	memcpy(&first, net->p.ipv4.bytes, sizeof(first));
+	base = rte_be_to_cpu_32(first);
+
+	for (unsigned int i = 0; i < NET_ANNOUNCE_BATCH && net->announce_next < net->p.ipv4_count;
+		i++) {
+		rte_be32_t addr = rte_cpu_to_be_32(base + net->announce_next);
+		struct rte_mbuf *m = rte_pktmbuf_alloc(net->p.pool);
+		uint8_t *p = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, ARP_FRAME_LEN) : NULL;
+
+		if (p == NULL) {
+			/* Again in a moment, from this address. */
+			rte_pktmbuf_free(m);
+			net->stats.tx_no_mbuf++;
+			net->announce_at = now + NET_ANNOUNCE_PACE;
+			return;
+		}
+		arp_fill(net, p, RTE_ARP_OP_REQUEST, &bcast, (const uint8_t *)&addr, &zero,
+			(const uint8_t *)&addr);
+		net->stats.tx_arp_announce++;
+		net_tx_push(net, m, now);
+		net->announce_next++;
+	}
+	if (net->announce_next < net->p.ipv4_count) {
+		net->announce_at = now + NET_ANNOUNCE_PACE;
+		return;
+	}
+	net->announce_next = 0;
+	net->announce_at =
+		--net->announce_rounds > 0 ? now + NET_ANNOUNCE_INTERVAL : SST_TIME_NEVER;
 }
 
 /* A sender we may put in the cache: on our link, not 0, not the subnet broadcast. */

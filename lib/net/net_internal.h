@@ -25,6 +25,13 @@
 /** End of a hash chain or the free list. */
 #define NET_NIL UINT32_MAX
 
+/* Announcements of our addresses (RFC 5227 2.3: ANNOUNCE_NUM 2,
+ * ANNOUNCE_INTERVAL 2 s), at most NET_ANNOUNCE_BATCH frames a millisecond
+ * so that a generator's thousands of addresses do not flood the link. */
+enum { NET_ANNOUNCE_ROUNDS = 2, NET_ANNOUNCE_BATCH = 32 };
+#define NET_ANNOUNCE_INTERVAL (2 * SST_NSEC_PER_SEC)
+#define NET_ANNOUNCE_PACE SST_NSEC_PER_MSEC
+
 enum net_neigh_state {
 	NET_NEIGH_FREE = 0,
 	NET_NEIGH_INCOMPLETE, /* request sent, packets may wait */
@@ -56,6 +63,11 @@ struct sst_net {
 	struct rte_mbuf *tx[SST_MAX_BURST];
 	struct sst_net_stats stats;
 	sst_time_t expiry; /* no neighbour timer fires before this */
+	/* Announcing our IPv4 addresses (net_arp_announce()): when the next
+	 * batch is due (NEVER: done), the next address, rounds to go. */
+	sst_time_t announce_at;
+	uint32_t announce_next;
+	uint8_t announce_rounds;
 	uint32_t nbuckets; /* power of two */
 	uint32_t free_head;
 	uint32_t *buckets;
@@ -127,6 +139,10 @@ void net_arp_rx(struct sst_net *net, struct rte_mbuf *m, sst_time_t now);
  * Send an ARP request for ip: broadcast, or unicast to mac when given (a
  * refresh probe). Counted; nothing happens when no mbuf is left.
  */
+/** Announce the next batch of our IPv4 addresses (gratuitous ARP, RFC
+ * 5227 2.3) and set announce_at to the next batch's time. */
+void net_arp_announce(struct sst_net *net, sst_time_t now);
+
 void net_arp_request(
 	struct sst_net *net, const uint8_t *ip, const struct rte_ether_addr *mac, sst_time_t now);
 

@@ -135,6 +135,15 @@ struct sst_net_params {
 	 * what we send; inside the on-link prefix); 0: 1. The others are
 	 * for a generator that speaks from many addresses (sst-gen). */
 	uint32_t ipv4_count;
+	/** Do not announce our IPv4 addresses. By default each one is
+	 * announced twice, 2 s apart, from the first sst_net_handle_expiry()
+	 * (RFC 5227 2.3: a gratuitous ARP request, sender and target our
+	 * address): a neighbour that knew an address of ours with another MAC
+	 * (a restarted process on a virtual port, a replaced NIC) updates its
+	 * cache now, where it would otherwise send to the old MAC until its
+	 * entry expired. Several layers on one port (an engine's workers) need
+	 * one that announces. */
+	bool no_announce;
 };
 
 /**
@@ -191,6 +200,7 @@ struct sst_net_stats {
 	uint64_t tx_udp;	     /**< UDP datagrams sent (or queued for resolution) */
 	uint64_t tx_arp_request;     /**< includes refresh probes */
 	uint64_t tx_arp_reply;	     /**< answers to requests for our address */
+	uint64_t tx_arp_announce;    /**< gratuitous requests announcing our addresses */
 	uint64_t tx_nd_ns;	     /**< includes refresh probes */
 	uint64_t tx_nd_na;	     /**< advertisements answering solicitations */
 	uint64_t tx_no_route;	     /**< no route to the destination */

@@ -414,6 +414,86 @@ test_address_range(void)
 	CU_ASSERT_EQUAL(sst_net_size(&p), 0);
 }
 
+/*
+ * Our addresses announced when the layer starts (RFC 5227 2.3), so that a
+ * neighbour that knew one of them with another MAC updates its cache: a
+ * gratuitous request for each address of the range, broadcast, sender and
+ * target the address, target MAC zero; again 2 s later; then no more. A
+ * long range goes 32 frames a millisecond. With no_announce, nothing.
+ */
+static void
+test_arp_announce(void)
+{
+	static const struct rte_ether_addr zero;
+	struct sst_net_params p = nt_params();
+	struct sst_net *net;
+
+	p.no_announce = false;
+	p.ipv4_count = 3;
+	net = nt_create_with(&p);
+	CU_ASSERT_EQUAL(sst_net_next_expiry(net), 0);
+	sst_net_handle_expiry(net, 5);
+	CU_ASSERT_EQUAL_FATAL(nt.ntx, 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		const struct rte_ether_hdr *eh =
+			rte_pktmbuf_mtod(nt.tx[i], const struct rte_ether_hdr *);
+		const struct rte_arp_hdr *ah = (const struct rte_arp_hdr *)(eh + 1);
+		struct sst_net_addr want = nt_addr("192.0.2.1");
+
+		want.bytes[3] = (uint8_t)(1 + i);
+		CU_ASSERT(rte_is_broadcast_ether_addr(&eh->dst_addr));
+		CU_ASSERT(rte_is_same_ether_addr(&eh->src_addr, &nt_mac_us));
+		CU_ASSERT_EQUAL(ah->arp_opcode, rte_cpu_to_be_16(RTE_ARP_OP_REQUEST));
+		CU_ASSERT(rte_is_same_ether_addr(&ah->arp_data.arp_sha, &nt_mac_us));
+		CU_ASSERT(rte_is_same_ether_addr(&ah->arp_data.arp_tha, &zero));
+		CU_ASSERT_EQUAL(memcmp(&ah->arp_data.arp_sip, want.bytes, 4), 0);
+		CU_ASSERT_EQUAL(memcmp(&ah->arp_data.arp_tip, want.bytes, 4), 0);
+	}
+	CU_ASSERT_EQUAL(sst_net_stats(net)->tx_arp_announce, 3);
+	CU_ASSERT_EQUAL(sst_net_next_expiry(net), 5 + 2 * SST_NSEC_PER_SEC);
+	sst_net_handle_expiry(net, SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(nt.ntx, 3);
+	sst_net_handle_expiry(net, 5 + 2 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(nt.ntx, 6);
+	CU_ASSERT_EQUAL(sst_net_next_expiry(net), SST_TIME_NEVER);
+	sst_net_handle_expiry(net, 60 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(nt.ntx, 6);
+	/* Our own announcement looped back teaches and answers nothing. */
+	rx_one(net, arp_frame(RTE_ARP_OP_REQUEST, &nt_mac_us, "192.0.2.2", "192.0.2.2", &bcast),
+		10 * SST_NSEC_PER_SEC);
+	CU_ASSERT_EQUAL(nt.ntx, 6);
+	nt_destroy(net);
+
+	/* 100 addresses: 32, 32, 32, then 4, a millisecond apart. */
+	p.ipv4 = nt_addr("192.0.2.100");
+	p.ipv4_count = 100;
+	net = nt_create_with(&p);
+	for (unsigned int k = 0; k < 4; k++) {
+		sst_time_t at = k * SST_NSEC_PER_MSEC;
+
+		CU_ASSERT_EQUAL(sst_net_next_expiry(net), at);
+		sst_net_handle_expiry(net, at);
+		CU_ASSERT_EQUAL(nt.ntx, k < 3 ? 32 * (k + 1) : 100);
+	}
+	CU_ASSERT_EQUAL(sst_net_next_expiry(net), 3 * SST_NSEC_PER_MSEC + 2 * SST_NSEC_PER_SEC);
+	nt_destroy(net);
+
+	/* Off, and with no IPv4 address: nothing. */
+	p = nt_params();
+	net = nt_create_with(&p);
+	CU_ASSERT_EQUAL(sst_net_next_expiry(net), SST_TIME_NEVER);
+	sst_net_handle_expiry(net, 0);
+	CU_ASSERT_EQUAL(nt.ntx, 0);
+	nt_destroy(net);
+	p.no_announce = false;
+	p.ipv4 = (struct sst_net_addr){0};
+	p.ipv4_gateway = (struct sst_net_addr){0};
+	net = nt_create_with(&p);
+	sst_net_handle_expiry(net, 0);
+	CU_ASSERT_EQUAL(nt.ntx, 0);
+	nt_destroy(net);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_arp_request_answered),
 	SST_TEST(test_arp_resolves_queue_in_order),
@@ -426,6 +506,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_send_errors_and_routes),
 	SST_TEST(test_params),
 	SST_TEST(test_address_range),
+	SST_TEST(test_arp_announce),
 	SST_TEST_END,
 };
 
