@@ -11,12 +11,16 @@
  * arrived. A jump past what the target sent acknowledges the future: the
  * target drops those packets.
  *
- * Done by a link driver ("gen_attack") wrapped around each channel's
- * socket, like an on-path rewriter: it reads the negotiation going by (our
- * ChkI1's key and channel number, the ChkR1's channel number), rewrites
- * the ack word of what we send and seals the Chk32 trailer again under our
- * key. A secure channel's header is authenticated by a session the
- * rewriter does not hold: checksum mode only (main.c refuses the others).
+ * In checksum mode this is done by a link driver ("gen_attack") wrapped
+ * around each channel's socket, like an on-path rewriter: it reads the
+ * negotiation going by (our ChkI1's key and channel number, the ChkR1's
+ * channel number), rewrites the ack word of what we send and seals the
+ * Chk32 trailer again under our key. A secure channel encrypts its ack
+ * word and authenticates it under a session no rewriter holds: there the
+ * client's own channels forge their words before sealing them, through
+ * the channel layer's test and attack hook
+ * (sst_channel_params.ack_forge_for_testing, gen_attack_ack_forge()); the
+ * wrapper then only counts what the target sends.
  *
  * --attack stream-slots (below) needs no rewriting: it opens streams and
  * never uses them.
@@ -204,6 +208,34 @@ seen_rx(struct atk_link *a, struct rte_mbuf *m)
 		a->as->rx_after++;
 		a->as->last_rx_tsc = rte_rdtsc();
 	}
+}
+
+/* Secure mode: the word our own channel made, replaced before it is
+ * sealed by the same lie forge() tells in checksum mode. A channel that has
+ * received nothing yet has nothing to lie about. Counted per word (a send
+ * burst shares one), where forge() counts packets. */
+static void
+forge_sealed(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_count)
+{
+	struct gen_client *g = ctx;
+
+	if (rx_highest == 0)
+		return;
+	*ack_seq = rx_highest + g->c->ack_jump;
+	*ack_count = SST_CHAN_ACKCT_MAX;
+	if (g->attack.forged == 0)
+		g->attack.first_forged_tsc = rte_rdtsc();
+	g->attack.forged++;
+}
+
+static const struct sst_channel_ack_forge sealed_forge = {.rewrite = forge_sealed};
+
+const struct sst_channel_ack_forge *
+gen_attack_ack_forge(const struct gen_client *g)
+{
+	return g->c->attack == GEN_ATTACK_OPTIMISTIC_ACK && g->c->armor != SST_CRYPTO_CHK32
+		       ? &sealed_forge
+		       : NULL;
 }
 
 /* The endpoint as a socket address. @return its length, 0 if not IP. */

@@ -503,6 +503,8 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	wp.stream.max_tx_buffers = ch->wl->concurrent + 1;
 	wp.stream.max_rx_buffers = ch->wl->concurrent + 1;
 	wp.stream.initial_buffers = 1;
+	wp.ack_forge_for_testing = gen_attack_ack_forge(g);
+	wp.ack_forge_ctx = g;
 	ch->w = gen_worker_create(g, &wp, &worker_ops, ch);
 	if (ch->w == NULL)
 		return -rte_errno;

@@ -201,6 +201,10 @@ bool gen_client_all_done(const struct gen_client *g);
 /** @p inner seen through the attack's rewriter (--attack optimistic-ack).
  * @return the link, or NULL (inner is closed then). */
 struct sst_link *gen_attack_wrap(struct sst_link *inner, struct gen_client *g, void **self);
+/** The ack rewriter every channel's worker gets (sst_worker_params /
+ * sst_engine_params.ack_forge_for_testing, context @p g): the secure-mode
+ * optimistic-ack attack; NULL for every other run. */
+const struct sst_channel_ack_forge *gen_attack_ack_forge(const struct gen_client *g);
 /** --attack cookie-expiry, after the run (the channels closed): send each
  * channel's SecI1 that carried a cookie again from its own socket once
  * --replay-after has passed since it was first sent, and count the
