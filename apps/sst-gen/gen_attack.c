@@ -210,10 +210,41 @@ seen_rx(struct atk_link *a, struct rte_mbuf *m)
 	}
 }
 
-/* Secure mode: the word our own channel made, replaced before it is
- * sealed by the same lie forge() tells in checksum mode. A channel that has
- * received nothing yet has nothing to lie about. Counted per word (a send
- * burst shares one), where forge() counts packets. */
+/* --port: the channel packets the port's workers received so far. */
+static uint64_t
+port_rx_channel(const struct gen_client *g)
+{
+	uint64_t rx = 0;
+
+	for (uint16_t i = 0; i < g->nw; i++)
+		rx += sst_worker_stats(sst_engine_worker(g->e, i))->rx_channel;
+	return rx;
+}
+
+/* --port: what the target sent after the first forged word, from the
+ * workers' counters (no link of ours sees the packets there), and when it
+ * last sent: checked at each forged word, which our acks of its packets
+ * bring. */
+static void
+port_rx_seen(struct gen_client *g)
+{
+	struct gen_attack_stats *as = &g->attack;
+	uint64_t rx = port_rx_channel(g);
+
+	if (as->forged == 0)
+		as->port_rx_base = as->port_rx_last = rx;
+	else if (rx != as->port_rx_last) {
+		as->port_rx_last = rx;
+		as->last_rx_tsc = rte_rdtsc();
+	}
+	as->rx_after = rx - as->port_rx_base;
+}
+
+/* The word our own channel made, replaced before it is sealed by the same
+ * lie forge() tells in checksum mode over kernel UDP: in secure mode, and
+ * over a port in both. A channel that has received nothing yet has
+ * nothing to lie about. Counted per word (a send burst shares one), where
+ * forge() counts packets. */
 static void
 forge_sealed(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_count)
 {
@@ -221,6 +252,8 @@ forge_sealed(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_cou
 
 	if (rx_highest == 0)
 		return;
+	if (g->e != NULL)
+		port_rx_seen(g);
 	*ack_seq = rx_highest + g->c->ack_jump;
 	*ack_count = SST_CHAN_ACKCT_MAX;
 	if (g->attack.forged == 0)
@@ -233,7 +266,10 @@ static const struct sst_channel_ack_forge sealed_forge = {.rewrite = forge_seale
 const struct sst_channel_ack_forge *
 gen_attack_ack_forge(const struct gen_client *g)
 {
-	return g->c->attack == GEN_ATTACK_OPTIMISTIC_ACK && g->c->armor != SST_CRYPTO_CHK32
+	bool port = g->c->port.set;
+
+	return g->c->attack == GEN_ATTACK_OPTIMISTIC_ACK &&
+			       (port || g->c->armor != SST_CRYPTO_CHK32)
 		       ? &sealed_forge
 		       : NULL;
 }
@@ -550,8 +586,10 @@ gen_attack_report(const struct gen_client *g, bool json)
 {
 	const struct gen_attack_stats *a = &g->attack;
 	/* The target's silence since the first rewrite, or since the last
-	 * packet it sent after it. */
-	uint64_t quiet_since = a->rx_after != 0 ? a->last_rx_tsc : a->first_forged_tsc;
+	 * packet it sent after it (--port: seen at our last forged word). */
+	uint64_t quiet_since = a->last_rx_tsc != 0 ? a->last_rx_tsc : a->first_forged_tsc;
+	uint64_t rx_after =
+		g->e != NULL && a->forged != 0 ? port_rx_channel(g) - a->port_rx_base : a->rx_after;
 	double silent_ms = a->forged != 0 && g->t_end_tsc > quiet_since
 				   ? (double)(g->t_end_tsc - quiet_since) * 1e3 / (double)g->tsc_hz
 				   : 0;
@@ -597,6 +635,6 @@ gen_attack_report(const struct gen_client *g, bool json)
 			    : "attack                 optimistic acks (jump %u): %llu forged; the "
 			      "target sent %llu channel packets after the first, then nothing "
 			      "for the last %.0f ms\n",
-			g->c->ack_jump, (unsigned long long)a->forged,
-			(unsigned long long)a->rx_after, silent_ms);
+			g->c->ack_jump, (unsigned long long)a->forged, (unsigned long long)rx_after,
+			silent_ms);
 }

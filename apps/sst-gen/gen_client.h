@@ -74,6 +74,9 @@ struct gen_attack_stats {
 	uint64_t rx_after;	   /**< the target's channel packets after the first */
 	uint64_t first_forged_tsc; /**< TSC at the first rewrite */
 	uint64_t last_rx_tsc;	   /**< TSC at the last of those packets */
+	/* --port: the workers' channel packets (sst_worker_stats.rx_channel)
+	 * at the first forged word, and when last seen to change */
+	uint64_t port_rx_base, port_rx_last;
 	/* stream-slots */
 	uint64_t slots_opened, slots_held, slots_refused, slots_ended;
 	uint64_t slots_before_refusal; /**< held over all channels at the first refusal */

@@ -165,6 +165,9 @@ gen_port_open(struct gen_client *g)
 	ep.stream.max_rx_buffers = slots + 64;
 	ep.stream.initial_buffers = 64;
 	ep.stream.peer_usids = 16;
+	/* --attack optimistic-ack: every channel forges its acks (gen_attack.c). */
+	ep.ack_forge_for_testing = gen_attack_ack_forge(g);
+	ep.ack_forge_ctx = g;
 	gen_host_params(g, &ep.nego, &ep.stream, g);
 	ep.ops = &port_ops;
 	ep.ctx = g;
