@@ -117,7 +117,11 @@ flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 	f->live = false;
 	if (ok) {
 		g->tot.txns++;
-		gen_hist_add(&g->txn, tool_tsc_to_ns(rte_rdtsc() - f->t0, g->tsc_hz));
+		/* The port's stamp on the response's last bytes (gen_clock.c),
+		 * or now; a stamp placed before the start is the line's error. */
+		gen_hist_add(
+			&g->txn, tool_tsc_to_ns((f->t_rx > f->t0 ? f->t_rx : rte_rdtsc()) - f->t0,
+					 g->tsc_hz));
 	} else {
 		g->tot.stream_failed++;
 		if (f->rx != f->resp)
@@ -203,6 +207,7 @@ drain(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	ch->in_read = f->s;
 	while ((k = sst_stream_read(f->s, d, READ_BURST, now)) > 0)
 		for (int i = 0; i < k; i++) {
+			f->t_rx = gen_clock_rx_tsc(&g->clock, d[i].m);
 			for (struct rte_mbuf *seg = d[i].m; seg != NULL; seg = seg->next) {
 				uint32_t len = seg->data_len;
 
@@ -327,6 +332,7 @@ start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	/* Unique per run: the channel, then a sequence number. */
 	f->tag = (uint64_t)ch->id << 40 | (++g->stream_seq & ((1ull << 40) - 1));
 	f->t0 = rte_rdtsc();
+	f->t_rx = 0;
 	f->live = true;
 	sst_stream_set_user(f->s, f);
 	ch->started++;

@@ -7,6 +7,7 @@
 #define GEN_CLIENT_H
 
 #include "gen.h"
+#include "gen_clock.h"
 #include "sst_engine.h"
 #include "sst_ethdev.h"
 #include "sst_link.h"
@@ -31,6 +32,7 @@ struct gen_flow {
 	uint32_t req, resp; /**< sizes drawn for this stream */
 	uint32_t tx, rx;
 	uint64_t t0;	   /**< TSC at open */
+	uint64_t t_rx;	   /**< TSC of the port's stamp on the last data read; 0: none */
 	uint64_t ready_at; /**< ns: think time over, the slot may start again */
 	bool shut, live;
 	bool ctl; /**< --sst-perf: the test's control stream (gen_perf.c) */
@@ -138,6 +140,7 @@ struct gen_client {
 	uint64_t live;		    /**< streams under way, all channels */
 	struct gen_totals tot;
 	struct gen_attack_stats attack;
+	struct gen_clock clock; /**< what times transaction ends (gen_clock.c) */
 	struct gen_perf perf;
 	struct gen_hist setup, txn; /**< ns */
 	uint64_t tsc_hz;

@@ -126,7 +126,8 @@ gen_port_open(struct gen_client *g)
 		return -1;
 	}
 	for (uint16_t q = 0; q < workers; q++) {
-		g->eth[q] = (struct sst_ethdev_link_conf){.port_id = tp->port_id, .queue_id = q};
+		g->eth[q] = (struct sst_ethdev_link_conf){
+			.port_id = tp->port_id, .queue_id = q, .rx_timestamp = true};
 		g->eth_ptr[q] = &g->eth[q];
 	}
 	for (uint32_t i = 0; i < g->nch; i++)
@@ -180,6 +181,7 @@ gen_port_open(struct gen_client *g)
 		return -1;
 	}
 	g->nw = workers;
+	gen_clock_init(&g->clock, tp->port_id); /* the port's stamps if it has them */
 	return 0;
 }
 
