@@ -539,11 +539,18 @@ char gen_slot_marker;
 
 enum { SLOT_OPENS_PER_PASS = 64 };
 
+/* The client whose channels hold slots: a stream's closed() callback has
+ * the worker's context, a channel over kernel UDP but the client over a
+ * port, so the channel is found from the stream's peer (one client per
+ * process). */
+static struct gen_client *slots_client;
+
 void
 gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now)
 {
 	struct gen_client *g = ch->g;
 
+	slots_client = g;
 	if (ch->state != CH_UP || ch->peer == NULL || g->stopping || ch->slots_refused != 0)
 		return;
 	for (int k = 0; k < SLOT_OPENS_PER_PASS; k++) {
@@ -560,22 +567,35 @@ gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now)
 }
 
 void
-gen_attack_slot_closed(
-	struct gen_chan *ch, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
+gen_attack_slots_poll_all(struct gen_client *g, sst_time_t now)
 {
-	struct gen_attack_stats *as = &ch->g->attack;
+	for (uint32_t i = 0; i < g->next_connect; i++)
+		gen_attack_slots_poll(&g->ch[i], now);
+}
 
+void
+gen_attack_slot_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
+{
+	struct gen_attack_stats *as = &slots_client->attack;
+	const struct sst_stream_peer *peer = sst_stream_peer_of(s);
+	struct gen_chan *ch = NULL;
+
+	for (uint32_t i = 0; i < slots_client->next_connect && ch == NULL; i++)
+		if (slots_client->ch[i].peer == peer)
+			ch = &slots_client->ch[i];
 	/* The target answers nothing on these streams: a reset from it is
 	 * a refusal too (over a peer's share, the stream layer resets). */
 	if (why == SST_STREAM_REFUSED || why == SST_STREAM_RESET_REMOTE) {
 		if (as->slots_refused == 0)
 			as->slots_before_refusal = as->slots_held;
 		as->slots_refused++;
-		ch->slots_refused++;
+		if (ch != NULL)
+			ch->slots_refused++;
 	} else {
 		as->slots_ended++;
 	}
-	ch->slots_held--;
+	if (ch != NULL)
+		ch->slots_held--;
 	as->slots_held--;
 	sst_stream_set_user(s, NULL);
 	sst_stream_close(s, now);

@@ -266,10 +266,11 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 	struct gen_flow *f = sst_stream_user(s);
 	struct gen_chan *ch;
 
+	(void)ctx; /* a channel or the client: see gen_attack_slot_closed() */
 	if (f == NULL)
 		return;
 	if ((void *)f == &gen_slot_marker) {
-		gen_attack_slot_closed(ctx, s, why, now);
+		gen_attack_slot_closed(s, why, now);
 		return;
 	}
 	if (f->ctl) {

@@ -223,9 +223,11 @@ extern char gen_slot_marker;
 /** Channel ch's pass under --attack stream-slots: open streams (and never
  * use them) until the target refuses one. */
 void gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now);
+/** --port: gen_attack_slots_poll() for every channel connected so far (the
+ * port's one app_poll; an attack holds few channels). */
+void gen_attack_slots_poll_all(struct gen_client *g, sst_time_t now);
 /** One of those streams ended (refused, or reset): counted and released. */
-void gen_attack_slot_closed(
-	struct gen_chan *ch, struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
+void gen_attack_slot_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
 
 /* gen_perf.c: the run as one test of `sst-perf --server` (--sst-perf) */
 /** Every workload has the same fixed request and response sizes (one test

@@ -89,7 +89,11 @@ app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 {
 	struct gen_client *g = ctx;
 
-	if (w == sst_engine_worker(g->e, 0))
+	if (w != sst_engine_worker(g->e, 0))
+		return;
+	if (g->c->attack == GEN_ATTACK_STREAM_SLOTS)
+		gen_attack_slots_poll_all(g, now); /* gen_attack.c */
+	else
 		gen_active_poll(g, now);
 }
 
@@ -166,7 +170,12 @@ gen_port_open(struct gen_client *g)
 	ep.stream.max_rx_buffers = slots + 64;
 	ep.stream.initial_buffers = 64;
 	ep.stream.peer_usids = 16;
-	/* --attack optimistic-ack: every channel forges its acks (gen_attack.c). */
+	/* --attack stream-slots holds streams by the thousand; optimistic-ack:
+	 * every channel forges its acks (gen_attack.c). */
+	if (c->attack == GEN_ATTACK_STREAM_SLOTS) {
+		ep.stream.max_streams = RTE_MAX(ep.stream.max_streams, 1u << 16);
+		ep.stream.peer_usids = 0; /* as many a channel */
+	}
 	ep.ack_forge_for_testing = gen_attack_ack_forge(g);
 	ep.ack_forge_ctx = g;
 	gen_host_params(g, &ep.nego, &ep.stream, g);

@@ -394,9 +394,9 @@ check_client(struct gen_conf *c, const struct given *g)
 	if (c->workers > 1 && !c->port.set)
 		return bad("%s", "--workers N goes with --port (over kernel UDP each client "
 				 "channel has a worker of its own)");
-	if (c->attack != GEN_ATTACK_NONE && c->attack != GEN_ATTACK_OPTIMISTIC_ACK && c->port.set)
-		return bad("%s", "--attack over --port: optimistic-ack only (the others: kernel "
-				 "UDP)");
+	if ((c->attack == GEN_ATTACK_COOKIE_REPLAY || c->attack == GEN_ATTACK_COOKIE_EXPIRY) &&
+		c->port.set)
+		return bad("%s", "--attack cookie-replay, cookie-expiry: kernel UDP (not --port)");
 	if (c->attack == GEN_ATTACK_COOKIE_EXPIRY &&
 		(c->armor == SST_CRYPTO_CHK32 || c->replay_after_ns == 0))
 		return bad("%s",

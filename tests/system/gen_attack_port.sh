@@ -11,7 +11,10 @@
 #    legitimate client on the same server: 3 channels x 5 streams verified;
 #  - checksum mode, --ack-jump 100000: acks of numbers never sent, which the
 #    server drops (its count of acks beyond what it sent above 0);
-#  - secure mode (aes128gcm): as the first, and the legitimate client after.
+#  - secure mode (aes128gcm): as the first, and the legitimate client after;
+#  - stream-slot exhaustion (--attack stream-slots), 2 channels against a
+#    server of 2,048 streams: refused past a peer's share (512 each), and
+#    at most 2 x 512 held at the end.
 # Usage: gen_attack_port.sh PATH/TO/sst-gen
 set -u
 gen_bin=${1:?usage: gen_attack_port.sh PATH/TO/sst-gen}
@@ -101,6 +104,20 @@ server_end
 optimistic=$(echo "$end" | sed -n 's/.*, \([0-9]*\) optimistic (channel failed).*/\1/p')
 [ "${optimistic:-0}" -gt 0 ] || fail "secure mode: optimistic acks not caught: $end"
 
+port_server --max-streams 2048
+port_client slots 20000 --attack stream-slots --channels 2 --timeout 5 ||
+	fail "stream-slots client: exit $? $(cat "$dir/slots.err")"
+echo "stream-slots client: $(sed -n 's/.*"attack": \(.*\),$/\1/p' "$dir/slots.json")"
+server_end
+[ "$(json_field "$dir/slots.json" slots_refused)" -gt 0 ] 2>/dev/null ||
+	fail "the slot attacker saw no refusal: $(cat "$dir/slots.json")"
+held=$(json_field "$dir/slots.json" slots_held)
+[ "${held:-0}" -ge 512 ] && [ "${held:-0}" -le 1024 ] ||
+	fail "the attacker held $held streams at the end (want 512 to 2 x 512)"
+refused=$(echo "$end" | sed -n "s/.*refused over a peer's share \([0-9]*\)$/\1/p")
+[ "${refused:-0}" -gt 0 ] || fail "the server refused no stream over a peer's share: $end"
+
 [ "$fails" -eq 0 ] && echo "sst-gen over a port: optimistic acks caught in both modes," \
-	"acks of the future dropped, legitimate clients served"
+	"acks of the future dropped, stream slots refused past a peer's share," \
+	"legitimate clients served"
 exit $((fails != 0))
