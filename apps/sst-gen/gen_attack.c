@@ -11,12 +11,16 @@
  * arrived. A jump past what the target sent acknowledges the future: the
  * target drops those packets.
  *
- * Done by a link driver ("gen_attack") wrapped around each channel's
- * socket, like an on-path rewriter: it reads the negotiation going by (our
- * ChkI1's key and channel number, the ChkR1's channel number), rewrites
- * the ack word of what we send and seals the Chk32 trailer again under our
- * key. A secure channel's header is authenticated by a session the
- * rewriter does not hold: checksum mode only (main.c refuses the others).
+ * In checksum mode this is done by a link driver ("gen_attack") wrapped
+ * around each channel's socket, like an on-path rewriter: it reads the
+ * negotiation going by (our ChkI1's key and channel number, the ChkR1's
+ * channel number), rewrites the ack word of what we send and seals the
+ * Chk32 trailer again under our key. A secure channel encrypts its ack
+ * word and authenticates it under a session no rewriter holds: there the
+ * client's own channels forge their words before sealing them, through
+ * the channel layer's test and attack hook
+ * (sst_channel_params.ack_forge_for_testing, gen_attack_ack_forge()); the
+ * wrapper then only counts what the target sends.
  *
  * --attack stream-slots (below) needs no rewriting: it opens streams and
  * never uses them.
@@ -204,6 +208,70 @@ seen_rx(struct atk_link *a, struct rte_mbuf *m)
 		a->as->rx_after++;
 		a->as->last_rx_tsc = rte_rdtsc();
 	}
+}
+
+/* --port: the channel packets the port's workers received so far. */
+static uint64_t
+port_rx_channel(const struct gen_client *g)
+{
+	uint64_t rx = 0;
+
+	for (uint16_t i = 0; i < g->nw; i++)
+		rx += sst_worker_stats(sst_engine_worker(g->e, i))->rx_channel;
+	return rx;
+}
+
+/* --port: what the target sent after the first forged word, from the
+ * workers' counters (no link of ours sees the packets there), and when it
+ * last sent: checked at each forged word, which our acks of its packets
+ * bring. */
+static void
+port_rx_seen(struct gen_client *g)
+{
+	struct gen_attack_stats *as = &g->attack;
+	uint64_t rx = port_rx_channel(g);
+
+	if (as->forged == 0)
+		as->port_rx_base = as->port_rx_last = rx;
+	else if (rx != as->port_rx_last) {
+		as->port_rx_last = rx;
+		as->last_rx_tsc = rte_rdtsc();
+	}
+	as->rx_after = rx - as->port_rx_base;
+}
+
+/* The word our own channel made, replaced before it is sealed by the same
+ * lie forge() tells in checksum mode over kernel UDP: in secure mode, and
+ * over a port in both. A channel that has received nothing yet has
+ * nothing to lie about. Counted per word (a send burst shares one), where
+ * forge() counts packets. */
+static void
+forge_sealed(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_count)
+{
+	struct gen_client *g = ctx;
+
+	if (rx_highest == 0)
+		return;
+	if (g->e != NULL)
+		port_rx_seen(g);
+	*ack_seq = rx_highest + g->c->ack_jump;
+	*ack_count = SST_CHAN_ACKCT_MAX;
+	if (g->attack.forged == 0)
+		g->attack.first_forged_tsc = rte_rdtsc();
+	g->attack.forged++;
+}
+
+static const struct sst_channel_ack_forge sealed_forge = {.rewrite = forge_sealed};
+
+const struct sst_channel_ack_forge *
+gen_attack_ack_forge(const struct gen_client *g)
+{
+	bool port = g->c->port.set;
+
+	return g->c->attack == GEN_ATTACK_OPTIMISTIC_ACK &&
+			       (port || g->c->armor != SST_CRYPTO_CHK32)
+		       ? &sealed_forge
+		       : NULL;
 }
 
 /* The endpoint as a socket address. @return its length, 0 if not IP. */
@@ -471,11 +539,18 @@ char gen_slot_marker;
 
 enum { SLOT_OPENS_PER_PASS = 64 };
 
+/* The client whose channels hold slots: a stream's closed() callback has
+ * the worker's context, a channel over kernel UDP but the client over a
+ * port, so the channel is found from the stream's peer (one client per
+ * process). */
+static struct gen_client *slots_client;
+
 void
 gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now)
 {
 	struct gen_client *g = ch->g;
 
+	slots_client = g;
 	if (ch->state != CH_UP || ch->peer == NULL || g->stopping || ch->slots_refused != 0)
 		return;
 	for (int k = 0; k < SLOT_OPENS_PER_PASS; k++) {
@@ -492,22 +567,35 @@ gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now)
 }
 
 void
-gen_attack_slot_closed(
-	struct gen_chan *ch, struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
+gen_attack_slots_poll_all(struct gen_client *g, sst_time_t now)
 {
-	struct gen_attack_stats *as = &ch->g->attack;
+	for (uint32_t i = 0; i < g->next_connect; i++)
+		gen_attack_slots_poll(&g->ch[i], now);
+}
 
+void
+gen_attack_slot_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now)
+{
+	struct gen_attack_stats *as = &slots_client->attack;
+	const struct sst_stream_peer *peer = sst_stream_peer_of(s);
+	struct gen_chan *ch = NULL;
+
+	for (uint32_t i = 0; i < slots_client->next_connect && ch == NULL; i++)
+		if (slots_client->ch[i].peer == peer)
+			ch = &slots_client->ch[i];
 	/* The target answers nothing on these streams: a reset from it is
 	 * a refusal too (over a peer's share, the stream layer resets). */
 	if (why == SST_STREAM_REFUSED || why == SST_STREAM_RESET_REMOTE) {
 		if (as->slots_refused == 0)
 			as->slots_before_refusal = as->slots_held;
 		as->slots_refused++;
-		ch->slots_refused++;
+		if (ch != NULL)
+			ch->slots_refused++;
 	} else {
 		as->slots_ended++;
 	}
-	ch->slots_held--;
+	if (ch != NULL)
+		ch->slots_held--;
 	as->slots_held--;
 	sst_stream_set_user(s, NULL);
 	sst_stream_close(s, now);
@@ -518,8 +606,10 @@ gen_attack_report(const struct gen_client *g, bool json)
 {
 	const struct gen_attack_stats *a = &g->attack;
 	/* The target's silence since the first rewrite, or since the last
-	 * packet it sent after it. */
-	uint64_t quiet_since = a->rx_after != 0 ? a->last_rx_tsc : a->first_forged_tsc;
+	 * packet it sent after it (--port: seen at our last forged word). */
+	uint64_t quiet_since = a->last_rx_tsc != 0 ? a->last_rx_tsc : a->first_forged_tsc;
+	uint64_t rx_after =
+		g->e != NULL && a->forged != 0 ? port_rx_channel(g) - a->port_rx_base : a->rx_after;
 	double silent_ms = a->forged != 0 && g->t_end_tsc > quiet_since
 				   ? (double)(g->t_end_tsc - quiet_since) * 1e3 / (double)g->tsc_hz
 				   : 0;
@@ -565,6 +655,6 @@ gen_attack_report(const struct gen_client *g, bool json)
 			    : "attack                 optimistic acks (jump %u): %llu forged; the "
 			      "target sent %llu channel packets after the first, then nothing "
 			      "for the last %.0f ms\n",
-			g->c->ack_jump, (unsigned long long)a->forged,
-			(unsigned long long)a->rx_after, silent_ms);
+			g->c->ack_jump, (unsigned long long)a->forged, (unsigned long long)rx_after,
+			silent_ms);
 }

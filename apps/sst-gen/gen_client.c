@@ -119,7 +119,11 @@ flow_end(struct gen_chan *ch, struct gen_flow *f, bool ok, sst_time_t now)
 	if (ok) {
 		sh->tot.txns++;
 		sh->tot.payload_ok += (uint64_t)f->req + f->resp;
-		gen_hist_add(&sh->txn, tool_tsc_to_ns(rte_rdtsc() - f->t0, sh->g->tsc_hz));
+		/* The port's stamp on the response's last bytes (gen_clock.c),
+		 * or now; a stamp placed before the start is the line's error. */
+		gen_hist_add(
+			&sh->txn, tool_tsc_to_ns((f->t_rx > f->t0 ? f->t_rx : rte_rdtsc()) - f->t0,
+					  sh->g->tsc_hz));
 	} else {
 		sh->tot.stream_failed++;
 		if (f->rx != f->resp)
@@ -210,6 +214,7 @@ drain(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	ch->in_read = f->s;
 	while ((k = sst_stream_read(f->s, d, READ_BURST, now)) > 0)
 		for (int i = 0; i < k; i++) {
+			f->t_rx = gen_clock_rx_tsc(&ch->sh->clock, d[i].m);
 			for (struct rte_mbuf *seg = d[i].m; seg != NULL; seg = seg->next) {
 				uint32_t len = seg->data_len;
 
@@ -271,10 +276,11 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 	struct gen_flow *f = sst_stream_user(s);
 	struct gen_chan *ch;
 
+	(void)ctx; /* a channel or the client: see gen_attack_slot_closed() */
 	if (f == NULL)
 		return;
 	if ((void *)f == &gen_slot_marker) {
-		gen_attack_slot_closed(ctx, s, why, now);
+		gen_attack_slot_closed(s, why, now);
 		return;
 	}
 	if (f->ctl) {
@@ -346,6 +352,7 @@ start_stream(struct gen_chan *ch, struct gen_flow *f, sst_time_t now)
 	/* Unique per run: the channel, then a sequence number. */
 	f->tag = (uint64_t)ch->id << 40 | (++sh->stream_seq & ((1ull << 40) - 1));
 	f->t0 = rte_rdtsc();
+	f->t_rx = 0;
 	f->live = true;
 	sst_stream_set_user(f->s, f);
 	ch->started++;
@@ -524,6 +531,8 @@ chan_open(struct gen_client *g, struct gen_chan *ch, sst_time_t now)
 	wp.stream.max_tx_buffers = ch->wl->concurrent + 1;
 	wp.stream.max_rx_buffers = ch->wl->concurrent + 1;
 	wp.stream.initial_buffers = 1;
+	wp.ack_forge_for_testing = gen_attack_ack_forge(g);
+	wp.ack_forge_ctx = g;
 	ch->w = gen_worker_create(g, &wp, &worker_ops, ch);
 	if (ch->w == NULL)
 		return -rte_errno;
@@ -593,7 +602,7 @@ gen_connect_more(struct gen_shard *sh, sst_time_t now)
 		if (!take_token(&sh->chan_tokens, g->c->channel_rate))
 			return;
 		sh->next++;
-		if (g->e == NULL)
+		if (g->nsh == 1)
 			g->next_connect = sh->next; /* the one shard, in channel order */
 		rc = chan_open(g, ch, now);
 		if (rc == -ENOSPC && g->e != NULL) {

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "gen.h"
+#include "gen_clock.h"
 #include "sst_engine.h"
 #include "sst_ethdev.h"
 #include "sst_link.h"
@@ -36,6 +37,7 @@ struct gen_flow {
 	uint32_t req, resp; /**< sizes drawn for this stream */
 	uint32_t tx, rx;
 	uint64_t t0;	   /**< TSC at open */
+	uint64_t t_rx;	   /**< TSC of the port's stamp on the last data read; 0: none */
 	uint64_t ready_at; /**< ns: think time over, the slot may start again */
 	bool shut, live;
 	bool ctl; /**< --sst-perf: the test's control stream (gen_perf.c) */
@@ -112,6 +114,9 @@ struct gen_shard {
 	sst_time_t t_done; /**< when it had nothing left to do (0: not yet) */
 	struct gen_totals tot;
 	struct gen_hist setup, txn; /**< ns */
+	/* The client's latency clock, copied: its line is refitted and its
+	 * stamps counted by the lcore that reads (gen_clock.c). */
+	struct gen_clock clock;
 	/* Published for the main lcore every few milliseconds: each word at
 	 * most that old, the set not one snapshot (as the engine's
 	 * telemetry, docs/engine.md). */
@@ -125,6 +130,9 @@ struct gen_attack_stats {
 	uint64_t rx_after;	   /**< the target's channel packets after the first */
 	uint64_t first_forged_tsc; /**< TSC at the first rewrite */
 	uint64_t last_rx_tsc;	   /**< TSC at the last of those packets */
+	/* --port: the workers' channel packets (sst_worker_stats.rx_channel)
+	 * at the first forged word, and when last seen to change */
+	uint64_t port_rx_base, port_rx_last;
 	/* stream-slots */
 	uint64_t slots_opened, slots_held, slots_refused, slots_ended;
 	uint64_t slots_before_refusal; /**< held over all channels at the first refusal */
@@ -182,6 +190,7 @@ struct gen_client {
 	/* The shards' figures merged (gen_lcore.c) for the reports. */
 	struct gen_totals tot;
 	struct gen_attack_stats attack;
+	struct gen_clock clock; /**< what times transaction ends (gen_clock.c) */
 	struct gen_perf perf;
 	struct gen_hist setup, txn; /**< ns */
 	uint64_t tsc_hz;
@@ -282,6 +291,10 @@ void gen_lcores_join(struct gen_client *g);
 /** @p inner seen through the attack's rewriter (--attack optimistic-ack).
  * @return the link, or NULL (inner is closed then). */
 struct sst_link *gen_attack_wrap(struct sst_link *inner, struct gen_client *g, void **self);
+/** The ack rewriter every channel's worker gets (sst_worker_params /
+ * sst_engine_params.ack_forge_for_testing, context @p g): the secure-mode
+ * optimistic-ack attack; NULL for every other run. */
+const struct sst_channel_ack_forge *gen_attack_ack_forge(const struct gen_client *g);
 /** --attack cookie-expiry, after the run (the channels closed): send each
  * channel's SecI1 that carried a cookie again from its own socket once
  * --replay-after has passed since it was first sent, and count the
@@ -294,9 +307,11 @@ extern char gen_slot_marker;
 /** Channel ch's pass under --attack stream-slots: open streams (and never
  * use them) until the target refuses one. */
 void gen_attack_slots_poll(struct gen_chan *ch, sst_time_t now);
+/** --port: gen_attack_slots_poll() for every channel connected so far (the
+ * port's one app_poll; an attack holds few channels). */
+void gen_attack_slots_poll_all(struct gen_client *g, sst_time_t now);
 /** One of those streams ended (refused, or reset): counted and released. */
-void gen_attack_slot_closed(
-	struct gen_chan *ch, struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
+void gen_attack_slot_closed(struct sst_stream *s, enum sst_stream_end why, sst_time_t now);
 
 /* gen_perf.c: the run as one test of `sst-perf --server` (--sst-perf) */
 /** Every workload has the same fixed request and response sizes (one test

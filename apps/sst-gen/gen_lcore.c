@@ -94,6 +94,7 @@ gen_shards_init(struct gen_client *g)
 		g->sh[k].index = k;
 		/* Shard 0 draws what one worker drew: a run can be repeated. */
 		g->sh[k].rng = c->seed + k * 0x9e3779b97f4a7c15ull;
+		g->sh[k].clock = g->clock;
 	}
 	if (shards_split(g) < 0)
 		goto nomem;
@@ -170,7 +171,12 @@ gen_shard_pass(struct gen_shard *sh, sst_time_t now)
 
 	if (!atomic_load_explicit(&g->stopping, memory_order_relaxed))
 		gen_connect_more(sh, now);
-	gen_active_poll(sh, now);
+	/* The stream-slot attack holds its streams open instead of running
+	 * the workload; it runs with one worker (main.c), one shard. */
+	if (g->c->attack == GEN_ATTACK_STREAM_SLOTS)
+		gen_attack_slots_poll_all(g, now); /* gen_attack.c */
+	else
+		gen_active_poll(sh, now);
 	if (g->on_lcores && now >= sh->next_publish)
 		shard_publish(sh, now);
 }
@@ -202,9 +208,12 @@ gen_shards_merge(struct gen_client *g, bool published, bool final)
 		return;
 	memset(&g->setup, 0, sizeof(g->setup));
 	memset(&g->txn, 0, sizeof(g->txn));
+	g->clock.stamped = g->clock.unstamped = 0;
 	for (uint16_t k = 0; k < g->nsh; k++) {
 		gen_hist_merge(&g->setup, &g->sh[k].setup);
 		gen_hist_merge(&g->txn, &g->sh[k].txn);
+		g->clock.stamped += g->sh[k].clock.stamped;
+		g->clock.unstamped += g->sh[k].clock.unstamped;
 	}
 }
 

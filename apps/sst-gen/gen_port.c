@@ -128,7 +128,8 @@ gen_port_open(struct gen_client *g)
 		return -1;
 	}
 	for (uint16_t q = 0; q < workers; q++) {
-		g->eth[q] = (struct sst_ethdev_link_conf){.port_id = tp->port_id, .queue_id = q};
+		g->eth[q] = (struct sst_ethdev_link_conf){
+			.port_id = tp->port_id, .queue_id = q, .rx_timestamp = true};
 		g->eth_ptr[q] = &g->eth[q];
 	}
 	for (uint32_t i = 0; i < g->nch; i++)
@@ -167,6 +168,14 @@ gen_port_open(struct gen_client *g)
 	ep.stream.max_rx_buffers = slots + 64;
 	ep.stream.initial_buffers = 64;
 	ep.stream.peer_usids = 16;
+	/* --attack stream-slots holds streams by the thousand; optimistic-ack:
+	 * every channel forges its acks (gen_attack.c). */
+	if (c->attack == GEN_ATTACK_STREAM_SLOTS) {
+		ep.stream.max_streams = RTE_MAX(ep.stream.max_streams, 1u << 16);
+		ep.stream.peer_usids = 0; /* as many a channel */
+	}
+	ep.ack_forge_for_testing = gen_attack_ack_forge(g);
+	ep.ack_forge_ctx = g;
 	gen_host_params(g, &ep.nego, &ep.stream, g);
 	ep.ops = &port_ops;
 	ep.ctx = g;
@@ -179,6 +188,7 @@ gen_port_open(struct gen_client *g)
 		return -1;
 	}
 	g->nw = workers;
+	gen_clock_init(&g->clock, tp->port_id); /* the port's stamps if it has them */
 	return 0;
 }
 

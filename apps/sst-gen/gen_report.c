@@ -231,6 +231,7 @@ gen_report_final(struct gen_client *g)
 		workload_json(g, secs);
 		json_hist("setup", &g->setup, true);
 		json_hist(dgram ? "datagram_rtt" : "transaction", &g->txn, true);
+		gen_clock_report(&g->clock, true);
 		gen_attack_report(g, true);
 		gen_perf_report(g, true);
 		printf("  \"ok\": %s\n}\n", ok ? "true" : "false");
@@ -266,6 +267,7 @@ gen_report_final(struct gen_client *g)
 		printf("%-22s %.1f MB at start, %.1f MB peak, %.1f kB per channel\n",
 			"memory (RSS)", (double)g->rss0 / 1e6, (double)g->rss_peak / 1e6,
 			mem / 1e3);
+		gen_clock_report(&g->clock, false);
 		gen_attack_report(g, false);
 		gen_perf_report(g, false);
 		printf("%-22s %s\n", "result", ok ? "ok" : "FAILED");

@@ -7,7 +7,8 @@
  * sequence number and the Chk32 trailer; the IPv4 and UDP checksums to
  * match). Queue q's packets are numbered from q << 40, so that queues send
  * distinct sequence numbers. The main lcore prints a line a second and the
- * totals.
+ * totals; with the attack templates it also reads the port's receive queue
+ * and sorts what the target answered (gen_answers.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,10 +22,11 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "gen_answers.h"
 #include "gen_template.h"
 #include "tool_args.h"
 
-enum { BURST = 32, TX_DESC = 1024, RX_DESC = 512, MBUFS = 16383 };
+enum { BURST = 32, TX_DESC = 1024, RX_DESC = 512, MBUFS = 16383, RX_MBUFS = 2047 };
 
 /* One queue's worker: its counters on a cache line of their own. */
 struct tx_queue {
@@ -135,8 +137,8 @@ tx_loop(void *arg)
  * With one template, every mbuf of the pool gets its bytes once, here:
  * a packet then writes only the fields it varies (all of them, every
  * time), as testpmd's txonly writes only its headers. The pool is ours
- * alone and nothing else writes to its buffers (the receive queue is never
- * polled).
+ * alone and nothing else writes to its buffers (the receive queue has a
+ * pool of its own).
  */
 static void
 prefill(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
@@ -150,7 +152,7 @@ prefill(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
 }
 
 static int
-port_setup(const struct gen_conf *c, struct rte_mempool *pool)
+port_setup(const struct gen_conf *c, struct rte_mempool *rx_pool)
 {
 	struct rte_eth_conf pc = {0};
 	struct rte_eth_dev_info info;
@@ -173,7 +175,7 @@ port_setup(const struct gen_conf *c, struct rte_mempool *pool)
 		rc = rte_eth_dev_configure(c->tx_port, 1, (uint16_t)c->queues, &pc);
 	if (rc == 0)
 		rc = rte_eth_rx_queue_setup(c->tx_port, 0, RX_DESC,
-			(unsigned int)rte_eth_dev_socket_id(c->tx_port), NULL, pool);
+			(unsigned int)rte_eth_dev_socket_id(c->tx_port), NULL, rx_pool);
 	for (uint16_t q = 0; rc == 0 && q < c->queues; q++)
 		rc = rte_eth_tx_queue_setup(c->tx_port, q, TX_DESC,
 			(unsigned int)rte_eth_dev_socket_id(c->tx_port), NULL);
@@ -198,23 +200,44 @@ totals(const struct tx_queue *qs, uint32_t n, uint64_t *sent, uint64_t *bytes, u
 	}
 }
 
+/* The attack templates: drain the receive queue, sort each frame. */
+static void
+read_answers(const struct gen_conf *c, struct gen_answers *a)
+{
+	struct rte_mbuf *m[BURST];
+	uint16_t n;
+
+	for (int k = 0; k < 64; k++) {
+		n = rte_eth_rx_burst(c->tx_port, 0, m, BURST);
+		for (uint16_t i = 0; i < n; i++)
+			a->n[gen_answer_classify(&c->tmpl_dst, rte_pktmbuf_mtod(m[i], uint8_t *),
+				rte_pktmbuf_data_len(m[i]))]++;
+		rte_pktmbuf_free_bulk(m, n);
+		if (n < BURST)
+			break;
+	}
+}
+
 static void
 report(const struct gen_conf *c, const struct gen_frames *fr, const struct tx_queue *qs,
-	double secs)
+	double secs, const struct gen_answers *answers)
 {
 	uint64_t sent, bytes, dropped, cycles = 0;
+	char ans[256] = "";
 
 	totals(qs, c->queues, &sent, &bytes, &dropped);
+	if (answers != NULL)
+		gen_answers_format(answers, sent, c->json, ans, sizeof(ans));
 	for (uint32_t i = 0; i < c->queues; i++)
 		cycles += qs[i].tsc_end - qs[i].tsc_start;
 	if (c->json) {
 		printf("{\"mode\": \"template\", \"template\": \"%s\", \"frames\": %u, "
 		       "\"queues\": %u, \"seconds\": %.3f, \"packets\": %" PRIu64
 		       ", \"bytes\": %" PRIu64 ", \"dropped\": %" PRIu64
-		       ", \"mpps\": %.3f, \"gbps\": %.3f, \"mpps_per_queue\": %.3f}\n",
+		       ", \"mpps\": %.3f, \"gbps\": %.3f, \"mpps_per_queue\": %.3f%s%s}\n",
 			c->pcap != NULL ? c->pcap : c->template, fr->n, c->queues, secs, sent,
 			bytes, dropped, (double)sent / secs / 1e6, (double)bytes * 8 / secs / 1e9,
-			(double)sent / secs / 1e6 / c->queues);
+			(double)sent / secs / 1e6 / c->queues, answers != NULL ? ", " : "", ans);
 		return;
 	}
 	printf("sst-gen template: %s (%u frames), port %u, %u queue%s, %.2f s\n",
@@ -227,6 +250,27 @@ report(const struct gen_conf *c, const struct gen_frames *fr, const struct tx_qu
 		(double)sent / secs / 1e6 / c->queues);
 	printf("%-22s %.1f per packet\n", "TSC cycles",
 		sent != 0 ? (double)cycles / (double)sent : 0.0);
+	if (answers != NULL)
+		printf("%-22s %s\n", "target's answers", ans);
+}
+
+/* A second's line: packets sent, and with the attack templates what the
+ * target answered in that second, by kind. */
+static void
+second_line(uint64_t sec, uint64_t sent, const struct gen_answers *a, struct gen_answers *prev)
+{
+	if (a == NULL) {
+		fprintf(stderr, "sst-gen: %3" PRIu64 "s tx %.3f Mpps\n", sec, (double)sent / 1e6);
+		return;
+	}
+	fprintf(stderr,
+		"sst-gen: %3" PRIu64 "s tx %.3f Mpps; answers: %" PRIu64
+		" cookie requests, %" PRIu64 " R1, %" PRIu64 " resets, %" PRIu64 " other\n",
+		sec, (double)sent / 1e6, a->n[GEN_ANSWER_COOKIE] - prev->n[GEN_ANSWER_COOKIE],
+		a->n[GEN_ANSWER_R1] - prev->n[GEN_ANSWER_R1],
+		a->n[GEN_ANSWER_RESET] - prev->n[GEN_ANSWER_RESET],
+		a->n[GEN_ANSWER_OTHER] - prev->n[GEN_ANSWER_OTHER]);
+	*prev = *a;
 }
 
 int
@@ -234,7 +278,10 @@ gen_template_run(const struct gen_conf *c)
 {
 	struct gen_frames *fr = calloc(1, sizeof(*fr));
 	struct tx_queue *qs = rte_zmalloc("gen_txq", sizeof(*qs) * c->queues, RTE_CACHE_LINE_SIZE);
-	struct rte_mempool *pool = NULL;
+	struct rte_mempool *pool = NULL, *rx_pool = NULL;
+	struct gen_answers answers = {0}, answers_prev = {0};
+	bool read_rx = c->pcap == NULL && gen_answers_wanted(c->template);
+	struct rte_eth_dev_info info;
 	uint64_t t0, prev = 0, hz = rte_get_tsc_hz(), sec = 0;
 	uint32_t lcore, q = 0;
 	int rc = TOOL_EXIT_SETUP;
@@ -251,8 +298,15 @@ gen_template_run(const struct gen_conf *c)
 	}
 	pool = rte_pktmbuf_pool_create("gen_tx", MBUFS * c->queues + RX_DESC, 256, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	if (pool == NULL || port_setup(c, pool) < 0)
+	rx_pool = rte_pktmbuf_pool_create(
+		"gen_rx", RX_MBUFS, 64, 0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (pool == NULL || rx_pool == NULL || port_setup(c, rx_pool) < 0)
 		goto out;
+	/* net_null's receive side makes packets up as fast as it is polled:
+	 * nothing there is an answer, and reading it would take a core. */
+	if (read_rx && rte_eth_dev_info_get(c->tx_port, &info) == 0 &&
+		strcmp(info.driver_name, "net_null") == 0)
+		read_rx = false;
 	if (fr->n == 1)
 		rte_mempool_obj_iter(pool, prefill, &fr->f[0]);
 	__atomic_store_n(&stop_tx, false, __ATOMIC_RELAXED);
@@ -287,23 +341,37 @@ gen_template_run(const struct gen_conf *c)
 		if (tool_interrupted ||
 			(c->time_ns != 0 && now - t0 >= tool_ns_to_tsc(c->time_ns, hz)))
 			__atomic_store_n(&stop_tx, true, __ATOMIC_RELAXED);
+		if (read_rx)
+			read_answers(c, &answers);
 		if (now - t0 >= (sec + 1) * hz) {
 			sec++;
 			totals(qs, c->queues, &sent, &bytes, &dropped);
 			if (!c->quiet && !c->json)
-				fprintf(stderr, "sst-gen: %3" PRIu64 "s tx %.3f Mpps\n", sec,
-					(double)(sent - prev) / 1e6);
+				second_line(
+					sec, sent - prev, read_rx ? &answers : NULL, &answers_prev);
 			prev = sent;
 		}
 		rte_delay_us_sleep(1000);
 	}
 	rte_eal_mp_wait_lcore();
-	report(c, fr, qs, (double)(rte_rdtsc() - t0) / (double)hz);
+	/* Answers still on their way: a last 100 ms for them. */
+	for (int k = 0; read_rx && k < 100; k++) {
+		read_answers(c, &answers);
+		rte_delay_us_sleep(1000);
+	}
+	if (read_rx) {
+		struct rte_eth_stats st;
+
+		if (rte_eth_stats_get(c->tx_port, &st) == 0)
+			answers.missed = st.imissed + st.rx_nombuf;
+	}
+	report(c, fr, qs, (double)(rte_rdtsc() - t0) / (double)hz, read_rx ? &answers : NULL);
 	rte_eth_dev_stop(c->tx_port);
 	rte_eth_dev_close(c->tx_port);
 	rc = 0;
 out:
 	rte_mempool_free(pool);
+	rte_mempool_free(rx_pool);
 	rte_free(qs);
 	free(fr);
 	return rc;

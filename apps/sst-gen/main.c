@@ -98,8 +98,8 @@ usage(FILE *out)
 		"      --seed N           seed of the size distributions (1)\n"
 		"      --attack optimistic-ack\n"
 		"                         acknowledge the target's packets whether they\n"
-		"                         came or not (checksum mode, kernel UDP); the run\n"
-		"                         lasts until --timeout, and reports what the\n"
+		"                         came or not (secure mode: forged before sealing);\n"
+		"                         the run lasts until --timeout, and reports what the\n"
 		"                         target sent after the first forged ack\n"
 		"      --ack-jump N       acknowledge N numbers past the highest seen (0)\n"
 		"      --attack stream-slots\n"
@@ -434,11 +434,12 @@ check_client(struct gen_conf *c, const struct given *g)
 	if (c->workers > 1 && !c->port.set)
 		return bad("%s", "--workers N goes with --port (over kernel UDP each client "
 				 "channel has a worker of its own)");
-	if (c->attack != GEN_ATTACK_NONE && c->port.set)
-		return bad("%s", "--attack: kernel UDP (not --port)");
-	if (c->attack == GEN_ATTACK_OPTIMISTIC_ACK && c->armor != SST_CRYPTO_CHK32)
-		return bad("%s", "--attack optimistic-ack: checksum mode (a secure channel's "
-				 "header is sealed by a session the attack does not hold)");
+	if (c->attack != GEN_ATTACK_NONE && c->workers > 1)
+		return bad("%s",
+			"--attack: one worker (its counters are the client's, not a shard's)");
+	if ((c->attack == GEN_ATTACK_COOKIE_REPLAY || c->attack == GEN_ATTACK_COOKIE_EXPIRY) &&
+		c->port.set)
+		return bad("%s", "--attack cookie-replay, cookie-expiry: kernel UDP (not --port)");
 	if (c->attack == GEN_ATTACK_COOKIE_EXPIRY &&
 		(c->armor == SST_CRYPTO_CHK32 || c->replay_after_ns == 0))
 		return bad("%s",

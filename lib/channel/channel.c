@@ -45,7 +45,8 @@ resolve_params(const struct sst_channel_params *p, struct resolved_params *r)
 		p->local_channel == 0 || p->peer_channel == 0 || p->upper == NULL ||
 		p->lower == NULL || p->upper->receive == NULL || p->upper->acked == NULL ||
 		p->upper->lost == NULL || p->upper->ack_due == NULL || p->upper->event == NULL ||
-		p->lower->transmit == NULL || p->pool == NULL)
+		p->lower->transmit == NULL || p->pool == NULL ||
+		(p->ack_forge_for_testing != NULL && p->ack_forge_for_testing->rewrite == NULL))
 		return -EINVAL;
 	r->replay_window = p->replay_window != 0 ? p->replay_window : DEFAULT_REPLAY_WINDOW;
 	r->tx_log = p->tx_log != 0 ? p->tx_log : SST_CHANNEL_TX_LOG_DEFAULT;
@@ -119,6 +120,23 @@ channel_schedule_skip(struct sst_channel *ch)
 			skip_next_random(&ch->skip_state) % SKIP_GAP_SPAN;
 }
 
+/* sst_channel_params.ack_forge_for_testing: the honest word is taken
+ * first, so that the ack generator's bookkeeping (what it owes, the
+ * repeats at gaps) runs as usual, and the rewriter decides what goes out
+ * instead. Installed as ack_take at creation, so a channel without a
+ * rewriter never runs this. */
+static void
+channel_take_forged(
+	struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq, uint8_t *ack_count)
+{
+	struct sst_channel *ch = container_of(a, struct sst_channel, ackgen);
+
+	ch->ack_take_honest(a, w, ack_seq, ack_count);
+	ch->ack_forge->rewrite(ch->ack_forge_ctx, w->highest, ack_seq, ack_count);
+	if (*ack_count > SST_CHAN_ACKCT_MAX)
+		*ack_count = SST_CHAN_ACKCT_MAX;
+}
+
 int
 sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst_time_t now)
 {
@@ -163,6 +181,12 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	ch->ack_record =
 		p->prototype_acks ? sst_ackgen_on_receive_prototype : sst_ackgen_on_receive;
 	ch->ack_take = p->prototype_acks ? sst_ackgen_take_prototype : sst_ackgen_take;
+	if (p->ack_forge_for_testing != NULL) {
+		ch->ack_take_honest = ch->ack_take;
+		ch->ack_forge = p->ack_forge_for_testing;
+		ch->ack_forge_ctx = p->ack_forge_ctx;
+		ch->ack_take = channel_take_forged;
+	}
 	sst_rtt_default_params(&rtt);
 	sst_rtt_init(&ch->rtt, &rtt);
 	if (p->initial_rtt != 0)

@@ -56,6 +56,13 @@ struct sst_channel {
 		sst_time_t now);
 	void (*ack_take)(struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq,
 		uint8_t *ack_count);
+	/* sst_channel_params.ack_forge_for_testing: ack_take is then
+	 * channel_take_forged(), which calls the honest one kept here and
+	 * hands its word to the rewriter. */
+	void (*ack_take_honest)(struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq,
+		uint8_t *ack_count);
+	const struct sst_channel_ack_forge *ack_forge;
+	void *ack_forge_ctx;
 	struct sst_rtt rtt;
 	sst_time_t rto_start; /**< when the retransmission timer started; NEVER: off */
 	/** When the last ack-eliciting packet left; NEVER: none yet. A send

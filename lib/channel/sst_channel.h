@@ -126,6 +126,33 @@ struct sst_channel_lower {
 };
 
 /**
+ * A rewriter of the ack words a channel sends, for test and attack tools
+ * only (sst-gen --attack optimistic-ack, docs/channel.md "Forging our own
+ * acks"). A real endpoint never sets it: an ack word that says more than
+ * what arrived is exactly what the optimistic-ack defence catches, and
+ * the peer fails the channel. It sits before the armor, so a secure
+ * channel's forged words are sealed (authenticated) like honest ones,
+ * which an on-path rewriter cannot do. Unset (the default), the channel's
+ * send path is the same code as without this facility: the rewriter is
+ * put in place of the ack generator's function pointer at creation.
+ */
+struct sst_channel_ack_forge {
+	/**
+	 * Rewrite the ack word that the next packets carry, after the channel
+	 * made it and before any packet carrying it is sealed; called once per
+	 * word taken (a send burst, or each ack-only packet).
+	 * @param ctx sst_channel_params.ack_forge_ctx.
+	 * @param rx_highest The highest of the peer's numbers this channel
+	 *   received (0: none yet).
+	 * @param ack_seq In: the number the honest word acknowledges; out: the
+	 *   one to send (its low 24 bits go on the wire).
+	 * @param ack_count In: the honest AckCt; out: the one to send (0..15,
+	 *   numbers below ack_seq also acknowledged).
+	 */
+	void (*rewrite)(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_count);
+};
+
+/**
  * Default tx_log (sst_channel_params): 20 MB of 1232-byte packets in
  * flight, so that one channel fills 1 Gbit/s x 100 ms. The log grows to it
  * with use: 24 bytes per packet in flight, 384 KB at the most.
@@ -172,6 +199,11 @@ struct sst_channel_params {
 	/** Where sst_channel_create() takes the channel and its transmit log
 	 * grows (NULL: the DPDK heap, sst_mem_rte); kept like upper. */
 	const struct sst_mem_ops *mem;
+	/** TEST AND ATTACK TOOLS ONLY: rewrite our outgoing ack words before
+	 * they are sealed (struct sst_channel_ack_forge); NULL, the default:
+	 * honest acks. Kept like upper. */
+	const struct sst_channel_ack_forge *ack_forge_for_testing;
+	void *ack_forge_ctx; /**< first argument of ack_forge_for_testing->rewrite() */
 };
 
 /** Counters, for telemetry and tests. */

@@ -184,6 +184,8 @@ create_workers(struct sst_engine *e)
 			.capture = e->workers[i].capture,
 			.local_port_first = e->p.local_port_first,
 			.local_ports = e->p.local_ports,
+			.ack_forge_for_testing = e->p.ack_forge_for_testing,
+			.ack_forge_ctx = e->p.ack_forge_ctx,
 		};
 
 		if (e->p.ring_mode) {

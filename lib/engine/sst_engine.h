@@ -115,6 +115,10 @@ struct sst_engine_params {
 	 * its tagged endpoint (sst_worker_ep_join()). 0: none. */
 	uint16_t local_port_first;
 	uint32_t local_ports; /**< see local_port_first */
+	/** TEST AND ATTACK TOOLS ONLY: every worker's channels rewrite their
+	 * ack words (sst_worker_params.ack_forge_for_testing); NULL: honest. */
+	const struct sst_channel_ack_forge *ack_forge_for_testing;
+	void *ack_forge_ctx; /**< see ack_forge_for_testing */
 };
 
 /**

@@ -146,6 +146,16 @@ struct sst_worker_params {
 	 */
 	uint16_t local_port_first;
 	uint32_t local_ports; /**< see local_port_first */
+	/**
+	 * TEST AND ATTACK TOOLS ONLY (sst-gen --attack optimistic-ack): every
+	 * channel of this worker hands the ack words it sends to this
+	 * rewriter before sealing them (sst_channel_params.ack_forge_for_testing,
+	 * docs/channel.md "Forging our own acks"). A peer with the
+	 * optimistic-ack defence fails such channels. NULL, the default: honest
+	 * acks, and nothing on the send path. Kept: must outlive the worker.
+	 */
+	const struct sst_channel_ack_forge *ack_forge_for_testing;
+	void *ack_forge_ctx; /**< see ack_forge_for_testing */
 };
 
 /** Counters. */

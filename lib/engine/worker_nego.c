@@ -206,6 +206,8 @@ chan_create(struct sst_worker *w, struct worker_ep *e, struct worker_peer *p,
 		randombytes_buf(&chp.skip_seed, sizeof(chp.skip_seed));
 	chp.lower = &chan_lower;
 	chp.lower_ctx = wc;
+	chp.ack_forge_for_testing = w->p.ack_forge_for_testing;
+	chp.ack_forge_ctx = w->p.ack_forge_ctx;
 	cp.local_hcid = r->tx_hcid;
 	cp.local_hcid_len = r->hcid_len;
 	cp.peer_hcid = r->rx_hcid;

@@ -14,7 +14,11 @@
 #    and never use them; the server (2,048 streams, 512 a peer) must refuse
 #    them past a peer's share, and then serve the legitimate client again
 #    while the attacker holds its streams;
-#  - cookie replay (--attack cookie-replay, secure mode, another server):
+#  - optimistic acks in secure mode (--armor aes128gcm, another server):
+#    the ack word is encrypted and authenticated, so the client's channels
+#    forge it before sealing; the server must catch them the same way (its
+#    optimistic count above 0) while a legitimate secure client is served;
+#  - cookie replay (--attack cookie-replay, secure mode, the same server):
 #    each channel's SecI2 sent again from 4 other endpoints is answered by
 #    nothing and counted as unmatched;
 #  - cookie expiry (--attack cookie-expiry, secure mode, a server with 2 s
@@ -99,9 +103,27 @@ echo "ack-jump client: $(sed -n 's/.*"attack": \(.*\),$/\1/p' "$dir/jump.json")"
 # all have come.
 [ "$(json_field "$dir/opt.json" transactions)" -lt 4 ] 2>/dev/null ||
 	fail "the optimistic acker got every response: $(cat "$dir/opt.json")"
-# Cookie replay, secure mode: each channel's SecI2 sent again from 4 other
-# endpoints; the server answers none (no half-open entry for them).
+# Secure mode: optimistic acks forged by the client's own channels before
+# sealing (the channel layer's ack_forge_for_testing), beside a legitimate
+# secure client; then the cookie replay, each channel's SecI2 sent again
+# from 4 other endpoints: the server answers none (no half-open entry).
 gen_server --armor aes128gcm
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --armor aes128gcm \
+	--attack optimistic-ack --channels 2 --streams 2 --request 100 --response 1M \
+	--timeout 3 --json >"$dir/opt-sec.json" 2>"$dir/opt-sec.err" &
+opt=$!
+timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --armor aes128gcm --channels 3 \
+	--streams 5 --request uniform:1-3000 --response uniform:1-20000 --json \
+	>"$dir/legit-sec.json" 2>"$dir/legit-sec.err" || fail "legitimate secure client: exit $?"
+[ "$(json_field "$dir/legit-sec.json" transactions)" = 15 ] ||
+	fail "legitimate secure client not served: $(cat "$dir/legit-sec.json")"
+wait "$opt" || fail "secure optimistic-ack client: exit $? $(cat "$dir/opt-sec.err")"
+echo "optimistic-ack client (aes128gcm): $(sed -n 's/.*"attack": \(.*\),$/\1/p' \
+	"$dir/opt-sec.json"), $(json_field "$dir/opt-sec.json" transactions) of 4 streams done"
+[ "$(json_field "$dir/opt-sec.json" forged_acks)" -gt 0 ] 2>/dev/null ||
+	fail "the secure attack forged nothing: $(cat "$dir/opt-sec.json" "$dir/opt-sec.err")"
+[ "$(json_field "$dir/opt-sec.json" transactions)" -lt 4 ] 2>/dev/null ||
+	fail "the secure optimistic acker got every response: $(cat "$dir/opt-sec.json")"
 timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --armor aes128gcm --attack cookie-replay \
 	--channels 2 --streams 2 --request 100 --response 1000 --time 1 --timeout 3 --json \
 	>"$dir/replay.json" 2>"$dir/replay.err" || fail "cookie-replay client: exit $?"
@@ -109,6 +131,9 @@ kill "$server"
 wait "$server" || fail "sst-gen server (secure): exit $? $(tail -3 "$dir/server.err")"
 server=
 end=$(grep 'server (end):' "$dir/server.err")
+optimistic=$(echo "$end" | sed -n 's/.*, \([0-9]*\) optimistic (channel failed).*/\1/p')
+[ "${optimistic:-0}" -gt 0 ] ||
+	fail "the secure server did not catch the sealed optimistic acks: $end"
 echo "cookie-replay client: $(sed -n 's/.*"attack": \(.*\),$/\1/p' "$dir/replay.json")"
 echo "server: $end"
 unmatched=$(echo "$end" | sed -n 's/.*, \([0-9]*\) SecI2 unmatched.*/\1/p')
@@ -147,7 +172,7 @@ bad=$(echo "$end" | sed -n 's/.*, \([0-9]*\) cookies bad,.*/\1/p')
 [ "$(json_field "$dir/expiry-5000.json" replay_challenged)" = "$taken" ] ||
 	fail "expired cookies not challenged again: $(cat "$dir/expiry-5000.json")"
 [ "${bad:-0}" -ge "$taken" ] || fail "the server did not count the expired cookies: $end"
-[ "$fails" -eq 0 ] && echo "sst-gen: optimistic acks caught, acks of the future dropped," \
+[ "$fails" -eq 0 ] && echo "sst-gen: optimistic acks caught (both modes), acks of the future dropped," \
 	"stream slots refused past a peer's share, a legitimate client served," \
 	"replayed SecI2 unanswered, expired cookies refused"
 exit $((fails != 0))

@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # sst-gen's attack mode (issue 21): spoofed ChkI1 from 65,536 source
 # addresses (198.18.0.0/16), sent by `sst-gen template --template chki1`
-# on a DPDK port (net_af_packet on the loopback interface) at 20,000 a
-# second, against `sst-cat --listen --echo --stats 1` on kernel UDP, while
-# an sst-gen client (5 channels, 15 streams) is served, every byte checked.
-# The server's own counters (its --stats line) must show the flood arrive
-# and be answered with cookie requests. All of it in a network namespace
-# of its own (unshare -n) with only the loopback interface: the answers to
-# the spoofed sources have no route and go nowhere. Needs root (namespace,
-# packet socket); skipped (77) otherwise.
+# on a DPDK port (net_af_packet on one end of a veth pair) at 20,000 a
+# second, against `sst-cat --listen --echo --stats 1` on kernel UDP at the
+# other end's address, while an sst-gen client (5 channels, 15 streams) is
+# served, every byte checked. The server's own counters (its --stats line)
+# must show the flood arrive and be answered with cookie requests. The
+# spoofed sources are routed back to the flooder's end (a static neighbour
+# for the next hop: nothing answers ARP there), so that the flooder reads
+# the server's answers from its port and sorts them: its count of cookie
+# requests must be the server's count of challenges, and R1s and cookie
+# requests together what the server answered. All of it in a network
+# namespace of its own (unshare -n). Needs root (namespace, packet socket,
+# veth); skipped (77) otherwise.
 # Usage: gen_flood.sh PATH/TO/sst-gen PATH/TO/sst-cat
 set -u
 gen_bin=${1:?usage: gen_flood.sh PATH/TO/sst-gen PATH/TO/sst-cat}
@@ -24,38 +28,58 @@ if [ -z "${SST_GEN_FLOOD_NS:-}" ]; then
 	SST_GEN_FLOOD_NS=1 exec unshare -n "$0" "$@"
 fi
 . "$(dirname "$0")/cat_common.sh"
+. "$(dirname "$0")/gen_common.sh"
 flood=
 trap '[ -n "$flood" ] && kill "$flood" 2>/dev/null; cleanup' EXIT
 
 ip link set lo up
-# Spoofed sources on the loopback interface: no reverse-path filter, and
-# 127.0.0.1 reachable from frames that did not come from this host's stack.
-sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.lo.rp_filter=0 \
-	net.ipv4.conf.all.route_localnet=1 net.ipv4.conf.lo.route_localnet=1 ||
+# The flooder's end (genatk-f0, no address) and the server's (genatk-f1).
+ip link add genatk-f0 type veth peer name genatk-f1 || skip "cannot make a veth pair"
+ip link set genatk-f0 up && ip link set genatk-f1 up &&
+	ip addr add 10.77.0.1/24 dev genatk-f1 || skip "cannot set the veth pair up"
+# The answers to the spoofed sources go to the flooder's end.
+mac=$(ip -o link show genatk-f0 | sed -n "s/.*link\/ether \([0-9a-f:]*\) .*/\1/p")
+ip neigh add 10.77.0.2 lladdr "$mac" dev genatk-f1 &&
+	ip route add 198.18.0.0/16 via 10.77.0.2 dev genatk-f1 ||
+	skip "cannot route the spoofed sources"
+# Spoofed sources: no reverse-path filter.
+sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.genatk-f1.rp_filter=0 ||
 	skip "cannot set the namespace's sysctls"
 
-listen echo /dev/null /dev/null --echo --stats 1 127.0.0.1:0 echo test
+port=4433 # the namespace is ours
+"$cat_bin" --listen --echo --stats 1 10.77.0.1:$port echo test </dev/null >/dev/null \
+	2>"$dir/listen.echo.err" &
+server=$!
+for _ in $(seq 300); do
+	grep -qs '^sst-cat: listening on' "$dir/listen.echo.err" && break
+	sleep 0.1
+done
 timeout 60 "$gen_bin" -l 0-1 --no-huge --no-pci -m 256 --no-telemetry \
-	--log-level=lib.eal:error --file-prefix "sst-gen-flood-$$" --vdev net_af_packet0,iface=lo -- \
+	--log-level=lib.eal:error --file-prefix "sst-gen-flood-$$" \
+	--vdev net_af_packet0,iface=genatk-f0,framecnt=16384 -- \
 	template --tx-port 0 --template chki1 --src 198.18.0.1:40000 --vary-addrs 65536 \
-	--dst "127.0.0.1:$port" --time 3 --rate 20000 --json >"$dir/flood.out" 2>&1 &
+	--dst "10.77.0.1:$port" --time 3 --rate 20000 --json >"$dir/flood.out" 2>&1 &
 flood=$!
 sleep 1
 kill -0 "$flood" 2>/dev/null || fail "the flood did not run: $(cat "$dir/flood.out")"
-timeout 60 "$gen_bin" client --udp "127.0.0.1:$port" --echo --service echo --protocol test \
+timeout 60 "$gen_bin" client --udp "10.77.0.1:$port" --echo --service echo --protocol test \
 	--channels 5 --streams 3 --request 5000 --json >"$dir/client.json" 2>&1 ||
 	fail "the client during the flood: exit $?: $(cat "$dir/client.json")"
 grep -q '"transactions": 15,' "$dir/client.json" && grep -q '"ok": true' "$dir/client.json" ||
 	fail "the client's streams were not all verified: $(cat "$dir/client.json")"
 wait "$flood" || fail "the flood: exit $?: $(cat "$dir/flood.out")"
 flood=
-sent=$(sed -n 's/.*"packets": \([0-9]*\).*/\1/p' "$dir/flood.out")
+sent=$(json_field "$dir/flood.out" packets)
 sleep 1.2 # one more --stats line after the flood
 stop echo kill
 last=$(grep 'sst-cat: stats:' "$dir/listen.echo.err" | tail -1)
 msgs=$(echo "$last" | sed -n 's/.*negotiation: \([0-9]*\) messages, \([0-9]*\) challenged.*/\1/p')
 challenged=$(echo "$last" | sed -n 's/.*negotiation: \([0-9]*\) messages, \([0-9]*\) challenged.*/\2/p')
+cookies=$(json_field "$dir/flood.out" cookie_requests)
+r1=$(json_field "$dir/flood.out" r1)
 echo "flood: ${sent:-0} ChkI1 sent; server: ${msgs:-0} negotiation messages, ${challenged:-0} answered with a cookie request"
+echo "flood's port: $(sed -n 's/.*"answers": \({.*}\)}$/\1/p' "$dir/flood.out")"
+echo "server: $last"
 [ "${sent:-0}" -gt 0 ] || fail "no flood packet sent"
 [ "${msgs:-0}" -gt 1000 ] || fail "the flood did not reach the server: $last"
 loaded=$(echo "$last" | sed -n 's/.*under load \([0-9]*\) times.*/\1/p')
@@ -67,5 +91,18 @@ if [ "${loaded:-0}" -gt 0 ]; then
 else
 	echo "note: the server never went under load in this run: cookies not exercised"
 fi
+# The flooder's count of cookie requests is the server's count of
+# challenges; every flood message answered comes back as one kind or the
+# other (the legitimate client's traffic stays on the server's host). The
+# packet socket's ring holds 16,384 frames: the default 512 lost a sixth of
+# the answers while the flooder's main lcore, which reads them, waited for
+# a loaded machine (missed_by_port says how many).
+# The server's count includes the legitimate client's challenges (5
+# channels, a retransmission each at most), which stay on its host.
+[ "${cookies:-0}" -le "${challenged:-0}" ] && [ "${cookies:-0}" -ge "$((${challenged:-0} - 10))" ] ||
+	fail "cookie requests read from the port ($cookies) are not the server's challenges ($challenged, less 10 at most for the legitimate client)"
+[ "$((${cookies:-0} + ${r1:-0}))" -gt 0 ] || fail "no answer read from the port"
+[ "$(json_field "$dir/flood.out" resets)" = 0 ] ||
+	fail "resets to a ChkI1 flood: $(cat "$dir/flood.out")"
 [ "$fails" -eq 0 ] && echo "sst-gen: flood answered with cookies while a client was served"
 exit $((fails != 0))

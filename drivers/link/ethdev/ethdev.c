@@ -154,6 +154,8 @@ ethdev_device_setup(const void *driver_conf, uint16_t nb_links, struct rte_mempo
 	const struct sst_ethdev_link_conf *ec = driver_conf;
 	struct sst_ethdev_port_conf conf = {
 		.size = sizeof(conf), .nb_queues = nb_links, .pools = pools};
+	if (ec != NULL)
+		conf.rx_timestamp = ec->rx_timestamp;
 	struct sst_ethdev_port_info pi;
 	int rc;
 

@@ -107,6 +107,10 @@ port_conf_fill(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 		info->tx_multi_seg = true;
 	}
+	if (conf->rx_timestamp && (dev->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP)) {
+		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+		info->rx_timestamp = true;
+	}
 	if (conf->mtu != 0)
 		return check_frame_fit(port_id, conf, dev, pc, info);
 	/* rte_eth_dev_configure() sets the MTU it is given (1500 for 0):

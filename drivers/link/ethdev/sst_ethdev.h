@@ -28,6 +28,9 @@
 struct sst_ethdev_link_conf {
 	uint16_t port_id;  /**< the port, set up with sst_ethdev_port_setup() */
 	uint16_t queue_id; /**< the receive and the transmit queue */
+	/** The engine's device step (the first link's conf): ask the port to
+	 * stamp received frames (sst_ethdev_port_conf.rx_timestamp). */
+	bool rx_timestamp;
 };
 
 enum {
@@ -52,6 +55,12 @@ struct sst_ethdev_port_conf {
 		nb_tx_desc; /**< per queue; 0: SST_ETHDEV_TX_DESC (adjusted to the port's limits) */
 	uint16_t mtu;	    /**< 0: leave the port's */
 	bool promiscuous;   /**< receive frames for every MAC address */
+	/** Stamp received frames with the port's clock when it offers it
+	 * (RTE_ETH_RX_OFFLOAD_TIMESTAMP, the mbuf's timestamp dynamic field;
+	 * rte_eth_read_clock() reads the same clock): for tools that time
+	 * arrivals (sst-gen). Off by default: a stamp costs the port a write
+	 * per frame that nothing else reads. */
+	bool rx_timestamp;
 };
 
 /** What sst_ethdev_port_setup() found and did. */
@@ -77,6 +86,7 @@ struct sst_ethdev_port_info {
 	bool tx_cksum_offload; /**< the port computes IPv4 header and UDP checksums */
 	bool rx_cksum_offload; /**< the port checks them (RTE_MBUF_F_RX_*_CKSUM_*) */
 	bool tx_multi_seg;     /**< the port sends chained mbufs */
+	bool rx_timestamp;     /**< the port stamps received frames (asked and offered) */
 	/** Why setup failed, one line (empty on success). */
 	char err[SST_ETHDEV_ERR_LEN];
 };
