@@ -230,11 +230,22 @@ struct tool_host *tool_net_host(struct tool_net *n, int i);
 
 /**
  * One pass of every host at the current time. With @p may_sleep, a net
- * that received nothing for a while sleeps up to 200 us when no timer is
- * due sooner (for tools that wait on people and pipes rather than
- * measure); without, it busy-polls.
+ * that received nothing for a while waits until a timer is due: blocked in
+ * poll() on the workers' descriptors (kernel sockets, net_af_packet ports:
+ * a packet ends the wait at once) after 50 us without a packet, or, where
+ * a worker has none, napping up to 200 us at a time after 2 ms (for tools
+ * that wait on people and pipes rather than measure); without, it
+ * busy-polls.
  */
 void tool_net_poll(struct tool_net *n, bool may_sleep);
+
+/**
+ * Whether every worker of the net has a descriptor that a packet makes
+ * readable (tool_net_poll() then blocks rather than naps): a measuring
+ * tool that may block loses no time to it and leaves the CPU to its peer
+ * between packets.
+ */
+bool tool_net_can_block(struct tool_net *n);
 
 /** Start a channel to @p to (mode from the host's armor). @return 0 or negative errno. */
 int tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, sst_time_t now);

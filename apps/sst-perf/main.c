@@ -842,7 +842,11 @@ run_client(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	rc = run_test(net, cl, c->mode == PERF_WEB);
+	/* Where a packet ends the wait at once (kernel UDP, net_af_packet),
+	 * blocking costs no latency, and a client that spins instead is
+	 * descheduled as a CPU hog on a shared machine, its packets waiting
+	 * for the scheduler's tick (issue 17). */
+	rc = run_test(net, cl, c->mode == PERF_WEB || tool_net_can_block(net));
 	/* Let the server's channel end now rather than at its idle timeout. */
 	perf_client_quiesce(cl);
 	tool_net_finish_channels(net, SST_NSEC_PER_SEC / 2);
