@@ -284,19 +284,28 @@ iperf() {
 # SST-DPDK over the same veth pair: each end a DPDK port on net_af_packet,
 # frames through lib/net at addresses the kernel does not hold.
 # sst_afp NAME bulk|rr [SST-PERF]: rr is 32 bytes each way, each
-# transaction on a new stream, as the loopback's rr row.
+# transaction on a new stream, as the loopback's rr row. Each end uses an
+# Ethernet address of its own (--mac) where sst-perf has the option: the
+# veth's own address would make the namespace's kernel take every SST
+# frame too, route it and drop it (an address it does not hold, no
+# forwarding), which cost as much as SST itself (docs/performance.md).
 eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
 sst_afp() {
-	local srv name=$1 mode=$2 bin=${3:-$perf} test=(bulk)
+	local srv name=$1 mode=$2 bin=${3:-$perf} test=(bulk) mac_s=() mac_c=()
 	[ "$mode" != rr ] || test=(--request 32 --response 32 rr)
+	if "$bin" --help 2>&1 | grep -q -- '--mac ADDR'; then
+		mac_s=(--mac 02:53:54:00:00:01)
+		mac_c=(--mac 02:53:54:00:00:02)
+	fi
 	ip netns exec "$ns_a" "$bin" "${eal[@]}" --file-prefix="sstcmp-s-$$" \
 		--vdev="net_af_packet0,iface=$if_a" -- --server --once --udp 4433 --port 0 \
-		--ip 10.211.1.1/24 >/dev/null 2>&1 &
+		--ip 10.211.1.1/24 "${mac_s[@]}" >/dev/null 2>&1 &
 	srv=$!
 	sleep 2
 	measure "$name" count "$srv" ip netns exec "$ns_b" "$bin" "${eal[@]}" \
 		--file-prefix="sstcmp-c-$$" --vdev="net_af_packet0,iface=$if_b" -- \
-		--udp 10.211.1.1:4433 --port 0 --ip 10.211.1.2/24 -t "$run_time" "${test[@]}"
+		--udp 10.211.1.1:4433 --port 0 --ip 10.211.1.2/24 "${mac_c[@]}" -t "$run_time" \
+		"${test[@]}"
 	wait "$srv" || true
 }
 

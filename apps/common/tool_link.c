@@ -474,6 +474,16 @@ tool_port_option(const char *prog, const char *opt, const char *arg, struct tool
 		p->prefix_len = (uint8_t)v;
 		return 1;
 	}
+	if (strcmp(opt, "mac") == 0) {
+		if (rte_ether_unformat_addr(arg, &p->mac) < 0 ||
+			!rte_is_valid_assigned_ether_addr(&p->mac)) {
+			fprintf(stderr,
+				"%s: --mac '%s': want a unicast address, e.g. 02:00:00:00:00:01\n",
+				prog, arg);
+			return -1;
+		}
+		return 1;
+	}
 	if (strcmp(opt, "gateway") == 0) {
 		if (sst_net_addr_parse(arg, &p->gateway) < 0) {
 			fprintf(stderr, "%s: --gateway '%s': want an address\n", prog, arg);
@@ -524,8 +534,11 @@ tool_net_port(const struct tool_host_conf *c, const struct tool_port *p)
 	}
 	l.local.addr = p->ip;
 	l.local.port = c->local.port != 0 ? c->local.port : 4433;
+	np.mac = p->mac;
 	for (uint16_t q = 0; q < workers; q++) {
-		n->eth[0][q] = (struct sst_ethdev_link_conf){.port_id = p->port_id, .queue_id = q};
+		n->eth[0][q] = (struct sst_ethdev_link_conf){.port_id = p->port_id,
+			.queue_id = q,
+			.promiscuous = !rte_is_zero_ether_addr(&p->mac)};
 		n->eth_ptr[0][q] = &n->eth[0][q];
 	}
 	l.confs = n->eth_ptr[0];

@@ -202,11 +202,18 @@ struct tool_port {
 	struct sst_net_addr ip;	     /**< --ip ADDR/LEN: our address on the port */
 	uint8_t prefix_len;	     /**< ... its on-link prefix */
 	struct sst_net_addr gateway; /**< --gateway ADDR (family NONE: none) */
+	/** --mac ADDR: the Ethernet address lib/net uses instead of the
+	 * port's, the port then receiving promiscuously (all zero: the
+	 * port's). On a net_af_packet port, an address the kernel's interface
+	 * does not hold keeps the kernel's own stack from routing (and
+	 * dropping) every SST frame too: it drops them as another host's at
+	 * once. */
+	struct rte_ether_addr mac;
 };
 
 /**
  * Parse the DPDK-port options into @p p: "--port" (a port id), "--ip"
- * (ADDR/LEN), "--gateway" (ADDR). @return 1 when @p opt is one of them and
+ * (ADDR/LEN), "--gateway" (ADDR), "--mac" (a unicast Ethernet address). @return 1 when @p opt is one of them and
  * @p arg is valid, 0 when @p opt is not one of them, -1 after printing why
  * @p arg is bad.
  */

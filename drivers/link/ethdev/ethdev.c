@@ -173,6 +173,7 @@ ethdev_device_setup(const void *driver_conf, uint16_t nb_links, struct rte_mempo
 			"no driver_conf (struct sst_ethdev_link_conf)");
 		return -EINVAL;
 	}
+	conf.promiscuous = ec->promiscuous;
 	rc = sst_ethdev_port_setup(ec->port_id, &conf, &pi);
 	snprintf(info->err, sizeof(info->err), "%s", pi.err);
 	info->mac = pi.mac;

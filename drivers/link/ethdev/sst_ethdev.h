@@ -28,6 +28,10 @@
 struct sst_ethdev_link_conf {
 	uint16_t port_id;  /**< the port, set up with sst_ethdev_port_setup() */
 	uint16_t queue_id; /**< the receive and the transmit queue */
+	/** Device setup (the first link's conf): the port receives frames
+	 * for every address, for a network layer that answers for an
+	 * address other than the port's (sst_net_params.mac). */
+	bool promiscuous;
 };
 
 enum {

@@ -5,7 +5,8 @@
  * shared CPU the frame it waited for was seen only at the scheduler's next
  * tick. The descriptor must poll readable when a frame is waiting and not
  * before, and stay absent when the port's socket cannot be told apart
- * from others (several queue pairs, or two ports on one interface).
+ * from others (several queue pairs, or two ports on one interface). A port
+ * set up promiscuous gives its interface back as it found it.
  *
  * The ports are on the loopback interface of a network namespace of the
  * test's own (unshare(CLONE_NEWNET)), so no other traffic reaches them;
@@ -144,9 +145,51 @@ test_no_guess(void)
 	rte_vdev_uninit("net_af_packet_n1");
 }
 
+/* Whether lo is promiscuous (IFF_PROMISC as the kernel reports it). */
+static bool
+lo_promiscuous(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), rc;
+
+	CU_ASSERT_FATAL(s >= 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	rc = ioctl(s, SIOCGIFFLAGS, &ifr);
+	close(s);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	return (ifr.ifr_flags & IFF_PROMISC) != 0;
+}
+
+/* A port set up promiscuous (a network layer with an address of its own,
+ * tools' --mac) makes its interface promiscuous, and stopping it gives the
+ * interface back as found: a net_af_packet port's mode is the kernel
+ * interface's, which outlives the process. */
+static void
+test_promiscuous_given_back(void)
+{
+	struct rte_mempool *pools[1] = {pool};
+	struct sst_ethdev_port_conf conf = {.size = sizeof(conf),
+		.nb_queues = 1,
+		.pools = pools,
+		.mtu = 1500,
+		.promiscuous = true};
+	uint16_t port_id;
+
+	CU_ASSERT_FALSE_FATAL(lo_promiscuous());
+	CU_ASSERT_EQUAL_FATAL(rte_vdev_init("net_af_packet_p1", "iface=lo"), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_eth_dev_get_port_by_name("net_af_packet_p1", &port_id), 0);
+	CU_ASSERT_EQUAL_FATAL(sst_ethdev_port_setup(port_id, &conf, NULL), 0);
+	CU_ASSERT_TRUE(lo_promiscuous());
+	CU_ASSERT_EQUAL(sst_ethdev_port_stop(port_id), 0);
+	CU_ASSERT_FALSE(lo_promiscuous());
+	rte_vdev_uninit("net_af_packet_p1");
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_wait_fd),
 	SST_TEST(test_no_guess),
+	SST_TEST(test_promiscuous_given_back),
 	SST_TEST_END,
 };
 
