@@ -14,8 +14,8 @@
 #
 #   SST-DPDK  sst-perf --loopback bulk (chk32, AES-128-GCM) and rr (32 B each
 #             way, each transaction on a new stream), one process: both ends;
-#             sst-perf bulk over the veth pair below, each end a DPDK port on
-#             net_af_packet (two processes); bulk and rr over the loopback's
+#             sst-perf bulk and rr over the veth pair below, each end a DPDK
+#             port on net_af_packet (two processes); bulk and rr over the loopback's
 #             net_ring pair with one worker a side (--frames) and with two
 #             (-w 2): what a second worker costs or gains per CPU-second
 #   anchors   kernel TCP (iperf3) over a veth pair between two network
@@ -31,7 +31,7 @@
 #             generated body, both processes' CPU time from start to exit
 #
 # Usage: perf/compare.sh [--quick] [--rounds N] [--window SECONDS] [--build DIR]
-#                        [--versus DIR]
+#                        [--versus DIR] [--veth]
 #   --quick        one round, 2-second windows (under 2 minutes)
 #   --rounds N     rounds (default 3)
 #   --window S     seconds measured per run (default 4)
@@ -40,6 +40,9 @@
 #   --versus DIR   also SST-DPDK's rows with DIR's sst-perf (another build, or
 #                  a directory holding apps/sst-perf/sst-perf of another
 #                  commit), interleaved with the others: a before/after table
+#   --veth         only the rows over the veth pair and their anchors: kernel
+#                  TCP without offloads, SST-DPDK bulk and rr on
+#                  net_af_packet, kernel UDP ping-pong
 # Needs root (network namespaces), iperf3 and ethtool.
 set -eu
 cd "$(dirname "$0")/.."
@@ -48,6 +51,7 @@ rounds=3
 window=4
 build=build-fast
 versus=
+veth_only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick)
@@ -69,6 +73,9 @@ while [ $# -gt 0 ]; do
 	--versus)
 		versus=$2
 		shift
+		;;
+	--veth)
+		veth_only=1
 		;;
 	*)
 		sed -n '/^# Usage/,/^# Needs/p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -276,17 +283,29 @@ iperf() {
 
 # SST-DPDK over the same veth pair: each end a DPDK port on net_af_packet,
 # frames through lib/net at addresses the kernel does not hold.
+# sst_afp NAME bulk|rr [SST-PERF]: rr is 32 bytes each way, each
+# transaction on a new stream, as the loopback's rr row. Each end uses an
+# Ethernet address of its own (--mac) where sst-perf has the option: the
+# veth's own address would make the namespace's kernel take every SST
+# frame too, route it and drop it (an address it does not hold, no
+# forwarding), which cost as much as SST itself (docs/performance.md).
 eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
 sst_afp() {
-	local srv
-	ip netns exec "$ns_a" "$perf" "${eal[@]}" --file-prefix="sstcmp-s-$$" \
+	local srv name=$1 mode=$2 bin=${3:-$perf} test=(bulk) mac_s=() mac_c=()
+	[ "$mode" != rr ] || test=(--request 32 --response 32 rr)
+	if "$bin" --help 2>&1 | grep -q -- '--mac ADDR'; then
+		mac_s=(--mac 02:53:54:00:00:01)
+		mac_c=(--mac 02:53:54:00:00:02)
+	fi
+	ip netns exec "$ns_a" "$bin" "${eal[@]}" --file-prefix="sstcmp-s-$$" \
 		--vdev="net_af_packet0,iface=$if_a" -- --server --once --udp 4433 --port 0 \
-		--ip 10.211.1.1/24 >/dev/null 2>&1 &
+		--ip 10.211.1.1/24 "${mac_s[@]}" >/dev/null 2>&1 &
 	srv=$!
 	sleep 2
-	measure "$1" count "$srv" ip netns exec "$ns_b" "$perf" "${eal[@]}" \
+	measure "$name" count "$srv" ip netns exec "$ns_b" "$bin" "${eal[@]}" \
 		--file-prefix="sstcmp-c-$$" --vdev="net_af_packet0,iface=$if_b" -- \
-		--udp 10.211.1.1:4433 --port 0 --ip 10.211.1.2/24 -t "$run_time" bulk
+		--udp 10.211.1.1:4433 --port 0 --ip 10.211.1.2/24 "${mac_c[@]}" -t "$run_time" \
+		"${test[@]}"
 	wait "$srv" || true
 }
 
@@ -333,14 +352,26 @@ ngtcp2_ok=
 [ -z "$ngtcp2_client" ] || [ -z "$ngtcp2_server" ] || [ ! -r "$ngtcp2_key" ] || ngtcp2_ok=1
 echo "compare.sh: $rounds round(s), ${window}-second windows, $build; cycles = CPU-seconds x" \
 	"${tsc_mhz} MHz ($tsc_src)" >&2
+# The rows over the veth pair, in this order in every round.
+veth_rows() {
+	iperf tcp_off off
+	sst_afp sst_afp bulk
+	[ -z "$versus" ] || sst_afp v_afp bulk "$versus/apps/sst-perf/sst-perf"
+	sst_afp sst_afp_rr rr
+	[ -z "$versus" ] || sst_afp v_afp_rr rr "$versus/apps/sst-perf/sst-perf"
+}
 for r in $(seq "$rounds"); do
 	echo "compare.sh: round $r" >&2
+	if [ -n "$veth_only" ]; then
+		veth_rows
+		measure udp_rr count "" "$anchor" pair udp --seconds "$run_time" --size 32
+		continue
+	fi
 	sst_bulk sst_chk32 chk32
 	iperf tcp_on on
 	sst_bulk sst_aes aes128gcm
 	[ -z "$ngtcp2_ok" ] || ngtcp2_bulk ngtcp2
-	iperf tcp_off off
-	sst_afp sst_afp
+	veth_rows
 	sst_rr sst_rr
 	if [ -n "$versus" ]; then
 		sst_bulk v_chk32 chk32 "$versus/apps/sst-perf/sst-perf"
@@ -364,6 +395,49 @@ med() {
 		awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2];
 			else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'
 }
+# Medians over the rounds: units per second of each name (bytes, or
+# transactions for rr rows).
+med_rate() {
+	awk -v n="$1" -v w="$window" '$1 == n {print $2 / w}' "$tmp/results" | sort -g |
+		awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2];
+			else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+}
+# The veth pair's table: SST-DPDK on net_af_packet next to the kernel.
+veth_table() {
+	awk -v off="$(med tcp_off)" -v offr="$(med_rate tcp_off)" -v afp="$(med sst_afp)" \
+		-v afpr="$(med_rate sst_afp)" -v udp="$(med udp_rr)" -v rr="$(med sst_afp_rr)" \
+		-v rrr="$(med_rate sst_afp_rr)" 'BEGIN {
+	print "\n| over the veth pair | anchor, same sitting | SST-DPDK on net_af_packet | SST / anchor |"
+	print "|---|---|---|---|"
+	printf "| bulk, chk32 | kernel TCP, offloads off: %.2f cycles/byte, %.0f Mbit/s | %.2f cycles/byte, %.0f Mbit/s | %.2fx per CPU-second |\n",
+		off, offr * 8 / 1e6, afp, afpr * 8 / 1e6, off / afp
+	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong over lo: %.1fk cycles/txn | %.1fk cycles/txn, %.0f txn/s | %.2fx per CPU-second |\n",
+		udp / 1e3, rr / 1e3, rrr, udp / rr
+}'
+	[ -n "$versus" ] || return 0
+	awk -v a="$(med v_afp)" -v b="$(med sst_afp)" -v ar="$(med_rate v_afp)" \
+		-v br="$(med_rate sst_afp)" -v c="$(med v_afp_rr)" -v d="$(med sst_afp_rr)" \
+		-v cr="$(med_rate v_afp_rr)" -v dr="$(med_rate sst_afp_rr)" -v va="$versus" \
+		-v vb="$build" 'BEGIN {
+	printf "\n| net_af_packet, same sitting | %s | %s | ratio |\n|---|---|---|---|\n", va, vb
+	printf "| bulk chk32, cycles/byte | %.2f | %.2f | %.2fx |\n", a, b, a / b
+	printf "| bulk chk32, Mbit/s | %.0f | %.0f | %.2fx |\n", ar * 8 / 1e6, br * 8 / 1e6, br / ar
+	printf "| rr 32 B, cycles/txn | %.0f | %.0f | %.2fx |\n", c, d, c / d
+	printf "| rr 32 B, txn/s | %.0f | %.0f | %.2fx |\n", cr, dr, dr / cr
+}'
+}
+if [ -n "$veth_only" ]; then
+	printf "\nMedians of %d round(s), %d-second windows; cycles = CPU-seconds of both ends x %s MHz\n" \
+		"$rounds" "$window" "$tsc_mhz"
+	veth_table
+	echo
+	echo "Per round (cycles per byte, or per transaction for the rr rows):"
+	for n in tcp_off sst_afp v_afp sst_afp_rr v_afp_rr udp_rr; do
+		awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
+			"$tmp/results"
+	done
+	exit 0
+fi
 chk=$(med sst_chk32)
 aes=$(med sst_aes)
 rr=$(med sst_rr)
@@ -406,12 +480,13 @@ awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$o
 		printf "| cycles per packet, both ends, loopback bulk | testpmd io on net_null: %.0f | %.0f | %.0fx the floor |\n",
 			tp, chk / pb, chk / pb / tp
 }'
+veth_table
 
 # Every round's figure, so that the spread of the sitting shows.
 echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
-for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_rr udp_rr tcp_crr w1_bulk w2_bulk w1_rr \
-	w2_rr testpmd v_chk32 v_aes v_rr; do
+for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_rr udp_rr tcp_crr w1_bulk \
+	w2_bulk w1_rr w2_rr testpmd v_chk32 v_aes v_rr v_afp v_afp_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 		"$tmp/results"
 done

@@ -38,10 +38,11 @@ enum {
 	DEFAULT_QUEUE_PKTS = 1000,
 };
 
-/* How long a net that receives nothing keeps spinning before it sleeps,
- * and the longest sleep: short enough that a person or a pipe never waits
+/* How long a net that receives nothing keeps spinning before it naps,
+ * and the longest nap: short enough that a person or a pipe never waits
  * noticeably, long enough that an idle tool costs no CPU. Over kernel
- * sockets the sleep is a poll() that a packet ends at once, so it may be
+ * sockets and net_af_packet ports the sleep is a poll() that a packet ends
+ * at once, entered as soon as a pass finds nothing (no spin), so it may be
  * longer: it bounds only how late the tools' own timers run (progress
  * lines, schedules, the retries of a server short of mbufs). */
 #define IDLE_SPIN_NS (2 * SST_NSEC_PER_MSEC)
@@ -79,6 +80,11 @@ struct tool_net {
 	const void *eth_ptr[2][SST_WORKERS_MAX];
 	uint64_t last_rx;
 	sst_time_t busy_at;
+	/* What every worker of the net can block on (wait_fds()), found at
+	 * the first idle pass: nfds 0 when one of them has nothing. */
+	struct pollfd fds[2 * SST_WORKERS_MAX];
+	nfds_t nfds;
+	bool fds_known;
 	/** The time of the pass tool_net_poll() is making, 0 outside one: the
 	 * loopback link's clock during a pass, so that a pass reads the clock
 	 * once, not at every burst of each side (issue 17). */
@@ -468,6 +474,16 @@ tool_port_option(const char *prog, const char *opt, const char *arg, struct tool
 		p->prefix_len = (uint8_t)v;
 		return 1;
 	}
+	if (strcmp(opt, "mac") == 0) {
+		if (rte_ether_unformat_addr(arg, &p->mac) < 0 ||
+			!rte_is_valid_assigned_ether_addr(&p->mac)) {
+			fprintf(stderr,
+				"%s: --mac '%s': want a unicast address, e.g. 02:00:00:00:00:01\n",
+				prog, arg);
+			return -1;
+		}
+		return 1;
+	}
 	if (strcmp(opt, "gateway") == 0) {
 		if (sst_net_addr_parse(arg, &p->gateway) < 0) {
 			fprintf(stderr, "%s: --gateway '%s': want an address\n", prog, arg);
@@ -518,8 +534,11 @@ tool_net_port(const struct tool_host_conf *c, const struct tool_port *p)
 	}
 	l.local.addr = p->ip;
 	l.local.port = c->local.port != 0 ? c->local.port : 4433;
+	np.mac = p->mac;
 	for (uint16_t q = 0; q < workers; q++) {
-		n->eth[0][q] = (struct sst_ethdev_link_conf){.port_id = p->port_id, .queue_id = q};
+		n->eth[0][q] = (struct sst_ethdev_link_conf){.port_id = p->port_id,
+			.queue_id = q,
+			.promiscuous = !rte_is_zero_ether_addr(&p->mac)};
 		n->eth_ptr[0][q] = &n->eth[0][q];
 	}
 	l.confs = n->eth_ptr[0];
@@ -710,14 +729,22 @@ wait_fds(const struct tool_net *n, struct pollfd *fds)
 	return k;
 }
 
+bool
+tool_net_can_block(struct tool_net *n)
+{
+	if (!n->fds_known) {
+		n->nfds = wait_fds(n, n->fds);
+		n->fds_known = true;
+	}
+	return n->nfds > 0;
+}
+
 void
 tool_net_poll(struct tool_net *n, bool may_sleep)
 {
 	sst_time_t now = tool_now(), next = SST_TIME_NEVER;
-	struct pollfd fds[2 * SST_WORKERS_MAX];
 	uint64_t rx = 0;
 	struct timespec ts;
-	nfds_t nfds;
 
 	/* The tools' clock, not the engine's: the callbacks and the loopback
 	 * link read tool_now() too. */
@@ -736,7 +763,11 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 		n->busy_at = now;
 		return;
 	}
-	if (now - n->busy_at < IDLE_SPIN_NS)
+	/* Where a packet ends the wait at once, waiting costs a pass nothing
+	 * and spinning costs the CPU the peer may need: block as soon as a
+	 * pass finds nothing. Napping would add up to its length to every
+	 * packet's latency, so spin a while first. */
+	if (!tool_net_can_block(n) && now - n->busy_at < IDLE_SPIN_NS)
 		return;
 	for (int i = 0; i < n->n; i++)
 		for (uint16_t k = 0; k < n->h[i]->workers; k++)
@@ -745,12 +776,11 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 	now = tool_now();
 	if (next <= now)
 		return;
-	nfds = wait_fds(n, fds);
-	next = RTE_MIN(next - now, nfds > 0 ? IDLE_BLOCK_NS : IDLE_SLEEP_NS);
+	next = RTE_MIN(next - now, n->nfds > 0 ? IDLE_BLOCK_NS : IDLE_SLEEP_NS);
 	ts.tv_sec = 0;
 	ts.tv_nsec = (long)next;
-	if (nfds > 0)
-		ppoll(fds, nfds, &ts, NULL);
+	if (n->nfds > 0)
+		ppoll(n->fds, n->nfds, &ts, NULL);
 	else
 		nanosleep(&ts, NULL);
 }

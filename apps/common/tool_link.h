@@ -202,11 +202,18 @@ struct tool_port {
 	struct sst_net_addr ip;	     /**< --ip ADDR/LEN: our address on the port */
 	uint8_t prefix_len;	     /**< ... its on-link prefix */
 	struct sst_net_addr gateway; /**< --gateway ADDR (family NONE: none) */
+	/** --mac ADDR: the Ethernet address lib/net uses instead of the
+	 * port's, the port then receiving promiscuously (all zero: the
+	 * port's). On a net_af_packet port, an address the kernel's interface
+	 * does not hold keeps the kernel's own stack from routing (and
+	 * dropping) every SST frame too: it drops them as another host's at
+	 * once. */
+	struct rte_ether_addr mac;
 };
 
 /**
  * Parse the DPDK-port options into @p p: "--port" (a port id), "--ip"
- * (ADDR/LEN), "--gateway" (ADDR). @return 1 when @p opt is one of them and
+ * (ADDR/LEN), "--gateway" (ADDR), "--mac" (a unicast Ethernet address). @return 1 when @p opt is one of them and
  * @p arg is valid, 0 when @p opt is not one of them, -1 after printing why
  * @p arg is bad.
  */
@@ -230,11 +237,22 @@ struct tool_host *tool_net_host(struct tool_net *n, int i);
 
 /**
  * One pass of every host at the current time. With @p may_sleep, a net
- * that received nothing for a while sleeps up to 200 us when no timer is
- * due sooner (for tools that wait on people and pipes rather than
- * measure); without, it busy-polls.
+ * that received nothing for a while waits until a timer is due: blocked in
+ * poll() on the workers' descriptors (kernel sockets, net_af_packet ports:
+ * a packet ends the wait at once) after 50 us without a packet, or, where
+ * a worker has none, napping up to 200 us at a time after 2 ms (for tools
+ * that wait on people and pipes rather than measure); without, it
+ * busy-polls.
  */
 void tool_net_poll(struct tool_net *n, bool may_sleep);
+
+/**
+ * Whether every worker of the net has a descriptor that a packet makes
+ * readable (tool_net_poll() then blocks rather than naps): a measuring
+ * tool that may block loses no time to it and leaves the CPU to its peer
+ * between packets.
+ */
+bool tool_net_can_block(struct tool_net *n);
 
 /** Start a channel to @p to (mode from the host's armor). @return 0 or negative errno. */
 int tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, sst_time_t now);

@@ -44,6 +44,7 @@ enum {
 	OPT_STP_TIMEOUT,
 	OPT_STP_MUTE,
 	OPT_FRAMES,
+	OPT_MAC,
 	OPT_EVENT_LOG,
 	OPT_TRACE,
 	DEFAULT_IDLE_S = 60,
@@ -136,6 +137,10 @@ usage(FILE *out)
 		"                         instead of kernel UDP, lib/net answering ARP and ping\n"
 		"      --ip ADDR/LEN      with --port: our address on it (required)\n"
 		"      --gateway ADDR     with --port: the default route\n"
+		"      --mac ADDR         with --port: the Ethernet address to use instead of\n"
+		"                         the port's (then promiscuous); on net_af_packet, one\n"
+		"                         the interface does not hold spares the kernel's stack\n"
+		"                         routing every SST frame\n"
 		"      --mtu BYTES        largest channel packet (default 1232)\n"
 		"      --mbufs N          packet buffers per side (default 32767)\n"
 		"      --packet-limit N   replace a channel (new keys, streams moved over) after\n"
@@ -231,10 +236,12 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 	case 'p':
 	case 'I':
 	case 'G':
+	case OPT_MAC:
 		return tool_port_option("sst-perf",
-			       opt == 'p'   ? "port"
-			       : opt == 'I' ? "ip"
-					    : "gateway",
+			       opt == 'p'	? "port"
+			       : opt == 'I'	? "ip"
+			       : opt == OPT_MAC ? "mac"
+						: "gateway",
 			       arg, &c->port) < 0
 			       ? TOOL_EXIT_ARGS
 			       : 0;
@@ -543,6 +550,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"port", required_argument, NULL, 'p'},
 		{"ip", required_argument, NULL, 'I'},
 		{"gateway", required_argument, NULL, 'G'},
+		{"mac", required_argument, NULL, OPT_MAC},
 		{"mtu", required_argument, NULL, 'M'},
 		{"mbufs", required_argument, NULL, 'B'},
 		{"packet-limit", required_argument, NULL, OPT_PACKET_LIMIT},
@@ -842,7 +850,11 @@ run_client(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	rc = run_test(net, cl, c->mode == PERF_WEB);
+	/* Where a packet ends the wait at once (kernel UDP, net_af_packet),
+	 * blocking costs no latency, and a client that spins instead is
+	 * descheduled as a CPU hog on a shared machine, its packets waiting
+	 * for the scheduler's tick (issue 17). */
+	rc = run_test(net, cl, c->mode == PERF_WEB || tool_net_can_block(net));
 	/* Let the server's channel end now rather than at its idle timeout. */
 	perf_client_quiesce(cl);
 	tool_net_finish_channels(net, SST_NSEC_PER_SEC / 2);

@@ -120,7 +120,8 @@ struct sst_link_ops {
 	int (*local)(void *priv, struct sst_net_endpoint *ep);
 	/** A descriptor that polls readable (POLLIN) when packets may be
 	 * waiting, so that a caller with nothing to do can block on it rather
-	 * than nap and poll again (kernel sockets). NULL: none.
+	 * than nap and poll again (kernel sockets; ethdev: net_af_packet's
+	 * packet socket). NULL: none.
 	 * @param priv The link's driver state.
 	 * @return The descriptor, or a negative errno.
 	 */

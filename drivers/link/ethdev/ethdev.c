@@ -25,6 +25,7 @@ RTE_LOG_REGISTER(sst_logtype_ethdev, sst.link.ethdev, NOTICE);
 struct ethdev_link {
 	uint16_t port_id;
 	uint16_t queue_id;
+	int wait_fd; /* ethdev_wait_fd_find(); negative: none */
 	struct sst_link_stats *stats;
 };
 
@@ -80,6 +81,7 @@ ethdev_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats 
 		return rc;
 	e->port_id = ec->port_id;
 	e->queue_id = ec->queue_id;
+	e->wait_fd = ethdev_wait_fd_find(ec->port_id, &dev);
 	e->stats = stats;
 	return 0;
 }
@@ -138,6 +140,15 @@ ethdev_tx_burst(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoin
 	return total;
 }
 
+/* A packet socket's (net_af_packet), or -ENOTSUP: the queue is polled. */
+static int
+ethdev_wait_fd(void *priv)
+{
+	const struct ethdev_link *e = priv;
+
+	return e->wait_fd;
+}
+
 static void
 ethdev_close(void *priv)
 {
@@ -164,6 +175,7 @@ ethdev_device_setup(const void *driver_conf, uint16_t nb_links, struct rte_mempo
 			"no driver_conf (struct sst_ethdev_link_conf)");
 		return -EINVAL;
 	}
+	conf.promiscuous = ec->promiscuous;
 	rc = sst_ethdev_port_setup(ec->port_id, &conf, &pi);
 	snprintf(info->err, sizeof(info->err), "%s", pi.err);
 	info->mac = pi.mac;
@@ -196,6 +208,7 @@ static const struct sst_link_ops ethdev_ops = {
 	.open = ethdev_open,
 	.rx_burst = ethdev_rx_burst,
 	.tx_burst = ethdev_tx_burst,
+	.wait_fd = ethdev_wait_fd,
 	.close = ethdev_close,
 	.device_setup = ethdev_device_setup,
 	.device_teardown = ethdev_device_teardown,

@@ -20,4 +20,10 @@ extern int sst_logtype_ethdev;
 void ethdev_rss_setup(uint16_t port_id, const struct rte_eth_dev_info *dev, uint16_t nb_queues,
 	struct sst_ethdev_port_info *info);
 
+/* The descriptor that polls readable when queue 0 of the port has a frame
+ * waiting, for a worker with nothing to do to block on (ethdev_wait.c):
+ * net_af_packet's packet socket, when the port has one queue pair. Every
+ * other port, or one whose socket cannot be told apart: -ENOTSUP. */
+int ethdev_wait_fd_find(uint16_t port_id, const struct rte_eth_dev_info *dev);
+
 #endif /* ETHDEV_INTERNAL_H */

@@ -34,6 +34,10 @@
 #define ETHDEV_TX_CKSUM (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
 #define ETHDEV_RX_CKSUM (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM)
 
+/* Ports whose promiscuous mode sst_ethdev_port_setup() turned on, for
+ * sst_ethdev_port_stop() to turn off again. */
+static bool promiscuous_ours[RTE_MAX_ETHPORTS];
+
 static int __rte_format_printf(4, 5) setup_fail(
 	struct sst_ethdev_port_info *info, uint16_t port_id, int rc, const char *fmt, ...)
 {
@@ -201,8 +205,9 @@ sst_ethdev_port_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	rc = queues_setup(port_id, conf, &dev, &pc, info);
 	if (rc != 0)
 		return rc;
-	if (conf->promiscuous) {
+	if (conf->promiscuous && rte_eth_promiscuous_get(port_id) == 0) {
 		rc = rte_eth_promiscuous_enable(port_id);
+		promiscuous_ours[port_id] = rc == 0;
 		if (rc != 0)
 			return setup_fail(
 				info, port_id, rc, "promiscuous mode: %s", rte_strerror(-rc));
@@ -227,6 +232,12 @@ sst_ethdev_port_stop(uint16_t port_id)
 
 	if (!rte_eth_dev_is_valid_port(port_id))
 		return -ENODEV;
+	/* A net_af_packet port's promiscuous mode is its kernel interface's,
+	 * which outlives the process: give it back as setup found it. */
+	if (promiscuous_ours[port_id]) {
+		rte_eth_promiscuous_disable(port_id);
+		promiscuous_ours[port_id] = false;
+	}
 	rc = rte_eth_dev_stop(port_id);
 	if (rc != 0)
 		ETHDEV_LOG(ERR, "port %u: stop: %s", port_id, rte_strerror(-rc));

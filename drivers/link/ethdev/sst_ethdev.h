@@ -31,6 +31,10 @@ struct sst_ethdev_link_conf {
 	/** The engine's device step (the first link's conf): ask the port to
 	 * stamp received frames (sst_ethdev_port_conf.rx_timestamp). */
 	bool rx_timestamp;
+	/** Device setup (the first link's conf): the port receives frames
+	 * for every address, for a network layer that answers for an
+	 * address other than the port's (sst_net_params.mac). */
+	bool promiscuous;
 };
 
 enum {
