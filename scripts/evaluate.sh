@@ -310,9 +310,11 @@ tag=$$
 ns_c=sst-ev-c$tag ns_m=sst-ev-m$tag ns_s=sst-ev-s$tag
 ip_c=10.79.0.1 ip_s=10.79.0.2
 # SST-DPDK on the same veths as DPDK ports (net_af_packet), at addresses
-# the kernels there do not hold: lib/net answers ARP for them and builds
-# the frames, as on a NIC (bulk's "sst-afp" stack).
+# and Ethernet addresses the kernels there do not hold (so they drop our
+# frames as another host's instead of routing them): lib/net answers ARP
+# for them and builds the frames, as on a NIC (bulk's "sst-afp" stack).
 afp_ip_c=10.79.0.11 afp_ip_s=10.79.0.12
+afp_mac_c=02:53:45:56:00:0b afp_mac_s=02:53:45:56:00:0c
 afp_eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
 sst_port=4433 txn_port=5301 fair_port=5202
 # SST's channel packets as large as the link's 1500-byte MTU allows over
@@ -368,7 +370,7 @@ setup_net() {
 	if want bulk; then
 		ip netns exec "$ns_s" "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-s$tag" \
 			--vdev="net_af_packet0,iface=evsp$tag" -- --server --udp $sst_port --port 0 \
-			--ip $afp_ip_s/24 --mtu $sst_mtu --quiet >"$raw/sst-perf-afp-server.log" 2>&1 &
+			--ip $afp_ip_s/24 --mac $afp_mac_s --mtu $sst_mtu --quiet >"$raw/sst-perf-afp-server.log" 2>&1 &
 		servers+=($!)
 	fi
 }
@@ -419,7 +421,7 @@ sst_afp_bulk() { # NAME CC SECONDS -> Mbit/s
 	local f=$raw/$1
 	in_c "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-c$tag" \
 		--vdev="net_af_packet0,iface=evcp$tag" -- --udp $afp_ip_s:$sst_port --port 0 \
-		--ip $afp_ip_c/24 --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
+		--ip $afp_ip_c/24 --mac $afp_mac_c --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
 		>"$f.json" 2>"$f.err"
 	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
 }
