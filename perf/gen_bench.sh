@@ -5,8 +5,10 @@
 #  1. template mode over net_null, one transmit queue on one worker lcore,
 #     against dpdk-testpmd --forward-mode=txonly with the same frame size
 #     (126 bytes: a checksum-mode data packet of 64 payload bytes), ROUNDS
-#     alternating runs of SECONDS each; prints each run's Mpps and the
-#     ratio of the medians (each tool's best second of a run);
+#     alternating runs of SECONDS each, for one flow (testpmd's default,
+#     sst-gen --vary-addrs 1) and for many (--txonly-multi-flow, sst-gen's
+#     default 65,536 sources); prints each run's Mpps and the ratio of the
+#     medians (each tool's best second of a run);
 #  2. stateful mode: new channels per second (CHANNELS channels of one
 #     stream each) and transactions per second (one channel, 64-byte
 #     requests and responses, one in flight) against an sst-gen server in
@@ -38,31 +40,51 @@ testpmd=$(command -v dpdk-testpmd) || {
 }
 eal=(-l 0-1 --no-huge --no-pci -m 1024 --no-telemetry --log-level=lib.eal:error --vdev net_null0)
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-tp_runs=() gen_runs=()
-for r in $(seq "$rounds"); do
-	# Both print their rate every second (the first and last seconds
-	# partial): each one's best second is taken, like for like (on a
-	# loaded machine a mean counts the seconds the scheduler took away;
-	# sst-gen's mean over the run is printed too).
-	tp=$(timeout -s INT $((seconds + 3)) "$testpmd" "${eal[@]}" --file-prefix "gb-tp-$$" -- \
-		--forward-mode=txonly --txpkts=126 --auto-start --stats-period=1 --nb-cores=1 \
-		--txq=1 --rxq=1 --total-num-mbufs=16384 </dev/null 2>/dev/null |
-		sed -n 's/.*Tx-pps: *\([0-9]*\).*/\1/p' | sort -n | tail -1)
-	"$gen" "${eal[@]}" --file-prefix "gb-gen-$$" -- template --tx-port 0 --template data \
-		--size 64 --time "$seconds" >"/tmp/gb-gen-$$.out" 2>"/tmp/gb-gen-$$.err"
-	g=$(sed -n 's/^sst-gen: *[0-9]*s tx \([0-9.]*\) Mpps$/\1/p' "/tmp/gb-gen-$$.err" |
-		sort -n | tail -1)
-	gmean=$(sed -n 's/^rate *\([0-9.]*\) Mpps.*/\1/p' "/tmp/gb-gen-$$.out")
-	rm -f "/tmp/gb-gen-$$.out" "/tmp/gb-gen-$$.err"
-	tp_runs+=("$(awk -v p="${tp:-0}" 'BEGIN { printf "%.3f", p / 1e6 }')")
-	gen_runs+=("${g:-0}")
-	echo "round $r: testpmd txonly ${tp_runs[-1]} Mpps, sst-gen template ${gen_runs[-1]} Mpps" \
-		"(best seconds; sst-gen's mean ${gmean:-0})"
-done
-tpm=$(printf '%s\n' "${tp_runs[@]}" | median)
-gm=$(printf '%s\n' "${gen_runs[@]}" | median)
-echo "template over net_null, 1 queue, 126-byte frames: sst-gen $gm Mpps, testpmd txonly $tpm Mpps," \
-	"ratio $(awk -v a="$gm" -v b="$tpm" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
+# bench_pair NAME TESTPMD-ARGS -- SST-GEN-ARGS: ROUNDS alternating runs
+# of each, their best seconds, and the ratio of the medians.
+bench_pair() {
+	local name=$1 tp_args=() gen_args=() tp_runs=() gen_runs=() r tp g gmean tpm gm
+	shift
+	while [ "$1" != -- ]; do
+		tp_args+=("$1")
+		shift
+	done
+	shift
+	gen_args=("$@")
+	for r in $(seq "$rounds"); do
+		# Both print their rate every second (the first and last
+		# seconds partial): each one's best second is taken, like for
+		# like (on a loaded machine a mean counts the seconds the
+		# scheduler took away; sst-gen's mean over the run is printed
+		# too).
+		tp=$(timeout -s INT $((seconds + 3)) "$testpmd" "${eal[@]}" --file-prefix "gb-tp-$$" -- \
+			--forward-mode=txonly --txpkts=126 --auto-start --stats-period=1 --nb-cores=1 \
+			--txq=1 --rxq=1 --total-num-mbufs=16384 "${tp_args[@]}" </dev/null 2>/dev/null |
+			sed -n 's/.*Tx-pps: *\([0-9]*\).*/\1/p' | sort -n | tail -1)
+		"$gen" "${eal[@]}" --file-prefix "gb-gen-$$" -- template --tx-port 0 --template data \
+			--size 64 --time "$seconds" "${gen_args[@]}" >"/tmp/gb-gen-$$.out" 2>"/tmp/gb-gen-$$.err"
+		g=$(sed -n 's/^sst-gen: *[0-9]*s tx \([0-9.]*\) Mpps$/\1/p' "/tmp/gb-gen-$$.err" |
+			sort -n | tail -1)
+		gmean=$(sed -n 's/^rate *\([0-9.]*\) Mpps.*/\1/p' "/tmp/gb-gen-$$.out")
+		rm -f "/tmp/gb-gen-$$.out" "/tmp/gb-gen-$$.err"
+		tp_runs+=("$(awk -v p="${tp:-0}" 'BEGIN { printf "%.3f", p / 1e6 }')")
+		gen_runs+=("${g:-0}")
+		echo "$name, round $r: testpmd txonly ${tp_runs[-1]} Mpps, sst-gen template" \
+			"${gen_runs[-1]} Mpps (best seconds; sst-gen's mean ${gmean:-0})"
+	done
+	tpm=$(printf '%s\n' "${tp_runs[@]}" | median)
+	gm=$(printf '%s\n' "${gen_runs[@]}" | median)
+	echo "template over net_null, 1 queue, 126-byte frames, $name: sst-gen $gm Mpps," \
+		"testpmd txonly $tpm Mpps, ratio" \
+		"$(awk -v a="$gm" -v b="$tpm" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
+}
+
+# One flow, as testpmd's txonly sends by default (sst-gen still numbers
+# every packet and computes its Chk32 trailer and UDP checksum); then many
+# flows: testpmd's --txonly-multi-flow (a source address per packet of a
+# burst) against sst-gen's default, 65,536 source addresses in turn.
+bench_pair "one flow" -- --vary-addrs 1
+bench_pair "many flows" --txonly-multi-flow --
 
 "$gen" client --loopback --channels "$channels" --streams 1 --json 2>/dev/null |
 	sed -n 's/.*"setups_per_s": \([0-9.]*\), "txn_per_s": \([0-9.]*\).*/stateful: \1 new channels\/s (with one transaction each)/p'
