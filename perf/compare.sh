@@ -13,7 +13,8 @@
 # nominal frequency, whatever the core's clock did meanwhile).
 #
 #   SST-DPDK  sst-perf --loopback bulk (chk32, AES-128-GCM) and rr (32 B each
-#             way, each transaction on a new stream), one process: both ends;
+#             way, each transaction on a new stream: a top-level stream, and
+#             a substream with --substreams), one process: both ends;
 #             sst-perf bulk and rr over the veth pair below, each end a DPDK
 #             port on net_af_packet (two processes); bulk and rr over the loopback's
 #             net_ring pair with one worker a side (--frames) and with two
@@ -236,6 +237,10 @@ sst_bulk() {
 sst_rr() {
 	measure "$1" count "" "${2:-$perf}" --loopback -t "$run_time" --request 32 --response 32 rr
 }
+sst_rr_sub() {
+	measure "$1" count "" "$perf" --loopback -t "$run_time" --request 32 --response 32 \
+		--substreams rr
+}
 # sst_workers NAME MODE WORKER-OPTION...: loopback over the net_ring pair.
 sst_workers() {
 	local name=$1 mode=$2
@@ -373,6 +378,7 @@ for r in $(seq "$rounds"); do
 	[ -z "$ngtcp2_ok" ] || ngtcp2_bulk ngtcp2
 	veth_rows
 	sst_rr sst_rr
+	sst_rr_sub sst_rr_sub
 	if [ -n "$versus" ]; then
 		sst_bulk v_chk32 chk32 "$versus/apps/sst-perf/sst-perf"
 		sst_rr v_rr "$versus/apps/sst-perf/sst-perf"
@@ -387,6 +393,7 @@ for r in $(seq "$rounds"); do
 	[ -z "$testpmd" ] || testpmd_io testpmd
 	cp "$tmp/sst_chk32.out" "$tmp/sst_chk32.$r.out"
 	cp "$tmp/sst_rr.out" "$tmp/sst_rr.$r.out"
+	cp "$tmp/sst_rr_sub.out" "$tmp/sst_rr_sub.$r.out"
 done
 
 # Medians over the rounds: cycles per unit of each name.
@@ -441,6 +448,7 @@ fi
 chk=$(med sst_chk32)
 aes=$(med sst_aes)
 rr=$(med sst_rr)
+rrs=$(med sst_rr_sub)
 on=$(med tcp_on)
 off=$(med tcp_off)
 afp=$(med sst_afp)
@@ -452,11 +460,14 @@ pkt_byte=$(awk '/^  packets / {p = $2} /^  payload delivered/ {b = $3} END {prin
 	"$tmp/sst_chk32.out")
 pkt_txn=$(awk '/^  packets / {p = $2} /^  transactions / {t = $2} END {print p / t}' \
 	"$tmp/sst_rr.out")
+pkt_txn_sub=$(awk '/^  packets / {p = $2} /^  transactions / {t = $2} END {print p / t}' \
+	"$tmp/sst_rr_sub.out")
 ng=$(med ngtcp2)
 tpmd=$(med testpmd)
 
 awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$udp" \
 	-v crr="$crr" -v pb="$pkt_byte" -v pt="$pkt_txn" -v ng="$ng" -v rounds="$rounds" \
+	-v rrs="$rrs" -v pts="$pkt_txn_sub" \
 	-v win="$window" -v mhz="$tsc_mhz" -v tp="$tpmd" 'BEGIN {
 	printf "\nMedians of %d round(s), %d-second windows; cycles = CPU-seconds of both ends x %s MHz\n\n",
 		rounds, win, mhz
@@ -473,6 +484,8 @@ awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$o
 			ng, aes, ng / aes
 	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong %.1fk cycles/txn; TCP_CRR %.1fk | %.1fk cycles/txn, %.1f packets each | %.2fx UDP, %.2fx TCP_CRR |\n",
 		udp / 1e3, crr / 1e3, rr / 1e3, pt, udp / rr, crr / rr
+	printf "| the same, each on a new substream (`--substreams`) | the same | %.1fk cycles/txn, %.1f packets each | %.2fx UDP, %.2fx TCP_CRR |\n",
+		rrs / 1e3, pts, udp / rrs, crr / rrs
 	if (tp == "nan")
 		printf "| cycles per packet, both ends, loopback bulk | testpmd: not installed | %.0f | - |\n",
 			chk / pb
@@ -485,7 +498,7 @@ veth_table
 # Every round's figure, so that the spread of the sitting shows.
 echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
-for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_rr udp_rr tcp_crr w1_bulk \
+for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_rr sst_rr_sub udp_rr tcp_crr w1_bulk \
 	w2_bulk w1_rr w2_rr testpmd v_chk32 v_aes v_rr v_afp v_afp_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 		"$tmp/results"

@@ -44,6 +44,7 @@ enum {
 	OPT_STP_TIMEOUT,
 	OPT_STP_MUTE,
 	OPT_FRAMES,
+	OPT_SUBSTREAMS,
 	OPT_MAC,
 	OPT_EVENT_LOG,
 	OPT_TRACE,
@@ -109,6 +110,11 @@ usage(FILE *out)
 		"                         interval (0.1)\n"
 		"      --verify           send a pattern and check every byte received; any\n"
 		"                         mismatch fails the run\n"
+		"      --substreams       rr and web: open each transaction as a substream of\n"
+		"                         the test's control stream (one Init and one Reply\n"
+		"                         packet for a small one) instead of a top-level\n"
+		"                         stream, whose service request and reply take a\n"
+		"                         packet each way more\n"
 		"\n"
 		"Stack:\n"
 		"  -a, --armor NAME       chk32 (checksum mode, default), aes128gcm or chacha20\n"
@@ -316,6 +322,9 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 	case OPT_FRAMES:
 		c->frames = true;
 		return 0;
+	case OPT_SUBSTREAMS:
+		c->substreams = true;
+		return 0;
 	case 'M':
 		if (tool_parse_u64(arg, 576, 9000, &v) < 0)
 			return bad("--mtu '%s': want 576 to 9000", arg);
@@ -447,7 +456,7 @@ check_conf(struct perf_conf *c, const struct given *g)
 		return bad("--udp %s", err);
 	if (c->server) {
 		if (g->time || g->size || g->count || g->request || g->response || c->verify ||
-			g->trace != NULL)
+			g->trace != NULL || c->substreams)
 			return bad("%s", "a server takes the test's parameters from each client");
 		if (!g->streams)
 			c->streams = SERVER_STREAMS;
@@ -519,6 +528,8 @@ check_conf(struct perf_conf *c, const struct given *g)
 		return bad("%s", "--trace is for web");
 	if (g->prio_at && c->mode != PERF_PRIO)
 		return bad("%s", "--prio-at is for prio");
+	if (c->substreams && !perf_mode_transactions(c->mode))
+		return bad("%s", "--substreams is for rr and web");
 	if (!g->time && !g->count && !(g->size && c->mode == PERF_BULK) &&
 		c->mode != PERF_STREAMS && c->mode != PERF_PRIO && c->mode != PERF_WEB)
 		c->time_ns = DEFAULT_TIME_S * SST_NSEC_PER_SEC;
@@ -547,6 +558,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"cc", required_argument, NULL, 'C'},
 		{"workers", required_argument, NULL, 'w'},
 		{"frames", no_argument, NULL, OPT_FRAMES},
+		{"substreams", no_argument, NULL, OPT_SUBSTREAMS},
 		{"port", required_argument, NULL, 'p'},
 		{"ip", required_argument, NULL, 'I'},
 		{"gateway", required_argument, NULL, 'G'},

@@ -55,6 +55,7 @@ struct perf_conf {
 	const char *cc;
 	uint32_t workers;
 	bool frames; /**< --frames: loopback over the net_ring pair even with one worker */
+	bool substreams; /**< --substreams: rr and web transactions on substreams of the control stream */
 	uint32_t mtu;
 	uint32_t mbufs;
 	uint64_t packet_limit; /**< packets per channel before it is replaced; 0: the suite's */
@@ -90,6 +91,8 @@ enum {
 	PERF_READY_LEN = 8,
 	PERF_RESULT_LEN = 8 + 11 * 8,
 	PERF_FLAG_VERIFY = 0x1,
+	/** rr and web: each transaction a substream of the control stream */
+	PERF_FLAG_SUBSTREAMS = 0x2,
 	PERF_OK = 0,
 	PERF_BUSY = 1,
 	PERF_BAD_PARAMS = 2,

@@ -84,7 +84,11 @@ static bool
 open_flow(
 	struct perf_client *cl, struct cli_flow *f, uint64_t index, uint64_t tx_len, sst_time_t now)
 {
-	f->s = sst_stream_connect(cl->peer, PERF_SERVICE, PERF_PROTO_DATA, now);
+	/* A substream names no service: its Init carries the request itself
+	 * (paper 4.3.9: a transaction in one Init and one Reply packet). */
+	f->s = cl->conf->substreams
+		       ? sst_stream_create_substream(cl->ctl, now)
+		       : sst_stream_connect(cl->peer, PERF_SERVICE, PERF_PROTO_DATA, now);
 	if (f->s == NULL) {
 		/* No control block or send buffer free: try again at the next
 		 * pass (the timeout ends a run that never gets one). */
@@ -484,7 +488,8 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	}
 	if (cl->phase == CP_CONNECTING && cl->peer != NULL && cl->ctl == NULL) {
 		struct perf_params p = {.mode = c->mode,
-			.flags = c->verify ? PERF_FLAG_VERIFY : 0,
+			.flags = (c->verify ? PERF_FLAG_VERIFY : 0) |
+				 (c->substreams ? PERF_FLAG_SUBSTREAMS : 0),
 			.request = c->request,
 			.response = c->response,
 			.dgram_size = c->mode == PERF_DGRAM ? (uint32_t)c->size : 0,

@@ -335,6 +335,8 @@ serve_control(struct perf_server *sv, sst_time_t now)
 			rc = -ENOSPC;
 		}
 		sv->ready = rc == 0;
+		if (sv->ready && (sv->p.flags & PERF_FLAG_SUBSTREAMS) != 0)
+			sst_stream_listen_substream(sv->ctl, true);
 		perf_write_bytes(sv->ctl, tool_host_pool(sv->h), out, sizeof(out), now);
 		sv->tsc0 = rte_rdtsc();
 		tool_host_counters(sv->h, &sv->c0);
@@ -351,9 +353,16 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 
 	if (sv->closing)
 		return;
-	if (parent != NULL)
-		return; /* dgram mode's reliable datagrams: read whole by recv_datagram */
-	if ((uintptr_t)svc == SVC_CONTROL) {
+	if (parent != NULL) {
+		/* rr and web with --substreams: a transaction. Other parents'
+		 * are dgram mode's reliable datagrams, read whole by
+		 * recv_datagram. */
+		if (parent != sv->ctl)
+			return;
+		s = sst_stream_accept_substream(parent, now);
+		if (s == NULL)
+			return;
+	} else if ((uintptr_t)svc == SVC_CONTROL) {
 		if (sv->busy) {
 			uint8_t out[PERF_READY_LEN] = {0x53, 0x50, 0x52, 0x46, 0, 0, 0, PERF_BUSY};
 

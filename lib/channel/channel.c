@@ -424,7 +424,7 @@ channel_pay_acks(struct sst_channel *ch, sst_time_t now, enum channel_pay what)
 }
 
 void
-sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
+sst_channel_handle_timeouts(struct sst_channel *ch, sst_time_t now)
 {
 	struct channel_txlog_call call = {.ch = ch, .now = now};
 	struct sst_txlog_events ev = channel_txlog_events;
@@ -453,7 +453,13 @@ sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
 		channel_trace_cwnd(ch, now);
 		ch->rto_start = SST_TIME_NEVER;
 	}
-	if (sst_ackgen_due(&ch->ackgen, now)) {
+}
+
+void
+sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now)
+{
+	sst_channel_handle_timeouts(ch, now);
+	if (!ch->failed && sst_ackgen_due(&ch->ackgen, now)) {
 		channel_pay_acks(ch, now, CHANNEL_PAY_DUE);
 		/* An upper layer that sent nothing must not make us spin. */
 		if (sst_ackgen_due(&ch->ackgen, now))

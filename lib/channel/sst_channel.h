@@ -389,6 +389,17 @@ sst_time_t sst_channel_next_expiry(const struct sst_channel *ch);
  * @param now Current time. */
 void sst_channel_handle_expiry(struct sst_channel *ch, sst_time_t now);
 
+/**
+ * Run the loss detection and retransmission timeout due by now, and not
+ * the delayed ack. An upper layer that sends right after the timers (what
+ * they found lost, what its application wrote) calls this first and
+ * sst_channel_handle_expiry() after sending: the packets it sent carry the
+ * ack word, so no ack-only packet goes out beside them.
+ * @param ch The channel.
+ * @param now Current time.
+ */
+void sst_channel_handle_timeouts(struct sst_channel *ch, sst_time_t now);
+
 /** The lowest sequence number the next packet sent can get (a skip may
  * make it higher).
  * @param ch The channel.

@@ -400,9 +400,15 @@ chan_visit(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	/* Past the packets' processing: a new channel's negotiation reply has
 	 * left (chan_create()). */
 	sst_stream_chan_release(wc->sc);
+	/* Losses first, so that the flush resends what they found; the ack
+	 * after it, so that a packet the flush sends (a reply the application
+	 * just wrote) carries the ack word instead of an ack-only packet going
+	 * out beside it: two of a transaction's six packets were ack-only. */
+	if (sst_channel_next_expiry(ch) <= now)
+		sst_channel_handle_timeouts(ch, now);
+	sst_stream_chan_flush(wc->sc, now);
 	if (sst_channel_next_expiry(ch) <= now)
 		sst_channel_handle_expiry(ch, now);
-	sst_stream_chan_flush(wc->sc, now);
 	worker_chan_upkeep(w, wc, now);
 	wc->wake_at = sst_time_min(
 		sst_time_min(sst_channel_next_expiry(ch), sst_stream_chan_timer(wc->sc)),
