@@ -81,7 +81,7 @@ run_single(const struct sst_worker *w, const struct query *q, uint32_t lookups, 
 /* Bursts of 32, as sst_worker_poll() looks a received burst up
  * (worker_chans_find()). */
 static double
-run_burst(const struct sst_worker *w, const struct query *q, uint32_t lookups, uint64_t *found)
+run_burst(struct sst_worker *w, const struct query *q, uint32_t lookups, uint64_t *found)
 {
 	uint64_t t0 = rte_rdtsc_precise();
 	uint64_t hits = 0;

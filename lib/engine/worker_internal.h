@@ -185,7 +185,13 @@ struct sst_worker {
 	 * took most of a server's time at 40,000 channels, issue 21). */
 	struct sst_mem_cache mem;
 	/* Peers and channels (worker_peers.c). */
-	uint8_t hash_key[16];		/**< of worker_hash_ep() */
+	uint8_t hash_key[16]; /**< of worker_hash_ep() */
+	/** The last endpoint worker_chans_find() hashed, and its hash: the
+	 * next burst mostly comes from it again, and SipHash is about 200
+	 * instructions a packet (a transaction's packets come a burst each). */
+	struct sst_net_endpoint last_ep;
+	uint64_t last_ep_hash;
+	bool last_ep_valid;
 	struct worker_table eps;	/**< worker_ep by endpoint */
 	struct worker_table chan_table; /**< worker_chan by (endpoint, number) */
 	struct worker_table instances;	/**< worker_peer by host instance */
@@ -395,7 +401,7 @@ worker_chan_find(const struct sst_worker *w, const struct sst_net_endpoint *ep, 
  * with prefetches between them, so that the cache misses of a large table
  * overlap instead of adding up.
  */
-void worker_chans_find(const struct sst_worker *w, const struct sst_net_endpoint *eps,
+void worker_chans_find(struct sst_worker *w, const struct sst_net_endpoint *eps,
 	const uint8_t *numbers, uint16_t n, struct worker_chan **out);
 
 /** Make wc (at, number, peer set) findable and polled. @return 0 or -ENOMEM. */

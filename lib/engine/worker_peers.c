@@ -67,6 +67,7 @@ int
 worker_peers_init(struct sst_worker *w)
 {
 	randombytes_buf(w->hash_key, sizeof(w->hash_key));
+	w->last_ep_valid = false;
 	/* Nothing is taken from the heap before the first object. */
 	sst_mem_cache_init(&w->mem, &sst_mem_rte);
 	TAILQ_INIT(&w->lingering);
@@ -246,20 +247,24 @@ worker_eps_expire(struct sst_worker *w, sst_time_t now)
 /* ---- Channels ---- */
 
 void
-worker_chans_find(const struct sst_worker *w, const struct sst_net_endpoint *eps,
-	const uint8_t *numbers, uint16_t n, struct worker_chan **out)
+worker_chans_find(struct sst_worker *w, const struct sst_net_endpoint *eps, const uint8_t *numbers,
+	uint16_t n, struct worker_chan **out)
 {
 	const struct worker_table *t = &w->chan_table;
 	uint64_t hash[SST_MAX_BURST];
 	uint32_t pos[SST_MAX_BURST];
-	uint64_t ep_hash = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		/* A burst comes mostly from one endpoint: its hash (SipHash,
-		 * keyed) once per run of packets from it. */
-		if (i == 0 || !worker_ep_equal(&eps[i], &eps[i - 1]))
-			ep_hash = worker_hash_ep(w, &eps[i]);
-		hash[i] = worker_hash_chan(ep_hash, numbers[i]);
+		/* A burst comes mostly from one endpoint, and the next burst
+		 * too: its hash (SipHash, keyed) once per run of packets from
+		 * it. The hash is a function of the endpoint alone, so the
+		 * memo never goes stale. */
+		if (!w->last_ep_valid || !worker_ep_equal(&eps[i], &w->last_ep)) {
+			w->last_ep = eps[i];
+			w->last_ep_hash = worker_hash_ep(w, &eps[i]);
+			w->last_ep_valid = true;
+		}
+		hash[i] = worker_hash_chan(w->last_ep_hash, numbers[i]);
 		rte_prefetch0(&t->slots[(uint32_t)hash[i] & t->mask]);
 	}
 	for (uint16_t i = 0; i < n; i++) {
