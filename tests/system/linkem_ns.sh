@@ -116,9 +116,13 @@ got=$(ip netns exec "$cli" ping -c 5 -i 0.2 -W 1 10.78.0.2 2>/dev/null |
 	sed -n 's/.* \([0-9]*\) received.*/\1/p')
 [ "${got:-x}" = 0 ] || fail "100 % loss: $got of 5 pings answered"
 stop_lem || fail "sst-linkem exit status $? after SIGTERM"
-# Neighbour entries are static, so each of the 5 pings left as a frame.
-lost=$(sed -n 's/^A>B .* loss \([0-9]*\) .*/\1/p' "$dir/lem.out")
-[ "${lost:-0}" -ge 5 ] || fail "100 % loss: A>B lost ${lost:-?} frames: $(cat "$dir/lem.out")"
+# Neighbour entries are static, so each ping left as a frame; on a loaded
+# machine the first may leave before the restarted emulator's interface is
+# up again (3 of 5 reached it in one run), so what is checked is that every
+# frame that came in was lost, and that some came.
+read -r came lost < <(sed -n 's/^A>B in \([0-9]*\) .* loss \([0-9]*\) .*/\1 \2/p' "$dir/lem.out")
+[ "${came:-0}" -ge 1 ] && [ "${lost:-x}" = "$came" ] ||
+	fail "100 % loss: A>B lost ${lost:-?} of ${came:-?} frames: $(cat "$dir/lem.out")"
 out=$(sed -n 's/^B>A in [0-9]* out \([0-9]*\) .*/\1/p' "$dir/lem.out")
 [ "${out:-x}" = 0 ] || fail "100 % loss: B>A delivered ${out:-?} frames"
 
