@@ -352,11 +352,24 @@ keep_or_handoff(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 	uintptr_t owners[SST_MAX_BURST];
 	struct rte_mbuf *out[SST_MAX_BURST];
 	uint16_t order[SST_MAX_BURST], starts[SST_MAX_BURST + 1];
-	uint16_t groups;
+	uint16_t groups, mine = 0;
 
-	for (uint16_t i = 0; i < n && i < SST_MAX_BURST; i++)
+	for (uint16_t i = 0; i < n && i < SST_MAX_BURST; i++) {
 		owners[i] =
 			w->p.shard_count > 1 ? owner_of(w, pkts[i], &from[i]) : w->p.shard_index;
+		mine += owners[i] == w->p.shard_index;
+	}
+	/* The common case on a port whose queues lead to the owners (RSS,
+	 * or the symmetric hash on a queue pair): the whole burst is ours,
+	 * in order, with no grouping. */
+	if (mine == n) {
+		for (uint16_t i = 0; i < n; i++) {
+			w->rx_pkts[w->rx_n] = pkts[i];
+			w->rx_from[w->rx_n] = from[i];
+			w->rx_n++;
+		}
+		return;
+	}
 	groups = worker_burst_group(owners, n, order, starts);
 	for (uint16_t g = 0; g < groups; g++) {
 		uint16_t to = (uint16_t)owners[order[starts[g]]], count = 0;
