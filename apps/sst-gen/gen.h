@@ -180,6 +180,26 @@ struct gen_conf {
 	uint32_t vary_addrs, vary_ports;
 };
 
+/** Whether any of the configured workloads is of @p kind. */
+static inline bool
+gen_workloads_any(const struct gen_conf *c, enum gen_workload_kind kind)
+{
+	for (uint32_t i = 0; i < c->nwl; i++)
+		if (c->wl[i].kind == kind)
+			return true;
+	return false;
+}
+
+/** Whether every configured workload is of @p kind. */
+static inline bool
+gen_workloads_all(const struct gen_conf *c, enum gen_workload_kind kind)
+{
+	for (uint32_t i = 0; i < c->nwl; i++)
+		if (c->wl[i].kind != kind)
+			return false;
+	return true;
+}
+
 /** The JSON profile (gen_profile.c): replaces the workloads of @p c.
  * @return 0, or -1 after printing why. */
 int gen_profile_load(const char *path, struct gen_conf *c);

@@ -7,8 +7,13 @@
  *   {"workloads": [
  *     {"name": "web", "weight": 3, "streams": 10, "concurrent": 2,
  *      "request": "exp:300", "response": "pareto:1000,1.2", "think_ms": 5},
- *     {"name": "bulk", "weight": 1, "streams": 1, "request": 64,
- *      "response": "1M"}]}
+ *     {"name": "upload", "kind": "bulk", "streams": 1, "request": "4M"},
+ *     {"name": "voice", "kind": "datagram", "request": 160, "datagrams": 500,
+ *      "dgram_rate": 50}]}
+ *
+ * "kind" is a channel's workload as --workload says it (rr, the default;
+ * bulk: requests only; datagram: "datagrams" of "request" bytes at
+ * "dgram_rate" a second, echoed).
  *
  * Unknown keys, duplicate workloads past GEN_WORKLOADS_MAX, trailing
  * garbage and missing commas are errors with the line they are on: a
@@ -24,6 +29,8 @@ struct json {
 	const char *p, *path;
 	int line;
 	bool failed;
+	/* The current workload's keys that depend on its kind. */
+	bool response_seen, dgram_seen;
 };
 
 static void
@@ -154,18 +161,40 @@ member(struct json *j, const char *key, struct gen_workload *w)
 		if (!number(j, v, 1, 1024, &d))
 			return false;
 		w->concurrent = (uint32_t)d;
+	} else if (strcmp(key, "kind") == 0) {
+		if (strcmp(v, "rr") == 0) {
+			w->kind = GEN_WL_RR;
+		} else if (strcmp(v, "bulk") == 0) {
+			w->kind = GEN_WL_BULK;
+		} else if (strcmp(v, "datagram") == 0) {
+			w->kind = GEN_WL_DATAGRAM;
+		} else {
+			fail(j, "bad kind: want rr, bulk or datagram");
+			return false;
+		}
+	} else if (strcmp(key, "datagrams") == 0) {
+		j->dgram_seen = true;
+		if (!number(j, v, 1, 1099511627776.0, &d))
+			return false;
+		w->datagrams = (uint64_t)d;
+	} else if (strcmp(key, "dgram_rate") == 0) {
+		j->dgram_seen = true;
+		if (!number(j, v, 0.001, 1e9, &d))
+			return false;
+		w->dgram_rate = d;
 	} else if (strcmp(key, "think_ms") == 0) {
 		if (!number(j, v, 0, 3600000, &d))
 			return false;
 		w->think_ns = (uint64_t)(d * 1e6);
 	} else if (strcmp(key, "request") == 0 || strcmp(key, "response") == 0) {
+		j->response_seen |= key[2] == 's';
 		if (gen_dist_parse(v, key[2] == 'q' ? &w->request : &w->response) < 0) {
 			fail(j, "bad size: want N, uniform:A-B, exp:MEAN or pareto:MIN,SHAPE");
 			return false;
 		}
 	} else {
-		fail(j, "unknown key (name, weight, streams, concurrent, request, response, "
-			"think_ms)");
+		fail(j, "unknown key (name, kind, weight, streams, concurrent, request, "
+			"response, think_ms, datagrams, dgram_rate)");
 		return false;
 	}
 	return true;
@@ -178,10 +207,14 @@ workload(struct json *j, struct gen_workload *w)
 
 	memset(w, 0, sizeof(*w));
 	w->weight = 1;
+	w->kind = GEN_WL_RR;
+	w->datagrams = 100; /* --datagrams' default */
 	w->streams = 10;
 	w->concurrent = 1;
 	gen_dist_parse("64", &w->request);
 	gen_dist_parse("64", &w->response);
+	j->response_seen = false;
+	j->dgram_seen = false;
 	if (!expect(j, '{'))
 		return false;
 	skip_ws(j);
@@ -194,7 +227,19 @@ workload(struct json *j, struct gen_workload *w)
 			return false;
 		skip_ws(j);
 	} while (*j->p == ',' && j->p++);
-	return expect(j, '}');
+	if (!expect(j, '}'))
+		return false;
+	if (w->kind != GEN_WL_RR && j->response_seen) {
+		fail(j, w->kind == GEN_WL_BULK ? "a bulk workload has no response"
+					       : "a datagram workload's echo is its request: "
+						 "no response");
+		return false;
+	}
+	if (w->kind != GEN_WL_DATAGRAM && j->dgram_seen) {
+		fail(j, "datagrams and dgram_rate go with \"kind\": \"datagram\"");
+		return false;
+	}
+	return true;
 }
 
 static bool

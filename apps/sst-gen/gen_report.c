@@ -35,7 +35,7 @@ gen_report_second(struct gen_client *g, sst_time_t now)
 			per_s(t->setups, p->setups, secs), per_s(t->streams, p->streams, secs),
 			per_s(t->txns, p->txns, secs), (unsigned long long)t->setup_failed,
 			(unsigned long long)t->stream_failed, (unsigned long long)t->verify_errors);
-	if (!g->c->quiet && !g->c->json && g->c->wl[0].kind != GEN_WL_RR)
+	if (!g->c->quiet && !g->c->json && !gen_workloads_all(g->c, GEN_WL_RR))
 		fprintf(stderr,
 			"sst-gen: %3us payload sent %.3f Gbit/s, verified %.3f Gbit/s | "
 			"datagrams/s "
@@ -133,6 +133,16 @@ worker_channels(const struct gen_client *g, uint16_t i)
 
 static const char *const workload_names[] = {"rr", "bulk", "datagram"};
 
+/* The workloads' kind, or "mix" for a profile of several kinds. */
+static const char *
+workload_name(const struct gen_conf *c)
+{
+	for (uint32_t i = 1; i < c->nwl; i++)
+		if (c->wl[i].kind != c->wl[0].kind)
+			return "mix";
+	return workload_names[c->wl[0].kind];
+}
+
 /* The payload (every workload) and the datagrams' fate. */
 static void
 workload_json(const struct gen_client *g, double secs)
@@ -141,10 +151,10 @@ workload_json(const struct gen_client *g, double secs)
 
 	printf("  \"workload\": \"%s\", \"payload_tx_bytes\": %llu, \"payload_ok_bytes\": %llu, "
 	       "\"payload_ok_gbps\": %.6f,\n",
-		workload_names[g->c->wl[0].kind], (unsigned long long)t->payload_tx,
+		workload_name(g->c), (unsigned long long)t->payload_tx,
 		(unsigned long long)t->payload_ok,
 		secs > 0 ? (double)t->payload_ok * 8 / secs / 1e9 : 0);
-	if (g->c->wl[0].kind == GEN_WL_DATAGRAM)
+	if (gen_workloads_any(g->c, GEN_WL_DATAGRAM))
 		printf("  \"datagrams_sent\": %llu, \"datagrams_echoed\": %llu, "
 		       "\"datagrams_lost\": %llu, \"datagrams_bad\": %llu, "
 		       "\"datagrams_refused\": %llu,\n",
@@ -159,10 +169,10 @@ workload_table(const struct gen_client *g, double secs)
 	const struct gen_totals *t = &g->tot;
 
 	printf("%-22s %s: %llu B sent, %llu B verified, %.3f Gbit/s verified\n", "payload",
-		workload_names[g->c->wl[0].kind], (unsigned long long)t->payload_tx,
+		workload_name(g->c), (unsigned long long)t->payload_tx,
 		(unsigned long long)t->payload_ok,
 		secs > 0 ? (double)t->payload_ok * 8 / secs / 1e9 : 0);
-	if (g->c->wl[0].kind == GEN_WL_DATAGRAM)
+	if (gen_workloads_any(g->c, GEN_WL_DATAGRAM))
 		printf("%-22s %llu sent, %llu echoed, %llu lost, %llu bad (%llu refused by the "
 		       "stack, sent again)\n",
 			"datagrams", (unsigned long long)t->dg_sent,
@@ -179,7 +189,7 @@ gen_report_final(struct gen_client *g)
 	uint64_t up = g->peak_up != 0 ? g->peak_up : 1;
 	double mem = g->rss_peak > g->rss0 ? (double)(g->rss_peak - g->rss0) / (double)up : 0;
 	char server[80];
-	bool dgram = c->wl[0].kind == GEN_WL_DATAGRAM;
+	bool dgram = gen_workloads_any(c, GEN_WL_DATAGRAM);
 	bool ok = t->setup_failed == 0 && t->stream_failed == 0 && t->verify_errors == 0 &&
 		  t->setups == g->nch && t->txns > 0;
 	/* Under attack, failed streams are the target defending itself. */
@@ -188,7 +198,7 @@ gen_report_final(struct gen_client *g)
 	if (c->sst_perf)
 		ok = ok && gen_perf_agrees(g);
 	/* Datagrams may be lost (counted); a wrong one fails the run. */
-	if (c->wl[0].kind == GEN_WL_DATAGRAM)
+	if (gen_workloads_any(c, GEN_WL_DATAGRAM))
 		ok = ok && t->dg_bad == 0 && t->dg_echoed > 0;
 
 	tool_endpoint_text(&c->server, server, sizeof(server));

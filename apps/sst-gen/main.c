@@ -94,7 +94,9 @@ usage(FILE *out)
 		"      --src ADDR[:PORT]  first source address (and port) of the channels\n"
 		"      --src-addrs N      consecutive source addresses from --src (1)\n"
 		"      --src-ports N      consecutive source ports from --src's port (any)\n"
-		"      --profile FILE     workload mix (JSON, see docs/tools/sst-gen.md)\n"
+		"      --profile FILE     workload mix (JSON: rr, bulk and datagram workloads "
+		"with\n"
+		"                         their shares; see docs/tools/sst-gen.md)\n"
 		"      --seed N           seed of the size distributions (1)\n"
 		"      --attack optimistic-ack\n"
 		"                         acknowledge the target's packets whether they\n"
@@ -452,6 +454,12 @@ check_client(struct gen_conf *c, const struct given *g)
 				 "without --profile, --echo, --sst-perf or --attack");
 	if (g->profile && gen_profile_load(g->profile_path, c) < 0)
 		return TOOL_EXIT_ARGS;
+	if (g->profile && (c->echo || c->sst_perf || c->attack != GEN_ATTACK_NONE))
+		for (uint32_t i = 0; i < c->nwl; i++)
+			if (c->wl[i].kind != GEN_WL_RR)
+				return bad("%s", "a profile's bulk and datagram workloads: against "
+						 "an sst-gen server, without --echo, --sst-perf "
+						 "or --attack");
 	for (uint32_t i = 0; i < c->nwl; i++)
 		if (c->echo && c->wl[i].response.kind != GEN_FIXED)
 			return bad("%s", "--echo: the response is the request (drop --response)");

@@ -118,6 +118,36 @@ udp_run dgram "${dgram_args[@]}"
 # what is checked.
 check_dgram "datagrams over UDP" "$dir/dgram.json" "$dir/server.err" 1200 50
 
+# A profile mixing the three kinds: 2 channels each of rr (10 streams),
+# bulk (2 streams of 300 KB) and datagrams (200 of 160 bytes each); every
+# byte checked by both sides, every datagram echoed or counted lost.
+cat >"$dir/mix-profile.json" <<'P'
+{"workloads": [
+  {"name": "web", "streams": 10, "concurrent": 2, "request": "exp:300",
+   "response": "uniform:100-5000"},
+  {"name": "upload", "kind": "bulk", "streams": 2, "request": "300K"},
+  {"name": "voice", "kind": "datagram", "request": 160, "datagrams": 200,
+   "dgram_rate": 400}]}
+P
+udp_run mix --channels 6 --profile "$dir/mix-profile.json"
+[ "$rc" = 0 ] && [ "$(json_field "$dir/mix.json" ok)" = true ] ||
+	fail "a mixed profile: exit $rc: $(cat "$dir/mix.json" "$dir/mix.json.err")"
+grep -q '"workload": "mix"' "$dir/mix.json" &&
+	[ "$(json_field "$dir/mix.json" transactions)" = 26 ] &&
+	[ "$(json_field "$dir/mix.json" datagrams_sent)" = 400 ] &&
+	[ "$(json_field "$dir/mix.json" payload_ok_bytes)" -ge 1228800 ] ||
+	fail "a mixed profile: $(cat "$dir/mix.json")"
+case "$(server_end "$dir/server.err")" in
+*" answered 26 failed 0, verify errors 0,"*", datagrams "*" (bad 0, "*) ;;
+*) fail "a mixed profile, the server's count: $(server_end "$dir/server.err")" ;;
+esac
+# Keys that do not go with a kind are refused with the line they are on.
+printf '{"workloads": [\n{"kind": "bulk", "response": 10}]}\n' >"$dir/bad.json"
+"$gen_bin" client --udp "127.0.0.1:9" --profile "$dir/bad.json" 2>"$dir/bad.err"
+rc=$?
+[ "$rc" = 2 ] && grep -q 'bad.json:2: a bulk workload has no response' "$dir/bad.err" ||
+	fail "a bulk workload with a response: exit $rc, $(cat "$dir/bad.err")"
+
 # Wrong bytes: a request of tag 1 asking for no response whose 100 bytes of
 # content are zeros (none of them right), then a datagram of 37 bytes of
 # text (all counted wrong: its header names another length); each sst-cat
