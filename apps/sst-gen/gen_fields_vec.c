@@ -37,9 +37,10 @@ static const vu32 lane_index = {0, 1, 2, 3};
 static inline vu32
 bswap32_v(vu32 x)
 {
-	const vu8 order = {3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12};
+	vu8 b = (vu8)x;
 
-	return (vu32)__builtin_shuffle((vu8)x, order);
+	return (vu32)__builtin_shufflevector(
+		b, b, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
 }
 
 /* Each lane (below 2^16) byte-swapped as a 16-bit word. */
@@ -92,8 +93,8 @@ swapped_sum(uint32_t sum)
 static inline void
 store_pairs(uint32_t *out, vu32 lo, vu32 hi)
 {
-	const vu32 first = {0, 4, 1, 5}, second = {2, 6, 3, 7};
-	vu32 a = __builtin_shuffle(lo, hi, first), b = __builtin_shuffle(lo, hi, second);
+	vu32 a = __builtin_shufflevector(lo, hi, 0, 4, 1, 5);
+	vu32 b = __builtin_shufflevector(lo, hi, 2, 6, 3, 7);
 
 	memcpy(out, &a, sizeof(a));
 	memcpy(out + LANES, &b, sizeof(b));
