@@ -130,8 +130,8 @@ int gen_frame_burst_pair(const struct gen_frame *f, struct gen_vary_run *r, stru
 	uint16_t n, uint32_t chk_key, uint8_t (*vec)[GEN_FRAME_MAX]);
 
 /** gen_frame_vary_burst_vec() against gen_frame_vary_burst(), byte for
- * byte, over bursts that cross 2^16, 2^32 and 2^40 boundaries of the
- * sequence number and wrap the address and port counters, for channel
+ * byte, over bursts that cross 2^16, 2^32, 2^40 and 2^48 boundaries of
+ * the sequence number and wrap the address and port counters, for channel
  * template @p f. @return 0 when they agree, -1 otherwise (a bug). */
 int gen_frame_check_vec(const struct gen_frame *f, uint32_t chk_key);
 
