@@ -130,8 +130,8 @@ mod65537(uint32_t x)
  * with w3 = 0): a gains s48 + w1 + w2 + h4 and b n times that less their
  * weights (w1 + 2 w2 + 4 h4); w3 then adds 2 to a and 2n - 8 to b. Sums
  * stay below 2^32: n is at most 764 words. */
-static void
-run_hi(const struct gen_frame *f, struct gen_vary_run *r, uint64_t hi)
+void
+gen_vary_run_hi(const struct gen_frame *f, struct gen_vary_run *r, uint64_t hi)
 {
 	uint32_t n = f->chk_words, s48 = (uint32_t)(hi >> 32), w1 = (uint32_t)(hi >> 16) & 0xffff;
 	uint32_t w2 = (uint32_t)hi & 0xffff, h4 = (uint32_t)hi & 0xff;
@@ -173,7 +173,7 @@ gen_frame_vary_burst(const struct gen_frame *f, struct rte_mbuf **m, uint16_t n,
 
 			if (seq >> 16 != hi) {
 				hi = seq >> 16;
-				run_hi(f, r, hi);
+				gen_vary_run_hi(f, r, hi);
 				a_hi = r->a_hi;
 				b_hi = r->b_hi;
 				b_w3 = r->b_w3;
@@ -247,6 +247,83 @@ check_burst(const struct gen_frame *f, uint32_t chk_key)
 	for (int k = 0; k < N; k++)
 		if (memcmp(one[k], many[k], f->len) != 0)
 			return -1;
+	return 0;
+}
+
+void
+gen_frame_fill(const struct gen_frame *f, uint8_t *p, uint32_t chk_key)
+{
+	const struct gen_vary first = {.addr = 0, .port = 0, .seq = 0};
+
+	memcpy(p, f->bytes, f->len);
+	if (f->kind != GEN_FRAME_RAW)
+		gen_frame_vary(f, p, &first, chk_key);
+}
+
+int
+gen_frame_burst_pair(const struct gen_frame *f, struct gen_vary_run *r, struct gen_vary_run *rv,
+	uint16_t n, uint32_t chk_key, uint8_t (*vec)[GEN_FRAME_MAX])
+{
+	static uint8_t ref[GEN_BURST_MAX][GEN_FRAME_MAX];
+	struct rte_mbuf mr[GEN_BURST_MAX], mv[GEN_BURST_MAX], *pr[GEN_BURST_MAX],
+		*pv[GEN_BURST_MAX];
+
+	/* Buffers of their own: data at buf_addr (data_off 0). */
+	for (uint16_t k = 0; k < n; k++) {
+		memcpy(ref[k], f->bytes, f->len);
+		gen_frame_fill(f, vec[k], chk_key);
+		memset(&mr[k], 0, sizeof(mr[k]));
+		memset(&mv[k], 0, sizeof(mv[k]));
+		mr[k].buf_addr = ref[k];
+		mv[k].buf_addr = vec[k];
+		pr[k] = &mr[k];
+		pv[k] = &mv[k];
+	}
+	gen_frame_vary_burst(f, pr, n, r, chk_key);
+	gen_frame_vary_burst_vec(f, pv, n, rv, chk_key);
+	for (uint16_t k = 0; k < n; k++)
+		if (memcmp(ref[k], vec[k], f->len) != 0)
+			return -1;
+	return r->v.seq == rv->v.seq && r->v.addr == rv->v.addr && r->v.port == rv->v.port ? 0 : -1;
+}
+
+int
+gen_frame_check_vec(const struct gen_frame *f, uint32_t chk_key)
+{
+	/* Runs that cross boundaries of the sequence number inside a burst
+	 * (2^16; 2^32; 2^40, where queue 1 starts; 2^48), with one flow and
+	 * with counters that wrap inside bursts; bursts of several sizes. */
+	static const struct {
+		uint64_t seq;
+		uint32_t addrs, ports, addr, port;
+	} runs[] = {
+		{0x0123456789abffe0ULL, 1, 1, 0, 0},
+		{0x00000000ffffffd5ULL, 65536, 1, 65530, 0},
+		{(1ULL << 40) - 40, GEN_BURST_MAX, 40, 31, 35},
+		{0xfffffffffffefff0ULL, 1, 65536, 0, 0},
+	};
+	static const uint16_t sizes[] = {GEN_BURST_MAX, 1, 7, GEN_BURST_MAX, 9, GEN_BURST_MAX};
+	static uint8_t vec[GEN_BURST_MAX][GEN_FRAME_MAX];
+
+	for (size_t i = 0; i < RTE_DIM(runs); i++) {
+		/* The last run's ports pass 65,535 (the port wraps to 0) in
+		 * its first burst. */
+		uint32_t port = i + 1 < RTE_DIM(runs)
+					? runs[i].port
+					: (uint32_t)(0x10000 - f->sport - 20) & 0xffff;
+		struct gen_vary_run r = {
+			.v = {.addr = runs[i].addr, .port = port, .seq = runs[i].seq},
+			.vary_addrs = runs[i].addrs,
+			.vary_ports = runs[i].ports,
+		};
+		struct gen_vary_run rv = r;
+
+		if (!gen_frame_vary_burst_vec_fits(f, &r))
+			return -1;
+		for (size_t s = 0; s < RTE_DIM(sizes); s++)
+			if (gen_frame_burst_pair(f, &r, &rv, sizes[s], chk_key, vec) < 0)
+				return -1;
+	}
 	return 0;
 }
 

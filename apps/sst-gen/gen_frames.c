@@ -264,5 +264,11 @@ gen_frames_build(const struct gen_conf *c, struct gen_frames *fr)
 				i);
 			return -1;
 		}
+	/* One channel template: its bursts may take the vector kernel. */
+	if (fr->n == 1 && fr->f[0].kind == GEN_FRAME_CHANNEL &&
+		gen_frame_check_vec(&fr->f[0], fr->chk_key) < 0) {
+		fprintf(stderr, "sst-gen: template 0: vector and scalar fields disagree\n");
+		return -1;
+	}
 	return 0;
 }

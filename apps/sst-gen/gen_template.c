@@ -26,7 +26,7 @@
 #include "gen_template.h"
 #include "tool_args.h"
 
-enum { BURST = 32, TX_DESC = 1024, RX_DESC = 512, MBUFS = 16383, RX_MBUFS = 2047 };
+enum { BURST = GEN_BURST_MAX, TX_DESC = 1024, RX_DESC = 512, MBUFS = 16383, RX_MBUFS = 2047 };
 
 /* One queue's worker: its counters on a cache line of their own. */
 struct tx_queue {
@@ -91,6 +91,13 @@ tx_loop(void *arg)
 		.vary_ports = c->vary_ports,
 	};
 	const bool one = q->prefilled && fr->f[0].kind != GEN_FRAME_RAW;
+	/* One channel template, the pool prefilled with it and its length:
+	 * the mbufs come back from the port as they left (refcnt 1, one
+	 * segment, lengths and data offset kept: rte_pktmbuf_free()), so
+	 * they are taken from the pool as they are, without a reset, and
+	 * only the fields that change are written (as testpmd's txonly takes
+	 * them with rte_mempool_get_bulk()). */
+	const bool vec = one && gen_frame_vary_burst_vec_fits(&fr->f[0], &run);
 	uint32_t t = 0;
 
 	q->tsc_start = rte_rdtsc();
@@ -105,9 +112,14 @@ tx_loop(void *arg)
 				rte_pause();
 			next += q->tsc_per_burst;
 		}
-		if (rte_pktmbuf_alloc_bulk(q->pool, m, n) != 0)
+		if (vec) {
+			if (rte_mempool_get_bulk(q->pool, (void **)m, n) != 0)
+				continue;
+			gen_frame_vary_burst_vec(&fr->f[0], m, n, &run, fr->chk_key);
+			bytes = (uint64_t)n * fr->f[0].len;
+		} else if (rte_pktmbuf_alloc_bulk(q->pool, m, n) != 0) {
 			continue;
-		if (one) {
+		} else if (one) {
 			/* One template in every buffer from the start (the
 			 * pool prefilled): the sums of what changes once in
 			 * 65,536 packets are kept (gen_frame_vary_burst()). */
@@ -134,21 +146,23 @@ tx_loop(void *arg)
 }
 
 /*
- * With one template, every mbuf of the pool gets its bytes once, here:
- * a packet then writes only the fields it varies (all of them, every
- * time), as testpmd's txonly writes only its headers. The pool is ours
- * alone and nothing else writes to its buffers (the receive queue has a
- * pool of its own).
+ * With one template, every mbuf of the pool gets its bytes and length
+ * once, here (packet 0's, gen_frame_fill()): a packet then writes only the
+ * fields it varies, as testpmd's txonly writes only its headers. The pool
+ * is ours alone and nothing else writes to its buffers (the receive queue
+ * has a pool of its own).
  */
 static void
 prefill(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
 {
-	const struct gen_frame *f = arg;
+	const struct gen_frames *fr = arg;
 	struct rte_mbuf *m = obj;
 
 	(void)mp;
 	(void)idx;
-	memcpy((uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, f->bytes, f->len);
+	gen_frame_fill(&fr->f[0], rte_pktmbuf_mtod(m, uint8_t *), fr->chk_key);
+	m->data_len = fr->f[0].len;
+	m->pkt_len = fr->f[0].len;
 }
 
 static int
@@ -308,7 +322,7 @@ gen_template_run(const struct gen_conf *c)
 		strcmp(info.driver_name, "net_null") == 0)
 		read_rx = false;
 	if (fr->n == 1)
-		rte_mempool_obj_iter(pool, prefill, &fr->f[0]);
+		rte_mempool_obj_iter(pool, prefill, fr);
 	__atomic_store_n(&stop_tx, false, __ATOMIC_RELAXED);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{

@@ -21,6 +21,7 @@ enum {
 	GEN_L4_LEN = 8,
 	GEN_UDP_OFF = GEN_L2_LEN + GEN_L3_LEN,
 	GEN_PAYLOAD_OFF = GEN_UDP_OFF + GEN_L4_LEN,
+	GEN_BURST_MAX = 32, /**< mbufs a transmit burst allocates and varies */
 };
 
 /** What a template's payload is, so that the per-packet pass knows what
@@ -97,6 +98,42 @@ struct gen_vary_run {
  * packets. */
 void gen_frame_vary_burst(const struct gen_frame *f, struct rte_mbuf **m, uint16_t n,
 	struct gen_vary_run *r, uint32_t chk_key);
+
+/** Copy template @p f to @p p as packet 0 of a queue (address and port
+ * offsets 0): what a prefilled pool's buffers hold, so that with one flow
+ * gen_frame_vary_burst_vec() writes neither address nor port. */
+void gen_frame_fill(const struct gen_frame *f, uint8_t *p, uint32_t chk_key);
+
+/** Bring @p r's sums for the sequence number's high 48 bits to @p hi
+ * (seq >> 16) for template @p f. */
+void gen_vary_run_hi(const struct gen_frame *f, struct gen_vary_run *r, uint64_t hi);
+
+/** Whether gen_frame_vary_burst_vec() takes template @p f with @p r's
+ * ranges: a channel packet, each of --vary-addrs and --vary-ports 1 or at
+ * least GEN_BURST_MAX (a counter wraps at most once in a burst). */
+bool gen_frame_vary_burst_vec_fits(const struct gen_frame *f, const struct gen_vary_run *r);
+
+/** gen_frame_vary_burst() (@p n <= GEN_BURST_MAX), the fields computed
+ * four packets at a time (gen_fields_vec.c), for mbufs that already hold
+ * the template as gen_frame_fill() writes it and its length (a prefilled
+ * pool): it writes the fields that change and no length. Only where
+ * gen_frame_vary_burst_vec_fits(). */
+void gen_frame_vary_burst_vec(const struct gen_frame *f, struct rte_mbuf **m, uint16_t n,
+	struct gen_vary_run *r, uint32_t chk_key);
+
+/** Packets 0 to @p n - 1 (@p n <= GEN_BURST_MAX) of a burst made both
+ * ways: by gen_frame_vary_burst() with run @p r and by
+ * gen_frame_vary_burst_vec() with run @p rv, the second's left in @p vec.
+ * @return 0 when they agree byte for byte and the runs end alike, -1
+ * otherwise. Not thread-safe (a static scratch burst). */
+int gen_frame_burst_pair(const struct gen_frame *f, struct gen_vary_run *r, struct gen_vary_run *rv,
+	uint16_t n, uint32_t chk_key, uint8_t (*vec)[GEN_FRAME_MAX]);
+
+/** gen_frame_vary_burst_vec() against gen_frame_vary_burst(), byte for
+ * byte, over bursts that cross 2^16, 2^32, 2^40 and 2^48 boundaries of
+ * the sequence number and wrap the address and port counters, for channel
+ * template @p f. @return 0 when they agree, -1 otherwise (a bug). */
+int gen_frame_check_vec(const struct gen_frame *f, uint32_t chk_key);
 
 /** Build the frames the configuration asks for (generated kinds or a
  * capture). @return 0, or -1 after printing why. */
