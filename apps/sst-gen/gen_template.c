@@ -40,6 +40,10 @@ struct tx_queue {
 	uint64_t sent, bytes, dropped;
 	uint64_t tsc_start, tsc_end;
 	bool prefilled; /**< every mbuf of the pool holds the one template */
+	/** Set by the worker when its loop is over (tsc_end written): the
+	 * lcore's state says RUNNING only once its thread has woken, so a
+	 * worker not started yet would look finished. */
+	bool done;
 } __rte_cache_aligned;
 
 /* Set by the main lcore, read by the workers between bursts. */
@@ -142,6 +146,7 @@ tx_loop(void *arg)
 		i += n;
 	}
 	q->tsc_end = rte_rdtsc();
+	__atomic_store_n(&q->done, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -232,6 +237,22 @@ read_answers(const struct gen_conf *c, struct gen_answers *a)
 	}
 }
 
+/* The seconds the queues sent for, by their own clocks (the first start to
+ * the last end): the main thread's may start late (descheduled after the
+ * launch, a short --count run reported an impossible rate) and ends after
+ * the answers' wait. @p fallback when they recorded nothing. */
+static double
+send_seconds(const struct tx_queue *qs, uint32_t n, double fallback)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		first = RTE_MIN(first, qs[i].tsc_start);
+		last = RTE_MAX(last, qs[i].tsc_end);
+	}
+	return last > first ? (double)(last - first) / (double)rte_get_tsc_hz() : fallback;
+}
+
 static void
 report(const struct gen_conf *c, const struct gen_frames *fr, const struct tx_queue *qs,
 	double secs, const struct gen_answers *answers)
@@ -244,6 +265,7 @@ report(const struct gen_conf *c, const struct gen_frames *fr, const struct tx_qu
 		gen_answers_format(answers, sent, c->json, ans, sizeof(ans));
 	for (uint32_t i = 0; i < c->queues; i++)
 		cycles += qs[i].tsc_end - qs[i].tsc_start;
+	secs = send_seconds(qs, c->queues, secs);
 	if (c->json) {
 		printf("{\"mode\": \"template\", \"template\": \"%s\", \"frames\": %u, "
 		       "\"queues\": %u, \"seconds\": %.3f, \"packets\": %" PRIu64
@@ -348,8 +370,8 @@ gen_template_run(const struct gen_conf *c)
 		uint64_t now = rte_rdtsc(), sent, bytes, dropped;
 		bool running = false;
 
-		RTE_LCORE_FOREACH_WORKER(lcore)
-		running |= rte_eal_get_lcore_state(lcore) == RUNNING;
+		for (uint32_t i = 0; i < q; i++)
+			running |= !__atomic_load_n(&qs[i].done, __ATOMIC_ACQUIRE);
 		if (!running)
 			break;
 		if (tool_interrupted ||
