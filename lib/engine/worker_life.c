@@ -294,9 +294,14 @@ silence_replaces(const struct worker_chan *wc)
 }
 
 /*
- * Silence: data is in flight and the peer has acknowledged none of it for
- * SILENCE_MIN or four round trips, and through SILENCE_RTOS retransmission
- * timeouts. Our address may have changed under a
+ * Silence: the peer has acknowledged none of our packets for SILENCE_MIN
+ * or four round trips, while data of ours was in flight through
+ * SILENCE_RTOS retransmission timeouts, or while only our acknowledgments
+ * were and the peer kept sending (SILENCE_HEARD packets, counted from
+ * half that time on: what it sent before it could have heard us does not
+ * count). Every packet the peer sends acknowledges the highest of ours it
+ * received, so a peer that goes on sending without acknowledging ours does
+ * not hear us. Our address may have changed under a
  * NAT, so that the peer drops what we send as coming from an endpoint it
  * does not know (worker.c has no other way to hear of it): the side that
  * opened the first channel to the peer, the one that can reach it,
@@ -304,24 +309,43 @@ silence_replaces(const struct worker_chan *wc)
  * (peer_for()) and to which the streams move. It also ends the wait on a
  * peer whose acknowledgments froze (the 2007 prototype stops acknowledging
  * after 65,535 packets of one channel), on either side (silence_replaces()).
+ *
+ * The second case is a side that only receives when its address changes:
+ * a client whose upload waits for credit while the server's echo waits for
+ * acknowledgments the server drops. Nothing of the client's data is in
+ * flight, so the first case never comes, and both waited for the server's
+ * dead-peer timeout (the matrix's nat_rebinding case stalled so).
  */
 static void
 silence_check(struct sst_worker *w, struct worker_chan *wc, const struct sst_channel_info *ci,
 	sst_time_t now)
 {
-	uint64_t rtos;
+	sst_time_t stalled, limit;
+	uint64_t rtos, heard;
 
 	if (!silence_replaces(wc) || wc->state != CHAN_LIVE)
 		return;
 	rtos = sst_channel_stats(sst_stream_chan_channel(wc->sc))->rto;
-	if (ci->bytes_in_flight == 0 || ci->largest_acked != wc->acked_seen) {
+	heard = sst_channel_stats(sst_stream_chan_channel(wc->sc))->rx_packets;
+	if ((ci->bytes_in_flight == 0 && ci->ack_only_in_flight == 0) ||
+		ci->largest_acked != wc->acked_seen) {
 		wc->acked_seen = ci->largest_acked;
 		wc->acked_since = now;
 		wc->rtos_seen = rtos;
+		wc->heard_seen = heard;
+		wc->heard_counting = false;
 		return;
 	}
-	if (now - wc->acked_since >= RTE_MAX(SILENCE_MIN, 4 * ci->srtt) &&
-		rtos - wc->rtos_seen >= SILENCE_RTOS) {
+	stalled = now - wc->acked_since;
+	limit = RTE_MAX(SILENCE_MIN, 4 * ci->srtt);
+	if (!wc->heard_counting && stalled >= limit / 2) {
+		wc->heard_seen = heard;
+		wc->heard_counting = true;
+	}
+	if (stalled < limit)
+		return;
+	if ((ci->bytes_in_flight > 0 && rtos - wc->rtos_seen >= SILENCE_RTOS) ||
+		(wc->heard_counting && heard - wc->heard_seen >= SILENCE_HEARD)) {
 		chan_want_replacement(w, wc, now);
 		wc->silent = true;
 		w->stats.silences++;
