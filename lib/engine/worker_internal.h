@@ -212,6 +212,9 @@ struct sst_worker {
 	uint32_t npeers;
 	uint32_t npeers_leaving; /**< evicted: gone at the end of this pass */
 	uint32_t evict_cursor;	 /**< the channel worker_peer_evict_idle() looked at last */
+	/** sst_worker_close_idle() was called: a graceful stop, in which a
+	 * channel is closed as soon as no stream uses it (idle_check()). */
+	bool closing;
 	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
 	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
 	struct sst_worker_stats stats;

@@ -241,6 +241,10 @@ idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	}
 	if (wc->idle_since == SST_TIME_NEVER)
 		wc->idle_since = now;
+	if (w->closing && !wc->finish_offered && wc->state == CHAN_LIVE) {
+		worker_chan_close_idle(w, wc, now);
+		return;
+	}
 	if (chan_unheard(wc) && now - wc->idle_since >= UNHEARD_IDLE) {
 		w->stats.channels_unheard++;
 		worker_chan_end_soon(w, wc);

@@ -323,6 +323,46 @@ test_sharded_worker_without_inboxes(void)
 	sst_link_close(wp.link);
 }
 
+/*
+ * A graceful stop (issue 21's 20,000-channel sst-gen runs: up to 16,000
+ * channels still open at the server after the client left). The client
+ * ends its streams and calls sst_worker_close_idle() at once, as sst-gen
+ * and the engine's drain do, then polls for a second before it exits: its
+ * channel still carried the stream when it asked, so it was left open, and
+ * the server held it until its idle timeout (60 s by default). A channel
+ * whose last stream ends after the call must be closed by FINISH then.
+ */
+static void
+test_close_idle_after_last_stream(void)
+{
+	static struct node client, server;
+	int open;
+
+	node_idle_timeout = 60 * SST_NSEC_PER_SEC;
+	connect_udp_pair(&client, &server);
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.echoed == 1000);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	sst_stream_shutdown(client.s, now_ns());
+	sst_stream_close(client.s, now_ns());
+	client.s = NULL;
+	open = sst_worker_close_idle(client.w, now_ns());
+	printf("\n  channels open when the client asked: %d", open);
+	CU_ASSERT_EQUAL(open, 1); /* the stream is still closing on it */
+	POLL_UNTIL(&client, &server,
+		sst_worker_stats(client.w)->channels_open == 0 &&
+			sst_worker_stats(server.w)->channels_open == 0);
+	printf("; after: client %" PRIu64 ", server %" PRIu64 "\n",
+		sst_worker_stats(client.w)->channels_open,
+		sst_worker_stats(server.w)->channels_open);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_idle, 0);
+	node_idle_timeout = 0;
+	node_fini(&client);
+	node_fini(&server);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_restart_detected),
 	SST_TEST(test_legacy_restart_detected),
@@ -331,6 +371,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_stream_hog_next_to_normal_client),
 	SST_TEST(test_idle_peer_evicted_at_max_peers),
 	SST_TEST(test_sharded_worker_without_inboxes),
+	SST_TEST(test_close_idle_after_last_stream),
 	SST_TEST_END,
 };
 
