@@ -370,16 +370,20 @@ dead_at(const struct sst_worker *w, const struct worker_chan *wc)
  * Keepalive: a channel that carries streams and has nothing in flight
  * hears nothing from a peer that vanished (a client killed after all our
  * answers were acknowledged, its stream still open), and would hold the
- * peer for good. Half a dead_peer_timeout after the peer was last heard
- * (or probed), such a channel asks it to answer (sst_stream_chan_probe());
- * the probe is then data waiting for the peer. NEVER: no streams, or
- * traffic, or no dead-peer detection.
+ * peer for good. So would a channel with no stream when the idle timeout
+ * is off (an application whose clients keep channels idle between rounds):
+ * a client gone without FINISH left it open for ever. Half a
+ * dead_peer_timeout after the peer was last heard (or probed), such a
+ * channel asks it to answer (sst_stream_chan_probe()); the probe is then
+ * data waiting for the peer. NEVER: no streams while the idle timeout
+ * reclaims such channels, or traffic, or no dead-peer detection.
  */
 static sst_time_t
 keepalive_at(const struct sst_worker *w, const struct worker_chan *wc)
 {
 	if (w->p.dead_peer_timeout == SST_TIME_NEVER || wc->state != CHAN_LIVE ||
-		wc->waiting_since != SST_TIME_NEVER || sst_stream_chan_unused(wc->sc))
+		wc->waiting_since != SST_TIME_NEVER ||
+		(sst_stream_chan_unused(wc->sc) && w->p.idle_timeout != SST_TIME_NEVER))
 		return SST_TIME_NEVER;
 	return RTE_MAX(wc->peer->last_heard, wc->probed_at) + w->p.dead_peer_timeout / 2;
 }
