@@ -292,7 +292,9 @@ void sst_worker_poll(struct sst_worker *w, sst_time_t now);
 /**
  * Start closing every channel no stream uses (FINISH, no TIME_WAIT; a
  * channel to a prototype peer, which knows no FINISH, ends at the next
- * poll), for a graceful stop.
+ * poll), for a graceful stop. From then on the worker closes each channel
+ * as soon as its last stream ends, so that one call is enough: poll until
+ * the count reaches 0 (or a time limit).
  * @param w The worker.
  * @param now Current time.
  * @return channels still open.

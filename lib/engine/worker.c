@@ -329,6 +329,10 @@ sst_worker_connect(struct sst_worker *w, const struct sst_net_endpoint *ep, enum
 int
 sst_worker_close_idle(struct sst_worker *w, sst_time_t now)
 {
+	/* The channels whose streams are still ending close when they end
+	 * (idle_check()): asked once, a stopping application left them open,
+	 * and the peer held them until its idle timeout. */
+	w->closing = true;
 	for (uint32_t i = 0; i < w->nchans; i++)
 		worker_chan_close_idle(w, w->chans[i], now);
 	return (int)w->stats.channels_open;

@@ -153,10 +153,15 @@ struct worker_chan {
 	sst_time_t linger_until; /**< LINGERING: ends then */
 	sst_time_t idle_since;	 /**< unused since; SST_TIME_NEVER while in use */
 	/** Silence (silence_check()): the highest of our numbers the peer
-	 * acknowledged, and since when it has not moved with data in flight. */
+	 * acknowledged, and since when it has not moved with packets of ours
+	 * in flight. */
 	uint64_t acked_seen;
 	sst_time_t acked_since;
 	uint64_t rtos_seen; /**< the channel's RTO count then */
+	/** The channel's packets received when the peer's packets began to
+	 * count as not hearing us (heard_counting: half the silence limit). */
+	uint64_t heard_seen;
+	bool heard_counting;
 	/** Since when our data has waited for the peer (dead_peer_check());
 	 * SST_TIME_NEVER: nothing outstanding. */
 	sst_time_t waiting_since;
@@ -213,6 +218,9 @@ struct sst_worker {
 	uint32_t npeers;
 	uint32_t npeers_leaving; /**< evicted: gone at the end of this pass */
 	uint32_t evict_cursor;	 /**< the channel worker_peer_evict_idle() looked at last */
+	/** sst_worker_close_idle() was called: a graceful stop, in which a
+	 * channel is closed as soon as no stream uses it (idle_check()). */
+	bool closing;
 	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
 	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
 	struct sst_worker_stats stats;
@@ -464,6 +472,10 @@ static const sst_time_t SILENCE_MIN = SST_NSEC_PER_SEC;
  * its channel; many channels replaced at once on a busy host made it
  * busier still (their negotiations refused, their streams stalled). */
 enum { SILENCE_RTOS = 2 };
+/* ... or, with only our acknowledgments in flight, this many packets of
+ * the peer arrived in the second half of that time without acknowledging
+ * any of ours: it is sending and does not hear us. */
+enum { SILENCE_HEARD = 2 };
 /* A host heard from at one endpoint within this long is using it: a
  * channel from another of its endpoints is a second path, not a move (the
  * host that moved was silent for SILENCE_MIN before it renegotiated). */

@@ -241,6 +241,10 @@ idle_check(struct sst_worker *w, struct worker_chan *wc, sst_time_t now)
 	}
 	if (wc->idle_since == SST_TIME_NEVER)
 		wc->idle_since = now;
+	if (w->closing && !wc->finish_offered && wc->state == CHAN_LIVE) {
+		worker_chan_close_idle(w, wc, now);
+		return;
+	}
 	if (chan_unheard(wc) && now - wc->idle_since >= UNHEARD_IDLE) {
 		w->stats.channels_unheard++;
 		worker_chan_end_soon(w, wc);
@@ -294,9 +298,14 @@ silence_replaces(const struct worker_chan *wc)
 }
 
 /*
- * Silence: data is in flight and the peer has acknowledged none of it for
- * SILENCE_MIN or four round trips, and through SILENCE_RTOS retransmission
- * timeouts. Our address may have changed under a
+ * Silence: the peer has acknowledged none of our packets for SILENCE_MIN
+ * or four round trips, while data of ours was in flight through
+ * SILENCE_RTOS retransmission timeouts, or while only our acknowledgments
+ * were and the peer kept sending (SILENCE_HEARD packets, counted from
+ * half that time on: what it sent before it could have heard us does not
+ * count). Every packet the peer sends acknowledges the highest of ours it
+ * received, so a peer that goes on sending without acknowledging ours does
+ * not hear us. Our address may have changed under a
  * NAT, so that the peer drops what we send as coming from an endpoint it
  * does not know (worker.c has no other way to hear of it): the side that
  * opened the first channel to the peer, the one that can reach it,
@@ -304,24 +313,43 @@ silence_replaces(const struct worker_chan *wc)
  * (peer_for()) and to which the streams move. It also ends the wait on a
  * peer whose acknowledgments froze (the 2007 prototype stops acknowledging
  * after 65,535 packets of one channel), on either side (silence_replaces()).
+ *
+ * The second case is a side that only receives when its address changes:
+ * a client whose upload waits for credit while the server's echo waits for
+ * acknowledgments the server drops. Nothing of the client's data is in
+ * flight, so the first case never comes, and both waited for the server's
+ * dead-peer timeout (the matrix's nat_rebinding case stalled so).
  */
 static void
 silence_check(struct sst_worker *w, struct worker_chan *wc, const struct sst_channel_info *ci,
 	sst_time_t now)
 {
-	uint64_t rtos;
+	sst_time_t stalled, limit;
+	uint64_t rtos, heard;
 
 	if (!silence_replaces(wc) || wc->state != CHAN_LIVE)
 		return;
 	rtos = sst_channel_stats(sst_stream_chan_channel(wc->sc))->rto;
-	if (ci->bytes_in_flight == 0 || ci->largest_acked != wc->acked_seen) {
+	heard = sst_channel_stats(sst_stream_chan_channel(wc->sc))->rx_packets;
+	if ((ci->bytes_in_flight == 0 && ci->ack_only_in_flight == 0) ||
+		ci->largest_acked != wc->acked_seen) {
 		wc->acked_seen = ci->largest_acked;
 		wc->acked_since = now;
 		wc->rtos_seen = rtos;
+		wc->heard_seen = heard;
+		wc->heard_counting = false;
 		return;
 	}
-	if (now - wc->acked_since >= RTE_MAX(SILENCE_MIN, 4 * ci->srtt) &&
-		rtos - wc->rtos_seen >= SILENCE_RTOS) {
+	stalled = now - wc->acked_since;
+	limit = RTE_MAX(SILENCE_MIN, 4 * ci->srtt);
+	if (!wc->heard_counting && stalled >= limit / 2) {
+		wc->heard_seen = heard;
+		wc->heard_counting = true;
+	}
+	if (stalled < limit)
+		return;
+	if ((ci->bytes_in_flight > 0 && rtos - wc->rtos_seen >= SILENCE_RTOS) ||
+		(wc->heard_counting && heard - wc->heard_seen >= SILENCE_HEARD)) {
 		chan_want_replacement(w, wc, now);
 		wc->silent = true;
 		w->stats.silences++;
@@ -342,16 +370,20 @@ dead_at(const struct sst_worker *w, const struct worker_chan *wc)
  * Keepalive: a channel that carries streams and has nothing in flight
  * hears nothing from a peer that vanished (a client killed after all our
  * answers were acknowledged, its stream still open), and would hold the
- * peer for good. Half a dead_peer_timeout after the peer was last heard
- * (or probed), such a channel asks it to answer (sst_stream_chan_probe());
- * the probe is then data waiting for the peer. NEVER: no streams, or
- * traffic, or no dead-peer detection.
+ * peer for good. So would a channel with no stream when the idle timeout
+ * is off (an application whose clients keep channels idle between rounds):
+ * a client gone without FINISH left it open for ever. Half a
+ * dead_peer_timeout after the peer was last heard (or probed), such a
+ * channel asks it to answer (sst_stream_chan_probe()); the probe is then
+ * data waiting for the peer. NEVER: no streams while the idle timeout
+ * reclaims such channels, or traffic, or no dead-peer detection.
  */
 static sst_time_t
 keepalive_at(const struct sst_worker *w, const struct worker_chan *wc)
 {
 	if (w->p.dead_peer_timeout == SST_TIME_NEVER || wc->state != CHAN_LIVE ||
-		wc->waiting_since != SST_TIME_NEVER || sst_stream_chan_unused(wc->sc))
+		wc->waiting_since != SST_TIME_NEVER ||
+		(sst_stream_chan_unused(wc->sc) && w->p.idle_timeout != SST_TIME_NEVER))
 		return SST_TIME_NEVER;
 	return RTE_MAX(wc->peer->last_heard, wc->probed_at) + w->p.dead_peer_timeout / 2;
 }

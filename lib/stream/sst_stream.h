@@ -438,13 +438,13 @@ void sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now);
 
 /**
  * Make the peer answer on c: a window update (an Ack packet, which the
- * prototype takes too) for one of the streams it sends to us on c, queued
- * to go at the next flush. Ack-eliciting, it is in flight until the peer
- * acknowledges it: a keepalive probe for a channel that carries streams
- * but no traffic (the worker's dead-peer detection).
+ * prototype takes too) for one of the streams it sends to us on c, or for
+ * the root when no stream receives on c, queued to go at the next flush.
+ * Ack-eliciting, it is in flight until the peer acknowledges it (the
+ * root's is sent again when lost): a keepalive probe for a channel with no
+ * traffic (the worker's dead-peer detection).
  * @param c The channel attachment.
  * @retval 0 Queued.
- * @retval -ENOENT No stream receives on c.
  * @retval -ENOTCONN c is dead.
  */
 int sst_stream_chan_probe(struct sst_stream_chan *c);

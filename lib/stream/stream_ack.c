@@ -138,6 +138,11 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		/* Resent even after the receive buffers went idle (advertise()
 		 * then gives the fresh window): a sender that used up its credit
 		 * waits for exactly this update and has nothing else to send. */
+		if (r->aux == SST_SID_ROOT) {
+			/* A keepalive probe (send_probe()): owed until answered. */
+			c->probe_due = !c->dead;
+			break;
+		}
 		s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);
 		if (s != NULL && !stream_is_reset(s) && !stream_is_root(s) && !stream_recv_eof(s)) {
 			s->flags |= SF_WINDOW_DUE;

@@ -228,7 +228,7 @@ bool
 sst_stream_chan_pending(const struct sst_stream_chan *c)
 {
 	return c->sched.root != NULL || c->ctl.count > 0 || c->ctl_sweep || c->code_count > 0 ||
-	       c->finish_ack_due || c->sid_waiters.count > 0 || c->burst_n > 0;
+	       c->finish_ack_due || c->sid_waiters.count > 0 || c->burst_n > 0 || c->probe_due;
 }
 
 int
@@ -249,7 +249,11 @@ sst_stream_chan_probe(struct sst_stream_chan *c)
 		stream_ctl_queue(s);
 		return 0;
 	}
-	return -ENOENT;
+	/* No stream receives here (an idle channel kept open: no idle
+	 * timeout): the root's window, which needs no stream (send_probe()),
+	 * sent until it is acknowledged. */
+	c->probe_due = true;
+	return 0;
 }
 
 void *

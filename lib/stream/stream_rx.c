@@ -263,6 +263,51 @@ new_stream(struct sst_stream_chan *c, struct sst_stream *parent, uint16_t sid, u
 	return s;
 }
 
+/*
+ * At most once (paper 4.3.4: a USID names one stream for good). An Init on
+ * c names the stream (c's peer half-channel ID, the SID's counter); the
+ * peer may have moved that stream to another channel before it heard that
+ * the Init arrived, with an Attach that carries Init, and that Attach may
+ * arrive first (the Init delayed on its path, or in a busy worker's
+ * queue). The stream exists then, attached elsewhere: the Init is refused,
+ * so that the peer resends its bytes on the stream's channel, and no second
+ * stream is made (whose application would answer the request twice).
+ */
+static bool
+init_names_attached(struct sst_stream_chan *c, uint16_t sid)
+{
+	uint64_t counter;
+
+	return sst_seq_expand(c->rx_sids->counter, sid, SST_SID_BITS, &counter) == 0 &&
+	       stream_usid_find(c->peer, counter, c->peer_hcid) != NULL;
+}
+
+/*
+ * The stream s was made by an Attach with Init whose USID names the peer's
+ * half of another channel of ours, born (hcid index idx, counter): its Init
+ * may still arrive there, after s ended and was forgotten, when
+ * init_names_attached() no longer finds it. Its SID there is taken and put
+ * at once in the quiet period of a stream that ended, as late_attach()
+ * does, so that the Init is dropped as stale. Nothing is done when no
+ * channel of ours has that half, or the SID is taken there already.
+ */
+static void
+reserve_birth_sid(struct sst_stream_chan *c, uint8_t idx, uint64_t counter)
+{
+	struct sst_stream_peer *p = c->peer;
+	uint16_t sid = (uint16_t)counter;
+
+	for (int i = 0; i < STREAM_PEER_CHANS_MAX; i++) {
+		struct sst_stream_chan *o = p->chans[i];
+
+		if (o == NULL || o == c || o->dead || o->peer_hcid != idx)
+			continue;
+		if (sst_sid_attach(o->rx_sids, sid, &o->held, NULL) == 0)
+			stream_sid_quiet(o, o->rx_sids, sid, true);
+		return;
+	}
+}
+
 static enum sst_channel_rx_verdict
 rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	uint64_t seq, sst_time_t now)
@@ -273,6 +318,8 @@ rx_init(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_
 		return drop(&c->peer->host->stats.rx_malformed, m, true); /* the root has no data */
 	s = sst_sid_lookup(c->rx_sids, hdr->sid);
 	if (s == NULL) {
+		if (init_names_attached(c, hdr->sid))
+			return refuse(c, m);
 		if (sst_sid_is_quiet(c->rx_sids, hdr->sid))
 			return stale(c, hdr->sid, m);
 		parent = sst_sid_lookup(c->rx_sids, hdr->ref_sid);
@@ -550,6 +597,7 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 		/* An Attach names the stream by its USID, not this SID's counter:
 		 * the index must find it under that one. */
 		stream_usid_rekey(p, s, usid.counter, (uint8_t)idx);
+		reserve_birth_sid(c, (uint8_t)idx, usid.counter);
 		return SST_CHANNEL_RX_NEEDS_ACK;
 	}
 	if (s != NULL && stream_is_root(s))

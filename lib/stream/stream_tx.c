@@ -374,6 +374,21 @@ send_window(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 	return true;
 }
 
+/* A keepalive probe on a channel no stream receives on: the root's window
+ * (the initial one, which the peer assumed already) in an Ack packet, which
+ * rx_ack() takes for the root (what the 2007 prototype does with it was not
+ * checked). A peer answers Ack packets at the fourth (channel_ack.h), so
+ * its record names the root's SID and a loss owes it again (stream_ack.c)
+ * until the answer. @return false when it could not go (no mbuf now). */
+static bool
+send_probe(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
+{
+	struct sst_stream_hdr hdr = {.type = SST_STREAM_ACK, .sid = SST_SID_ROOT};
+
+	hdr.window = sst_window_encode(c->peer->host->p.rx_window_min);
+	return send_control(c, b, &hdr, NULL, 0, NULL, SENT_ACK, SST_SID_ROOT, now);
+}
+
 /* @return false when the Reset or Detach could not go (no mbuf now). */
 static bool
 send_code(struct sst_stream_chan *c, struct tx_burst *b, uint32_t code, sst_time_t now)
@@ -433,6 +448,11 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 	 * the pass: the flush is retried shortly (sst_stream_chan_flush()),
 	 * since nothing else would (only a packet that went out can be
 	 * reported lost). */
+	if (c->probe_due && burst_room(c, b)) {
+		if (!send_probe(c, b, now))
+			return false;
+		c->probe_due = false;
+	}
 	while (c->code_count > 0 && burst_room(c, b)) {
 		if (!send_code(c, b, c->codes[c->code_head], now))
 			return false;

@@ -197,6 +197,82 @@ test_matrix_nat_rebinding(void)
 	matrix_done();
 }
 
+/* The client moves once, when for 150 ms (more than three round trips)
+ * it sent nothing but acknowledgments while the echo still comes: all it
+ * wrote is with the server, whose echo of it takes half a second more. */
+static struct {
+	sst_time_t last_data; /**< the client's last packet larger than an ack */
+	uint64_t echoed_at_move;
+	bool moved;
+} receiving;
+
+/* An ack-only packet: the channel header, its ack word, the trailer. */
+enum { ACK_ONLY_MAX = 64 };
+
+static void
+note_client_data(struct path_ctl *pc, struct rte_mbuf *m)
+{
+	(void)pc;
+	if (rte_pktmbuf_pkt_len(m) > ACK_ONLY_MAX)
+		receiving.last_data = virtual_now;
+}
+
+static void
+rebind_while_receiving(sst_time_t elapsed)
+{
+	const struct node_flow *f = &mx.client.flows[0];
+
+	(void)elapsed;
+	if (receiving.moved || f->echoed == 0 ||
+		virtual_now - receiving.last_data < 150 * SST_NSEC_PER_MSEC)
+		return;
+	receiving.moved = true;
+	receiving.echoed_at_move = f->echoed;
+	mx.client_ep.port = (uint16_t)(mx.client_ep.port + 1000);
+	sst_simpair_set_endpoint(mx.pair, 1, &mx.client_ep);
+}
+
+/*
+ * A client whose NAT mapping changes when it has nothing of its own in
+ * flight: it only acknowledges the echo, and the server drops those acks
+ * as coming from an endpoint it does not know. The client must still
+ * notice (its acknowledgments go unanswered while the server keeps
+ * sending) and renegotiate, long before the server's dead-peer timeout;
+ * before, it waited for data of its own to stall, which never came, and
+ * the server declared it dead 30 s later (the matrix's nat_rebinding case
+ * stalled so when a rebinding fell between the end of the upload and the
+ * end of the echo).
+ */
+static void
+test_matrix_nat_rebinding_receiving(void)
+{
+	struct sst_simlink_params down, up;
+	uint64_t want[1] = {MIB};
+
+	/* Echo slower than the upload: the echo of the server's buffered
+	 * data is still coming when the upload is done. */
+	link_params(&down, 1000000, 20 * SST_NSEC_PER_MSEC);
+	down.queue_pkts = 16;
+	link_params(&up, 50000000, 20 * SST_NSEC_PER_MSEC);
+	memset(&receiving, 0, sizeof(receiving));
+	matrix_open(&down, &up);
+	mx.path.client_tx = note_client_data;
+	flows_want(want, 1);
+	CU_ASSERT(matrix_run(25 * SST_NSEC_PER_SEC, rebind_while_receiving));
+	report("NAT rebinding while only receiving");
+	printf("  moved with %" PRIu64 " of %" PRIu64 " bytes echoed; path changes %" PRIu64
+	       ", dead peers %" PRIu64 "\n",
+		receiving.echoed_at_move, want[0], sst_worker_stats(mx.server.w)->path_changes,
+		sst_worker_stats(mx.server.w)->dead_peers);
+	CU_ASSERT(receiving.moved);
+	CU_ASSERT(receiving.echoed_at_move < want[0]);
+	check_exact();
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->path_changes, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->dead_peers, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(mx.server.w)->restarts, 0);
+	matrix_done();
+}
+
 static void
 test_matrix_replay_reorder(void)
 {
@@ -310,6 +386,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_matrix_corruption),
 	SST_TEST(test_matrix_blackhole),
 	SST_TEST(test_matrix_nat_rebinding),
+	SST_TEST(test_matrix_nat_rebinding_receiving),
 	SST_TEST(test_matrix_replay_reorder),
 	SST_TEST(test_matrix_replacement_under_load),
 	SST_TEST(test_matrix_leak_census),

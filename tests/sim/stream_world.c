@@ -383,6 +383,8 @@ op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *sv
 		s = sst_stream_accept_substream(parent, now);
 		if (s == NULL)
 			return;
+	} else {
+		ep->w->accepted[ep->side]++;
 	}
 	f = flow_of(ep->w, s);
 	CU_ASSERT_FATAL(f != NULL);

@@ -74,6 +74,7 @@ struct world {
 	uint64_t priority_requests; /* applied with sst_stream_apply_priority_message() */
 	bool dgram_via_accept;	    /* read datagrams with sst_stream_accept_substream() */
 	uint64_t chans_closed[2];   /* ops.channel_closed() calls per side */
+	uint64_t accepted[2];	    /* top-level streams each side's application was given */
 	uint64_t dgrams_as_substreams;
 	void (*on_flow_done)(struct world *w, struct flow *f);
 	void *user;

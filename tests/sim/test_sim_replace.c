@@ -540,6 +540,125 @@ test_newest_channel_by_creation(void)
 	world_destroy(w);
 }
 
+/* a's packets on one channel slot, held back while .holding and handed to
+ * b at hold_release(): a path that delays them past what a sends later on
+ * another channel (another path, a busy worker's queue). */
+static struct {
+	int port;
+	bool holding;
+	int n;
+	struct rte_mbuf *held[64];
+} hold;
+
+static bool
+hold_filter(struct world *w, int side, uint16_t port, const struct rte_mbuf *m)
+{
+	(void)w;
+	if (!hold.holding || side != 0 || port != hold.port || hold.n == (int)RTE_DIM(hold.held))
+		return false;
+	hold.held[hold.n] = rte_pktmbuf_copy(m, world_pool(), 0, UINT32_MAX);
+	CU_ASSERT_FATAL(hold.held[hold.n] != NULL);
+	hold.n++;
+	return true;
+}
+
+static bool
+nothing_accepted(void *arg)
+{
+	const struct world *w = arg;
+
+	return w->accepted[1] == 0;
+}
+
+static void
+hold_release(struct world *w)
+{
+	sst_time_t now = sim_now(w->sim);
+	struct sst_channel *ch = sst_stream_chan_channel(w->ep[1].chans[hold.port]);
+
+	hold.holding = false;
+	for (int i = 0; i < hold.n; i++)
+		sst_channel_receive(ch, &hold.held[i], 1, now);
+	hold.n = 0;
+	world_pump(w, now);
+}
+
+/*
+ * At most once: a opens a stream on channel 0 and its Init is delayed on
+ * the way; a replaces the channel before it hears of it, so the stream
+ * goes to channel 1 with an Attach that carries Init (the peer does not
+ * know it yet, as far as a knows), which b takes first. The Init on
+ * channel 0 then arrives: before a resent its bytes on channel 1
+ * (RELEASE_EARLY: acknowledged there, they would never come again), after
+ * (RELEASE_HELD), or once the exchange ended and b forgot the stream
+ * (RELEASE_AFTER_END). It names the same stream (the USID of an Init is its
+ * channel's half-channel ID and the SID's counter).
+ * b's application must be given the stream once; given it twice it
+ * answers the request twice (sst-gen's server answered 200,008 streams for
+ * 200,000 so, with channels replaced under load).
+ */
+enum release_when { RELEASE_EARLY, RELEASE_HELD, RELEASE_AFTER_END };
+
+static void
+run_delayed_init(enum release_when when)
+{
+	struct world_params wp;
+	struct world *w;
+	struct flow *f;
+	sst_time_t now;
+
+	world_params_default(&wp, seed);
+	wp.link.rate_bps = 20 * 1000 * 1000;
+	w = world_create(&wp);
+	memset(&hold, 0, sizeof(hold));
+	hold.port = 0;
+	hold.holding = true;
+	w->tx_filter = hold_filter;
+	f = world_flow_start(w, 300, 500, 0);
+	world_run_until(w, 50 * SST_NSEC_PER_MSEC);
+	CU_ASSERT_FATAL(hold.n > 0);
+	CU_ASSERT_EQUAL(w->accepted[1], 0);
+	world_add_channel(w, &wp);
+	now = sim_now(w->sim);
+	CU_ASSERT_EQUAL_FATAL(
+		sst_stream_chan_migrate_all(w->ep[0].chans[0], w->ep[0].chans[1], now), 1);
+	world_pump(w, now);
+	if (when == RELEASE_EARLY) {
+		world_run_until(w, now + 20 * SST_NSEC_PER_MSEC);
+		CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[1].sh)->attaches_rx, 1);
+	} else {
+		/* The request's bytes were in flight on channel 0: they go
+		 * again on channel 1 once channel 0's timer declares them
+		 * lost. */
+		sim_run_while(w->sim, nothing_accepted, w, now + 5 * SST_NSEC_PER_SEC);
+		CU_ASSERT_EQUAL_FATAL(w->accepted[1], 1);
+	}
+	printf("\n  %d packets of channel 0 held, released %s", hold.n,
+		when == RELEASE_EARLY  ? "before they were resent"
+		: when == RELEASE_HELD ? "after"
+				       : "after the end");
+	if (when == RELEASE_AFTER_END) {
+		CU_ASSERT_EQUAL(world_run(w, 30 * SST_NSEC_PER_SEC), 0);
+		CU_ASSERT_EQUAL(sst_stream_host_stats(w->ep[1].sh)->streams_live, 0);
+	}
+	hold_release(w);
+	CU_ASSERT_EQUAL(world_run(w, 30 * SST_NSEC_PER_SEC), 0);
+	world_run_until(w, sim_now(w->sim) + SST_NSEC_PER_SEC);
+	printf(": b's application took the stream %" PRIu64 " time(s)\n", w->accepted[1]);
+	CU_ASSERT_EQUAL(w->accepted[1], 1);
+	CU_ASSERT_EQUAL(f->got[1], f->len[0]);
+	world_check_done(w);
+	world_destroy(w);
+}
+
+static void
+test_delayed_init_after_attach(void)
+{
+	run_delayed_init(RELEASE_EARLY);
+	run_delayed_init(RELEASE_HELD);
+	run_delayed_init(RELEASE_AFTER_END);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_replace_many_times),
 	SST_TEST(test_ctl_requeue),
@@ -547,6 +666,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_chan_exhausted),
 	SST_TEST(test_replace_with_finishing_streams),
 	SST_TEST(test_newest_channel_by_creation),
+	SST_TEST(test_delayed_init_after_attach),
 	SST_TEST_END,
 };
 

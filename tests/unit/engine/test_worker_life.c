@@ -323,6 +323,110 @@ test_sharded_worker_without_inboxes(void)
 	sst_link_close(wp.link);
 }
 
+/*
+ * A graceful stop (issue 21's 20,000-channel sst-gen runs: up to 16,000
+ * channels still open at the server after the client left). The client
+ * ends its streams and calls sst_worker_close_idle() at once, as sst-gen
+ * and the engine's drain do, then polls for a second before it exits: its
+ * channel still carried the stream when it asked, so it was left open, and
+ * the server held it until its idle timeout (60 s by default). A channel
+ * whose last stream ends after the call must be closed by FINISH then.
+ */
+static void
+test_close_idle_after_last_stream(void)
+{
+	static struct node client, server;
+	int open;
+
+	node_idle_timeout = 60 * SST_NSEC_PER_SEC;
+	connect_udp_pair(&client, &server);
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.echoed == 1000);
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	sst_stream_shutdown(client.s, now_ns());
+	sst_stream_close(client.s, now_ns());
+	client.s = NULL;
+	open = sst_worker_close_idle(client.w, now_ns());
+	printf("\n  channels open when the client asked: %d", open);
+	CU_ASSERT_EQUAL(open, 1); /* the stream is still closing on it */
+	POLL_UNTIL(&client, &server,
+		sst_worker_stats(client.w)->channels_open == 0 &&
+			sst_worker_stats(server.w)->channels_open == 0);
+	printf("; after: client %" PRIu64 ", server %" PRIu64 "\n",
+		sst_worker_stats(client.w)->channels_open,
+		sst_worker_stats(server.w)->channels_open);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_idle, 0);
+	node_idle_timeout = 0;
+	node_fini(&client);
+	node_fini(&server);
+}
+
+/*
+ * A server whose idle timeout is off (sst-gen's: its clients keep channels
+ * idle between rounds) and a client that finished its stream, then went
+ * away without a word: its channel carried no stream and nothing waited
+ * for it, so neither the idle timeout nor dead-peer detection applied, and
+ * the server held the channel for good (a loaded server kept thousands of
+ * them). The keepalive now probes stream-less channels too when the idle
+ * timeout is off: a live idle client answers and keeps its channel; a gone
+ * one is declared dead and its channel ends.
+ */
+static void
+test_idle_channel_of_gone_client_reclaimed(void)
+{
+	static struct node client, server;
+	sst_time_t until;
+
+	node_idle_timeout = SST_TIME_NEVER;
+	/* A probe goes after half of it; a peer answers an Ack packet at its
+	 * fourth (channel_ack.h), so the probe is resent by timeout (0.2,
+	 * 0.4, 0.8 s) before the answer: within 3 s. */
+	dead_peer_timeout = 3 * SST_NSEC_PER_SEC;
+	connect_udp_pair(&client, &server);
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	POLL_UNTIL(&client, &server, client.echoed == 1000);
+	sst_stream_shutdown(client.s, now_ns());
+	sst_stream_close(client.s, now_ns());
+	client.s = NULL;
+	/* Idle, alive: two timeouts later both still hold the channel. */
+	until = now_ns() + 6 * SST_NSEC_PER_SEC;
+	while (now_ns() < until) {
+		sst_worker_poll(client.w, now_ns());
+		sst_worker_poll(server.w, now_ns());
+	}
+	printf("\n  idle for 6 s: channels %" PRIu64 " and %" PRIu64 ", keepalives %" PRIu64
+	       " and %" PRIu64,
+		sst_worker_stats(client.w)->channels_open,
+		sst_worker_stats(server.w)->channels_open, sst_worker_stats(client.w)->keepalives,
+		sst_worker_stats(server.w)->keepalives);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_open, 1);
+	/* Each side probes when it heard nothing for half a timeout: the
+	 * first to probe keeps the other's clock fresh too. */
+	CU_ASSERT(sst_worker_stats(client.w)->keepalives + sst_worker_stats(server.w)->keepalives >=
+		  2);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->dead_peers, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->dead_peers, 0);
+	/* Gone without a word. */
+	sst_worker_destroy(client.w);
+	sst_link_close(client.link);
+	until = now_ns() + 15 * SST_NSEC_PER_SEC;
+	while (now_ns() < until && (sst_worker_stats(server.w)->channels_open != 0 ||
+					   sst_worker_stats(server.w)->peers_open != 0))
+		sst_worker_poll(server.w, now_ns());
+	printf("; client gone: server channels %" PRIu64 ", peers %" PRIu64 ", dead %" PRIu64 "\n",
+		sst_worker_stats(server.w)->channels_open, sst_worker_stats(server.w)->peers_open,
+		sst_worker_stats(server.w)->dead_peers);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->peers_open, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->dead_peers, 1);
+	node_idle_timeout = 0;
+	dead_peer_timeout = 0;
+	node_fini(&server);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_restart_detected),
 	SST_TEST(test_legacy_restart_detected),
@@ -331,6 +435,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_stream_hog_next_to_normal_client),
 	SST_TEST(test_idle_peer_evicted_at_max_peers),
 	SST_TEST(test_sharded_worker_without_inboxes),
+	SST_TEST(test_close_idle_after_last_stream),
+	SST_TEST(test_idle_channel_of_gone_client_reclaimed),
 	SST_TEST_END,
 };
 
