@@ -141,6 +141,7 @@ struct gen_conf {
 	enum gen_mode mode;
 	bool loopback, echo, json, quiet;
 	bool sst_perf; /**< client: the target is `sst-perf --server` (gen_perf.c) */
+	bool hold;     /**< client: after the report, keep the port until interrupted */
 	struct sst_net_endpoint server; /**< client: the target */
 	struct sst_net_endpoint local;	/**< server: where to listen; client: first source */
 	uint32_t src_addrs;		/**< client: consecutive source addresses (0: any) */

@@ -852,6 +852,14 @@ gen_client_run(const struct gen_conf *conf)
 		rc = 1;
 	if (srv != NULL && !c.json)
 		gen_server_tick(srv, true);
+	if (c.hold) {
+		/* DPDK 22.11's memif PMD unmaps a departed peer's rings under
+		 * its pollers (docs/engine.md): the peer stops first. */
+		fflush(stdout);
+		fprintf(stderr, "sst-gen: holding the port until interrupted\n");
+		while (!tool_interrupted)
+			rte_delay_us_sleep(10000);
+	}
 out:
 	if (g.on_lcores)
 		gen_lcores_join(&g);

@@ -49,6 +49,7 @@ enum {
 	OPT_DATAGRAMS,
 	OPT_DGRAM_RATE,
 	OPT_CORRUPT,
+	OPT_HOLD,
 };
 
 static void
@@ -83,6 +84,10 @@ usage(FILE *out)
 		"      --corrupt N        one wrong byte in every Nth stream and every Nth\n"
 		"                         datagram of a channel: the server must catch each\n"
 		"                         (the run then fails)\n"
+		"      --hold             after the report, keep the port until interrupted\n"
+		"                         (SIGINT, SIGTERM): over net_memif, stop the server\n"
+		"                         first, so that no poller of its is inside a receive\n"
+		"                         when this side's exit unmaps the rings\n"
 		"      --channel-rate N   new channels per second (unlimited)\n"
 		"      --stream-rate N    new streams per second over all channels (unlimited)\n"
 		"  -t, --time SECONDS     run rounds of streams for this long (default: each\n"
@@ -328,6 +333,9 @@ parse_option(int opt, const char *arg, struct gen_conf *c, struct given *g)
 			       : 0;
 	case OPT_CORRUPT:
 		return parse_u32("corrupt", arg, 1, UINT32_MAX, &c->corrupt_every);
+	case OPT_HOLD:
+		c->hold = true;
+		return 0;
 	case OPT_DGRAM_RATE:
 		g->workload = true;
 		if (tool_parse_double(arg, 0.001, 1e9, &w->dgram_rate) < 0)
@@ -485,6 +493,8 @@ check_conf(struct gen_conf *c, const struct given *g)
 {
 	char err[256];
 
+	if (c->hold && c->mode != GEN_MODE_CLIENT)
+		return bad("%s", "--hold is for the client");
 	switch (c->mode) {
 	case GEN_MODE_CLIENT:
 		return check_client(c, g);
@@ -587,6 +597,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"datagrams", required_argument, NULL, OPT_DATAGRAMS},
 		{"dgram-rate", required_argument, NULL, OPT_DGRAM_RATE},
 		{"corrupt", required_argument, NULL, OPT_CORRUPT},
+		{"hold", no_argument, NULL, OPT_HOLD},
 		{"armor", required_argument, NULL, 'a'},
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},

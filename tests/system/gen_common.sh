@@ -44,3 +44,30 @@ wait_line() {
 	cat "$1" >&2
 	exit 1
 }
+
+# held_client ERR ARGS...: an sst-gen client run with --hold in the
+# background (its stderr in ERR) until it has reported, then the server
+# ($server) stopped, then the client: over net_memif the side that stays
+# must not be polling when the other's exit unmaps the rings (DPDK 22.11's
+# memif PMD, docs/engine.md). Returns the client's exit status (the run's:
+# --hold ends on the signal without changing it).
+held_client() {
+	local err=$1 cl rc
+	shift
+	"$@" --hold 2>"$err" &
+	cl=$!
+	for _ in $(seq 1800); do
+		grep -qs '^sst-gen: holding the port' "$err" && break
+		kill -0 "$cl" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -n "$server" ]; then
+		kill "$server" 2>/dev/null
+		wait "$server"
+		server=
+	fi
+	kill "$cl" 2>/dev/null
+	wait "$cl"
+	rc=$?
+	return $rc
+}

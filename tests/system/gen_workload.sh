@@ -208,12 +208,12 @@ port_run() {
 		--udp 10.9.0.1:4433 --workers 2 2>"$dir/$name.err" &
 	server=$!
 	wait_line "$dir/$name.err" '^sst-gen: worker 1 on lcore 2'
+	# The server stops first (held_client): it polls on two lcores.
 	# shellcheck disable=SC2046
-	timeout 90 "$gen_bin" $(eal "$name" client) -- client --port 0 --ip 10.9.0.2/24 \
-		--src 10.9.0.2:20000 --src-addrs 2 --src-ports 20 --udp 10.9.0.1:4433 \
-		--workers 2 "$@" --json >"$dir/$name.json" 2>"$dir/$name.json.err" ||
+	held_client "$dir/$name.json.err" timeout 90 "$gen_bin" $(eal "$name" client) -- \
+		client --port 0 --ip 10.9.0.2/24 --src 10.9.0.2:20000 --src-addrs 2 --src-ports 20 \
+		--udp 10.9.0.1:4433 --workers 2 "$@" --json >"$dir/$name.json" ||
 		fail "$name: exit $?"
-	stop_server
 	grep -q '"worker_lcores": \[1, 2\],' "$dir/$name.json" ||
 		fail "$name: not on lcores 1 and 2: $(grep worker_ "$dir/$name.json")"
 }
