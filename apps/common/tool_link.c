@@ -516,7 +516,7 @@ tool_net_port(const struct tool_host_conf *c, const struct tool_port *p)
 	if (!rte_eth_dev_is_valid_port(p->port_id)) {
 		fprintf(stderr,
 			"no DPDK port %u: give one to the EAL before '--' (a NIC, or e.g. "
-			"--vdev=net_af_packet0,iface=eth0)\n",
+			"--vdev=net_af_packet0,iface=eth0 or net_af_xdp0,iface=eth0)\n",
 			p->port_id);
 		return NULL;
 	}
