@@ -41,10 +41,11 @@ enum {
 /* How long a net that receives nothing keeps spinning before it naps,
  * and the longest nap: short enough that a person or a pipe never waits
  * noticeably, long enough that an idle tool costs no CPU. Over kernel
- * sockets and net_af_packet ports the sleep is a poll() that a packet ends
- * at once, entered as soon as a pass finds nothing (no spin), so it may be
- * longer: it bounds only how late the tools' own timers run (progress
- * lines, schedules, the retries of a server short of mbufs). */
+ * sockets, net_af_packet and net_af_xdp ports the sleep is a poll() that
+ * a packet ends at once, entered as soon as a pass finds nothing (no
+ * spin), so it may be longer: it bounds only how late the tools' own
+ * timers run (progress lines, schedules, the retries of a server short of
+ * mbufs). */
 #define IDLE_SPIN_NS (2 * SST_NSEC_PER_MSEC)
 #define IDLE_SLEEP_NS (200 * SST_NSEC_PER_USEC)
 #define IDLE_BLOCK_NS (1 * SST_NSEC_PER_MSEC)

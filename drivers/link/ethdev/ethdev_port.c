@@ -218,9 +218,8 @@ queues_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	struct rte_eth_rxconf rxconf = dev->default_rxconf;
 	struct rte_eth_txconf txconf = dev->default_txconf;
 	int socket = rte_eth_dev_socket_id(port_id);
-	int rc;
-
 	struct ethdev_xsks before;
+	int rc;
 
 	rxconf.offloads = pc->rxmode.offloads;
 	txconf.offloads = pc->txmode.offloads;
