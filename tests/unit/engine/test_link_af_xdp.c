@@ -234,6 +234,18 @@ test_many_frames(void)
 	}
 }
 
+/* LeakSanitizer's hook (the asan build; unused elsewhere): DPDK 22.11's
+ * net_af_xdp closes a port without freeing the libxdp UMEM handle it made
+ * (xsk_umem__create(), 80 bytes a queue), which is neither ours to free
+ * nor a leak of the link's. */
+const char *__lsan_default_suppressions(void);
+
+const char *
+__lsan_default_suppressions(void)
+{
+	return "leak:xsk_umem__create\n";
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_wait_fd),
 	SST_TEST(test_chained_frame),
