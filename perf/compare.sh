@@ -329,6 +329,7 @@ eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
 sst_port() {
 	local srv name=$1 mode=$2 pmd=$3 args=$4 bin=${5:-$perf} test=(bulk) mac_s=() mac_c=()
 	[ "$mode" != rr ] || test=(--request 32 --response 32 rr)
+	[ "$mode" != rrsub ] || test=(--request 32 --response 32 --substreams rr)
 	if "$bin" --help 2>&1 | grep -q -- '--mac ADDR'; then
 		mac_s=(--mac 02:53:54:00:00:01)
 		mac_c=(--mac 02:53:54:00:00:02)
@@ -413,6 +414,7 @@ veth_rows() {
 	[ -z "$versus" ] || sst_afp v_afp_rr rr "$versus/apps/sst-perf/sst-perf"
 	[ -z "$afx_ok" ] || sst_afx sst_afx bulk
 	[ -z "$afx_ok" ] || sst_afx sst_afx_rr rr
+	[ -z "$afx_ok" ] || sst_afx sst_afx_rrsub rrsub
 	if [ -n "$afp_alt" ]; then
 		sst_port alt_afp bulk net_af_packet "$afp_alt"
 		sst_port alt_afp_rr rr net_af_packet "$afp_alt"
@@ -494,7 +496,8 @@ veth_table() {
 }'
 	awk -v off="$(med tcp_off)" -v offr="$(med_rate tcp_off)" -v afx="$(med sst_afx)" \
 		-v afxr="$(med_rate sst_afx)" -v udp="$(med udp_rr)" -v rr="$(med sst_afx_rr)" \
-		-v rrr="$(med_rate sst_afx_rr)" -v afp="$(med sst_afp)" -v afprr="$(med sst_afp_rr)" 'BEGIN {
+		-v rrr="$(med_rate sst_afx_rr)" -v afp="$(med sst_afp)" -v afprr="$(med sst_afp_rr)" \
+		-v rrs="$(med sst_afx_rrsub)" -v rrsr="$(med_rate sst_afx_rrsub)" 'BEGIN {
 	print "\n| over the veth pair | anchor, same sitting | SST-DPDK on net_af_xdp | SST / anchor | net_af_xdp / net_af_packet |"
 	print "|---|---|---|---|---|"
 	if (afx == "nan") {
@@ -505,6 +508,8 @@ veth_table() {
 		off, offr * 8 / 1e6, afx, afxr * 8 / 1e6, off / afx, afp / afx
 	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong over lo: %.1fk cycles/txn | %.1fk cycles/txn, %.0f txn/s | %.2fx per CPU-second | %.2fx per CPU-second |\n",
 		udp / 1e3, rr / 1e3, rrr, udp / rr, afprr / rr
+	printf "| the same, each on a new substream (`--substreams`) | the same | %.1fk cycles/txn, %.0f txn/s | %.2fx per CPU-second | - |\n",
+		rrs / 1e3, rrsr, udp / rrs
 }'
 	alt_table net_af_packet afp "$afp_args" "$afp_alt"
 	alt_table net_af_xdp afx "$afx_args" "$afx_alt"
@@ -526,7 +531,7 @@ if [ -n "$veth_only" ]; then
 	veth_table
 	echo
 	echo "Per round (cycles per byte, or per transaction for the rr rows):"
-	for n in tcp_off sst_afp v_afp sst_afp_rr v_afp_rr sst_afx sst_afx_rr alt_afp alt_afp_rr \
+	for n in tcp_off sst_afp v_afp sst_afp_rr v_afp_rr sst_afx sst_afx_rr sst_afx_rrsub alt_afp alt_afp_rr \
 		alt_afx alt_afx_rr udp_rr; do
 		awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 			"$tmp/results"
@@ -586,7 +591,7 @@ veth_table
 # Every round's figure, so that the spread of the sitting shows.
 echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
-for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_afx sst_afx_rr alt_afp \
+for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_afx sst_afx_rr sst_afx_rrsub alt_afp \
 	alt_afp_rr alt_afx alt_afx_rr sst_rr sst_rr_sub udp_rr tcp_crr w1_bulk \
 	w2_bulk w1_rr w2_rr testpmd v_chk32 v_aes v_rr v_afp v_afp_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
