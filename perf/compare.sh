@@ -16,7 +16,9 @@
 #             way, each transaction on a new stream: a top-level stream, and
 #             a substream with --substreams), one process: both ends;
 #             sst-perf bulk and rr over the veth pair below, each end a DPDK
-#             port on net_af_packet (two processes); bulk and rr over the loopback's
+#             port on net_af_packet (two processes), and the same on
+#             net_af_xdp (AF_XDP sockets; docs/performance.md, "Session
+#             13"); bulk and rr over the loopback's
 #             net_ring pair with one worker a side (--frames) and with two
 #             (-w 2): what a second worker costs or gains per CPU-second
 #   anchors   kernel TCP (iperf3) over a veth pair between two network
@@ -32,7 +34,8 @@
 #             generated body, both processes' CPU time from start to exit
 #
 # Usage: perf/compare.sh [--quick] [--rounds N] [--window SECONDS] [--build DIR]
-#                        [--versus DIR] [--veth]
+#                        [--versus DIR] [--veth] [--afp-args ARGS] [--afx-args ARGS]
+#                        [--afp-alt ARGS] [--afx-alt ARGS]
 #   --quick        one round, 2-second windows (under 2 minutes)
 #   --rounds N     rounds (default 3)
 #   --window S     seconds measured per run (default 4)
@@ -43,7 +46,13 @@
 #                  commit), interleaved with the others: a before/after table
 #   --veth         only the rows over the veth pair and their anchors: kernel
 #                  TCP without offloads, SST-DPDK bulk and rr on
-#                  net_af_packet, kernel UDP ping-pong
+#                  net_af_packet and on net_af_xdp, kernel UDP ping-pong
+#   --afp-args A   devargs appended to both ends' net_af_packet vdev (e.g.
+#                  ",qdisc_bypass=1,framecnt=4096")
+#   --afx-args A   the same for net_af_xdp (e.g. ",busy_budget=0")
+#   --afp-alt A, --afx-alt A  also the PMD's bulk and rr rows with devargs
+#                  A instead, interleaved with the others: a table of the
+#                  devargs against the defaults in one sitting
 # Needs root (network namespaces), iperf3 and ethtool.
 set -eu
 cd "$(dirname "$0")/.."
@@ -53,6 +62,10 @@ window=4
 build=build-fast
 versus=
 veth_only=
+afp_args=
+afx_args=
+afp_alt=
+afx_alt=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick)
@@ -77,6 +90,22 @@ while [ $# -gt 0 ]; do
 		;;
 	--veth)
 		veth_only=1
+		;;
+	--afp-args)
+		afp_args=$2
+		shift
+		;;
+	--afx-args)
+		afx_args=$2
+		shift
+		;;
+	--afp-alt)
+		afp_alt=$2
+		shift
+		;;
+	--afx-alt)
+		afx_alt=$2
+		shift
 		;;
 	*)
 		sed -n '/^# Usage/,/^# Needs/p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -295,24 +324,43 @@ iperf() {
 # frame too, route it and drop it (an address it does not hold, no
 # forwarding), which cost as much as SST itself (docs/performance.md).
 eal=(--no-huge --no-pci -m 512 --no-telemetry --log-level=lib.eal:error)
-sst_afp() {
-	local srv name=$1 mode=$2 bin=${3:-$perf} test=(bulk) mac_s=() mac_c=()
+# sst_port NAME bulk|rr PMD DEVARGS [SST-PERF]: both ends on PMD
+# (net_af_packet, net_af_xdp) with DEVARGS after the interface.
+sst_port() {
+	local srv name=$1 mode=$2 pmd=$3 args=$4 bin=${5:-$perf} test=(bulk) mac_s=() mac_c=()
 	[ "$mode" != rr ] || test=(--request 32 --response 32 rr)
+	[ "$mode" != rrsub ] || test=(--request 32 --response 32 --substreams rr)
 	if "$bin" --help 2>&1 | grep -q -- '--mac ADDR'; then
 		mac_s=(--mac 02:53:54:00:00:01)
 		mac_c=(--mac 02:53:54:00:00:02)
 	fi
 	ip netns exec "$ns_a" "$bin" "${eal[@]}" --file-prefix="sstcmp-s-$$" \
-		--vdev="net_af_packet0,iface=$if_a" -- --server --once --udp 4433 --port 0 \
+		--vdev="${pmd}0,iface=$if_a$args" -- --server --once --udp 4433 --port 0 \
 		--ip 10.211.1.1/24 "${mac_s[@]}" >/dev/null 2>&1 &
 	srv=$!
 	sleep 2
 	measure "$name" count "$srv" ip netns exec "$ns_b" "$bin" "${eal[@]}" \
-		--file-prefix="sstcmp-c-$$" --vdev="net_af_packet0,iface=$if_b" -- \
+		--file-prefix="sstcmp-c-$$" --vdev="${pmd}0,iface=$if_b$args" -- \
 		--udp 10.211.1.1:4433 --port 0 --ip 10.211.1.2/24 "${mac_c[@]}" -t "$run_time" \
 		"${test[@]}"
 	wait "$srv" || true
 }
+sst_afp() {
+	sst_port "$1" "$2" net_af_packet "$afp_args" "${3:-$perf}"
+}
+# On net_af_xdp, both ends' queues are AF_XDP sockets on queue 0 of their
+# veth, each with the PMD's XDP program (native XDP on veth: each end's
+# program turns on its receive NAPI) redirecting every frame there.
+sst_afx() {
+	sst_port "$1" "$2" net_af_xdp "$afx_args" "${3:-$perf}"
+}
+# Whether sst-perf runs on net_af_xdp here (the kernel's AF_XDP sockets,
+# the PMD): the rows say "not available" otherwise.
+afx_ok=
+if python3 -c 'import socket; socket.socket(44, socket.SOCK_RAW, 0)' 2>/dev/null &&
+	ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so* >/dev/null 2>&1; then
+	afx_ok=1
+fi
 
 # ngtcp2 NAME: gtlsserver and gtlsclient over 127.0.0.1, TLS 1.3 with
 # AES-128-GCM only, the client downloading a body the server generates
@@ -364,6 +412,17 @@ veth_rows() {
 	[ -z "$versus" ] || sst_afp v_afp bulk "$versus/apps/sst-perf/sst-perf"
 	sst_afp sst_afp_rr rr
 	[ -z "$versus" ] || sst_afp v_afp_rr rr "$versus/apps/sst-perf/sst-perf"
+	[ -z "$afx_ok" ] || sst_afx sst_afx bulk
+	[ -z "$afx_ok" ] || sst_afx sst_afx_rr rr
+	[ -z "$afx_ok" ] || sst_afx sst_afx_rrsub rrsub
+	if [ -n "$afp_alt" ]; then
+		sst_port alt_afp bulk net_af_packet "$afp_alt"
+		sst_port alt_afp_rr rr net_af_packet "$afp_alt"
+	fi
+	if [ -n "$afx_alt" ] && [ -n "$afx_ok" ]; then
+		sst_port alt_afx bulk net_af_xdp "$afx_alt"
+		sst_port alt_afx_rr rr net_af_xdp "$afx_alt"
+	fi
 }
 for r in $(seq "$rounds"); do
 	echo "compare.sh: round $r" >&2
@@ -409,6 +468,20 @@ med_rate() {
 		awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2];
 			else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'
 }
+# alt_table PMD TAG ARGS ALT: the PMD's rows with devargs ALT against ARGS.
+alt_table() {
+	[ -n "$4" ] || return 0
+	awk -v a="$(med sst_$2)" -v b="$(med alt_$2)" -v ar="$(med_rate sst_$2)" \
+		-v br="$(med_rate alt_$2)" -v c="$(med sst_$2_rr)" -v d="$(med alt_$2_rr)" \
+		-v cr="$(med_rate sst_$2_rr)" -v dr="$(med_rate alt_$2_rr)" -v pmd="$1" \
+		-v va="${3:-defaults}" -v vb="$4" 'BEGIN {
+	printf "\n| %s, same sitting | %s | %s | ratio |\n|---|---|---|---|\n", pmd, va, vb
+	printf "| bulk chk32, cycles/byte | %.2f | %.2f | %.2fx |\n", a, b, a / b
+	printf "| bulk chk32, Mbit/s | %.0f | %.0f | %.2fx |\n", ar * 8 / 1e6, br * 8 / 1e6, br / ar
+	printf "| rr 32 B, cycles/txn | %.0f | %.0f | %.2fx |\n", c, d, c / d
+	printf "| rr 32 B, txn/s | %.0f | %.0f | %.2fx |\n", cr, dr, dr / cr
+}'
+}
 # The veth pair's table: SST-DPDK on net_af_packet next to the kernel.
 veth_table() {
 	awk -v off="$(med tcp_off)" -v offr="$(med_rate tcp_off)" -v afp="$(med sst_afp)" \
@@ -421,6 +494,25 @@ veth_table() {
 	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong over lo: %.1fk cycles/txn | %.1fk cycles/txn, %.0f txn/s | %.2fx per CPU-second |\n",
 		udp / 1e3, rr / 1e3, rrr, udp / rr
 }'
+	awk -v off="$(med tcp_off)" -v offr="$(med_rate tcp_off)" -v afx="$(med sst_afx)" \
+		-v afxr="$(med_rate sst_afx)" -v udp="$(med udp_rr)" -v rr="$(med sst_afx_rr)" \
+		-v rrr="$(med_rate sst_afx_rr)" -v afp="$(med sst_afp)" -v afprr="$(med sst_afp_rr)" \
+		-v rrs="$(med sst_afx_rrsub)" -v rrsr="$(med_rate sst_afx_rrsub)" 'BEGIN {
+	print "\n| over the veth pair | anchor, same sitting | SST-DPDK on net_af_xdp | SST / anchor | net_af_xdp / net_af_packet |"
+	print "|---|---|---|---|---|"
+	if (afx == "nan") {
+		print "| bulk and rr | - | net_af_xdp not available (kernel without AF_XDP, or no PMD) | - | - |"
+		exit
+	}
+	printf "| bulk, chk32 | kernel TCP, offloads off: %.2f cycles/byte, %.0f Mbit/s | %.2f cycles/byte, %.0f Mbit/s | %.2fx per CPU-second | %.2fx per CPU-second |\n",
+		off, offr * 8 / 1e6, afx, afxr * 8 / 1e6, off / afx, afp / afx
+	printf "| transactions, 32 B each way, a new stream each | UDP ping-pong over lo: %.1fk cycles/txn | %.1fk cycles/txn, %.0f txn/s | %.2fx per CPU-second | %.2fx per CPU-second |\n",
+		udp / 1e3, rr / 1e3, rrr, udp / rr, afprr / rr
+	printf "| the same, each on a new substream (`--substreams`) | the same | %.1fk cycles/txn, %.0f txn/s | %.2fx per CPU-second | - |\n",
+		rrs / 1e3, rrsr, udp / rrs
+}'
+	alt_table net_af_packet afp "$afp_args" "$afp_alt"
+	alt_table net_af_xdp afx "$afx_args" "$afx_alt"
 	[ -n "$versus" ] || return 0
 	awk -v a="$(med v_afp)" -v b="$(med sst_afp)" -v ar="$(med_rate v_afp)" \
 		-v br="$(med_rate sst_afp)" -v c="$(med v_afp_rr)" -v d="$(med sst_afp_rr)" \
@@ -439,7 +531,8 @@ if [ -n "$veth_only" ]; then
 	veth_table
 	echo
 	echo "Per round (cycles per byte, or per transaction for the rr rows):"
-	for n in tcp_off sst_afp v_afp sst_afp_rr v_afp_rr udp_rr; do
+	for n in tcp_off sst_afp v_afp sst_afp_rr v_afp_rr sst_afx sst_afx_rr sst_afx_rrsub alt_afp alt_afp_rr \
+		alt_afx alt_afx_rr udp_rr; do
 		awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 			"$tmp/results"
 	done
@@ -498,7 +591,8 @@ veth_table
 # Every round's figure, so that the spread of the sitting shows.
 echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
-for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_rr sst_rr_sub udp_rr tcp_crr w1_bulk \
+for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_afx sst_afx_rr sst_afx_rrsub alt_afp \
+	alt_afp_rr alt_afx alt_afx_rr sst_rr sst_rr_sub udp_rr tcp_crr w1_bulk \
 	w2_bulk w1_rr w2_rr testpmd v_chk32 v_aes v_rr v_afp v_afp_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 		"$tmp/results"

@@ -16,9 +16,12 @@ build_pkgs=(gcc pkg-config python3 meson ninja-build dpdk-dev libdpdk-dev libips
 # pages in suite 'consumer'; doxygen builds the API reference (and its test).
 # dpdk-telemetry.py, which the telemetry test drives, comes with dpdk-dev.
 # libsystemd-dev: the static link of the examples (pkg-config --static:
-# libpcap's static libraries name -lsystemd).
+# libpcap's static libraries name -lsystemd). librte-net-af-xdp23 (with
+# libxdp1 and libbpf1): the net_af_xdp PMD, a plugin the EAL loads for
+# --vdev=net_af_xdp0,... (test_link_af_xdp, perf_af_xdp, perf/compare.sh
+# --veth); libdpdk-dev depends on it, named here because it is used.
 test_pkgs=(clang libclang-rt-14-dev llvm clang-format tshark iproute2 iputils-ping ethtool
-	groff-base doxygen libsystemd-dev)
+	groff-base doxygen libsystemd-dev librte-net-af-xdp23 libxdp1 libbpf1)
 # scripts/evaluate.sh: kernel TCP's bulk runs (iperf3) and the plots.
 eval_pkgs=(iperf3 python3-matplotlib)
 

@@ -41,10 +41,11 @@ enum {
 /* How long a net that receives nothing keeps spinning before it naps,
  * and the longest nap: short enough that a person or a pipe never waits
  * noticeably, long enough that an idle tool costs no CPU. Over kernel
- * sockets and net_af_packet ports the sleep is a poll() that a packet ends
- * at once, entered as soon as a pass finds nothing (no spin), so it may be
- * longer: it bounds only how late the tools' own timers run (progress
- * lines, schedules, the retries of a server short of mbufs). */
+ * sockets, net_af_packet and net_af_xdp ports the sleep is a poll() that
+ * a packet ends at once, entered as soon as a pass finds nothing (no
+ * spin), so it may be longer: it bounds only how late the tools' own
+ * timers run (progress lines, schedules, the retries of a server short of
+ * mbufs). */
 #define IDLE_SPIN_NS (2 * SST_NSEC_PER_MSEC)
 #define IDLE_SLEEP_NS (200 * SST_NSEC_PER_USEC)
 #define IDLE_BLOCK_NS (1 * SST_NSEC_PER_MSEC)
@@ -516,7 +517,7 @@ tool_net_port(const struct tool_host_conf *c, const struct tool_port *p)
 	if (!rte_eth_dev_is_valid_port(p->port_id)) {
 		fprintf(stderr,
 			"no DPDK port %u: give one to the EAL before '--' (a NIC, or e.g. "
-			"--vdev=net_af_packet0,iface=eth0)\n",
+			"--vdev=net_af_packet0,iface=eth0 or net_af_xdp0,iface=eth0)\n",
 			p->port_id);
 		return NULL;
 	}

@@ -221,7 +221,8 @@ int tool_port_option(const char *prog, const char *opt, const char *arg, struct 
 
 /**
  * One host on DPDK port p->port_id (which the EAL arguments must provide:
- * a NIC, or --vdev=net_af_packet0,iface=eth0, net_tap, ...), serving UDP
+ * a NIC, or --vdev=net_af_packet0,iface=eth0, net_af_xdp0,iface=eth0,
+ * net_tap, ...), serving UDP
  * port c->local.port (0: 4433) at p->ip. @return NULL after printing why.
  */
 struct tool_net *tool_net_port(const struct tool_host_conf *c, const struct tool_port *p);
@@ -238,8 +239,8 @@ struct tool_host *tool_net_host(struct tool_net *n, int i);
 /**
  * One pass of every host at the current time. With @p may_sleep, a net
  * that received nothing for a while waits until a timer is due: blocked in
- * poll() on the workers' descriptors (kernel sockets, net_af_packet ports:
- * a packet ends the wait at once) after 50 us without a packet, or, where
+ * poll() on the workers' descriptors (kernel sockets, net_af_packet and
+ * net_af_xdp ports: a packet ends the wait at once) after 50 us without a packet, or, where
  * a worker has none, napping up to 200 us at a time after 2 ms (for tools
  * that wait on people and pipes rather than measure); without, it
  * busy-polls.

@@ -139,7 +139,8 @@ usage(FILE *out)
 		"                         a net_ring pair, Ethernet frames, no impairments)\n"
 		"      --frames           loopback over that net_ring pair with one worker\n"
 		"                         too (to compare -w 1 with -w 2 on the same path)\n"
-		"      --port N           with --udp: DPDK port N (from the EAL arguments)\n"
+		"      --port N           with --udp: DPDK port N (from the EAL arguments, e.g.\n"
+		"                         --vdev=net_af_xdp0,iface=eth0 or net_af_packet0,...)\n"
 		"                         instead of kernel UDP, lib/net answering ARP and ping\n"
 		"      --ip ADDR/LEN      with --port: our address on it (required)\n"
 		"      --gateway ADDR     with --port: the default route\n"
@@ -862,7 +863,8 @@ run_client(struct perf_conf *c)
 		rc = TOOL_EXIT_SETUP;
 		goto out;
 	}
-	/* Where a packet ends the wait at once (kernel UDP, net_af_packet),
+	/* Where a packet ends the wait at once (kernel UDP, net_af_packet,
+	 * net_af_xdp),
 	 * blocking costs no latency, and a client that spins instead is
 	 * descheduled as a CPU hog on a shared machine, its packets waiting
 	 * for the scheduler's tick (issue 17). */

@@ -26,6 +26,11 @@ struct ethdev_link {
 	uint16_t port_id;
 	uint16_t queue_id;
 	int wait_fd; /* ethdev_wait_fd_find(); negative: none */
+	/* The port sends one buffer per frame only (no
+	 * RTE_ETH_TX_OFFLOAD_MULTI_SEGS: net_af_xdp): chained frames are
+	 * copied into one mbuf of pool first. */
+	bool flatten;
+	struct rte_mempool *pool;
 	struct sst_link_stats *stats;
 };
 
@@ -81,7 +86,12 @@ ethdev_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats 
 		return rc;
 	e->port_id = ec->port_id;
 	e->queue_id = ec->queue_id;
-	e->wait_fd = ethdev_wait_fd_find(ec->port_id, &dev);
+	e->wait_fd = ethdev_wait_fd_find(ec->port_id, ec->queue_id, &dev);
+	e->flatten = !(dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	/* Flat copies from the UMEM pool go out without another copy. */
+	e->pool = ethdev_umem_pool(ec->port_id, ec->queue_id);
+	if (e->pool == NULL)
+		e->pool = conf->pool;
 	e->stats = stats;
 	return 0;
 }
@@ -101,6 +111,61 @@ ethdev_rx_burst(void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *fro
 	return got;
 }
 
+/* One mbuf of e->pool holding chained frame m, with m's transmit
+ * metadata; NULL when the pool is empty or the frame does not fit. m is
+ * left to the caller. */
+static struct rte_mbuf *
+flat_copy(const struct ethdev_link *e, const struct rte_mbuf *m)
+{
+	struct rte_mbuf *f = rte_pktmbuf_alloc(e->pool);
+	char *dst;
+
+	if (f == NULL)
+		return NULL;
+	dst = rte_pktmbuf_append(f, (uint16_t)RTE_MIN(m->pkt_len, UINT16_MAX));
+	if (dst == NULL || m->pkt_len > UINT16_MAX) {
+		rte_pktmbuf_free(f);
+		return NULL;
+	}
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next) {
+		memcpy(dst, rte_pktmbuf_mtod(s, const char *), s->data_len);
+		dst += s->data_len;
+	}
+	f->ol_flags = m->ol_flags & ~RTE_MBUF_F_EXTERNAL;
+	f->tx_offload = m->tx_offload;
+	f->packet_type = m->packet_type;
+	return f;
+}
+
+/* Replace the chained frames of pkts[0..n) by flat copies, for a port that
+ * sends one buffer per frame: the stream layer sends payloads by reference
+ * behind a header mbuf, and such a port would send the header alone (a
+ * net_af_xdp queue copies pkt_len bytes from the first segment). A frame
+ * that cannot be copied is dropped and counted (tx_errors), the others
+ * closed up. @return how many frames pkts[] holds now. */
+static uint16_t
+flatten_burst(struct ethdev_link *e, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (m->nb_segs > 1) {
+			struct rte_mbuf *f = flat_copy(e, m);
+
+			rte_pktmbuf_free(m);
+			if (f == NULL) {
+				e->stats->tx_errors++;
+				continue;
+			}
+			m = f;
+		}
+		pkts[kept++] = m;
+	}
+	return kept;
+}
+
 static uint16_t
 ethdev_tx_burst(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n)
 {
@@ -108,6 +173,8 @@ ethdev_tx_burst(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoin
 	uint16_t done = 0, total = 0;
 
 	RTE_SET_USED(to);
+	if (e->flatten)
+		n = flatten_burst(e, pkts, n);
 	while (done < n) {
 		uint16_t ok = rte_eth_tx_prepare(e->port_id, e->queue_id, pkts + done, n - done);
 		uint64_t bytes = 0;
@@ -140,7 +207,8 @@ ethdev_tx_burst(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoin
 	return total;
 }
 
-/* A packet socket's (net_af_packet), or -ENOTSUP: the queue is polled. */
+/* A packet socket's (net_af_packet) or an AF_XDP socket's (net_af_xdp),
+ * or -ENOTSUP: the queue is polled. */
 static int
 ethdev_wait_fd(void *priv)
 {

@@ -21,6 +21,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_ring.h>
 
 #include "ethdev_internal.h"
@@ -78,6 +79,91 @@ check_frame_fit(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	return 0;
 }
 
+static bool
+is_af_xdp(const struct rte_eth_dev_info *dev)
+{
+	return strcmp(dev->driver_name, "net_af_xdp") == 0;
+}
+
+/*
+ * net_af_xdp (DPDK 22.11) makes a receive queue's mempool its UMEM, the
+ * memory the kernel writes received frames into and reads sent ones from:
+ * it registers the span from the pool's first memory chunk, sized as if
+ * the pool's objects were packed end to end (populated objects times
+ * object size). Two kinds of pool break that assumption, and the kernel
+ * then refuses every frame address past the span (rx_invalid_descs,
+ * tx_invalid_descs in XDP_STATISTICS): a pool whose objects are kept
+ * from crossing pages (any pool that wants IOVA-contiguous objects, as
+ * rte_pktmbuf_pool_create() makes them: without hugepages, one 2,368-byte
+ * mbuf a 4 KB page), which stalled a transaction run after 157 frames
+ * each way; and a growable pool (sst_pool.h), whose later chunks are not
+ * in the span at all. So each queue gets a pool of the port's own: the
+ * caller's pool's size and layout (mbufs, data room, private area, cache),
+ * its objects packed (RTE_MEMPOOL_F_NO_IOVA_CONTIG: AF_XDP on a kernel
+ * interface reads the memory through the kernel's mapping, not by DMA)
+ * and populated in one chunk. The engine's frames then come from two
+ * pools, which frees each mbuf to its own. Freed when the port stops.
+ */
+static struct rte_mempool *umem_pools[RTE_MAX_ETHPORTS][ETHDEV_XSK_QUEUES];
+
+struct rte_mempool *
+ethdev_umem_pool(uint16_t port_id, uint16_t queue_id)
+{
+	return port_id < RTE_MAX_ETHPORTS && queue_id < ETHDEV_XSK_QUEUES
+		       ? umem_pools[port_id][queue_id]
+		       : NULL;
+}
+
+static void
+umem_pools_free(uint16_t port_id)
+{
+	for (uint16_t q = 0; q < ETHDEV_XSK_QUEUES; q++) {
+		rte_mempool_free(umem_pools[port_id][q]);
+		umem_pools[port_id][q] = NULL;
+	}
+}
+
+/* Queue q's UMEM pool, made like @p like (see above); NULL with the
+ * reason in info->err. */
+static struct rte_mempool *
+umem_pool_create(uint16_t port_id, uint16_t q, const struct rte_mempool *like, int socket,
+	struct sst_ethdev_port_info *info)
+{
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = rte_pktmbuf_data_room_size((struct rte_mempool *)like),
+		.mbuf_priv_size = rte_pktmbuf_priv_size((struct rte_mempool *)like),
+	};
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp;
+	int rc;
+
+	snprintf(name, sizeof(name), "sst_xsk_%u_%u", port_id, q);
+	mp = rte_mempool_create_empty(name, like->size,
+		sizeof(struct rte_mbuf) + priv.mbuf_priv_size + priv.mbuf_data_room_size,
+		like->cache_size, sizeof(priv), socket, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (mp == NULL) {
+		setup_fail(info, port_id, -rte_errno, "queue %u: no UMEM pool of %u mbufs: %s", q,
+			like->size, rte_strerror(rte_errno));
+		return NULL;
+	}
+	rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	if (rc == 0) {
+		rte_pktmbuf_pool_init(mp, &priv);
+		rc = rte_mempool_populate_default(mp);
+		rc = rc < 0 ? rc : mp->nb_mem_chunks == 1 ? 0 : -ENOMEM;
+	}
+	if (rc != 0) {
+		setup_fail(info, port_id, rc,
+			"queue %u: UMEM pool of %u mbufs, in one chunk (the EAL's memory, -m, "
+			"must hold it): %s",
+			q, like->size, rte_strerror(-rc));
+		rte_mempool_free(mp);
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+}
+
 /* What to ask of the port, from what it offers. */
 static int
 port_conf_fill(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
@@ -132,6 +218,7 @@ queues_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	struct rte_eth_rxconf rxconf = dev->default_rxconf;
 	struct rte_eth_txconf txconf = dev->default_txconf;
 	int socket = rte_eth_dev_socket_id(port_id);
+	struct ethdev_xsks before;
 	int rc;
 
 	rxconf.offloads = pc->rxmode.offloads;
@@ -139,12 +226,29 @@ queues_setup(uint16_t port_id, const struct sst_ethdev_port_conf *conf,
 	if (socket < 0)
 		socket = SOCKET_ID_ANY;
 	for (uint16_t q = 0; q < conf->nb_queues; q++) {
-		rc = rte_eth_rx_queue_setup(port_id, q, info->nb_rx_desc, (unsigned int)socket,
-			&rxconf, conf->pools[q]);
+		struct rte_mempool *pool = conf->pools[q];
+
+		if (is_af_xdp(dev)) {
+			if (q >= ETHDEV_XSK_QUEUES)
+				return setup_fail(info, port_id, -EINVAL,
+					"net_af_xdp: at most %u queues", ETHDEV_XSK_QUEUES);
+			if (umem_pools[port_id][q] == NULL)
+				umem_pools[port_id][q] =
+					umem_pool_create(port_id, q, pool, socket, info);
+			pool = umem_pools[port_id][q];
+			if (pool == NULL)
+				return -ENOMEM;
+			/* The queue's AF_XDP socket is the one its setup opens. */
+			ethdev_xsk_list(&before);
+		}
+		rc = rte_eth_rx_queue_setup(
+			port_id, q, info->nb_rx_desc, (unsigned int)socket, &rxconf, pool);
+		if (rc == 0 && is_af_xdp(dev))
+			ethdev_xsk_note(port_id, q, &before);
 		if (rc != 0)
 			return setup_fail(info, port_id, rc,
 				"receive queue %u (%u descriptors, pool %s): %s", q,
-				info->nb_rx_desc, conf->pools[q]->name, rte_strerror(-rc));
+				info->nb_rx_desc, pool->name, rte_strerror(-rc));
 		rc = rte_eth_tx_queue_setup(
 			port_id, q, info->nb_tx_desc, (unsigned int)socket, &txconf);
 		if (rc != 0)
@@ -238,10 +342,14 @@ sst_ethdev_port_stop(uint16_t port_id)
 		rte_eth_promiscuous_disable(port_id);
 		promiscuous_ours[port_id] = false;
 	}
+	ethdev_xsk_forget(port_id);
 	rc = rte_eth_dev_stop(port_id);
 	if (rc != 0)
 		ETHDEV_LOG(ERR, "port %u: stop: %s", port_id, rte_strerror(-rc));
 	rte_eth_dev_close(port_id);
+	/* After the close: the PMD's rings lend the UMEM pools' mbufs until
+	 * its sockets are gone. */
+	umem_pools_free(port_id);
 	return rc;
 }
 

@@ -19,12 +19,25 @@
  * of one queue pair has exactly one. With several queue pairs, or another
  * packet socket on the same interface, the match would be a guess, and
  * there is no descriptor: the worker polls, as on any other port.
+ *
+ * net_af_xdp's queues are AF_XDP sockets (XSKs), which poll readable as
+ * soon as their receive ring holds a frame (xsk_poll()); the PMD keeps
+ * them to itself too and its receive interrupts are not used. An XSK has
+ * no address to read back (getsockname() is not supported), and the
+ * kernel's socket diagnostics that would tell its interface and queue
+ * (xsk_diag, `ss --xdp`) are an option kernels go without (this VM's
+ * does). But the PMD opens a queue's XSK when the queue is set up: the
+ * port setup lists the process's AF_XDP sockets before and after each
+ * receive queue's setup, and the one socket that appeared is that
+ * queue's, whatever the number of queues.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <linux/if_packet.h>
 
@@ -66,12 +79,100 @@ packet_socket_of(unsigned int if_index)
 	return found;
 }
 
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+/* The XSK of each queue of each net_af_xdp port, as its setup found it;
+ * -1: none known. Written at setup and stop, on the main lcore; read when
+ * a link opens, after the setup. */
+static int xsk_fd[RTE_MAX_ETHPORTS][ETHDEV_XSK_QUEUES];
+static bool xsk_known[RTE_MAX_ETHPORTS];
+
+void
+ethdev_xsk_list(struct ethdev_xsks *x)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	x->n = 0;
+	if (dir == NULL)
+		return;
+	while ((de = readdir(dir)) != NULL && x->n < ETHDEV_XSK_LIST_MAX) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		int domain = 0;
+		socklen_t len = sizeof(domain);
+		struct stat st;
+
+		if (end == de->d_name || *end != '\0' || fd < 0 || fd == dirfd(dir))
+			continue;
+		if (fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+			getsockopt((int)fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 ||
+			domain != AF_XDP)
+			continue;
+		x->fd[x->n] = (int)fd;
+		x->ino[x->n] = st.st_ino;
+		x->n++;
+	}
+	closedir(dir);
+}
+
+static bool
+xsk_listed(const struct ethdev_xsks *x, int fd, ino_t ino)
+{
+	for (unsigned int i = 0; i < x->n; i++)
+		if (x->fd[i] == fd && x->ino[i] == ino)
+			return true;
+	return false;
+}
+
+void
+ethdev_xsk_note(uint16_t port_id, uint16_t queue_id, const struct ethdev_xsks *before)
+{
+	struct ethdev_xsks after;
+	int found = -1;
+
+	if (!xsk_known[port_id]) {
+		for (unsigned int q = 0; q < ETHDEV_XSK_QUEUES; q++)
+			xsk_fd[port_id][q] = -1;
+		xsk_known[port_id] = true;
+	}
+	if (queue_id >= ETHDEV_XSK_QUEUES)
+		return;
+	ethdev_xsk_list(&after);
+	for (unsigned int i = 0; i < after.n; i++) {
+		if (xsk_listed(before, after.fd[i], after.ino[i]))
+			continue;
+		if (found >= 0) { /* two new ones: not ours to tell apart */
+			found = -1;
+			break;
+		}
+		found = after.fd[i];
+	}
+	xsk_fd[port_id][queue_id] = found;
+	if (found < 0)
+		ETHDEV_LOG(INFO, "port %u queue %u: no single new AF_XDP socket: polled", port_id,
+			queue_id);
+}
+
+void
+ethdev_xsk_forget(uint16_t port_id)
+{
+	xsk_known[port_id] = false;
+}
+
 int
-ethdev_wait_fd_find(uint16_t port_id, const struct rte_eth_dev_info *dev)
+ethdev_wait_fd_find(uint16_t port_id, uint16_t queue_id, const struct rte_eth_dev_info *dev)
 {
 	int fd;
 
-	if (strcmp(dev->driver_name, "net_af_packet") != 0 || dev->if_index == 0)
+	if (strcmp(dev->driver_name, "net_af_xdp") == 0)
+		return xsk_known[port_id] && queue_id < ETHDEV_XSK_QUEUES &&
+				       xsk_fd[port_id][queue_id] >= 0
+			       ? xsk_fd[port_id][queue_id]
+			       : -ENOTSUP;
+	if (strcmp(dev->driver_name, "net_af_packet") != 0 || dev->if_index == 0 || queue_id != 0)
 		return -ENOTSUP;
 	if (dev->max_rx_queues != 1) {
 		ETHDEV_LOG(INFO,
