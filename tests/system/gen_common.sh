@@ -32,14 +32,21 @@ bg_server() {
 # background, its stderr in $dir/server.err; sets $server and $port.
 gen_server() { bg_server "$dir/server.err" "$gen_bin" server --udp 127.0.0.1:0 "$@"; }
 
+# wait_pattern FILE PATTERN PID TENTHS: 0 once PATTERN is in FILE; 1 if PID
+# ends or TENTHS tenths of a second pass first.
+wait_pattern() {
+	for _ in $(seq "$4"); do
+		grep -qs "$2" "$1" && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_line FILE PATTERN: until the background server ($server) prints
 # PATTERN in FILE; exit 1 if it ends or 30 s pass first.
 wait_line() {
-	for _ in $(seq 300); do
-		grep -qs "$2" "$1" && return 0
-		kill -0 "$server" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_pattern "$1" "$2" "$server" 300 && return 0
 	echo "the server did not start:" >&2
 	cat "$1" >&2
 	exit 1
@@ -52,15 +59,11 @@ wait_line() {
 # memif PMD, docs/engine.md). Returns the client's exit status (the run's:
 # --hold ends on the signal without changing it).
 held_client() {
-	local err=$1 cl rc
+	local err=$1 cl
 	shift
 	"$@" --hold 2>"$err" &
 	cl=$!
-	for _ in $(seq 1800); do
-		grep -qs '^sst-gen: holding the port' "$err" && break
-		kill -0 "$cl" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_pattern "$err" '^sst-gen: holding the port' "$cl" 1800
 	if [ -n "$server" ]; then
 		kill "$server" 2>/dev/null
 		wait "$server"
@@ -68,6 +71,4 @@ held_client() {
 	fi
 	kill "$cl" 2>/dev/null
 	wait "$cl"
-	rc=$?
-	return $rc
 }
