@@ -173,6 +173,43 @@ test_largest_sums(void)
 	free(buf);
 }
 
+/* Small packets take a path of their own in the SIMD implementations
+ * (the packet, its sequence number and terminator in one padded block):
+ * every length up to past its limit, cut into random segments (empty
+ * ones included, odd cuts splitting words), all 0xff every fourth round,
+ * and a chain longer than the length asked for. */
+static void
+test_small_chains(void)
+{
+	static struct sst_test_split t;
+	uint64_t rng = 0x243f6a8885a308d3;
+	unsigned int bad = 0;
+
+	for (uint32_t len = 0; len <= 160; len++)
+		for (unsigned int r = 0; r < 40; r++) {
+			uint32_t total = len + (r % 5 == 4 ? r : 0);
+			uint64_t seq = sst_test_xorshift(&rng);
+			struct rte_mbuf *m;
+			uint32_t want;
+
+			sst_test_random_fill(t.flat, total, &rng);
+			if (r % 4 == 0)
+				memset(t.flat, 0xff, total);
+			m = sst_test_split_chain(t.segs, t.store,
+				SST_TEST_SPLIT_MAX + SST_TEST_SPLIT_ALIGN, t.flat, total, &rng);
+			want = sst_chk32_with(SST_CHK32_IMPL_SCALAR, seq, t.flat, len);
+			for (int i = 0; i < SST_CHK32_IMPL_COUNT; i++) {
+				enum sst_chk32_impl impl = (enum sst_chk32_impl)i;
+
+				if (sst_chk32_impl_supported(impl) &&
+					(sst_chk32_mbuf_with(impl, seq, m, len) != want ||
+						sst_chk32_with(impl, seq, t.flat, len) != want))
+					bad = mismatch(bad, "small", i, len, m->nb_segs);
+			}
+		}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 static void
 test_random_chains(void)
 {
@@ -203,6 +240,7 @@ test_random_chains(void)
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_impls),
 	SST_TEST(test_every_length_and_alignment),
+	SST_TEST(test_small_chains),
 	SST_TEST(test_largest_sums),
 	SST_TEST(test_random_chains),
 	SST_TEST_END,
