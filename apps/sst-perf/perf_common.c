@@ -169,6 +169,14 @@ perf_fill(uint8_t *dst, uint64_t tag, uint64_t off, uint32_t len)
 {
 	uint32_t idx;
 
+	if (off == 0 && len >= 8) {
+		uint64_t tag_be = rte_cpu_to_be_64(tag);
+
+		memcpy(dst, &tag_be, 8);
+		dst += 8;
+		len -= 8;
+		off = 8;
+	}
 	for (; len > 0 && off < 8; len--, off++)
 		*dst++ = (uint8_t)(tag >> (56 - 8 * off));
 	if (len == 0)
