@@ -455,6 +455,24 @@ for r in $(seq "$rounds"); do
 	cp "$tmp/sst_rr_sub.out" "$tmp/sst_rr_sub.$r.out"
 done
 
+# The armor's share of the loopback bulk run's CPU time: one more run of
+# the chk32 row under perf (cpu-clock samples of both ends), the samples in
+# Chk32's functions (the driver's seal and open bursts, the checksum and its
+# kernels) over all, user and kernel. "nan" without perf. It splits the cycles per packet
+# into the armor's and the rest, the issue's "outside the armor".
+armor_share=nan
+if command -v perf >/dev/null && [ -z "$veth_only" ]; then
+	# -D: samples from 2 s in, once the EAL's start-up is over.
+	perf record -q -e cpu-clock -F 4999 -D 2000 -o "$tmp/bulk.perf" -- \
+		"$perf" --loopback -t "$run_time" --armor chk32 bulk >"$tmp/bulk_perf.out" 2>&1 &&
+		armor_share=$(perf report -i "$tmp/bulk.perf" --no-children --sort symbol --stdio \
+			-q 2>/dev/null | awk '$2 == "[.]" || $2 == "[k]" {
+				p = $1; sub("%", "", p); all += p
+				if ($3 ~ /^(sst_)?chk32/) armor += p
+			} END {if (all > 0) printf "%.4f", armor / all; else print "nan"}') ||
+		echo "compare.sh: perf record of the bulk run failed; no armor share" >&2
+fi
+
 # Medians over the rounds: cycles per unit of each name.
 med() {
 	awk -v n="$1" '$1 == n {print $3 / $2}' "$tmp/results" | sort -g |
@@ -561,7 +579,7 @@ tpmd=$(med testpmd)
 awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$off" -v udp="$udp" \
 	-v crr="$crr" -v pb="$pkt_byte" -v pt="$pkt_txn" -v ng="$ng" -v rounds="$rounds" \
 	-v rrs="$rrs" -v pts="$pkt_txn_sub" \
-	-v win="$window" -v mhz="$tsc_mhz" -v tp="$tpmd" 'BEGIN {
+	-v win="$window" -v mhz="$tsc_mhz" -v tp="$tpmd" -v ash="$armor_share" 'BEGIN {
 	printf "\nMedians of %d round(s), %d-second windows; cycles = CPU-seconds of both ends x %s MHz\n\n",
 		rounds, win, mhz
 	print "| work | anchor, same sitting | SST-DPDK | SST / anchor |"
@@ -585,6 +603,9 @@ awk -v chk="$chk" -v afp="$afp" -v aes="$aes" -v rr="$rr" -v on="$on" -v off="$o
 	else
 		printf "| cycles per packet, both ends, loopback bulk | testpmd io on net_null: %.0f | %.0f | %.0fx the floor |\n",
 			tp, chk / pb, chk / pb / tp
+	if (ash != "nan")
+		printf "| the same, outside the armor (perf: Chk32 %.1f %% of the samples) | - | %.0f | - |\n",
+			100 * ash, chk / pb * (1 - ash)
 }'
 veth_table
 

@@ -14,11 +14,9 @@
  * words straddling segments and the terminator stay here, shared by all.
  */
 #include <errno.h>
-#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cpuflags.h>
-#include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
 #include "channel_chk32.h"
@@ -27,14 +25,12 @@
 
 #define CHK32_MOD 65537u
 #define CHK32_BLOCK_WORDS (UINT64_C(1) << 20)
-#define CHK32_SIMD_MIN_WORDS 64 /* 128 bytes; perf/chk32_bench */
-/* The block of the small-packet path (chk32_small()): a whole number of
- * every SIMD kernel's chunks (32 words for AVX-512), and the largest
- * packet it takes: the block less the sequence number and the
- * terminator's two bytes at most. */
-#define CHK32_SMALL_BLOCK 128
-#define CHK32_SMALL_CHUNK 64
-#define CHK32_SMALL_MAX_LEN (CHK32_SMALL_BLOCK - 8 - 2)
+/* A SIMD kernel takes any run of a whole chunk: the compiler's vectorised
+ * form of the scalar block costs more than the kernel's horizontal sums
+ * (perf/chk32_bench, session 14: 64 bytes 40.6 -> 22.8 cycles flat, 48.8
+ * -> 43.1 as a 41-byte header and its payload; the 1200-byte packet's
+ * header segment too). */
+#define CHK32_SIMD_MIN_WORDS 16
 
 struct chk32_state {
 	uint64_t a;
@@ -107,9 +103,8 @@ chk32_words(struct chk32_state *s, const uint8_t *p, size_t nwords, chk32_kernel
 		size_t i = 0;
 		uint64_t a, b;
 
-		/* A SIMD kernel's horizontal sums cost more than they save
-		 * on a few chunks. It works on the state in memory, so that
-		 * the address of the locals below is never taken through an
+		/* The kernel works on the state in memory, so that the
+		 * address of the locals below is never taken through an
 		 * indirect call and they stay in registers for the rest. */
 		if (run >= CHK32_SIMD_MIN_WORDS)
 			i = kernel(&s->a, &s->b, p, run);
@@ -226,86 +221,10 @@ RTE_INIT(chk32_select)
 	sst_chk32_impl_select(sst_chk32_impl_widest(CHK32_DEFAULT_SIMD_BITS));
 }
 
-/* Copy n bytes (0 < n <= CHK32_SMALL_MAX_LEN) with fixed-size copies that
- * overlap rather than a byte loop or a call; writes dst[0, n) only and
- * reads src[0, n) only. */
-static __rte_always_inline void
-chk32_copy_small(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	if (n >= 16) {
-		for (size_t off = 0; off + 16 < n; off += 16)
-			memcpy(dst + off, src + off, 16);
-		memcpy(dst + n - 16, src + n - 16, 16);
-	} else if (n >= 8) {
-		memcpy(dst, src, 8);
-		memcpy(dst + n - 8, src + n - 8, 8);
-	} else if (n >= 4) {
-		memcpy(dst, src, 4);
-		memcpy(dst + n - 4, src + n - 4, 4);
-	} else if (n >= 2) {
-		memcpy(dst, src, 2);
-		memcpy(dst + n - 2, src + n - 2, 2);
-	} else {
-		dst[0] = src[0];
-	}
-}
-
-/*
- * A small packet (an ack, a transaction's request or reply) in one call of
- * a SIMD kernel, with no word-at-a-time part. Everything the definition
- * sums, the sequence number's four words, the packet and the terminator,
- * is laid out at the end of a block of whole chunks whose front is
- * zeros. From zero sums, the kernel adds to b each word times the number
- * of words from it to the end of the block; leading zeros add nothing to
- * either sum, so these are the definition's sums themselves. Segments of a
- * chain are copied end to end, which also joins a word split between two
- * of them.
- *
- * Precondition: len <= CHK32_SMALL_MAX_LEN and the chain holds len bytes.
- */
-static __rte_always_inline uint32_t
-chk32_small(chk32_kernel_fn kernel, uint64_t seq, const struct rte_mbuf *m, const uint8_t *flat,
-	uint32_t len)
-{
-	uint8_t block[CHK32_SMALL_BLOCK] __rte_aligned(CHK32_SMALL_CHUNK) = {0};
-	/* The terminator 0x80 completes an odd last byte, or makes a word
-	 * 0x80 0x00 of its own. */
-	uint32_t at = CHK32_SMALL_BLOCK - ((len + 2) & ~1u);
-	uint32_t end = at + len;
-	uint32_t first = at - 8;
-	uint32_t from = first & ~(uint32_t)(CHK32_SMALL_CHUNK - 1);
-	uint64_t seq_be = rte_cpu_to_be_64(seq);
-	uint64_t a = 0, b = 0;
-
-	memcpy(block + first, &seq_be, 8);
-	if (flat != NULL) {
-		if (len > 0)
-			chk32_copy_small(block + at, flat, len);
-	} else {
-		for (uint32_t left = len; left > 0; m = m->next) {
-			uint32_t n = RTE_MIN(left, (uint32_t)m->data_len);
-
-			if (n > 0)
-				chk32_copy_small(
-					block + at, rte_pktmbuf_mtod(m, const uint8_t *), n);
-			at += n;
-			left -= n;
-		}
-	}
-	block[end] = 0x80;
-	kernel(&a, &b, block + from, (CHK32_SMALL_BLOCK - from) / 2);
-	a %= CHK32_MOD;
-	b %= CHK32_MOD;
-	return (uint32_t)(a & 0xffff) | (uint32_t)(b & 0xffff) << 16;
-}
-
 static __rte_always_inline uint32_t
 chk32_buf(chk32_kernel_fn kernel, uint64_t seq, const uint8_t *p, size_t len)
 {
 	struct chk32_state s;
-
-	if (kernel != chk32_kernel_scalar && len <= CHK32_SMALL_MAX_LEN)
-		return chk32_small(kernel, seq, NULL, p, (uint32_t)len);
 
 	chk32_start(&s, seq);
 	chk32_words(&s, p, len / 2, kernel);
@@ -320,9 +239,6 @@ chk32_chain(chk32_kernel_fn kernel, uint64_t seq, const struct rte_mbuf *m, uint
 	struct chk32_state s;
 	int odd = -1;
 
-	if (kernel != chk32_kernel_scalar && len <= CHK32_SMALL_MAX_LEN && m != NULL &&
-		len <= m->pkt_len)
-		return chk32_small(kernel, seq, m, NULL, len);
 	chk32_start(&s, seq);
 	for (; m != NULL && len > 0; m = m->next) {
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
