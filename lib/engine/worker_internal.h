@@ -197,6 +197,12 @@ struct sst_worker {
 	struct sst_net_endpoint last_ep;
 	uint64_t last_ep_hash;
 	bool last_ep_valid;
+	/** The same for the dispatch step's shard owner (the map never
+	 * changes after creation): its CRC of the endpoint was about 65
+	 * instructions a packet with two workers. */
+	struct sst_net_endpoint shard_memo_ep;
+	uint16_t shard_memo_owner;
+	bool shard_memo_valid;
 	struct worker_table eps;	/**< worker_ep by endpoint */
 	struct worker_table chan_table; /**< worker_chan by (endpoint, number) */
 	struct worker_table instances;	/**< worker_peer by host instance */

@@ -262,7 +262,18 @@ worker_io_expiry(struct sst_worker *w, sst_time_t now)
 /* ---- Receiving and the dispatch step ---- */
 
 static uint16_t
-owner_of(const struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from)
+shard_owner(struct sst_worker *w, const struct sst_net_endpoint *ep)
+{
+	if (!w->shard_memo_valid || !worker_ep_equal(ep, &w->shard_memo_ep)) {
+		w->shard_memo_ep = *ep;
+		w->shard_memo_owner = sst_shard_owner(&w->shard, ep);
+		w->shard_memo_valid = true;
+	}
+	return w->shard_memo_owner;
+}
+
+static uint16_t
+owner_of(struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_endpoint *from)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t len = rte_pktmbuf_data_len(m);
@@ -280,7 +291,7 @@ owner_of(const struct sst_worker *w, struct rte_mbuf *m, const struct sst_net_en
 	tag = worker_steer_owner(w, from);
 	if (tag >= 0)
 		return (uint16_t)tag;
-	return sst_shard_owner(&w->shard, from);
+	return shard_owner(w, from);
 }
 
 /* n packets whose handoff_info is set go to worker to's inbox; those that
@@ -392,6 +403,30 @@ keep_or_handoff(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 	}
 }
 
+/* keep_or_handoff() for the datagrams already in rx_pkts/rx_from from base
+ * on, where the link or the network layer put them: when all are ours, as
+ * they mostly are, they stay where they are, without the two copies of
+ * every endpoint a round trip through keep_or_handoff() would make. */
+static void
+keep_or_handoff_taken(struct sst_worker *w, uint16_t base)
+{
+	struct rte_mbuf *pkts[SST_MAX_BURST];
+	struct sst_net_endpoint from[SST_MAX_BURST];
+	uint16_t got = (uint16_t)(w->rx_n - base), i;
+
+	if (w->p.shard_count <= 1)
+		return;
+	for (i = base; i < w->rx_n; i++)
+		if (owner_of(w, w->rx_pkts[i], &w->rx_from[i]) != w->p.shard_index)
+			break;
+	if (i == w->rx_n)
+		return;
+	memcpy(pkts, &w->rx_pkts[base], got * sizeof(pkts[0]));
+	memcpy(from, &w->rx_from[base], got * sizeof(from[0]));
+	w->rx_n = base;
+	keep_or_handoff(w, pkts, from, got);
+}
+
 int
 worker_handoff_send(struct sst_worker *w, uint16_t to, struct rte_mbuf *m,
 	const struct sst_net_endpoint *ep, enum worker_handoff_kind kind)
@@ -459,38 +494,35 @@ uint16_t
 worker_rx(struct sst_worker *w, sst_time_t now)
 {
 	struct rte_mbuf *pkts[SST_MAX_BURST];
-	struct sst_net_endpoint from[SST_MAX_BURST];
+	struct sst_net_endpoint from[SST_MAX_BURST]; /* a frame link's, unused */
 	uint16_t n, base;
 
 	w->rx_n = 0;
 	/* Handed-over packets first: they are already late by one hop. */
 	if (w->p.shard_count > 1)
 		take_inbox(w, now);
+	base = w->rx_n;
+	if (w->net == NULL) {
+		/* Datagrams: straight into rx_pkts, which has room for a
+		 * burst after the inbox's. */
+		n = sst_link_rx_burst(
+			w->p.link, &w->rx_pkts[base], &w->rx_from[base], SST_MAX_BURST);
+		if (n > 0 && w->p.capture != NULL)
+			sst_capture_datagrams(w->p.capture, &w->rx_pkts[base], &w->rx_from[base], n,
+				SST_CAPTURE_IN, &w->local);
+		w->rx_n = (uint16_t)(base + n);
+		keep_or_handoff_taken(w, base);
+		return w->rx_n;
+	}
 	n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
 	if (n == 0)
 		return w->rx_n;
-	if (w->p.capture != NULL && w->net == NULL)
-		sst_capture_datagrams(w->p.capture, pkts, from, n, SST_CAPTURE_IN, &w->local);
-	else if (w->p.capture != NULL)
+	if (w->p.capture != NULL)
 		sst_capture_frames(w->p.capture, pkts, n, SST_CAPTURE_IN);
-	if (w->net == NULL) {
-		keep_or_handoff(w, pkts, from, n);
-		return w->rx_n;
-	}
 	if (w->p.shard_count > 1)
 		share_neighbour_answers(w, pkts, n);
-	base = w->rx_n;
 	sst_net_rx_burst(w->net, pkts, n, now);
-	if (w->p.shard_count > 1 && w->rx_n > base) {
-		/* Take the datagrams the network layer delivered aside and
-		 * sort them by owner. */
-		uint16_t got = (uint16_t)(w->rx_n - base);
-
-		memcpy(pkts, &w->rx_pkts[base], got * sizeof(pkts[0]));
-		memcpy(from, &w->rx_from[base], got * sizeof(from[0]));
-		w->rx_n = base;
-		keep_or_handoff(w, pkts, from, got);
-	}
+	keep_or_handoff_taken(w, base);
 	return w->rx_n;
 }
 

@@ -91,18 +91,33 @@ stream_buffers_create(
 	return mp;
 }
 
+/* The host's own count of the objects it took (every get and put of these
+ * pools is the host's, on its thread) rather than rte_mempool_avail_count(),
+ * a call into the pool's ops that the flush made twice for every stream. */
 static bool
-pool_short(const struct rte_mempool *mp, bool waiting)
+pool_short(const struct rte_mempool *mp, uint32_t used, bool waiting)
 {
 	if (mp->populated_size >= mp->size)
 		return false;
-	return waiting || rte_mempool_avail_count(mp) * 4 < mp->populated_size;
+	return waiting || (mp->populated_size - used) * 4 < mp->populated_size;
+}
+
+static bool
+txios_short(const struct sst_stream_host *h)
+{
+	return pool_short(h->txios, h->txios_used, h->tx_waiting > 0);
+}
+
+static bool
+rxios_short(const struct sst_stream_host *h)
+{
+	return pool_short(h->rxios, h->rxios_used, h->rx_short);
 }
 
 sst_time_t
 stream_buffers_next_growth(const struct sst_stream_host *h)
 {
-	if (pool_short(h->txios, h->tx_waiting > 0) || pool_short(h->rxios, h->rx_short))
+	if (txios_short(h) || rxios_short(h))
 		return h->buffers_retry_at;
 	return SST_TIME_NEVER;
 }
@@ -120,9 +135,9 @@ stream_buffers_grow(struct sst_stream_host *h, sst_time_t now)
 {
 	int rc = 0;
 
-	if (pool_short(h->txios, h->tx_waiting > 0))
+	if (txios_short(h))
 		rc = grow(h->txios);
-	if (rc >= 0 && pool_short(h->rxios, h->rx_short)) {
+	if (rc >= 0 && rxios_short(h)) {
 		rc = grow(h->rxios);
 		h->rx_short = rc < 0;
 	}
