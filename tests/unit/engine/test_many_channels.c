@@ -14,6 +14,7 @@
  * by hand with more EAL memory: SST_MANY_CHANNELS=100000 SST_TEST_EAL_MB=8192
  * build/tests/unit/test_many_channels).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,9 +267,15 @@ test_many_channels(void)
 	while (up < nchannels && sst_engine_now() < deadline && client.failed == 0) {
 		while (asked < nchannels && asked - up < WAVE) {
 			struct sst_net_endpoint s_i = nat_ep(1, asked);
+			int rc = sst_worker_connect(
+				client.w, &s_i, SST_NEGO_MODE_CHECKSUM, sst_engine_now());
 
-			CU_ASSERT_FATAL(sst_worker_connect(client.w, &s_i, SST_NEGO_MODE_CHECKSUM,
-						sst_engine_now()) == 0);
+			/* Full of setups under way (a slow host: the server
+			 * challenges under load, setups take longer than a
+			 * wave): later, once some are done. */
+			if (rc == -ENOSPC)
+				break;
+			CU_ASSERT_EQUAL_FATAL(rc, 0);
 			asked++;
 		}
 		echo_poll(&server, &client);
