@@ -17,8 +17,11 @@ whoever the interrupt happened to land on, so the sum of the three is the
 figure to compare, not each alone.
 
 Needs root. Usage (from the source tree, after scripts/build.sh):
-    perf/udp_offload_cost.py [--build build-fast] [--reps 5] [--time 8]
-        [--rate 1000] [--delay 1] [--cc newreno] [--gro] [--json OUT]
+    perf/udp_offload_cost.py [--build build-fast] [--base DIR] [--reps 5]
+        [--time 8] [--rate 1000] [--delay 1] [--cc newreno] [--gro] [--json OUT]
+--base DIR adds a third kind, "base": sst-perf of another build (an older
+tree's build-fast, e.g. from `git archive COMMIT | tar -x`), client and
+server, interleaved with the other two.
 --gro leaves GRO on the end veths (the kernel then coalesces what reaches
 the server; kernel TCP would profit too), to measure the receive side.
 """
@@ -53,6 +56,7 @@ def loadavg():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build-fast")
+    ap.add_argument("--base")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--time", type=float, default=8)
     ap.add_argument("--rate", default="1000")
@@ -89,13 +93,18 @@ def main():
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         procs.append(lemp)
         servers = {}
-        for kind, port, extra in (("offload", 4433, []), ("no-offload", 4434,
-                                                           ["--no-udp-offload"])):
-            p = subprocess.Popen(["ip", "netns", "exec", ns, perf, "--", "--server", "--udp",
+        kinds = [("offload", perf, 4433, []), ("no-offload", perf, 4434, ["--no-udp-offload"])]
+        if a.base:
+            base = os.path.join(os.path.abspath(a.base), "apps/sst-perf/sst-perf")
+            if not os.access(base, os.X_OK):
+                sys.exit(f"udp_offload_cost: {base} is missing")
+            kinds.append(("base", base, 4435, []))
+        for kind, binary, port, extra in kinds:
+            p = subprocess.Popen(["ip", "netns", "exec", ns, binary, "--", "--server", "--udp",
                                   f"{ip_s}:{port}", "--mtu", "1472", "--quiet"] + extra,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             procs.append(p)
-            servers[kind] = (p, port, extra)
+            servers[kind] = (p, binary, port, extra)
         for _ in range(80):
             if sh("ip", "netns", "exec", nc, "ping", "-c", "1", "-W", "1", ip_s,
                   check=False).returncode == 0:
@@ -106,12 +115,13 @@ def main():
         time.sleep(0.5)
         runs = []
         for r in range(a.reps):
-            order = ["offload", "no-offload"] if r % 2 == 0 else ["no-offload", "offload"]
+            order = [k[0] for k in kinds]
+            order = order[r % len(order):] + order[:r % len(order)]
             for kind in order:
-                srv, port, extra = servers[kind]
+                srv, binary, port, extra = servers[kind]
                 la = loadavg()
                 s0, l0 = cpu_s(srv.pid), cpu_s(lemp.pid)
-                cli = subprocess.Popen(["ip", "netns", "exec", nc, perf, "--", "--udp",
+                cli = subprocess.Popen(["ip", "netns", "exec", nc, binary, "--", "--udp",
                                         f"{ip_s}:{port}", "--mtu", "1472", "--cc", a.cc,
                                         "--time", str(a.time), "--json", "--quiet"] + extra +
                                        ["bulk"], stdout=subprocess.PIPE,
@@ -138,7 +148,7 @@ def main():
                       f"{row['client_cpb']:5.2f} server {row['server_cpb']:5.2f} linkem "
                       f"{row['linkem_cpb']:5.2f} total {row['total_cpb']:5.2f}", flush=True)
         print("medians:")
-        for kind in ("offload", "no-offload"):
+        for kind in [k[0] for k in kinds]:
             rs = [x for x in runs if x["kind"] == kind]
             if not rs:
                 continue

@@ -83,6 +83,21 @@ struct udpsock {
 	uint16_t msgs;			   /**< gro: how many */
 	uint16_t msg_next;		   /**< gro: the first not split to the end */
 	uint32_t msg_off;		   /**< gro: bytes of msg_next handed over */
+	/* The receive messages, set up once and kept across calls: a busy
+	 * link polls far more often than datagrams come (a bulk sender
+	 * polling for acks), and building 32 messages and allocating and
+	 * freeing their mbufs each time cost more than the empty
+	 * recvmmsg() itself. Entries [rx_empty, SST_MAX_BURST) hold an mbuf;
+	 * a call refills the ones the last call used, at the front. */
+	uint16_t rx_empty;
+	struct rte_mbuf *rx_buf[SST_MAX_BURST];
+	struct mmsghdr rx_msg[SST_MAX_BURST];
+	struct iovec rx_iov[SST_MAX_BURST][2]; /**< the mbuf; gro: its bounce slot */
+	struct sockaddr_storage rx_addr[SST_MAX_BURST];
+	union {
+		struct cmsghdr align;
+		uint8_t buf[CMSG_SPACE(sizeof(int))];
+	} rx_ctl[SST_MAX_BURST];
 };
 
 static int
@@ -195,6 +210,19 @@ udpsock_open(void *priv, const struct sst_link_conf *conf, struct sst_link_stats
 			u->bounce = NULL;
 		}
 	}
+	for (uint16_t i = 0; i < SST_MAX_BURST; i++) {
+		struct msghdr *h = &u->rx_msg[i].msg_hdr;
+
+		h->msg_iov = u->rx_iov[i];
+		h->msg_iovlen = u->gro ? 2 : 1;
+		h->msg_name = &u->rx_addr[i];
+		if (u->gro) {
+			u->rx_iov[i][1].iov_base = u->bounce + i * u->slot_size + u->room;
+			u->rx_iov[i][1].iov_len = GRO_SLOT;
+			h->msg_control = u->rx_ctl[i].buf;
+		}
+	}
+	u->rx_empty = SST_MAX_BURST;
 	return 0;
 fail:
 	err = errno;
@@ -203,53 +231,76 @@ fail:
 	return -err;
 }
 
+/*
+ * Give the receive messages the last call used fresh mbufs, and every
+ * message of the next call its name and control room again (the kernel
+ * wrote their lengths). Returns false when the pool is empty.
+ */
+static bool
+rx_refill(struct udpsock *u)
+{
+	uint16_t n = u->rx_empty;
+
+	if (n == 0)
+		return true;
+	if (rte_pktmbuf_alloc_bulk(u->pool, u->rx_buf, n) != 0) {
+		u->stats->rx_nombuf++;
+		return false;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct msghdr *h = &u->rx_msg[i].msg_hdr;
+
+		u->rx_iov[i][0].iov_base = rte_pktmbuf_mtod(u->rx_buf[i], void *);
+		u->rx_iov[i][0].iov_len = u->room;
+		h->msg_namelen = sizeof(u->rx_addr[i]);
+		h->msg_controllen = h->msg_control != NULL ? sizeof(u->rx_ctl[i].buf) : 0;
+	}
+	u->rx_empty = 0;
+	return true;
+}
+
+/* Up to n messages into the posted mbufs (and bounce slots). Returns how
+ * many came; the caller takes or frees rx_buf[0, that). */
+static int
+rx_receive(struct udpsock *u, uint16_t n)
+{
+	int rc;
+
+	if (!rx_refill(u))
+		return 0;
+	rc = recvmmsg(u->fd, u->rx_msg, n, MSG_DONTWAIT, NULL);
+	if (rc < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			u->stats->rx_errors++;
+		return 0;
+	}
+	u->rx_empty = (uint16_t)rc;
+	return rc;
+}
+
 /* Without UDP_GRO: up to n datagrams straight into mbuf data rooms. */
 static uint16_t
 rx_direct(struct udpsock *u, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n)
 {
-	struct mmsghdr msgs[SST_MAX_BURST];
-	struct iovec iov[SST_MAX_BURST];
-	struct sockaddr_storage addrs[SST_MAX_BURST];
-	struct rte_mbuf *bufs[SST_MAX_BURST];
 	uint16_t got = 0;
-	int rc;
+	int rc = rx_receive(u, n);
 
-	if (rte_pktmbuf_alloc_bulk(u->pool, bufs, n) != 0) {
-		u->stats->rx_nombuf++;
-		return 0;
-	}
-	for (uint16_t i = 0; i < n; i++) {
-		iov[i].iov_base = rte_pktmbuf_mtod(bufs[i], void *);
-		iov[i].iov_len = rte_pktmbuf_tailroom(bufs[i]);
-		memset(&msgs[i], 0, sizeof(msgs[i]));
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
-		msgs[i].msg_hdr.msg_name = &addrs[i];
-		msgs[i].msg_hdr.msg_namelen = sizeof(addrs[i]);
-	}
-	rc = recvmmsg(u->fd, msgs, n, MSG_DONTWAIT, NULL);
-	if (rc < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			u->stats->rx_errors++;
-		rc = 0;
-	}
 	for (int i = 0; i < rc; i++) {
-		uint32_t len = msgs[i].msg_len;
+		struct rte_mbuf *m = u->rx_buf[i];
+		uint32_t len = u->rx_msg[i].msg_len;
 
-		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+		if (u->rx_msg[i].msg_hdr.msg_flags & MSG_TRUNC) {
 			u->stats->rx_truncated++;
-			rte_pktmbuf_free(bufs[i]);
+			rte_pktmbuf_free(m);
 			continue;
 		}
-		bufs[i]->data_len = (uint16_t)len;
-		bufs[i]->pkt_len = len;
-		from_sockaddr(&addrs[i], &from[got]);
-		pkts[got++] = bufs[i];
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		from_sockaddr(&u->rx_addr[i], &from[got]);
+		pkts[got++] = m;
 		u->stats->rx_packets++;
 		u->stats->rx_bytes += len;
 	}
-	if (rc < n)
-		rte_pktmbuf_free_bulk(bufs + rc, (unsigned int)(n - rc));
 	return got;
 }
 
@@ -334,65 +385,31 @@ gro_take(struct udpsock *u, struct rte_mbuf *head, uint8_t *slot, uint32_t len, 
 static uint16_t
 rx_gro(struct udpsock *u, struct rte_mbuf **pkts, struct sst_net_endpoint *from, uint16_t n)
 {
-	struct mmsghdr msgs[SST_MAX_BURST];
-	struct iovec iov[SST_MAX_BURST][2];
-	struct sockaddr_storage addrs[SST_MAX_BURST];
-	struct rte_mbuf *bufs[SST_MAX_BURST];
-	union {
-		struct cmsghdr align;
-		uint8_t buf[CMSG_SPACE(sizeof(int))];
-	} ctl[SST_MAX_BURST];
 	uint16_t got = gro_split(u, pkts, from, n);
 	uint16_t want = (uint16_t)(n - got);
 	int rc;
 
 	if (want == 0 || u->msg_next < u->msgs)
 		return got;
-	if (rte_pktmbuf_alloc_bulk(u->pool, bufs, want) != 0) {
-		u->stats->rx_nombuf++;
-		return got;
-	}
-	for (uint16_t i = 0; i < want; i++) {
-		uint8_t *slot = u->bounce + i * u->slot_size;
-
-		iov[i][0].iov_base = rte_pktmbuf_mtod(bufs[i], void *);
-		iov[i][0].iov_len = u->room;
-		iov[i][1].iov_base = slot + u->room;
-		iov[i][1].iov_len = GRO_SLOT;
-		memset(&msgs[i], 0, sizeof(msgs[i]));
-		msgs[i].msg_hdr.msg_iov = iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 2;
-		msgs[i].msg_hdr.msg_name = &addrs[i];
-		msgs[i].msg_hdr.msg_namelen = sizeof(addrs[i]);
-		msgs[i].msg_hdr.msg_control = ctl[i].buf;
-		msgs[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
-	}
-	rc = recvmmsg(u->fd, msgs, want, MSG_DONTWAIT, NULL);
-	if (rc < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			u->stats->rx_errors++;
-		rc = 0;
-	}
+	rc = rx_receive(u, want);
 	u->msgs = 0;
 	u->msg_next = 0;
 	u->msg_off = 0;
 	for (int i = 0; i < rc; i++) {
-		struct msghdr *h = &msgs[i].msg_hdr;
+		struct msghdr *h = &u->rx_msg[i].msg_hdr;
 		int seg = 0;
 
 		if (h->msg_flags & MSG_TRUNC) {
 			u->stats->rx_truncated++;
-			rte_pktmbuf_free(bufs[i]);
+			rte_pktmbuf_free(u->rx_buf[i]);
 			continue;
 		}
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c))
 			if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO)
 				memcpy(&seg, CMSG_DATA(c), sizeof(seg));
-		gro_take(u, bufs[i], u->bounce + i * u->slot_size, msgs[i].msg_len,
-			seg > 0 ? (uint32_t)seg : 0, &addrs[i]);
+		gro_take(u, u->rx_buf[i], u->bounce + i * u->slot_size, u->rx_msg[i].msg_len,
+			seg > 0 ? (uint32_t)seg : 0, &u->rx_addr[i]);
 	}
-	if (rc < want)
-		rte_pktmbuf_free_bulk(bufs + rc, (unsigned int)(want - rc));
 	return (uint16_t)(got + gro_split(u, pkts + got, from + got, want));
 }
 
@@ -630,6 +647,9 @@ udpsock_close(void *priv)
 	for (uint16_t i = u->msg_next; i < u->msgs; i++)
 		rte_pktmbuf_free(u->msg[i].head);
 	u->msgs = 0;
+	if (u->rx_empty < SST_MAX_BURST)
+		rte_pktmbuf_free_bulk(u->rx_buf + u->rx_empty, SST_MAX_BURST - u->rx_empty);
+	u->rx_empty = SST_MAX_BURST;
 	if (u->bounce != NULL)
 		munmap(u->bounce, SST_MAX_BURST * u->slot_size);
 	u->bounce = NULL;
