@@ -49,6 +49,9 @@
 #   --reps N  repetitions of each point (default 1 quick, 5 full)
 #   --linkem-args "ARGS"   extra sst-linkem options for every link (e.g.
 #             "--jitter 0/5": 5 ms of random delay on the acks' way)
+#   --no-udp-offload   SST over kernel UDP without the kernel's UDP
+#             segmentation offloads (GSO, GRO; sst-perf --no-udp-offload),
+#             as before session 14, for before-and-after figures
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
 # Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3, and
 # for Table 1 dumpcap and tshark; builds DIR (scripts/build.sh release) when
@@ -65,6 +68,7 @@ fair_start=together
 fair_time=
 reps_arg=
 linkem_args=
+udp_opts=()
 build=build
 out=
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -77,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--fair-time) fair_time=${2:?--fair-time needs seconds}; shift ;;
 	--reps) reps_arg=${2:?--reps needs a count}; shift ;;
 	--linkem-args) linkem_args=${2?--linkem-args needs options}; shift ;;
+	--no-udp-offload) udp_opts=(--no-udp-offload) ;;
 	--build) build=${2:?--build needs a directory}; shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--plot-only) plot_only=${2:?--plot-only needs a results directory}; shift ;;
@@ -363,7 +368,7 @@ setup_net() {
 	in_s iperf3 -s -D --pidfile "$raw/iperf3.pid" >/dev/null 2>&1 || die "iperf3 -s failed"
 	sleep 0.2
 	servers+=("$(cat "$raw/iperf3.pid")")
-	ip netns exec "$ns_s" "$perf_bin" -- --server --udp $ip_s:$sst_port --mtu $sst_mtu --quiet >"$raw/sst-perf-server.log" 2>&1 &
+	ip netns exec "$ns_s" "$perf_bin" -- --server --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --quiet >"$raw/sst-perf-server.log" 2>&1 &
 	servers+=($!)
 	ip netns exec "$ns_s" "$txn_bin" server --port $txn_port >"$raw/txn-server.log" 2>&1 &
 	servers+=($!)
@@ -412,7 +417,7 @@ tcp_bulk() { # NAME CC SECONDS -> Mbit/s
 tcp_retx() { jfield "$raw/$1.json" "d['end']['sum_sent'].get('retransmits',0)"; }
 sst_bulk() { # NAME CC SECONDS -> Mbit/s
 	local f=$raw/$1
-	in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
+	in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
 		>"$f.json" 2>"$f.err"
 	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
 }
@@ -532,7 +537,7 @@ fair_rep() { # NAME REP
 			-C "$tcc" >"$raw/$run-tcp-client.txt" 2>&1 &
 		local ip3=$!
 		sleep $fair_lead
-		in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --cc "$scc" \
+		in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --cc "$scc" \
 			--event-log "$raw/$run-events.jsonl" \
 			--time "$fair_s" bulk >"$raw/$run-sst.txt" 2> >(while IFS= read -r l; do
 				echo "$(date +%s.%N) $l"
@@ -592,7 +597,7 @@ exp_fig7() {
 		[ "$size" -ge 1048576 ] && n=1
 		for r in $(seq $reps); do
 			run=fig7-sst-$size-$r
-			in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --json --quiet --count $((n + 1)) \
+			in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --json --quiet --count $((n + 1)) \
 				--request 64 --response "$size" rr >"$raw/$run.json" 2>"$raw/$run.err"
 			read -r p50 p10 p90 < <(jfield "$raw/$run.json" \
 				"'%s - -' % d['latency_us']['p50'] if d['ok'] else ''")
@@ -629,7 +634,7 @@ exp_fig8() {
 			run=fig8-$m-$r
 			case $m in
 			sst)
-				in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --quiet web \
+				in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --quiet web \
 					--trace "$trace" >"$raw/$run.out" 2>"$raw/$run.err" ;;
 			*)
 				local mode=${m#http1.?-}
@@ -657,7 +662,7 @@ exp_fig9() {
 	link_up $(link_params)
 	for r in $(seq $reps); do
 		run=fig9-$r
-		in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --quiet --prio-at 5,10,0.1 \
+		in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --quiet --prio-at 5,10,0.1 \
 			prio >"$raw/$run.out" 2>"$raw/$run.err"
 		grep '^[0-9]' "$raw/$run.out" | sed "s/^/$r,/" >>"$csv"
 		log "fig9 #$r: downloads done at $(grep '^[0-9]' "$raw/$run.out" | "$py" -c '
@@ -686,7 +691,7 @@ exp_headers() {
 		cp=$!
 		sleep 1.5
 		if [ $stack = sst ]; then
-			in_c "$perf_bin" -- --udp $ip_s:$sst_port --mtu $sst_mtu --json --quiet --count 5 \
+			in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --json --quiet --count 5 \
 				--request 64 --response 20000 rr >"$cap-sst.json" 2>&1
 		else
 			in_c "$txn_bin" client $ip_s --port $txn_port --mode conn --count 5 --request 64 \

@@ -24,6 +24,7 @@
 #include "sst_eal.h"
 #include "sst_engine.h"
 #include "sst_ethdev.h"
+#include "sst_udpsock.h"
 #include "sst_link.h"
 #include "sst_pool.h"
 #include "sst_simpair.h"
@@ -79,6 +80,8 @@ struct tool_net {
 	uint16_t ring_queues;
 	struct sst_ethdev_link_conf eth[2][SST_WORKERS_MAX];
 	const void *eth_ptr[2][SST_WORKERS_MAX];
+	struct sst_udpsock_conf udp; /* udp: every worker's driver_conf */
+	const void *udp_ptr[SST_WORKERS_MAX];
 	uint64_t last_rx;
 	sst_time_t busy_at;
 	/* What every worker of the net can block on (wait_fds()), found at
@@ -433,10 +436,19 @@ tool_net_udp(const struct tool_host_conf *c)
 	if (!workers_ok(c))
 		return NULL;
 	n = calloc(1, sizeof(*n));
-	if (n == NULL || single_host_net(n, c, &l, ep, sizeof(ep)) == NULL)
+	if (n == NULL)
 		return NULL;
-	snprintf(n->desc, sizeof(n->desc), "udp (kernel socket) %s, %u worker%s", ep,
-		n->h[0]->workers, n->h[0]->workers == 1 ? "" : "s");
+	n->udp.size = sizeof(n->udp);
+	n->udp.no_gso = c->udp_no_offload;
+	n->udp.no_gro = c->udp_no_offload;
+	for (uint32_t i = 0; i < SST_WORKERS_MAX; i++)
+		n->udp_ptr[i] = &n->udp;
+	l.confs = n->udp_ptr;
+	if (single_host_net(n, c, &l, ep, sizeof(ep)) == NULL)
+		return NULL;
+	snprintf(n->desc, sizeof(n->desc), "udp (kernel socket%s) %s, %u worker%s",
+		c->udp_no_offload ? ", no offloads" : "", ep, n->h[0]->workers,
+		n->h[0]->workers == 1 ? "" : "s");
 	return n;
 }
 

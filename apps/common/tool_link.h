@@ -61,6 +61,9 @@ struct tool_host_conf {
 	 * over); 0: what the armor suite allows. At least 256. */
 	uint64_t packet_limit;
 	uint32_t sock_buffer; /**< udp: kernel socket buffers in bytes; 0: 4 MiB */
+	/** udp: datagram by datagram, without the kernel's UDP segmentation
+	 * offloads (sst_udpsock.h), which are used where the kernel has them. */
+	bool udp_no_offload;
 	/** Channels peers may hold open to us at once (negotiation's
 	 * max_responding); 0: its default (1,024). */
 	uint32_t max_channels;

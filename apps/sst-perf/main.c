@@ -48,6 +48,7 @@ enum {
 	OPT_MAC,
 	OPT_EVENT_LOG,
 	OPT_TRACE,
+	OPT_NO_UDP_OFFLOAD,
 	DEFAULT_IDLE_S = 60,
 };
 
@@ -85,6 +86,8 @@ usage(FILE *out)
 		"  -u, --udp ENDPOINT     over kernel UDP: the server's HOST:PORT ([ADDR]:PORT "
 		"for\n"
 		"                         IPv6); with --server, [ADDR:]PORT to listen on\n"
+		"      --no-udp-offload   over kernel UDP: datagram by datagram, without the\n"
+		"                         kernel's UDP segmentation offloads (GSO, GRO)\n"
 		"  -s, --server           serve tests (one at a time) until interrupted\n"
 		"      --once             server: exit after one test\n"
 		"      --idle-timeout SECONDS  server: abandon a test that brought no packet for\n"
@@ -390,6 +393,9 @@ parse_option(int opt, const char *arg, struct perf_conf *c, struct given *g)
 	case OPT_UNPOLICED:
 		c->unpoliced = true;
 		return 0;
+	case OPT_NO_UDP_OFFLOAD:
+		c->udp_no_offload = true;
+		return 0;
 	case OPT_STP_TIMEOUT:
 		if (tool_parse_double(arg, 0.001, 86400, &d) < 0)
 			return bad("--stp-timeout '%s': want seconds, 0.001 to 86400", arg);
@@ -575,6 +581,7 @@ parse_args(int argc, char **argv, void *conf)
 		{"ship-cc", required_argument, NULL, OPT_SHIP_CC},
 		{"cc-policy", required_argument, NULL, OPT_CC_POLICY},
 		{"unpoliced", no_argument, NULL, OPT_UNPOLICED},
+		{"no-udp-offload", no_argument, NULL, OPT_NO_UDP_OFFLOAD},
 		{"prio-at", required_argument, NULL, OPT_PRIO_AT},
 		{"stp-timeout", required_argument, NULL, OPT_STP_TIMEOUT},
 		{"stp-mute", no_argument, NULL, OPT_STP_MUTE},
@@ -662,6 +669,7 @@ host_conf_limits(struct tool_host_conf *hc, const struct perf_conf *c, bool serv
 	 * loopback, both ends of a benchmark in one process, keeps them. */
 	hc->small_pools = !c->loopback && c->workers <= 1;
 	hc->mtu = c->mtu;
+	hc->udp_no_offload = c->udp_no_offload;
 	hc->packet_limit = c->packet_limit;
 	/* Over --udp this side is the legacy one; on the loopback, the server
 	 * (so that the client shows the fallback). */

@@ -73,7 +73,8 @@ struct perf_conf {
 	size_t ship_len;
 	uint8_t ship_hash[SST_STP_HASH_LEN];
 	struct sst_stp_policy cc_policy;
-	bool unpoliced; /**< --unpoliced: the --cc module without its policer */
+	bool unpoliced;	     /**< --unpoliced: the --cc module without its policer */
+	bool udp_no_offload; /**< --no-udp-offload: udpsock without GSO and GRO */
 	/* prio (--prio-at): when the third download starts, when the first
 	 * two swap, and how often received bytes are printed. */
 	uint64_t prio_third_ns, prio_swap_ns, prio_step_ns;

@@ -35,6 +35,12 @@ trap '[ -n "$flood" ] && kill "$flood" 2>/dev/null; cleanup' EXIT
 ip link set lo up
 # The flooder's end (genatk-f0, no address) and the server's (genatk-f1).
 ip link add genatk-f0 type veth peer name genatk-f1 || skip "cannot make a veth pair"
+# The server's kernel UDP sends runs of equal datagrams to one peer as one
+# UDP_SEGMENT message (docs/engine.md, udpsock): without the veth's own UDP
+# segmentation the kernel cuts them before the veth, so that the flooder's
+# packet socket reads datagrams, not 64 KB frames of several.
+ethtool -K genatk-f1 tx-udp-segmentation off >/dev/null 2>&1 ||
+	skip "cannot turn the veth's UDP segmentation off (ethtool)"
 ip link set genatk-f0 up && ip link set genatk-f1 up &&
 	ip addr add 10.77.0.1/24 dev genatk-f1 || skip "cannot set the veth pair up"
 # The answers to the spoofed sources go to the flooder's end.
