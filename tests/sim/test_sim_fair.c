@@ -30,7 +30,14 @@
  * variants of the SST side ("sst-x": the base controller with ssthresh from
  * the window or, as RFC 5681, from the flight; a pacing gain in congestion
  * avoidance, or no pacing) over 5 seeds and prints their shares;
- * SST_FAIR_TRACE=1 prints both senders' windows at every change.
+ * SST_FAIR_TRACE=1 prints both senders' windows at every change;
+ * SST_FAIR_PHASE=1 delays SST's packets on their way out by a host
+ * turnaround (0 to 200 us; the real path answers an ack some 10 to 50 us
+ * later than kernel TCP), with and without random delay on the acks' way,
+ * and prints SST's shares on the wifi-like link (SST_FAIR_PHASE_CONTROL=1:
+ * with a copy of the reference in SST's place): on this exact link the
+ * turnaround moves no share, unlike the real emulator's (docs/evaluation.md
+ * section 2, session 14).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,6 +59,7 @@ enum {
 	MTU = 1472,	  /* the evaluation's sst-perf --mtu */
 	QUEUE = 48000,	  /* sst-linkem's default: 32 frames of 1500 bytes */
 	VSTATE_OFF = 448, /* a variant's own state, past its base's (priv) */
+	HELD_MAX = 512,	  /* packets a host's turnaround holds at once */
 };
 
 #define START_SST SST_NSEC_PER_SEC
@@ -60,6 +68,8 @@ enum {
 
 static struct rte_mempool *pool;
 static uint64_t seed;
+/* SST's host turnaround (low_transmit()); the reference's is 0. */
+static sst_time_t sst_turnaround;
 
 /*
  * A controller on a registered base: the base's arithmetic, optionally
@@ -218,6 +228,12 @@ struct end {
 	uint64_t got0;	  /* of which before the measurement */
 	uint64_t cwnd_cuts;
 	uint64_t last_cwnd;
+	sst_time_t turnaround; /* the host's delay from a send to the wire */
+	struct held {
+		sst_time_t at;
+		struct rte_mbuf *m;
+	} held[HELD_MAX]; /* sent, waiting for the turnaround: a FIFO */
+	unsigned int held_head, held_n;
 };
 
 /* A simulated host running both flows' ends on one side: both channels
@@ -268,14 +284,46 @@ up_ack_due(void *ctx, sst_time_t now)
 	sst_test_send_ack_only(e->ch, pool, now);
 }
 
+/*
+ * A packet leaves the host its turnaround after the channel sent it: the
+ * time a real stack takes from an ack's arrival to its answer on the wire
+ * (kernel TCP's softirq path against sst-perf's user-space loop over a
+ * UDP socket, docs/evaluation.md section 2, session 14).
+ */
 static void
 low_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 {
 	struct end *e = ctx;
 
-	RTE_SET_USED(now);
-	for (uint16_t i = 0; i < n; i++)
-		sim_host_tx(e->n->host, 0, pkts[i]);
+	for (uint16_t i = 0; i < n; i++) {
+		struct held *h;
+
+		if (e->turnaround == 0) {
+			sim_host_tx(e->n->host, 0, pkts[i]);
+			continue;
+		}
+		CU_ASSERT_FATAL(e->held_n < HELD_MAX);
+		h = &e->held[(e->held_head + e->held_n++) % HELD_MAX];
+		h->at = now + e->turnaround;
+		h->m = pkts[i];
+	}
+}
+
+static sst_time_t
+held_next(const struct end *e)
+{
+	return e->held_n > 0 ? e->held[e->held_head].at : SST_TIME_NEVER;
+}
+
+/* Put on the wire what the turnaround held until @p now. */
+static void
+held_release(struct end *e, sst_time_t now)
+{
+	while (e->held_n > 0 && e->held[e->held_head].at <= now) {
+		sim_host_tx(e->n->host, 0, e->held[e->held_head].m);
+		e->held_head = (e->held_head + 1) % HELD_MAX;
+		e->held_n--;
+	}
 }
 
 static const struct sst_channel_upper upper = {
@@ -357,9 +405,11 @@ node_next_expiry(void *ctx)
 	struct node *n = ctx;
 	sst_time_t t = SST_TIME_NEVER;
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		t = sst_time_min(
 			t, sst_time_min(sst_channel_next_expiry(n->end[i].ch), n->end[i].wake));
+		t = sst_time_min(t, held_next(&n->end[i]));
+	}
 	return t;
 }
 
@@ -368,9 +418,11 @@ node_handle_expiry(void *ctx, sst_time_t now)
 {
 	struct node *n = ctx;
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
+		held_release(&n->end[i], now);
 		if (sst_channel_next_expiry(n->end[i].ch) <= now)
 			sst_channel_handle_expiry(n->end[i].ch, now);
+	}
 	node_pump(n, now);
 }
 
@@ -432,8 +484,9 @@ end_init(struct end *e, struct node *n, int idx, const char *cc, bool sender, ss
 struct link_kind {
 	const char *name;
 	uint64_t rate_bps;
-	sst_time_t delay; /* one way */
-	double loss;	  /* each way */
+	sst_time_t delay;      /* one way */
+	double loss;	       /* each way */
+	sst_time_t ack_jitter; /* uniform random extra delay on the acks' way */
 };
 
 static const struct link_kind dsl = {"dsl", 1500 * 1000, 25 * SST_NSEC_PER_MSEC, 0};
@@ -465,7 +518,7 @@ run_pair(const struct link_kind *lk, const char *sst_cc, const char *ref_cc, boo
 	static struct node node[2];
 	struct sim_config cfg = {.seed = s};
 	struct sim *sim = sim_create(&cfg);
-	struct sst_simlink_params l;
+	struct sst_simlink_params l, back;
 	double secs = (double)(RUN_END - MEASURE_FROM) / 1e9;
 
 	CU_ASSERT_FATAL(sim != NULL);
@@ -477,16 +530,19 @@ run_pair(const struct link_kind *lk, const char *sst_cc, const char *ref_cc, boo
 	l.capacity = 8192;
 	l.loss = lk->loss;
 	l.pool = pool;
+	back = l;
+	back.jitter_ns = lk->ack_jitter;
 	end_init(&node[0].end[0], &node[0], 0, control ? ref_cc : sst_cc, true, START_SST);
 	end_init(&node[0].end[1], &node[0], 1, ref_cc, true, 0);
 	node[0].end[0].whole = control;
 	node[0].end[1].whole = true;
+	node[0].end[0].turnaround = sst_turnaround;
 	end_init(&node[1].end[0], &node[1], 0, "newreno", false, 0);
 	end_init(&node[1].end[1], &node[1], 1, "newreno", false, 0);
 	node[0].host = sim_host_add(sim, "senders", &node_ops, &node[0]);
 	node[1].host = sim_host_add(sim, "receivers", &node_ops, &node[1]);
 	CU_ASSERT_FATAL(node[0].host != NULL && node[1].host != NULL);
-	CU_ASSERT_FATAL(sim_connect(sim, node[0].host, 0, node[1].host, 0, &l, NULL) != NULL);
+	CU_ASSERT_FATAL(sim_connect(sim, node[0].host, 0, node[1].host, 0, &l, &back) != NULL);
 	CU_ASSERT_EQUAL(sim_schedule(sim, MEASURE_FROM, snapshot, &node[1]), 0);
 	node_pump(&node[0], 0);
 	CU_ASSERT_EQUAL(sim_run_until(sim, RUN_END), 0);
@@ -501,8 +557,15 @@ run_pair(const struct link_kind *lk, const char *sst_cc, const char *ref_cc, boo
 		lk->name, control ? "(ref)" : sst_cc, ref_cc, s, r->sst / 1e6, r->ref / 1e6,
 		r->share, r->jain, r->cuts[0], r->cuts[1]);
 	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			sst_channel_destroy(node[i].end[j].ch);
+		for (int j = 0; j < 2; j++) {
+			struct end *e = &node[i].end[j];
+
+			for (; e->held_n > 0; e->held_n--) {
+				rte_pktmbuf_free(e->held[e->held_head].m);
+				e->held_head = (e->held_head + 1) % HELD_MAX;
+			}
+			sst_channel_destroy(e->ch);
+		}
 	sim_destroy(sim);
 }
 
@@ -631,11 +694,50 @@ test_sweep(void)
 			}
 }
 
+/*
+ * SST_FAIR_PHASE=1: SST's share on the wifi-like link as its host
+ * turnaround grows, with and without random delay on the acks' way
+ * (docs/evaluation.md section 2, session 14), 5 seeds each.
+ */
+static void
+test_phase_sweep(void)
+{
+	static const sst_time_t turn_us[] = {0, 25, 50, 100, 200};
+	static const sst_time_t jit_us[] = {0, 1000};
+	const char *bases[][2] = {{"newreno", "tcp-reno"}, {"cubic", "tcp-cubic"}};
+
+	if (getenv("SST_FAIR_PHASE") == NULL)
+		return;
+	register_all();
+	for (unsigned int b = 0; b < 2; b++)
+		for (unsigned int j = 0; j < RTE_DIM(jit_us); j++)
+			for (unsigned int i = 0; i < RTE_DIM(turn_us); i++) {
+				struct link_kind lk = wifi;
+				double sum = 0;
+
+				lk.ack_jitter = jit_us[j] * SST_NSEC_PER_USEC;
+				sst_turnaround = turn_us[i] * SST_NSEC_PER_USEC;
+				for (uint64_t s = 1; s <= 5; s++) {
+					struct share r;
+
+					run_pair(&lk, bases[b][0], bases[b][1],
+						getenv("SST_FAIR_PHASE_CONTROL") != NULL, s, &r);
+					sum += r.share;
+				}
+				printf("\n  => wifi %s turnaround %" PRIu64
+				       " us, ack jitter %" PRIu64 " us: mean share %.1f %%\n",
+					bases[b][0], (uint64_t)turn_us[i], (uint64_t)jit_us[j],
+					sum / 5);
+			}
+	sst_turnaround = 0;
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_dsl_newreno),
 	SST_TEST(test_dsl_cubic),
 	SST_TEST(test_wifi),
 	SST_TEST(test_sweep),
+	SST_TEST(test_phase_sweep),
 	SST_TEST_END,
 };
 
