@@ -42,16 +42,18 @@ struct engine_worker {
 	struct rte_mempool *clones; /**< when params.stream.clone_pool is NULL */
 	unsigned int lcore;	    /**< launched on; RTE_MAX_LCORE: not launched */
 	bool grow_logged;	    /**< a pool failed to grow: said once */
-	uint8_t passes;		    /**< since the last engine_housekeeping() */
+	sst_time_t housekeeping_at; /**< the next engine_housekeeping() */
 };
 
-/* Passes between two looks at the worker's pools. A look reads each pool's
+/* Time between two looks at the worker's pools. A look reads each pool's
  * ring count (a cache line every worker writes) and cache: four pools cost
  * about 180 instructions, a tenth of a small transaction's two passes, and
- * more with two workers bouncing the rings' lines. Eight passes take at
- * most a few bursts of the quarter of a pool kept free; a pass that finds
- * it empty gets NULL, as it could before (sst_pool.h). */
-#define ENGINE_HOUSEKEEPING_PASSES 8
+ * more with two workers bouncing the rings' lines. By time, not by passes:
+ * a loop that sleeps between passes must still grow a pool as soon as it
+ * wakes (every 8th pass left sst-gen's memif ports without mbufs for
+ * sleeps on end, and its channels were replaced for silence). A pass that
+ * finds a pool empty meanwhile gets NULL, as it could before (sst_pool.h). */
+#define ENGINE_HOUSEKEEPING_NS (10 * SST_NSEC_PER_USEC)
 
 struct sst_engine {
 	struct sst_engine_params p;
@@ -492,8 +494,9 @@ sst_engine_poll_at(struct sst_engine *e, uint16_t i, sst_time_t now)
 	struct engine_worker *ew = &e->workers[i];
 
 	sst_worker_poll(ew->w, now);
-	if (++ew->passes >= ENGINE_HOUSEKEEPING_PASSES) {
-		ew->passes = 0;
+	/* The second test: a caller whose clock went back (a test's). */
+	if (now >= ew->housekeeping_at || ew->housekeeping_at - now > ENGINE_HOUSEKEEPING_NS) {
+		ew->housekeeping_at = now + ENGINE_HOUSEKEEPING_NS;
 		engine_housekeeping(e, i);
 	}
 }
