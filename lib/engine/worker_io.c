@@ -354,33 +354,34 @@ share_neighbour_answers(struct sst_worker *w, struct rte_mbuf **frames, uint16_t
 	}
 }
 
-/* Datagrams for this worker, in rx_pkts/rx_from; the others handed over,
- * one ring operation per owner. n is at most SST_MAX_BURST. */
+/*
+ * The datagrams in rx_pkts/rx_from from base on, where the link or the
+ * network layer put them: this worker's stay, the others are handed over,
+ * one ring operation per owner. The common case on a port whose queues lead
+ * to the owners (RSS, or the symmetric hash on a queue pair) is a burst
+ * that is all ours: it stays where it is, in order, with no grouping and no
+ * copy. At most SST_MAX_BURST datagrams from base.
+ */
 static void
-keep_or_handoff(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_endpoint *from,
-	uint16_t n)
+keep_or_handoff(struct sst_worker *w, uint16_t base)
 {
 	uintptr_t owners[SST_MAX_BURST];
-	struct rte_mbuf *out[SST_MAX_BURST];
+	struct rte_mbuf *pkts[SST_MAX_BURST], *out[SST_MAX_BURST];
+	struct sst_net_endpoint from[SST_MAX_BURST];
 	uint16_t order[SST_MAX_BURST], starts[SST_MAX_BURST + 1];
-	uint16_t groups, mine = 0;
+	uint16_t groups, mine = 0, n = (uint16_t)(w->rx_n - base);
 
-	for (uint16_t i = 0; i < n && i < SST_MAX_BURST; i++) {
-		owners[i] =
-			w->p.shard_count > 1 ? owner_of(w, pkts[i], &from[i]) : w->p.shard_index;
+	if (w->p.shard_count <= 1)
+		return;
+	for (uint16_t i = 0; i < n; i++) {
+		owners[i] = owner_of(w, w->rx_pkts[base + i], &w->rx_from[base + i]);
 		mine += owners[i] == w->p.shard_index;
 	}
-	/* The common case on a port whose queues lead to the owners (RSS,
-	 * or the symmetric hash on a queue pair): the whole burst is ours,
-	 * in order, with no grouping. */
-	if (mine == n) {
-		for (uint16_t i = 0; i < n; i++) {
-			w->rx_pkts[w->rx_n] = pkts[i];
-			w->rx_from[w->rx_n] = from[i];
-			w->rx_n++;
-		}
+	if (mine == n)
 		return;
-	}
+	memcpy(pkts, &w->rx_pkts[base], n * sizeof(pkts[0]));
+	memcpy(from, &w->rx_from[base], n * sizeof(from[0]));
+	w->rx_n = base;
 	groups = worker_burst_group(owners, n, order, starts);
 	for (uint16_t g = 0; g < groups; g++) {
 		uint16_t to = (uint16_t)owners[order[starts[g]]], count = 0;
@@ -401,30 +402,6 @@ keep_or_handoff(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_n
 		if (count > 0)
 			handoff_burst(w, to, out, count);
 	}
-}
-
-/* keep_or_handoff() for the datagrams already in rx_pkts/rx_from from base
- * on, where the link or the network layer put them: when all are ours, as
- * they mostly are, they stay where they are, without the two copies of
- * every endpoint a round trip through keep_or_handoff() would make. */
-static void
-keep_or_handoff_taken(struct sst_worker *w, uint16_t base)
-{
-	struct rte_mbuf *pkts[SST_MAX_BURST];
-	struct sst_net_endpoint from[SST_MAX_BURST];
-	uint16_t got = (uint16_t)(w->rx_n - base), i;
-
-	if (w->p.shard_count <= 1)
-		return;
-	for (i = base; i < w->rx_n; i++)
-		if (owner_of(w, w->rx_pkts[i], &w->rx_from[i]) != w->p.shard_index)
-			break;
-	if (i == w->rx_n)
-		return;
-	memcpy(pkts, &w->rx_pkts[base], got * sizeof(pkts[0]));
-	memcpy(from, &w->rx_from[base], got * sizeof(from[0]));
-	w->rx_n = base;
-	keep_or_handoff(w, pkts, from, got);
 }
 
 int
@@ -511,7 +488,7 @@ worker_rx(struct sst_worker *w, sst_time_t now)
 			sst_capture_datagrams(w->p.capture, &w->rx_pkts[base], &w->rx_from[base], n,
 				SST_CAPTURE_IN, &w->local);
 		w->rx_n = (uint16_t)(base + n);
-		keep_or_handoff_taken(w, base);
+		keep_or_handoff(w, base);
 		return w->rx_n;
 	}
 	n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
@@ -522,7 +499,7 @@ worker_rx(struct sst_worker *w, sst_time_t now)
 	if (w->p.shard_count > 1)
 		share_neighbour_answers(w, pkts, n);
 	sst_net_rx_burst(w->net, pkts, n, now);
-	keep_or_handoff_taken(w, base);
+	keep_or_handoff(w, base);
 	return w->rx_n;
 }
 
