@@ -159,13 +159,6 @@ slot_open(struct sst_ring_agent *a, struct ring_slot *sl, struct sst_stream *s, 
 	}
 }
 
-static bool
-ep_equal(const struct sst_net_endpoint *x, const struct sst_net_endpoint *y)
-{
-	return x->port == y->port && x->addr.family == y->addr.family &&
-	       memcmp(x->addr.bytes, y->addr.bytes, sizeof(x->addr.bytes)) == 0;
-}
-
 /* Connect: at once over a channel the worker has; otherwise once the
  * channel is up (peer_ready), negotiated here unless another connect to
  * the same endpoint waits for it already. */
@@ -199,7 +192,7 @@ ring_connect_start(
 
 		if (p->c == NULL && e == NULL)
 			e = p;
-		else if (p->c != NULL && ep_equal(&p->n.ep, &n->ep))
+		else if (p->c != NULL && sst_net_endpoint_equal(&p->n.ep, &n->ep))
 			started = true;
 	}
 	if (e == NULL) {
@@ -447,7 +440,7 @@ on_peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endp
 		struct ring_slot *sl;
 		struct sst_stream *s;
 
-		if (e->c == NULL || !ep_equal(&e->n.ep, ep))
+		if (e->c == NULL || !sst_net_endpoint_equal(&e->n.ep, ep))
 			continue;
 		sl = &e->c->w.slots[e->idx];
 		pending_remove(a, sl);
@@ -467,7 +460,7 @@ on_connect_failed(void *ctx, const struct sst_net_endpoint *ep, int err)
 	for (uint32_t i = 0; i < a->p.max_pending && a->npending > 0; i++) {
 		struct ring_pending *e = &a->pending[i];
 
-		if (e->c != NULL && ep_equal(&e->n.ep, ep))
+		if (e->c != NULL && sst_net_endpoint_equal(&e->n.ep, ep))
 			ring_slot_fail(a, &e->c->w.slots[e->idx], err, SST_STREAM_ABORTED, a->now);
 	}
 }

@@ -270,14 +270,6 @@ worker_obj_free(struct sst_worker *w, void *obj, size_t size)
 	w->mem.ops.release(w->mem.ops.ctx, obj, size);
 }
 
-/* Whether a and b are one endpoint (family, address and port). */
-static inline bool
-worker_ep_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
-{
-	return a->port == b->port && a->addr.family == b->addr.family &&
-	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
-}
-
 /* worker_local.c */
 /** Tag remote (untagged, IPv4) with the local endpoint it is reached from. */
 void worker_ep_tag(struct sst_net_endpoint *remote, const struct sst_net_endpoint *local);
@@ -297,7 +289,8 @@ worker_table_find_ep(const struct worker_table *t, uint64_t hash, const struct s
 	void *obj;
 
 	while ((obj = worker_table_next(t, hash, &pos)) != NULL)
-		if (worker_ep_equal((const struct sst_net_endpoint *)((char *)obj + ep_offset), ep))
+		if (sst_net_endpoint_equal(
+			    (const struct sst_net_endpoint *)((char *)obj + ep_offset), ep))
 			return obj;
 	return NULL;
 }
@@ -403,7 +396,7 @@ worker_chan_find(const struct sst_worker *w, const struct sst_net_endpoint *ep, 
 	struct worker_chan *wc;
 
 	while ((wc = worker_table_next(&w->chan_table, hash, &pos)) != NULL)
-		if (wc->number == number && worker_ep_equal(&wc->ep, ep))
+		if (wc->number == number && sst_net_endpoint_equal(&wc->ep, ep))
 			return wc;
 	return NULL;
 }

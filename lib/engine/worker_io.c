@@ -112,7 +112,7 @@ net_pmtu(void *ctx, const struct sst_net_endpoint *local, const struct sst_net_e
 		struct worker_chan *wc = w->chans[i];
 		struct sst_channel *ch;
 
-		if (!worker_ep_equal(&wc->at->ep, &key))
+		if (!sst_net_endpoint_equal(&wc->at->ep, &key))
 			continue;
 		ch = sst_stream_chan_channel(wc->sc);
 		worker_chan_activate(w, wc); /* its segments are cut anew */
@@ -264,7 +264,7 @@ worker_io_expiry(struct sst_worker *w, sst_time_t now)
 static uint16_t
 shard_owner(struct sst_worker *w, const struct sst_net_endpoint *ep)
 {
-	if (!w->shard_memo_valid || !worker_ep_equal(ep, &w->shard_memo_ep)) {
+	if (!w->shard_memo_valid || !sst_net_endpoint_equal(ep, &w->shard_memo_ep)) {
 		w->shard_memo_ep = *ep;
 		w->shard_memo_owner = sst_shard_owner(&w->shard, ep);
 		w->shard_memo_valid = true;

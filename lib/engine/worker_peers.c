@@ -259,7 +259,7 @@ worker_chans_find(struct sst_worker *w, const struct sst_net_endpoint *eps, cons
 		 * too: its hash (SipHash, keyed) once per run of packets from
 		 * it. The hash is a function of the endpoint alone, so the
 		 * memo never goes stale. */
-		if (!w->last_ep_valid || !worker_ep_equal(&eps[i], &w->last_ep)) {
+		if (!w->last_ep_valid || !sst_net_endpoint_equal(&eps[i], &w->last_ep)) {
 			w->last_ep = eps[i];
 			w->last_ep_hash = worker_hash_ep(w, &eps[i]);
 			w->last_ep_valid = true;
@@ -278,7 +278,7 @@ worker_chans_find(struct sst_worker *w, const struct sst_net_endpoint *eps, cons
 
 		/* Equal hashes of two keys: rare; the slow walk goes on. */
 		while (wc != NULL &&
-			(wc->number != numbers[i] || !worker_ep_equal(&wc->ep, &eps[i])))
+			(wc->number != numbers[i] || !sst_net_endpoint_equal(&wc->ep, &eps[i])))
 			wc = worker_table_next(t, hash[i], &pos[i]);
 		out[i] = wc;
 	}

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -47,6 +48,14 @@ struct sst_net_endpoint {
 	struct sst_net_addr addr; /**< IP address */
 	uint16_t port;		  /**< UDP port, host byte order */
 };
+
+/** Whether a and b are one endpoint (family, address and port). */
+static inline bool
+sst_net_endpoint_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
+{
+	return a->port == b->port && a->addr.family == b->addr.family &&
+	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
+}
 
 /** Routes in the static table besides the on-link prefixes and the default gateways. */
 #define SST_NET_ROUTES_MAX 8

@@ -424,13 +424,6 @@ udpsock_rx_burst(void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *fr
 	return u->gro ? rx_gro(u, pkts, from, n) : rx_direct(u, pkts, from, n);
 }
 
-static bool
-same_endpoint(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
-{
-	return a->port == b->port && a->addr.family == b->addr.family &&
-	       memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
-}
-
 /* One burst's messages being built: message i carries pkts[first[i]] and
  * the count[i] - 1 packets after it. */
 struct tx_batch {
@@ -460,7 +453,7 @@ joins_run(const struct tx_batch *b, const struct rte_mbuf *m, const struct sst_n
 	const struct rte_mbuf *tail = b->queued[b->nq - 1];
 	uint32_t seg = rte_pktmbuf_pkt_len(head);
 
-	return b->k > 0 && same_endpoint(b->to[b->first[last]], to) &&
+	return b->k > 0 && sst_net_endpoint_equal(b->to[b->first[last]], to) &&
 	       rte_pktmbuf_pkt_len(tail) == seg && rte_pktmbuf_pkt_len(m) <= seg &&
 	       rte_pktmbuf_pkt_len(m) > 0 && b->count[last] < GSO_SEGMENTS_MAX &&
 	       (b->count[last] + 1u) * seg <= GSO_BYTES_MAX;
