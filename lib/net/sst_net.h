@@ -49,7 +49,12 @@ struct sst_net_endpoint {
 	uint16_t port;		  /**< UDP port, host byte order */
 };
 
-/** Whether a and b are one endpoint (family, address and port). */
+/**
+ * Whether two endpoints are one (family, address and port).
+ * @param a An endpoint.
+ * @param b Another.
+ * @return true if they are equal.
+ */
 static inline bool
 sst_net_endpoint_equal(const struct sst_net_endpoint *a, const struct sst_net_endpoint *b)
 {
