@@ -54,7 +54,10 @@ vreg_meet(const struct vreg *a, const struct vreg *b)
 
 	if (a->type == V_UNSET || b->type == V_UNSET)
 		return (struct vreg){.type = V_UNSET};
-	if (a->type != b->type || (is_ptr(a) && a->val != b->val))
+	/* Mixed on some path stays mixed: two such states joined again must not
+	 * look alike and turn into a scalar that may be an address. */
+	if (a->type == V_CONFLICT || b->type == V_CONFLICT || a->type != b->type ||
+		(is_ptr(a) && a->val != b->val))
 		return (struct vreg){.type = V_CONFLICT};
 	if (is_ptr(a))
 		return *a;

@@ -97,6 +97,20 @@ test_variable_offset(void)
 	const struct ebpf_insn ptr_store[] = {
 		STX(EBPF_DW, 1, 1, CTX_OFF(scratch)), MOV_K(0, 0), EXIT()};
 	const struct ebpf_insn ptr_ret[] = {MOV_X(0, 10), EXIT()};
+	/* A pointer on one path, a scalar on the other, and a second join of
+	 * that mixed state with itself: still neither, so the 32-bit add that
+	 * would turn the stack's address into a return value is refused
+	 * (fuzz_cc_bpf found the interpreter and the JIT returning different
+	 * addresses when the second join called it a scalar). */
+	const struct ebpf_insn rejoined[] = {
+		LDX(EBPF_DW, 2, 1, CTX_OFF(seq)),
+		MOV_K(0, 0),
+		JMP_K(BPF_JEQ, 2, 0, 1),
+		MOV_X(0, 10),
+		JMP_K(BPF_JEQ, 2, 1, 0),
+		INSN(BPF_ALU | BPF_ADD | BPF_K, 0, 0, 0, -4),
+		EXIT(),
+	};
 
 	expect(added, N(added), "variable-offset", 1);
 	expect(joined, N(joined), "variable-offset", 4);
@@ -104,6 +118,7 @@ test_variable_offset(void)
 	expect(mul_ptr, N(mul_ptr), "pointer-arithmetic", 0);
 	expect(ptr_store, N(ptr_store), "pointer-store", 0);
 	expect(ptr_ret, N(ptr_ret), "pointer-leak", 1);
+	expect(rejoined, N(rejoined), "variable-offset", 5);
 }
 
 static void
