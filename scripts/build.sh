@@ -4,7 +4,7 @@
 # Usage: build.sh release|fast|asan [BUILD_DIR]
 #   release: gcc, debug-optimised (-O2 -g, assertions on), warnings as
 #            errors: the tests' build (scripts/test.sh)      (default dir: build)
-#   fast:    gcc, -O3, assertions compiled out (-DNDEBUG), no tests: the
+#   fast:    gcc, -O3, LTO, assertions compiled out (-DNDEBUG), no tests: the
 #            build users run (scripts/run.sh) and the benchmarks measure
 #            (perf/compare.sh)                              (default dir: build-fast)
 #   asan:    clang -O1 -g, ASan+UBSan, libFuzzer targets, -Werror (default dir: build-asan)
@@ -23,7 +23,9 @@ fast)
 	dir=${2:-build-fast}
 	# No -Werror: -O3 and -DNDEBUG change what gcc can see (the warnings
 	# gate is the release and asan builds).
-	opts=(-Dbuildtype=release -Db_ndebug=true -Dtests=false -Dfuzz=disabled)
+	# LTO: inlining across the layers' libraries (meson.build says why and
+	# how the installed static library stays usable).
+	opts=(-Dbuildtype=release -Db_ndebug=true -Db_lto=true -Dtests=false -Dfuzz=disabled)
 	cc=${CC:-gcc}
 	;;
 asan)
@@ -43,5 +45,8 @@ asan)
 esac
 if [ ! -f "$dir/build.ninja" ]; then
 	CC=$cc meson setup "$dir" "${opts[@]}"
+elif [ "$kind" = fast ] && ! grep -q -- '-flto' "$dir/build.ninja"; then
+	# A fast build configured before it had LTO.
+	meson configure "$dir" -Db_lto=true
 fi
 ninja -C "$dir"
