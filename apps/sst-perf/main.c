@@ -962,6 +962,7 @@ main(int argc, char **argv)
 		rc = run_server(&conf);
 	else
 		rc = run_client(&conf);
+	perf_pattern_fini();
 	tool_eal_fini();
 	return rc;
 }

@@ -153,6 +153,10 @@ int perf_write_bytes(struct sst_stream *s, struct rte_mempool *pool, const void 
  */
 void perf_pattern_init(void);
 
+/** Release what perf_pattern_init() took from DPDK's memory, once no
+ * mbuf made by perf_mbuf() is left. */
+void perf_pattern_fini(void);
+
 /** The tag of stream (or datagram) number @p i: its low bytes come first,
  * so even a 1-byte request carries part of it. */
 uint64_t perf_tag(uint64_t i);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
 
 #include "perf.h"
 
@@ -130,6 +132,33 @@ perf_write_bytes(struct sst_stream *s, struct rte_mempool *pool, const void *buf
 
 static uint8_t pat[PAT_PRIME];
 
+/*
+ * The pattern twice over in DPDK memory, so that any run of up to
+ * PAT_PRIME bytes is contiguous at its phase: the sender's mbufs past a
+ * stream's tag point into it (external buffers) instead of copying it, as
+ * iperf3 sends every write from one buffer. The stack never writes into an
+ * application's mbuf (it copies or clones segments out of it), and the
+ * bytes are those perf_fill() would have written, so --verify sees no
+ * difference. Never freed while an mbuf may point into it: released at
+ * exit only (perf_pattern_fini()).
+ */
+static uint8_t *pat_ext;
+static rte_iova_t pat_ext_iova;
+
+static void
+pat_ext_unused(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+}
+
+/* Its count only calls pat_ext_unused() (nothing) at 0, so a 16-bit
+ * wrap with more than 65,535 mbufs in flight is harmless. */
+static struct rte_mbuf_ext_shared_info pat_ext_info = {
+	.free_cb = pat_ext_unused,
+	.refcnt = 1,
+};
+
 void
 perf_pattern_init(void)
 {
@@ -141,6 +170,22 @@ perf_pattern_init(void)
 		x ^= x << 17;
 		pat[i] = (uint8_t)(x >> 32);
 	}
+	/* Without it every mbuf is filled by copying, as before. */
+	if (pat_ext != NULL)
+		return;
+	pat_ext = rte_malloc("sst-perf pattern", 2 * PAT_PRIME, RTE_CACHE_LINE_SIZE);
+	if (pat_ext != NULL) {
+		memcpy(pat_ext, pat, PAT_PRIME);
+		memcpy(pat_ext + PAT_PRIME, pat, PAT_PRIME);
+		pat_ext_iova = rte_malloc_virt2iova(pat_ext);
+	}
+}
+
+void
+perf_pattern_fini(void)
+{
+	rte_free(pat_ext);
+	pat_ext = NULL;
 }
 
 uint64_t
@@ -253,11 +298,48 @@ fill_pattern(const void *ctx, uint8_t *dst, uint64_t at, uint16_t len)
 	perf_fill(dst, pa->tag, pa->off + at, len);
 }
 
+/* perf_mbuf() past the tag: mbufs attached to pat_ext, each as long as
+ * a fresh mbuf's room, the size the copying path makes them. */
+static struct rte_mbuf *
+pattern_chain(struct rte_mempool *pool, uint64_t tag, uint64_t off, uint32_t len)
+{
+	struct rte_mbuf *head = NULL;
+
+	while (len > 0) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		uint32_t idx = phase(tag, off);
+		uint16_t k;
+
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		k = (uint16_t)RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
+		rte_mbuf_ext_refcnt_update(&pat_ext_info, 1);
+		rte_pktmbuf_attach_extbuf(m, pat_ext + idx, pat_ext_iova + idx, k, &pat_ext_info);
+		m->data_off = 0;
+		m->data_len = k;
+		m->pkt_len = k;
+		off += k;
+		len -= k;
+		if (head == NULL) {
+			head = m;
+		} else if (rte_pktmbuf_chain(head, m) < 0) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+	}
+	return head;
+}
+
 struct rte_mbuf *
 perf_mbuf(struct rte_mempool *pool, uint64_t tag, uint64_t off, uint32_t len)
 {
 	struct pattern_at pa = {tag, off};
 
+	if (pat_ext != NULL && off >= 8 && len > 0)
+		return pattern_chain(pool, tag, off, len);
 	return tool_mbuf_chain(pool, len, fill_pattern, &pa);
 }
 
