@@ -844,7 +844,7 @@ tool_host_listen(struct tool_host *h, const char *service, const char *protocol,
 }
 
 struct rte_mbuf *
-tool_mbuf_chain(struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const void *ctx)
+tool_mbuf_chain_with(struct rte_mempool *pool, size_t len, tool_make_fn *make, const void *ctx)
 {
 	struct rte_mbuf *head = NULL;
 	uint64_t at = 0;
@@ -858,7 +858,7 @@ tool_mbuf_chain(struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const 
 			return NULL;
 		}
 		k = (uint16_t)RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
-		fill(ctx, (uint8_t *)rte_pktmbuf_append(m, k), at, k);
+		make(ctx, m, at, k);
 		at += k;
 		len -= k;
 		if (head == NULL) {
@@ -870,6 +870,27 @@ tool_mbuf_chain(struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const 
 		}
 	} while (len > 0);
 	return head;
+}
+
+struct fill_as_make {
+	tool_fill_fn *fill;
+	const void *ctx;
+};
+
+static void
+make_by_filling(const void *ctx, struct rte_mbuf *m, uint64_t at, uint16_t len)
+{
+	const struct fill_as_make *f = ctx;
+
+	f->fill(f->ctx, (uint8_t *)rte_pktmbuf_append(m, len), at, len);
+}
+
+struct rte_mbuf *
+tool_mbuf_chain(struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const void *ctx)
+{
+	const struct fill_as_make f = {fill, ctx};
+
+	return tool_mbuf_chain_with(pool, len, make_by_filling, &f);
 }
 
 struct rte_mempool *

@@ -298,39 +298,18 @@ fill_pattern(const void *ctx, uint8_t *dst, uint64_t at, uint16_t len)
 	perf_fill(dst, pa->tag, pa->off + at, len);
 }
 
-/* perf_mbuf() past the tag: mbufs attached to pat_ext, each as long as
- * a fresh mbuf's room, the size the copying path makes them. */
-static struct rte_mbuf *
-pattern_chain(struct rte_mempool *pool, uint64_t tag, uint64_t off, uint32_t len)
+/* perf_mbuf() past the tag: each mbuf attached to its bytes in pat_ext. */
+static void
+attach_pattern(const void *ctx, struct rte_mbuf *m, uint64_t at, uint16_t len)
 {
-	struct rte_mbuf *head = NULL;
+	const struct pattern_at *pa = ctx;
+	uint32_t idx = phase(pa->tag, pa->off + at);
 
-	while (len > 0) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		uint32_t idx = phase(tag, off);
-		uint16_t k;
-
-		if (m == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		k = (uint16_t)RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
-		rte_mbuf_ext_refcnt_update(&pat_ext_info, 1);
-		rte_pktmbuf_attach_extbuf(m, pat_ext + idx, pat_ext_iova + idx, k, &pat_ext_info);
-		m->data_off = 0;
-		m->data_len = k;
-		m->pkt_len = k;
-		off += k;
-		len -= k;
-		if (head == NULL) {
-			head = m;
-		} else if (rte_pktmbuf_chain(head, m) < 0) {
-			rte_pktmbuf_free(m);
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-	}
-	return head;
+	rte_mbuf_ext_refcnt_update(&pat_ext_info, 1);
+	rte_pktmbuf_attach_extbuf(m, pat_ext + idx, pat_ext_iova + idx, len, &pat_ext_info);
+	m->data_off = 0;
+	m->data_len = len;
+	m->pkt_len = len;
 }
 
 struct rte_mbuf *
@@ -339,7 +318,7 @@ perf_mbuf(struct rte_mempool *pool, uint64_t tag, uint64_t off, uint32_t len)
 	struct pattern_at pa = {tag, off};
 
 	if (pat_ext != NULL && off >= 8 && len > 0)
-		return pattern_chain(pool, tag, off, len);
+		return tool_mbuf_chain_with(pool, len, attach_pattern, &pa);
 	return tool_mbuf_chain(pool, len, fill_pattern, &pa);
 }
 
