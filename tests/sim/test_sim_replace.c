@@ -800,9 +800,20 @@ run_replace_after_stall(const struct stall_case *sc)
  * dropped, and b never got it: 49 of 50 flows done, b's flow control
  * refusing everything a sent past the hole on channel 1 (378 refusals),
  * 18 segments acknowledged as stale; the same with a's streams moving
- * 20 ms after b's and the stall ending 300 ms later. Then (these passed
- * before) with the packets lost instead of held (no mbufs), and with many
- * short streams in flight.
+ * 20 ms after b's and the stall ending 300 ms later.
+ *
+ * 100 streams of 30 kB, a 1.2 s stall whose held packets arrive as soon as
+ * a moved: b took a's Init for flow 75 from the held ones after it had
+ * moved its streams, so that stream's first Attach went out on channel 0;
+ * a's Attach on channel 1 brought b's side there, with a second Attach,
+ * which a took first. b's late Attach on channel 0 then moved a's
+ * receiving side back to channel 0: b's data on channel 1 was refused
+ * until the SID's quiet period ended there, then acknowledged and dropped
+ * as stale (rx_stale 69 at a), and 2 flows never completed (the simulator
+ * ran out of events with 98 of 100 done).
+ *
+ * Then (these passed before) with the packets lost instead of held (no
+ * mbufs), and with many short streams in flight.
  */
 static void
 test_replace_after_stall(void)
@@ -811,6 +822,7 @@ test_replace_after_stall(void)
 	const struct stall_case cases[] = {
 		{1500 * ms, true, 1 * ms, 50 * ms, 50, 400000},
 		{1500 * ms, true, 20 * ms, 300 * ms, 50, 400000},
+		{1200 * ms, true, 1 * ms, 0, 100, 30000},
 		{1500 * ms, false, 2 * ms, 100 * ms, 200, 60000},
 		{1500 * ms, true, 2 * ms, 100 * ms, 300, 3000},
 	};
