@@ -33,20 +33,22 @@ stream_peer_chan(struct sst_stream_peer *p)
  * arrives for it is a spurious retransmission, acknowledged and dropped. A
  * SID whose stream moved to another channel is different: the data still
  * arriving for it is refused so the sender resends it where the stream is.
+ * The mark is kept in the SID's quiet entry, not in a ring of the last few:
+ * a replacement moves every stream of a channel at once, and a late
+ * segment of one that fell out of a ring of 16 was acknowledged and
+ * dropped, a hole its sender never filled (its stream stalled for good,
+ * the data behind the hole refused on the new channel).
  */
 void
 stream_chan_moved(struct sst_stream_chan *c, uint16_t sid)
 {
-	c->moved_sids[c->moved_next++ % RTE_DIM(c->moved_sids)] = sid;
+	sst_sid_mark_moved(c->rx_sids, sid);
 }
 
 bool
 stream_chan_was_moved(const struct sst_stream_chan *c, uint16_t sid)
 {
-	for (size_t i = 0; i < RTE_DIM(c->moved_sids); i++)
-		if (c->moved_sids[i] == sid && sid != 0)
-			return true;
-	return false;
+	return sst_sid_quiet_moved(c->rx_sids, sid);
 }
 
 /*

@@ -6,7 +6,7 @@
  * SIDs whose stream moved to another channel.
  *
  * Owns: sst_stream_chan.sid_waiters (through the host's sidw_next links;
- * each waiter holds a reference), moved_sids, detach_cursor, and the
+ * each waiter holds a reference), detach_cursor, and the
  * SF_IN_SID_WAITERS bit. Calls: stream_life.h (references), stream_ctl.h,
  * stream_chan_finish.h. Frees: nothing.
  */
@@ -18,11 +18,12 @@
 /* The channel new streams of p use: its newest live one, or NULL. */
 struct sst_stream_chan *stream_peer_chan(struct sst_stream_peer *p);
 
-/* The peer's SID sid on c belongs to a stream that moved to another
- * channel: data still arriving for it is refused (a ring of the last 16). */
+/* The peer's SID sid on c, quiet, belongs to a stream that moved to another
+ * channel: data still arriving for it in its quiet period is refused
+ * (sst_sid_mark_moved(); nothing when sid is not quiet). */
 void stream_chan_moved(struct sst_stream_chan *c, uint16_t sid);
 
-/* Whether sid (non-zero) is one of c's moved SIDs. */
+/* Whether sid is one of c's moved SIDs in its quiet period. */
 bool stream_chan_was_moved(const struct sst_stream_chan *c, uint16_t sid);
 
 /* Detach one idle stream of ours on c other than keep (nothing queued or

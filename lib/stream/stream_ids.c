@@ -27,6 +27,13 @@ enum {
 	SID_QUIET = 2,
 };
 
+/* Why a SID is quiet (sid_entry.why). */
+enum {
+	SID_RELEASED = 0, /* detached, or its stream reset */
+	SID_ENDED = 1,	  /* sst_sid_release_ended() */
+	SID_MOVED = 2,	  /* sst_sid_mark_moved() */
+};
+
 /* Hash slots for max attached SIDs: a power of two at least 4 * max. */
 static uint32_t
 slot_count(uint32_t max)
@@ -488,10 +495,11 @@ sst_sid_set_ptr(struct sst_sid_space *s, uint16_t sid, void *ptr)
 	return 0;
 }
 
-/* sst_sid_release(), with the entry marked for sst_sid_quiet_ended(). */
+/* sst_sid_release(), with the entry marked why (SID_ENDED for
+ * sst_sid_quiet_ended()). */
 static int
 release(struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx,
-	bool ended)
+	uint8_t why)
 {
 	struct sid_entry *en;
 	struct sid_slot *sl;
@@ -511,7 +519,7 @@ release(struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t
 	en->state = SID_QUIET;
 	en->quiet_tx = quiet_until_tx;
 	en->quiet_rx = quiet_until_rx;
-	en->ended = ended;
+	en->why = why;
 	en->next = 0;
 	if (s->quiet_tail != 0)
 		s->ent[s->quiet_tail - 1].next = e;
@@ -528,14 +536,14 @@ int
 sst_sid_release(
 	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx)
 {
-	return release(s, sid, quiet_until_tx, quiet_until_rx, false);
+	return release(s, sid, quiet_until_tx, quiet_until_rx, SID_RELEASED);
 }
 
 int
 sst_sid_release_ended(
 	struct sst_sid_space *s, uint16_t sid, uint64_t quiet_until_tx, uint64_t quiet_until_rx)
 {
-	return release(s, sid, quiet_until_tx, quiet_until_rx, true);
+	return release(s, sid, quiet_until_tx, quiet_until_rx, SID_ENDED);
 }
 
 bool
@@ -543,7 +551,26 @@ sst_sid_quiet_ended(const struct sst_sid_space *s, uint16_t sid)
 {
 	const struct sid_entry *en = sid == SST_SID_ROOT ? NULL : find(s, sid);
 
-	return en != NULL && en->state == SID_QUIET && en->ended;
+	return en != NULL && en->state == SID_QUIET && en->why == SID_ENDED;
+}
+
+int
+sst_sid_mark_moved(struct sst_sid_space *s, uint16_t sid)
+{
+	struct sid_entry *en = sid == SST_SID_ROOT ? NULL : find(s, sid);
+
+	if (en == NULL || en->state != SID_QUIET)
+		return -ENOENT;
+	en->why = SID_MOVED;
+	return 0;
+}
+
+bool
+sst_sid_quiet_moved(const struct sst_sid_space *s, uint16_t sid)
+{
+	const struct sid_entry *en = sid == SST_SID_ROOT ? NULL : find(s, sid);
+
+	return en != NULL && en->state == SID_QUIET && en->why == SID_MOVED;
 }
 
 uint32_t

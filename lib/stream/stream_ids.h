@@ -123,7 +123,7 @@ struct sid_entry {
 	uint32_t next;	   /**< quiet FIFO or free list: entry index + 1, 0 = end */
 	uint16_t sid;
 	uint8_t state; /**< SID_FREE, SID_ATTACHED or SID_QUIET */
-	bool ended;    /**< quiet by sst_sid_release_ended() */
+	uint8_t why;   /**< quiet: SID_RELEASED, SID_ENDED or SID_MOVED */
 };
 
 static_assert(sizeof(struct sid_entry) == 32, "two SID entries per cache line");
@@ -324,6 +324,19 @@ int sst_sid_release_ended(
 
 /** True if @p sid is in a quiet period started by sst_sid_release_ended(). */
 bool sst_sid_quiet_ended(const struct sst_sid_space *s, uint16_t sid);
+
+/**
+ * Mark quiet @p sid as one whose stream moved to another channel: what
+ * still arrives for it until its quiet period ends is that stream's, to be
+ * refused so that it is resent where the stream is (sst_sid_quiet_moved()).
+ * The mark lives in the SID's own entry, so every SID a replacement moves
+ * at once keeps it, and it goes with the quiet period.
+ * @return 0, or -ENOENT (not quiet).
+ */
+int sst_sid_mark_moved(struct sst_sid_space *s, uint16_t sid);
+
+/** True if @p sid is in its quiet period and marked by sst_sid_mark_moved(). */
+bool sst_sid_quiet_moved(const struct sst_sid_space *s, uint16_t sid);
 
 /**
  * Free the quiet SIDs whose period is over: our transmit sequence number is

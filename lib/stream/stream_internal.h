@@ -254,12 +254,10 @@ struct sst_stream_chan {
 	uint8_t local_hcid, peer_hcid; /**< indexes into the peer's table */
 	bool initiator;		       /**< we started the channel */
 	bool dead;
-	bool on_hold;		 /**< sends nothing until sst_stream_chan_release() */
-	uint32_t born;		 /**< the peer's chans_made when it came: newest wins */
-	uint8_t root_tx_window;	 /**< window the peer advertises on the root */
-	uint16_t last_rx_sid;	 /**< the peer's SID of the stream that last got data */
-	uint16_t moved_sids[16]; /**< quiet SIDs whose stream moved elsewhere (ring) */
-	uint8_t moved_next;
+	bool on_hold;			/**< sends nothing until sst_stream_chan_release() */
+	uint32_t born;			/**< the peer's chans_made when it came: newest wins */
+	uint8_t root_tx_window;		/**< window the peer advertises on the root */
+	uint16_t last_rx_sid;		/**< the peer's SID of the stream that last got data */
 	uint16_t burst_n;		/**< packets built and not yet handed to the channel */
 	struct stream_fifo sid_waiters; /**< streams waiting for a tx SID (host->sidw_next) */
 	uint32_t detach_cursor;		/**< where the search for idle streams resumes */

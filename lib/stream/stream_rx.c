@@ -554,6 +554,29 @@ late_attach(struct sst_stream_chan *c, uint16_t sid)
 	return SST_CHANNEL_RX_NEEDS_ACK;
 }
 
+/*
+ * An Attach on an older channel than the one the peer's side of s is
+ * attached on here: sent before the peer moved on (it moves forward only,
+ * as ours does below), and delivered late (held in a stalled host's queue,
+ * another path). Followed, it moved our receiving side back to a channel
+ * the peer had left: what the peer then sent where the stream is was
+ * refused as a moved stream's until that SID's quiet period ended, and
+ * from then on acknowledged and dropped as stale, lost for good. The SID
+ * is taken here and put at once in the quiet period of a stream that
+ * moved, so that whatever the peer sent on it is refused and resent where
+ * the stream is.
+ */
+static enum sst_channel_rx_verdict
+late_move(struct sst_stream_chan *c, uint16_t sid)
+{
+	if (sst_sid_attach(c->rx_sids, sid, &c->held, NULL) == 0) {
+		stream_sid_quiet(c, c->rx_sids, sid, false);
+		stream_chan_moved(c, sid);
+	}
+	c->peer->host->stats.rx_stale++;
+	return SST_CHANNEL_RX_NEEDS_ACK;
+}
+
 static enum sst_channel_rx_verdict
 rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rte_mbuf *m,
 	sst_time_t now)
@@ -611,6 +634,9 @@ rx_attach(struct sst_stream_chan *c, const struct sst_stream_hdr *hdr, struct rt
 	 * SID would keep the channel in use with nothing to release it. */
 	if (stream_is_finished(s))
 		return SST_CHANNEL_RX_NEEDS_ACK;
+	if (stream_rx_bound(s) && s->rx_chan != NULL && s->rx_chan != c && !s->rx_chan->dead &&
+		stream_chan_newer(s->rx_chan, c))
+		return late_move(c, hdr->sid);
 	if (attach_rx(c, s, hdr->sid) < 0) {
 		return SST_CHANNEL_RX_REFUSE;
 	}

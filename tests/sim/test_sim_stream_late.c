@@ -21,7 +21,8 @@ static uint64_t seed;
 /* a's packets once b sent Data (its acks of it) are lost, 8 of them. When
  * b sends Data after the first 4, a's side is as after a move of a stream
  * of an earlier lap with the same 16-bit SID: the SID's quiet period, if
- * any, is over and it is in the ring of moved SIDs. */
+ * any, is over, and it is marked moved again (which, since the mark lives
+ * in the quiet entry, no longer outlasts the quiet period). */
 static bool
 drop_acks_of_data_moved(struct world *w, int side, uint16_t port, const struct rte_mbuf *m)
 {
@@ -52,11 +53,12 @@ drop_acks_of_data_moved(struct world *w, int side, uint16_t port, const struct r
 }
 
 /*
- * b's Data resent after a finished the stream, for a SID that the ring of
- * moved SIDs names (a move of an earlier lap's stream) past its quiet
- * period: acknowledged as stale. It was refused as a moved stream's, for
- * good, and b's side never finished (sst-perf --streams 100000 stalled so
- * in about 1 run of 30 once such late segments reached the ring).
+ * b's Data resent after a finished the stream, for a SID that a move of an
+ * earlier lap's stream marked, past its quiet period: acknowledged as
+ * stale. When the marks were a ring of the last 16 moved SIDs it was
+ * refused as a moved stream's, for good, and b's side never finished
+ * (sst-perf --streams 100000 stalled so in about 1 run of 30 once such
+ * late segments reached the ring).
  */
 static void
 test_data_resent_moved_sid(void)

@@ -38,6 +38,7 @@ enum {
 };
 
 static uint32_t nchannels = 2000;
+static uint32_t npeers; /* entries of the client's peers[] */
 static struct rte_mempool *pool, *clones;
 
 /* ---- The link: two sides, addresses translated ---- */
@@ -169,7 +170,7 @@ peer_ready(void *ctx, struct sst_stream_peer *peer, const struct sst_net_endpoin
 	struct echo_side *sd = ctx;
 	uint32_t i;
 
-	if (!sd->server && nat_index(ep, 1, &i) && i < nchannels)
+	if (!sd->server && nat_index(ep, 1, &i) && i < npeers)
 		sd->peers[i] = peer;
 }
 
@@ -177,7 +178,7 @@ static const struct sst_worker_ops worker_ops = {
 	.peer_ready = peer_ready, .connect_failed = echo_connect_failed};
 
 static void
-side_init(struct echo_side *sd, int index, bool is_server)
+side_init(struct echo_side *sd, int index, bool is_server, uint32_t n)
 {
 	static int sides[2] = {0, 1};
 	struct sst_link_conf lc = {.size = sizeof(lc),
@@ -199,10 +200,10 @@ side_init(struct echo_side *sd, int index, bool is_server)
 	if (!is_server)
 		wp.nego.ulp_version = 1;
 	wp.nego.max_initiating = WAVE;
-	wp.nego.max_responding = nchannels + WAVE;
+	wp.nego.max_responding = n + WAVE;
 	wp.stream.name = is_server ? "mc_srv" : "mc_cli";
 	wp.stream.clone_pool = clones;
-	wp.stream.max_streams = nchannels + WAVE;
+	wp.stream.max_streams = n + WAVE;
 	wp.stream.max_tx_buffers = WAVE + 64;
 	wp.stream.max_rx_buffers = WAVE + 64;
 	wp.stream.peer_usids = 16;
@@ -253,11 +254,12 @@ test_many_channels(void)
 	uint64_t heap0, heap1;
 	long rss0, rss1;
 
+	npeers = nchannels;
 	client.peers = calloc(nchannels, sizeof(*client.peers));
 	client.echoed = calloc(nchannels, sizeof(*client.echoed));
 	CU_ASSERT_FATAL(client.peers != NULL && client.echoed != NULL);
-	side_init(&server, 1, true);
-	side_init(&client, 0, false);
+	side_init(&server, 1, true, nchannels);
+	side_init(&client, 0, false, nchannels);
 	heap0 = heap_bytes();
 	rss0 = rss_kb();
 	start = sst_engine_now();
@@ -343,8 +345,183 @@ test_many_channels(void)
 	free(client.echoed);
 }
 
+/* ---- A starved host, in virtual time ---- */
+
+enum {
+	STALL_CHANNELS = 400,
+	STALL_REQUEST = 6000, /**< several packets each way on every stream */
+	STALL_CHUNK = 1000,
+};
+
+/* The stalled case's clock: both workers read it and the test moves it, so
+ * that a stall of seconds is the same run whatever the machine's load. */
+static sst_time_t vnow;
+
+static uint64_t
+link_packets(void)
+{
+	const struct sst_link_stats *a = sst_worker_link_stats(client.w);
+	const struct sst_link_stats *b = sst_worker_link_stats(server.w);
+
+	return a->rx_packets + a->tx_packets + b->rx_packets + b->tx_packets;
+}
+
+/* One turn: each worker that runs is polled; the clock moves 10 us when
+ * packets moved, else to the next timer, 1 ms on at most (a worker whose
+ * congestion windows are full is due "now": only a delivery or a timer
+ * changes that, as in the matrix's next_moment()). */
+static void
+vturn(bool server_runs, bool client_runs)
+{
+	uint64_t before = link_packets();
+	sst_time_t next = vnow + SST_NSEC_PER_MSEC;
+
+	if (server_runs)
+		sst_worker_poll(server.w, vnow);
+	if (client_runs)
+		sst_worker_poll(client.w, vnow);
+	if (link_packets() != before) {
+		vnow += 10 * SST_NSEC_PER_USEC;
+		return;
+	}
+	if (server_runs && sst_worker_next_expiry(server.w) > vnow)
+		next = sst_time_min(next, sst_worker_next_expiry(server.w));
+	if (client_runs && sst_worker_next_expiry(client.w) > vnow)
+		next = sst_time_min(next, sst_worker_next_expiry(client.w));
+	vnow = next;
+}
+
+static uint64_t
+echoed_total(uint32_t n)
+{
+	uint64_t t = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		t += client.echoed[i];
+	return t;
+}
+
+/* The request of channel i on a new stream, all of it written; false when
+ * no send buffer is free yet. */
+static bool
+stall_request(uint32_t i)
+{
+	struct sst_stream *s = sst_stream_connect(client.peers[i], "echo", "test", vnow);
+
+	if (s == NULL)
+		return false;
+	sst_stream_set_user(s, (void *)(uintptr_t)i);
+	for (uint32_t off = 0; off < STALL_REQUEST; off += STALL_CHUNK) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		uint8_t *p;
+
+		CU_ASSERT_FATAL(m != NULL);
+		p = (uint8_t *)rte_pktmbuf_append(m, STALL_CHUNK);
+		CU_ASSERT_FATAL(p != NULL);
+		for (uint32_t b = 0; b < STALL_CHUNK; b++)
+			p[b] = echo_pattern(i, off + b);
+		CU_ASSERT_FATAL(sst_stream_write(s, m, 0, vnow) == 0);
+	}
+	sst_stream_shutdown(s, vnow);
+	return true;
+}
+
+static void
+drain_rings(void)
+{
+	struct rte_mbuf *m;
+
+	for (int k = 0; k < 2; k++)
+		while (rte_ring_dequeue(pair.to[k], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+}
+
+/*
+ * A host starved of CPU (docs/robustness.md), in virtual time:
+ * STALL_CHANNELS channels, each with a stream whose request and echo are
+ * in flight both ways once a quarter of the echoes came back; then the
+ * server is not polled for @p stall (its queue fills), or both workers
+ * only for the last @p slice of every @p period (a process descheduled
+ * again and again). The client, the side that replaces a channel for
+ * silence, replaces hundreds at once; every echo must still come back
+ * byte-exact.
+ */
+static void
+run_stalled(bool both, sst_time_t stall, sst_time_t slice, sst_time_t period)
+{
+	const uint32_t n = STALL_CHANNELS;
+	sst_time_t until, from = SST_TIME_NEVER;
+	uint32_t asked = 0, opened = 0;
+
+	drain_rings();
+	vnow = SST_NSEC_PER_SEC;
+	npeers = n;
+	client = (struct echo_side){0};
+	server = (struct echo_side){0};
+	client.peers = calloc(n, sizeof(*client.peers));
+	client.echoed = calloc(n, sizeof(*client.echoed));
+	CU_ASSERT_FATAL(client.peers != NULL && client.echoed != NULL);
+	side_init(&server, 1, true, n);
+	side_init(&client, 0, false, n);
+	client.request = STALL_REQUEST;
+	until = vnow + 60 * SST_NSEC_PER_SEC;
+	while (sst_worker_stats(server.w)->channels_open < n && vnow < until) {
+		while (asked < n) {
+			struct sst_net_endpoint s_i = nat_ep(1, asked);
+
+			if (sst_worker_connect(client.w, &s_i, SST_NEGO_MODE_CHECKSUM, vnow) < 0)
+				break;
+			asked++;
+		}
+		vturn(true, true);
+	}
+	CU_ASSERT_EQUAL_FATAL(sst_worker_stats(server.w)->channels_open, n);
+	until = vnow + 120 * SST_NSEC_PER_SEC;
+	while (client.done < n && vnow < until) {
+		bool stalled;
+
+		while (opened < n && client.peers[opened] != NULL && stall_request(opened))
+			opened++;
+		if (from == SST_TIME_NEVER && echoed_total(n) >= (uint64_t)n * STALL_REQUEST / 4)
+			from = vnow;
+		stalled = vnow >= from && vnow < from + stall;
+		if (stalled && both && (vnow - from) % period < period - slice) {
+			/* Nobody runs: on to the next slice. */
+			vnow = from + ((vnow - from) / period + 1) * period - slice;
+			continue;
+		}
+		vturn(!stalled || both, true);
+	}
+	printf("\n  %s: %u of %u echoes byte-exact by %.1f s (virtual), %u bad; client: %" PRIu64
+	       " silences, %" PRIu64 " channels made; data refused %" PRIu64 " + %" PRIu64,
+		both ? "both starved" : "server stalled", client.done, n, (double)vnow / 1e9,
+		client.bad, sst_worker_stats(client.w)->silences,
+		sst_worker_stats(client.w)->channels_made,
+		sst_stream_host_stats(sst_worker_stream_host(client.w))->rx_refused,
+		sst_stream_host_stats(sst_worker_stream_host(server.w))->rx_refused);
+	CU_ASSERT(sst_worker_stats(client.w)->silences >= n / 4);
+	CU_ASSERT_EQUAL(client.done, n);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	sst_worker_destroy(client.w);
+	sst_worker_destroy(server.w);
+	sst_link_close(client.link);
+	sst_link_close(server.link);
+	drain_rings();
+	free(client.peers);
+	free(client.echoed);
+}
+
+static void
+test_many_channels_stalled(void)
+{
+	run_stalled(false, 3 * SST_NSEC_PER_SEC, 0, 1);
+	run_stalled(true, 5 * SST_NSEC_PER_SEC, 100 * SST_NSEC_PER_USEC, 300 * SST_NSEC_PER_MSEC);
+	printf("\n");
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_many_channels),
+	SST_TEST(test_many_channels_stalled),
 	SST_TEST_END,
 };
 
