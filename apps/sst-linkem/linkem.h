@@ -20,6 +20,22 @@
 /** Direction 0 carries A to B, direction 1 B to A. */
 enum { LINKEM_DIRS = 2 };
 
+/** Bytes of a net_af_packet ring frame (the PMD's default, set explicitly:
+ * the ring view of linkem_ring.h needs the geometry). */
+enum { LINKEM_FRAME_SIZE = 2048 };
+
+/** How the bridge waits when it has nothing to do. */
+enum linkem_wait {
+	/** Block in poll() on the ports' packet sockets until a frame
+	 * arrives or the next delivery is near (the default). */
+	LINKEM_WAIT_POLL,
+	/** Sleep up to 50 us at a time: frames that arrive meanwhile wait
+	 * in the ring (before session 15; for comparisons). */
+	LINKEM_WAIT_SLEEP,
+	/** Never wait: poll the ports without a pause (a CPU of its own). */
+	LINKEM_WAIT_BUSY,
+};
+
 struct linkem_conf {
 	const char *iface[LINKEM_DIRS]; /**< interface A, interface B */
 	/** The model of each direction; capacity and pool are set by linkem_run(). */
@@ -28,7 +44,11 @@ struct linkem_conf {
 	uint32_t frames; /**< net_af_packet ring frames per interface */
 	double run_s;	 /**< stop after this long; 0: until interrupted */
 	bool quiet;	 /**< no per-second counters */
-	bool busy;	 /**< poll without ever sleeping */
+	enum linkem_wait wait;
+	/** Each frame enters the model at the time the bridge read it, not at
+	 * the kernel's stamp of its arrival (before session 15; for
+	 * comparisons). */
+	bool arrival_read;
 };
 
 /** What one direction did (totals of a run). */
