@@ -26,12 +26,17 @@ enum { LINKEM_FRAME_SIZE = 2048 };
 
 /** How the bridge waits when it has nothing to do. */
 enum linkem_wait {
-	/** Block in poll() on the ports' packet sockets until a frame
-	 * arrives or the next delivery is near (the default). */
-	LINKEM_WAIT_POLL,
-	/** Sleep up to 50 us at a time: frames that arrive meanwhile wait
-	 * in the ring (before session 15; for comparisons). */
+	/** Sleep, never past the next delivery (less the wake-up's
+	 * latency): with arrivals at the kernel's stamps, also up to the
+	 * link's one-way delay (at most 1 ms), as a frame that arrives
+	 * meanwhile cannot be due before, and its wait in the ring changes
+	 * nothing in the model; with arrivals at the reads, 50 us at a time
+	 * (before session 15). A link without delay blocks in poll() instead.
+	 * The default. */
 	LINKEM_WAIT_SLEEP,
+	/** Block in poll() on the ports' packet sockets until a frame
+	 * arrives or the next delivery is near. */
+	LINKEM_WAIT_POLL,
 	/** Never wait: poll the ports without a pause (a CPU of its own). */
 	LINKEM_WAIT_BUSY,
 };

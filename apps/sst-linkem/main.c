@@ -74,10 +74,12 @@ usage(FILE *out)
 		"      --mbufs N          packet buffers, which bound the frames held in both\n"
 		"                         directions (default 16383)\n"
 		"      --frames N         net_af_packet ring frames per interface (default 2048)\n"
-		"      --wait poll|sleep|busy   when idle: block until a frame arrives or\n"
-		"                         the next delivery is near (poll, the default);\n"
-		"                         sleep up to 50 us at a time, which may add as much to\n"
-		"                         a frame's delay (sleep); never wait (busy)\n"
+		"      --wait sleep|poll|busy   when idle: sleep until the next delivery\n"
+		"                         is near, at most the one-way delay (1 ms at most;\n"
+		"                         with --arrival read: 50 us, which may add as much to a\n"
+		"                         frame's delay) (sleep, the default); block until a\n"
+		"                         frame arrives or the next delivery is near (poll);\n"
+		"                         never wait (busy)\n"
 		"      --busy             --wait busy\n"
 		"      --arrival kernel|read   a frame enters the link at the kernel's stamp of\n"
 		"                         its arrival (kernel, the default) or when it is read\n"
@@ -245,7 +247,7 @@ default_queues(struct linkem_conf *c, const struct given *g)
 }
 
 /* --wait's words in enum linkem_wait's order; --arrival's. */
-static const char *const wait_words[] = {"poll", "sleep", "busy", NULL};
+static const char *const wait_words[] = {"sleep", "poll", "busy", NULL};
 static const char *const arrival_words[] = {"kernel", "read", NULL};
 
 /* The index of @p s in the NULL-ended @p words, or -1. */
