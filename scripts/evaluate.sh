@@ -54,12 +54,15 @@
 #             as before session 14, for before-and-after figures
 #   --fair-emulator auto|busy|idle   how sst-linkem waits for frames in
 #             fair and fairtcp: polling without a pause (busy), or sleeping
-#             up to 50 us when idle as in the other experiments (idle:
-#             frames that arrive meanwhile enter the queue when it wakes,
-#             which on wifi biased the drops against the slower host's
-#             flow); auto (the default): busy on wifi, idle on dsl, where
-#             busy cost SST 7 to 8 points on a loaded machine for a reason
-#             not found (docs/evaluation.md section 2, session 14)
+#             when idle, as in the other experiments, never past the next
+#             delivery nor the link's one-way delay (idle; frames enter the
+#             queue at the kernel's stamp of their arrival either way since
+#             session 15); auto
+#             (the default): busy on wifi, where the emulator's former
+#             50 us sleeps biased the drops against the slower host's flow
+#             and idle has not yet been shown to give the same shares,
+#             idle on dsl (docs/evaluation.md section 2). The former idle
+#             mode: --linkem-args "--wait sleep --arrival read"
 #   --fair-capture   fair also captures every pair on both sides of the
 #             emulator (dumpcap, 80 bytes a frame) and writes per flow the
 #             packets the link dropped, by position in the sender's bursts,
@@ -532,14 +535,17 @@ PY
 
 # for_fair_links FN: FN NAME REP for each of the fair links (the emulator
 # set up with it) and each repetition. On wifi the emulator polls without
-# sleeping (--fair-emulator auto or busy): asleep, it takes in the frames
-# that arrived meanwhile only when it wakes, at moments set by its own
-# delivery schedule, and the flow whose host answers acks later (sst-perf
-# in user space against the kernel's TCP) had more of its packets dropped
-# at the full queue (0.74 % against 0.46 %) and took 40 % of wifi for that
-# alone. On dsl polling cost SST 7 to 8 points on a loaded machine, cause
-# not found, so auto keeps the sleep there (docs/evaluation.md section 2,
-# session 14).
+# waiting (--fair-emulator auto or busy): sleeping 50 us at a time as it
+# did until session 14, it took in the frames that arrived meanwhile only
+# when it woke, and the flow whose host answers acks later (sst-perf in
+# user space against the kernel's TCP) had more of its packets dropped at
+# the full queue (0.74 % against 0.46 %) and took 40 % of wifi for that
+# alone. Session 15's emulator takes arrivals from the kernel's stamps,
+# which removes that mechanism in every mode, but its quick wifi runs on a
+# loaded machine have not yet shown SST its share in either mode, so auto
+# stays busy there. On dsl polling cost
+# SST 7 to 8 points on a loaded machine, cause not found, so auto does not
+# poll there (docs/evaluation.md section 2).
 for_fair_links() {
 	local name r
 	for name in $fair_links; do

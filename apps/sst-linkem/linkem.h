@@ -20,6 +20,27 @@
 /** Direction 0 carries A to B, direction 1 B to A. */
 enum { LINKEM_DIRS = 2 };
 
+/** Bytes of a net_af_packet ring frame (the PMD's default, set explicitly:
+ * the ring view of linkem_ring.h needs the geometry). */
+enum { LINKEM_FRAME_SIZE = 2048 };
+
+/** How the bridge waits when it has nothing to do. */
+enum linkem_wait {
+	/** Sleep, never past the next delivery (less the wake-up's
+	 * latency): with arrivals at the kernel's stamps, also up to the
+	 * link's one-way delay (at most 1 ms), as a frame that arrives
+	 * meanwhile cannot be due before, and its wait in the ring changes
+	 * nothing in the model; with arrivals at the reads, 50 us at a time
+	 * (before session 15). A link without delay blocks in poll() instead.
+	 * The default. */
+	LINKEM_WAIT_SLEEP,
+	/** Block in poll() on the ports' packet sockets until a frame
+	 * arrives or the next delivery is near. */
+	LINKEM_WAIT_POLL,
+	/** Never wait: poll the ports without a pause (a CPU of its own). */
+	LINKEM_WAIT_BUSY,
+};
+
 struct linkem_conf {
 	const char *iface[LINKEM_DIRS]; /**< interface A, interface B */
 	/** The model of each direction; capacity and pool are set by linkem_run(). */
@@ -28,7 +49,11 @@ struct linkem_conf {
 	uint32_t frames; /**< net_af_packet ring frames per interface */
 	double run_s;	 /**< stop after this long; 0: until interrupted */
 	bool quiet;	 /**< no per-second counters */
-	bool busy;	 /**< poll without ever sleeping */
+	enum linkem_wait wait;
+	/** Each frame enters the model at the time the bridge read it, not at
+	 * the kernel's stamp of its arrival (before session 15; for
+	 * comparisons). */
+	bool arrival_read;
 };
 
 /** What one direction did (totals of a run). */

@@ -189,3 +189,15 @@ ethdev_wait_fd_find(uint16_t port_id, uint16_t queue_id, const struct rte_eth_de
 	}
 	return fd;
 }
+
+int
+sst_ethdev_wait_fd(uint16_t port_id, uint16_t queue_id)
+{
+	struct rte_eth_dev_info dev;
+
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return -ENODEV;
+	if (rte_eth_dev_info_get(port_id, &dev) != 0)
+		return -ENOTSUP;
+	return ethdev_wait_fd_find(port_id, queue_id, &dev);
+}

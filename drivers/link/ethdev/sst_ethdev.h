@@ -130,6 +130,20 @@ int sst_ethdev_port_setup(uint16_t port_id, const struct sst_ethdev_port_conf *c
 int sst_ethdev_port_stop(uint16_t port_id);
 
 /**
+ * The descriptor that polls readable when receive queue queue_id of a
+ * started port has a frame waiting, for a program that polls the port
+ * itself and wants to block while it has nothing to do: the packet socket
+ * of a net_af_packet port of one queue pair, or the AF_XDP socket of a
+ * net_af_xdp queue set up by sst_ethdev_port_setup(). The PMD owns it:
+ * poll it, never read or close it.
+ * @param port_id The port.
+ * @param queue_id The receive queue.
+ * @return The descriptor, or -ENODEV (no such port), -ENOTSUP (a port
+ *   without one, or whose socket cannot be told apart from another).
+ */
+int sst_ethdev_wait_fd(uint16_t port_id, uint16_t queue_id);
+
+/**
  * Two net_ring ports wired back to back: what queue q of port A sends,
  * queue q of port B receives, and the other way round. Each ring holds
  * SST_ETHDEV_RING_SIZE frames and has one producer and one consumer (one
