@@ -82,6 +82,20 @@ params_import(struct sst_simlink_params *dst, const struct sst_simlink_params *s
 	return 0;
 }
 
+/*
+ * Whether the parameters keep every delivery time at or after the previous
+ * one's with nothing random on the way (no delay, jitter, reordering, loss,
+ * duplication or corruption): the packets then leave in the order they
+ * came, and the link holds them in a ring instead of a heap (issue 17:
+ * the loopback's unimpaired link). Any impairment keeps the heap.
+ */
+static bool
+params_in_order(const struct sst_simlink_params *p)
+{
+	return p->delay_ns == 0 && p->jitter_ns == 0 && p->reorder == 0.0 && p->loss == 0.0 &&
+	       p->ge_p_good_bad == 0.0 && p->duplicate == 0.0 && p->corrupt == 0.0;
+}
+
 static int
 params_valid(const struct sst_simlink_params *p)
 {
@@ -144,6 +158,7 @@ sst_simlink_init(void *mem, const struct sst_simlink_params *p)
 	l->heap.capacity = full.capacity;
 	l->heap.pkts = (struct simlink_pkt *)(l + 1);
 	l->txq = (struct simlink_txq_entry *)(l->heap.pkts + full.capacity);
+	simlink_heap_prefer_ring(&l->heap, params_in_order(&full));
 	simlink_impair_seed(&l->imp, full.seed);
 	simlink_impair_configure(&l->imp, &full);
 	return l;
@@ -154,9 +169,13 @@ sst_simlink_flush(struct sst_simlink *l)
 {
 	uint32_t n = l->heap.count;
 
-	for (uint32_t i = 0; i < n; i++)
-		rte_pktmbuf_free(l->heap.pkts[i].m);
+	/* Entries start at head (0 in a heap) and may wrap round (a ring). */
+	for (uint32_t i = 0, at = l->heap.head; i < n; i++) {
+		rte_pktmbuf_free(l->heap.pkts[at].m);
+		at = at + 1 == l->heap.capacity ? 0 : at + 1;
+	}
 	l->heap.count = 0;
+	simlink_heap_prefer_ring(&l->heap, l->heap.prefer_ring);
 	return n;
 }
 
@@ -216,6 +235,7 @@ sst_simlink_set_params(struct sst_simlink *l, const struct sst_simlink_params *p
 		l->ser_carry = 0;
 	l->p = full;
 	simlink_impair_configure(&l->imp, &full);
+	simlink_heap_prefer_ring(&l->heap, params_in_order(&full));
 	return 0;
 }
 
@@ -374,7 +394,7 @@ sst_simlink_enqueue(struct sst_simlink *l, struct rte_mbuf *m, sst_time_t now)
 sst_time_t
 sst_simlink_next_delivery(const struct sst_simlink *l)
 {
-	return l->heap.count > 0 ? l->heap.pkts[0].when : SST_TIME_NEVER;
+	return l->heap.count > 0 ? simlink_heap_first(&l->heap)->when : SST_TIME_NEVER;
 }
 
 uint16_t
@@ -382,7 +402,7 @@ sst_simlink_dequeue(struct sst_simlink *l, sst_time_t now, struct rte_mbuf **mbu
 {
 	uint16_t n = 0;
 
-	while (n < max && l->heap.count > 0 && l->heap.pkts[0].when <= now) {
+	while (n < max && l->heap.count > 0 && simlink_heap_first(&l->heap)->when <= now) {
 		struct rte_mbuf *m = simlink_heap_pop(&l->heap);
 
 		l->stats.delivered++;
