@@ -9,49 +9,11 @@
 
 #include "stream_flowctl.h"
 
-/*
- * The window to compute free space from. Once a measurement round has been
- * acknowledged it is CUSP's barrier policy: twice what the application
- * read since the probe was sent (its progress in one round trip), plus
- * 2 x mss because the sender only sends whole segments (without that
- * slack, a window a fast application keeps empty, 2^e - 1 minus a partial
- * segment, would double to just below 2^(e+1) - 1 and its encoding would
- * never grow), clamped to [min_buf, max_buf]. The progress is taken up to
- * now, not up to the acknowledgment: the data that arrives with the
- * acknowledgment was sent in the round and is read after it is processed.
- */
-static uint32_t
-rx_target(const struct sst_flowctl_rx *rx)
-{
-	uint64_t target;
-
-	if (!rx->round_acked)
-		return rx->target;
-	target = 2 * (rx->read_off - rx->probe_read) + 2 * (uint64_t)rx->mss;
-	if (target < rx->min_buf)
-		target = rx->min_buf;
-	if (target > rx->max_buf)
-		target = rx->max_buf;
-	return (uint32_t)target;
-}
-
-/*
- * Free receive space in bytes: target minus everything buffered, but at
- * least 2 x mss while only out-of-order data is buffered (prototype notes
- * 2.5), so a sender whose credit is eaten by data above a hole can still
- * fill the hole.
- */
+/* The free space from which the window byte would be above @p window's. */
 static uint64_t
-rx_free(const struct sst_flowctl_rx *rx)
+grow_free(uint8_t window)
 {
-	uint64_t used = rx->ready + rx->ooo;
-	uint64_t target = rx_target(rx);
-	uint64_t free_bytes = used < target ? target - used : 0;
-	uint64_t floor = 2 * (uint64_t)rx->mss;
-
-	if (rx->ready == 0 && rx->ooo > 0 && free_bytes < floor)
-		free_bytes = floor;
-	return free_bytes;
+	return 2 * (uint64_t)sst_window_credit(window) + 1;
 }
 
 int
@@ -70,6 +32,7 @@ sst_flowctl_rx_init(
 	/* The sender starts with the credit of the initial buffer. */
 	rx->adv_window = sst_window_encode(min_buf);
 	rx->adv_credit = sst_window_credit(rx->adv_window);
+	rx->grow_free = grow_free(rx->adv_window);
 	rx->edge = rx->adv_credit;
 	rx->edge_round = rx->edge;
 	return 0;
@@ -90,7 +53,7 @@ sst_flowctl_rx_set_buffered(
 uint8_t
 sst_flowctl_rx_window(const struct sst_flowctl_rx *rx)
 {
-	return sst_window_encode(rx_free(rx));
+	return sst_window_encode(sst_flowctl_rx_free(rx));
 }
 
 int
@@ -102,12 +65,13 @@ sst_flowctl_rx_advertise(struct sst_flowctl_rx *rx, uint64_t seq, uint8_t *windo
 		return -EINVAL;
 	if (rx->round_acked) {
 		/* The round ends here: the tuned window takes effect. */
-		rx->target = rx_target(rx);
+		rx->target = sst_flowctl_rx_target(rx);
 		rx->round_acked = false;
 		rx->probing = false;
 	}
 	rx->adv_window = sst_flowctl_rx_window(rx);
 	rx->adv_credit = sst_window_credit(rx->adv_window);
+	rx->grow_free = grow_free(rx->adv_window);
 	rx->last_seq = seq;
 	rx->advertised = true;
 	rx->stats.adverts++;
@@ -136,11 +100,17 @@ sst_flowctl_rx_advertise(struct sst_flowctl_rx *rx, uint64_t seq, uint8_t *windo
 static uint32_t
 update_step(const struct sst_flowctl_rx *rx)
 {
-	return RTE_MIN(rx_target(rx) / 4, 2 * rx->mss);
+	return RTE_MIN(sst_flowctl_rx_target(rx) / 4, 2 * rx->mss);
 }
 
+/*
+ * The window byte for free space f is the largest e with 2^e - 1 <= f, so
+ * its credit is above the advert's (2^a - 1) exactly when f reaches
+ * 2^(a+1) - 1, grow_free: below it, sst_flowctl_rx_update_due() answers
+ * no without calling here, and the answer is the same as this one's.
+ */
 bool
-sst_flowctl_rx_update_due(const struct sst_flowctl_rx *rx)
+sst_flowctl_rx_update_worth(const struct sst_flowctl_rx *rx)
 {
 	uint32_t credit = sst_window_credit(sst_flowctl_rx_window(rx));
 	uint32_t step = update_step(rx);
@@ -163,7 +133,7 @@ sst_flowctl_rx_on_ack(struct sst_flowctl_rx *rx, uint64_t seq)
 {
 	if (!rx->probing || rx->round_acked || seq < rx->probe_seq)
 		return 0;
-	/* CUSP: the probe reached the sender; rx_target() re-tunes. */
+	/* CUSP: the probe reached the sender; sst_flowctl_rx_target() re-tunes. */
 	rx->round_acked = true;
 	/*
 	 * The sender has seen the probe, so adverts older than it are

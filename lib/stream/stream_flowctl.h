@@ -93,6 +93,9 @@ struct sst_flowctl_rx {
 	uint64_t last_seq;   /**< sequence number of the latest advert */
 	uint64_t probe_seq;  /**< advert the current round measures from */
 	uint64_t probe_read; /**< read_off when the probe was sent */
+	/** Free space from which the window byte exceeds the latest advert's:
+	 *  2 x adv_credit + 1 (the next window byte's credit). */
+	uint64_t grow_free;
 	uint32_t min_buf;    /**< configured minimum window (bytes) */
 	uint32_t max_buf;    /**< configured maximum window (bytes) */
 	uint32_t target;     /**< current auto-tuned window (bytes) */
@@ -192,13 +195,76 @@ uint8_t sst_flowctl_rx_window(const struct sst_flowctl_rx *rx);
 int sst_flowctl_rx_advertise(struct sst_flowctl_rx *rx, uint64_t seq, uint8_t *window);
 
 /**
+ * The window free space is computed from: the target, or once a
+ * measurement round has been acknowledged, CUSP's barrier policy: twice
+ * what the application read since the probe was sent (its progress in one
+ * round trip), plus 2 x mss because the sender only sends whole segments
+ * (without that slack, a window a fast application keeps empty, 2^e - 1
+ * minus a partial segment, would double to just below 2^(e+1) - 1 and its
+ * encoding would never grow), clamped to [min_buf, max_buf]. The progress
+ * is taken up to now, not up to the acknowledgment: the data that arrives
+ * with the acknowledgment was sent in the round and is read after it is
+ * processed. Inline for sst_flowctl_rx_update_due().
+ */
+static inline uint32_t
+sst_flowctl_rx_target(const struct sst_flowctl_rx *rx)
+{
+	uint64_t target;
+
+	if (!rx->round_acked)
+		return rx->target;
+	target = 2 * (rx->read_off - rx->probe_read) + 2 * (uint64_t)rx->mss;
+	if (target < rx->min_buf)
+		target = rx->min_buf;
+	if (target > rx->max_buf)
+		target = rx->max_buf;
+	return (uint32_t)target;
+}
+
+/**
+ * Free receive space in bytes, the window byte's source: target minus
+ * everything buffered, but at least 2 x mss while only out-of-order data
+ * is buffered (prototype notes 2.5), so a sender whose credit is eaten by
+ * data above a hole can still fill the hole.
+ */
+static inline uint64_t
+sst_flowctl_rx_free(const struct sst_flowctl_rx *rx)
+{
+	uint64_t used = rx->ready + rx->ooo;
+	uint64_t target = sst_flowctl_rx_target(rx);
+	uint64_t free_bytes = used < target ? target - used : 0;
+	uint64_t floor = 2 * (uint64_t)rx->mss;
+
+	if (rx->ready == 0 && rx->ooo > 0 && free_bytes < floor)
+		free_bytes = floor;
+	return free_bytes;
+}
+
+/**
+ * The part of sst_flowctl_rx_update_due() for a window byte above the
+ * latest advert's: whether the credit grew by the step.
+ */
+bool sst_flowctl_rx_update_worth(const struct sst_flowctl_rx *rx);
+
+/**
  * Whether an explicit window update (an Ack packet) is worth sending:
  * the credit now is above the latest advertised one by at least
  * min(2 x mss, target / 4). Smaller growth waits for the next packet
  * the stream sends anyway (receiver silly-window avoidance). Always false
  * before the first advertisement (the sender's initial credit stands).
+ *
+ * Inline, with the common answer first: the stream layer asks after every
+ * segment received and every read (2.8 times a packet in a bulk transfer,
+ * issue 17), and the credit can only be above the advert's once the free
+ * space reaches the next window byte's credit, grow_free.
  */
-bool sst_flowctl_rx_update_due(const struct sst_flowctl_rx *rx);
+static inline bool
+sst_flowctl_rx_update_due(const struct sst_flowctl_rx *rx)
+{
+	if (!rx->advertised || sst_flowctl_rx_free(rx) < rx->grow_free)
+		return false;
+	return sst_flowctl_rx_update_worth(rx);
+}
 
 /**
  * Whether an advertisement now would move the edge the sender knows

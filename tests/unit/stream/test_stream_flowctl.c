@@ -131,6 +131,69 @@ test_update_due(void)
 }
 
 /*
+ * Issue 17: sst_flowctl_rx_update_due() answers no at once while the free
+ * space is below the next window byte's credit. Over a random walk of
+ * reads, arrivals, adverts and acknowledgments (auto-tuning rounds
+ * included) it must answer as the full computation,
+ * sst_flowctl_rx_update_worth(), and both answers must occur.
+ */
+static void
+test_update_due_fast_path(void)
+{
+	static const uint32_t mins[] = {2400, 4096, 65536};
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	uint32_t yes = 0, no = 0;
+
+	for (size_t b = 0; b < RTE_DIM(mins); b++) {
+		struct sst_flowctl_rx rx;
+		uint64_t read = 0, ready = 0, ooo = 0, seq = 0;
+		uint8_t w;
+
+		CU_ASSERT_EQUAL_FATAL(sst_flowctl_rx_init(&rx, mins[b], 1 << 22, MSS, false), 0);
+		for (int i = 0; i < 200000; i++) {
+			uint32_t r;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			r = (uint32_t)(x >> 32);
+			switch (r % 5) {
+			case 0: /* a segment arrives, in order or above a hole */
+				if (r & 0x100)
+					ooo += (r >> 9) % (2 * MSS);
+				else
+					ready += (r >> 9) % (2 * MSS);
+				break;
+			case 1: /* the application reads some or all */
+				r = (uint32_t)((r >> 3) % (ready + 1));
+				read += r;
+				ready -= r;
+				break;
+			case 2: /* a hole fills */
+				ready += ooo / 2;
+				ooo -= ooo / 2;
+				break;
+			case 3:
+				CU_ASSERT_EQUAL_FATAL(sst_flowctl_rx_advertise(&rx, ++seq, &w), 0);
+				break;
+			default:
+				sst_flowctl_rx_on_ack(&rx, seq - (r >> 3) % 3);
+				break;
+			}
+			CU_ASSERT_EQUAL_FATAL(
+				sst_flowctl_rx_set_buffered(&rx, read, ready, ooo), 0);
+			if (sst_flowctl_rx_update_worth(&rx))
+				yes++;
+			else
+				no++;
+			CU_ASSERT_EQUAL_FATAL(
+				sst_flowctl_rx_update_due(&rx), sst_flowctl_rx_update_worth(&rx));
+		}
+	}
+	CU_ASSERT(yes > 1000 && no > 1000);
+}
+
+/*
  * The edge rule (a datagram's substream, never answered on, its bytes
  * counted as read as they arrive): the credit never grows, so only the
  * edge the sender knows says an update is due. It used to stall at the
@@ -546,6 +609,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_init_errors),
 	SST_TEST(test_window_byte),
 	SST_TEST(test_update_due),
+	SST_TEST(test_update_due_fast_path),
 	SST_TEST(test_edge_due),
 	SST_TEST(test_autotune_rounds),
 	SST_TEST(test_autotune_fast_app),
