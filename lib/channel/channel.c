@@ -195,13 +195,18 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 		sst_channel_max_payload(ch) + SST_CHAN_HDR_LEN + r.crypto->trailer_len, now);
 	if (rc < 0)
 		return rc;
-	/* The bucket holds one initial window: a response after a pause
-	 * leaves at once, as from a fresh channel (Linux's fq: an initial
-	 * quantum of 10 packets), where 4 packets made the rest of a small
-	 * page wait for a rate a full queue had slowed (docs/evaluation.md,
-	 * Figure 8). While the channel sends without pause the bucket is
-	 * empty, so the pacing rate alone decides. */
+	/* With nothing in flight the bucket holds one initial window: a
+	 * response after a pause leaves at once, as from a fresh channel
+	 * (Linux's fq: an initial quantum of 10 packets), where 4 packets made
+	 * the rest of a small page wait for a rate a full queue had slowed
+	 * (docs/evaluation.md, Figure 8). With packets in flight it holds two
+	 * (or 250 us of the rate): an ack-clocked sender keeps the
+	 * bucket full, and an ack that frees more than two packets (the
+	 * window's growth, acks read together) sent the rest back to back,
+	 * which a full queue drops four times as often as the second of a
+	 * pair (docs/evaluation.md section 2, session 16). */
 	sst_pacer_init(&ch->pacer, sst_cc_initial_window(ch->cc.mss), now);
+	sst_pacer_set_quantum(&ch->pacer, 2 * (uint64_t)ch->mtu);
 	channel_schedule_skip(ch);
 	return r.crypto->session_init(ch->crypto_session, &p->keys);
 }
@@ -276,6 +281,7 @@ sst_channel_set_mtu(struct sst_channel *ch, uint32_t mtu)
 		mtu <= (uint32_t)SST_CHAN_HDR_LEN + ch->crypto->trailer_len)
 		return -EINVAL;
 	ch->mtu = mtu;
+	sst_pacer_set_quantum(&ch->pacer, 2 * (uint64_t)mtu);
 	return 0;
 }
 

@@ -295,7 +295,10 @@ uint32_t sst_channel_packet_room(const struct sst_channel *ch);
  * @param next
  *   Set to the time pacing or the congestion window lets the next
  *   full-sized packet go (SST_TIME_NEVER: wait for acks); may be NULL.
- * @return bytes of ack-eliciting packets allowed now (0 if none).
+ * @return bytes of ack-eliciting packets allowed now (0 if none): the
+ *   congestion window's room, no more than the pacer lets leave back to
+ *   back. A packet may start while any byte of the allowance is left, so
+ *   the pacer's k packets are (k - 1) full packets and one byte.
  */
 uint64_t sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *next);
 

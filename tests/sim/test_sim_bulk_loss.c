@@ -139,7 +139,36 @@ drop_first_flight(struct world *w, int side, uint16_t port, const struct rte_mbu
 	return side == 0 && sim_now(w->sim) < SST_NSEC_PER_SEC / 2;
 }
 
+/*
+ * a's data packets handed to the link at one instant after the warm-up: an
+ * ack-clocked sender's pairs are normal, a third and more is what a full
+ * queue drops (docs/evaluation.md section 2, session 16).
+ */
+static struct {
+	bool (*filter)(struct world *, int, uint16_t, const struct rte_mbuf *);
+	sst_time_t from, at;
+	unsigned int len;
+	uint64_t sent, piled;
+} runs;
+
+static bool
+count_runs(struct world *w, int side, uint16_t port, const struct rte_mbuf *m)
+{
+	sst_time_t now = sim_now(w->sim);
+
+	if (side == 0 && rte_pktmbuf_pkt_len(m) > FULL_WRITE && now >= runs.from) {
+		if (now != runs.at) {
+			runs.at = now;
+			runs.len = 0;
+		}
+		runs.sent++;
+		runs.piled += ++runs.len > 2;
+	}
+	return runs.filter != NULL && runs.filter(w, side, port, m);
+}
+
 struct bulk_result {
+	double piled;	       /* percent of a's data packets sent third or later at one instant */
 	double rate;	       /* goodput after the first 2 s, bit/s */
 	double mathis;	       /* the NewReno-with-SACK expectation, bit/s */
 	uint64_t data_dropped; /* data-direction packets the link lost or dropped */
@@ -181,7 +210,10 @@ run_bulk(const char *name, uint64_t rate_bps, sst_time_t delay, double loss, dou
 	/* One full packet per write, as sst-perf's coalesced writes give
 	 * (the scenarios' 1800-byte writes make every other packet half full). */
 	w->chunk = FULL_WRITE;
-	w->tx_filter = filter;
+	memset(&runs, 0, sizeof(runs));
+	runs.filter = filter;
+	runs.from = warm;
+	w->tx_filter = count_runs;
 	memset(&r->cc, 0, sizeof(r->cc));
 	r->cc.print = getenv("SST_BULK_LOSS_TRACE") != NULL;
 	sst_channel_set_trace(sst_stream_chan_channel(w->ep[0].chans[0]), on_trace, &r->cc);
@@ -190,6 +222,7 @@ run_bulk(const char *name, uint64_t rate_bps, sst_time_t delay, double loss, dou
 	got0 = f->got[1];
 	world_run_until(w, end);
 	r->rate = (double)(f->got[1] - got0) * 8 / ((double)(end - warm) / 1e9);
+	r->piled = runs.sent > 0 ? 100.0 * (double)runs.piled / (double)runs.sent : 0;
 	sst_simlink_stats_get(sim_link_dir(w->links[0], 0), &ab);
 	sst_simlink_stats_get(sim_link_dir(w->links[0], 1), &ba);
 	r->data_dropped = ab.dropped_loss + ab.dropped_queue;
@@ -204,10 +237,10 @@ run_bulk(const char *name, uint64_t rate_bps, sst_time_t delay, double loss, dou
 	printf("\n  %s: %.2f Mbit/s (Mathis %.2f), srtt %.1f ms; data dropped %" PRIu64
 	       " (queue %" PRIu64 "), acks dropped %" PRIu64 " (+ %" PRIu64
 	       " by the test); declared lost %" PRIu64 ", congestion events %" PRIu64
-	       ", rto %" PRIu64 " (seed %" PRIu64 ")\n",
+	       ", rto %" PRIu64 "; third and later at one instant %.2f %% (seed %" PRIu64 ")\n",
 		name, r->rate / 1e6, r->mathis / 1e6, rtt_s * 1e3, r->data_dropped,
 		ab.dropped_queue, r->ack_dropped, gaps.dropped, r->cc.lost_data, r->cc.decreases,
-		r->cc.rto, wp.seed);
+		r->cc.rto, r->piled, wp.seed);
 	world_destroy(w);
 }
 
@@ -256,6 +289,8 @@ check_lossy(const char *name, uint64_t rate_bps, sst_time_t delay)
 	run_bulk(name, rate_bps, delay, 0.001, 0.001, 20, NULL, &r);
 	CU_ASSERT(r.rate >= 0.8 * r.mathis);
 	CU_ASSERT(r.cc.decreases <= r.data_dropped);
+	/* What an ack frees past two packets leaves at the pacing rate. */
+	CU_ASSERT(r.piled < 0.5);
 }
 
 static void

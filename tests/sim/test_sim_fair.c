@@ -5,16 +5,19 @@
  * bottleneck, as sst-perf and kernel TCP share sst-linkem's in
  * scripts/evaluate.sh's fair experiment.
  *
- * The reference is a channel driven as Linux drives TCP without the fq
- * qdisc: it is not paced (it sends as soon as its window has room, so back
- * to back as acks free the window, where SST spaces packets at its pacing
- * rate), and it sets ssthresh from the window at a loss (Linux's
+ * The reference is a channel driven as Linux drives TCP: it sends no run
+ * of more than two packets at once (kernel TCP on the evaluation's wifi
+ * link sent 0.2 to 0.4 % of its packets third or later in a run, where an
+ * unpaced reference sent 3 to 4 % and lost them at the full queue as SST
+ * did until session 16; docs/evaluation.md section 2), which the channel's
+ * pacer with its two-packet quantum gives it as it gives SST, and it sets
+ * ssthresh from the window at a loss (Linux's
  * tcp_reno_ssthresh(): half cwnd; CUBIC's beta * cwnd), as SST's NewReno
  * and CUBIC now do too (RFC 5681 says half the flight, which NewReno used
  * until issue 19), and it counts its window in whole packets as Linux does.
- * It is the registered controller unpaced ("tcp-reno" on "newreno",
- * "tcp-cubic" on "cubic"), so its growth and recovery are SST's to the
- * byte; acks, loss detection and packet sizes are the channel's for both
+ * It is the registered controller ("tcp-reno" on "newreno", "tcp-cubic"
+ * on "cubic"), so its growth and recovery are SST's to the byte; acks,
+ * loss detection and packet sizes are the channel's for both
  * flows (1472 bytes: the evaluation's --mtu, a 1500-byte IP packet like
  * TCP's).
  *
@@ -199,8 +202,8 @@ variant_on_idle(struct sst_cc *cc, const struct sst_cc_idle_event *ev)
 	}
 
 /* The TCP-like references, and the SST side of the sweeps. */
-static struct variant tcp_reno = VARIANT("tcp-reno", "newreno", false, true);
-static struct variant tcp_cubic = VARIANT("tcp-cubic", "cubic", false, true);
+static struct variant tcp_reno = VARIANT("tcp-reno", "newreno", false, false);
+static struct variant tcp_cubic = VARIANT("tcp-cubic", "cubic", false, false);
 static struct variant sst_x = VARIANT("sst-x", "newreno", false, false);
 
 static void
@@ -229,6 +232,10 @@ struct end {
 	uint64_t cwnd_cuts;
 	uint64_t last_cwnd;
 	sst_time_t turnaround; /* the host's delay from a send to the wire */
+	sst_time_t run_at;     /* when the current run of packets was sent */
+	unsigned int run_len;  /* packets sent at run_at */
+	uint64_t sent;	       /* packets sent while measured */
+	uint64_t piled;	       /* of which the third or later sent at one instant */
 	struct held {
 		sst_time_t at;
 		struct rte_mbuf *m;
@@ -295,6 +302,15 @@ low_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 {
 	struct end *e = ctx;
 
+	if (now != e->run_at) {
+		e->run_at = now;
+		e->run_len = 0;
+	}
+	e->run_len += n;
+	if (now >= MEASURE_FROM) {
+		e->sent += n;
+		e->piled += e->run_len > 2 ? RTE_MIN(n, e->run_len - 2) : 0;
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct held *h;
 
@@ -337,12 +353,24 @@ static const struct sst_channel_upper upper = {
 static const struct sst_channel_lower lower = {.transmit = low_transmit};
 
 /*
- * Full packets while the window and the pacer allow. SST's stream layer
- * sends a full packet whenever the window has room (its flight may pass
- * cwnd by less than a packet); Linux counts the window in packets and
- * sends while packets in flight < cwnd (tcp_cwnd_test()), so never past it:
- * a whole sender waits until the window has room for a whole packet.
+ * Full packets while the window and the pacer allow. Linux counts the
+ * window in packets and sends while packets in flight < cwnd
+ * (tcp_cwnd_test()), so never past it: a whole sender waits until the
+ * window has room for a whole packet. The channel has done the same for
+ * every sender since session 16 (until then SST's flight could pass cwnd by
+ * less than a packet), so `whole` only restates Linux's rule here.
  */
+/* The window (not the pacer's allowance, which counts a byte as room for
+ * a packet) has room for a whole packet. */
+static bool
+whole_packet_room(const struct sst_channel *ch)
+{
+	struct sst_channel_info info;
+
+	sst_channel_info(ch, &info);
+	return info.bytes_in_flight + sst_channel_cc(ch)->mss <= info.cwnd;
+}
+
 static void
 pump(struct end *e, sst_time_t now)
 {
@@ -364,7 +392,7 @@ pump(struct end *e, sst_time_t now)
 			e->wake = next;
 			return;
 		}
-		if (e->whole && room < sst_channel_cc(e->ch)->mss)
+		if (e->whole && !whole_packet_room(e->ch))
 			return; /* an ack makes room */
 		m = rte_pktmbuf_alloc(pool);
 		CU_ASSERT_FATAL(m != NULL);
@@ -497,6 +525,7 @@ struct share {
 	double share;	 /* SST's, percent */
 	double jain;
 	uint64_t cuts[2];
+	double piled[2]; /* percent of each sender's packets sent third or later at one instant */
 };
 
 static void
@@ -552,10 +581,15 @@ run_pair(const struct link_kind *lk, const char *sst_cc, const char *ref_cc, boo
 	r->jain = (r->sst + r->ref) * (r->sst + r->ref) / (2 * (r->sst * r->sst + r->ref * r->ref));
 	r->cuts[0] = node[0].end[0].cwnd_cuts;
 	r->cuts[1] = node[0].end[1].cwnd_cuts;
+	for (int i = 0; i < 2; i++) {
+		const struct end *e = &node[0].end[i];
+
+		r->piled[i] = e->sent > 0 ? 100.0 * (double)e->piled / (double)e->sent : 0;
+	}
 	printf("\n  %-4s %-8s vs %-9s seed %-6" PRIu64 ": %.3f vs %.3f Mbit/s, SST %.1f %%, "
-	       "Jain %.3f, window cuts %" PRIu64 " vs %" PRIu64,
+	       "Jain %.3f, window cuts %" PRIu64 " vs %" PRIu64 ", piled %.2f %% vs %.2f %%",
 		lk->name, control ? "(ref)" : sst_cc, ref_cc, s, r->sst / 1e6, r->ref / 1e6,
-		r->share, r->jain, r->cuts[0], r->cuts[1]);
+		r->share, r->jain, r->cuts[0], r->cuts[1], r->piled[0], r->piled[1]);
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 2; j++) {
 			struct end *e = &node[i].end[j];
@@ -608,16 +642,23 @@ check_pair(const struct link_kind *lk, const char *sst_cc, const char *ref_cc, u
 
 /*
  * The regression test: NewReno against TCP Reno on the dsl-like link.
- * Nothing is random there but the skipped numbers, and the flows differ
- * only in what the reference copies from Linux, so the share is held to
- * 50 % give or take 2.5 points (the paper measured 48.8 % against 51.2 %).
- * With ssthresh from the flight (RFC 5681) SST took 45.4 %; a copy of the
- * reference started as late takes 49.5 %.
+ * Nothing is random there but the skipped numbers and, through the pacer,
+ * the phase of the two flows, and the flows differ only in what the
+ * reference copies from Linux, so SST's mean share over 10 seeds is held
+ * to 50 % give or take 2.5 points (the paper measured 48.8 % against
+ * 51.2 %) and to 2.5 points of a copy of the reference started as late.
+ * With ssthresh from the flight (RFC 5681) SST took 45.4 %; starting a
+ * packet on any byte of window room, 44.6 % against the copy's 48.4 %.
  */
 static void
 test_dsl_newreno(void)
 {
-	check_pair(&dsl, "newreno", "tcp-reno", 1, 47.5, 52.5);
+	double ref = mean_share(&dsl, "newreno", "tcp-reno", true, 10);
+	double sst = mean_share(&dsl, "newreno", "tcp-reno", false, 10);
+
+	printf("  SST %.1f %%, a late copy of the reference %.1f %%\n", sst, ref);
+	CU_ASSERT(sst >= 47.5 && sst <= 52.5);
+	CU_ASSERT(sst >= ref - 2.5 && sst <= ref + 2.5);
 }
 
 /*

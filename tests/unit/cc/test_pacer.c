@@ -3,8 +3,10 @@
  * Tests of the token-bucket pacer (lib/cc/pacer.c): burst and rate
  * arithmetic to the nanosecond, no fraction of a byte lost or gained over
  * many refills, rate changes (including of an outstanding debt), the
- * disabled pacer, packets larger than the bucket, and no overflow at
- * 400 Gbit/s, at UINT64_MAX bytes/s and after idle gaps of hours.
+ * disabled pacer, packets larger than the bucket, no overflow at
+ * 400 Gbit/s, at UINT64_MAX bytes/s and after idle gaps of hours, and the
+ * two depths: the burst while nothing is in flight, the quantum while
+ * packets are.
  */
 #include <stdio.h>
 
@@ -239,6 +241,105 @@ test_extremes(void)
 	CU_ASSERT_EQUAL(sst_pacer_next_send(&p, 1000, 101 * MS), 101 * MS);
 }
 
+/* Sends at @p now while the pacer lets 1000-byte packets go; returns how many. */
+static int
+drain_at(struct sst_pacer *p, sst_time_t now)
+{
+	int n = 0;
+
+	while (sst_pacer_next_send(p, 1000, now) == now && n < 1000) {
+		sst_pacer_on_sent(p, 1000, now);
+		n++;
+	}
+	return n;
+}
+
+/* Sends @p n packets of 1000 bytes at @p now, each allowed at once. */
+static void
+send_n(struct sst_pacer *p, sst_time_t now, int n)
+{
+	for (int i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(sst_pacer_next_send(p, 1000, now), now);
+		sst_pacer_on_sent(p, 1000, now);
+	}
+}
+
+/*
+ * The regression of session 16 (docs/evaluation.md section 2): an
+ * ack-clocked sender keeps the bucket full, so with one depth an ack that
+ * freed more than two packets sent them back to back. With packets in
+ * flight the bucket now refills to the quantum only while the window holds
+ * the sender, however long; to the burst while the pacer holds it (a
+ * sender woken late catches up) or nothing is in flight.
+ */
+static void
+test_quantum(void)
+{
+	struct sst_pacer p;
+	sst_time_t t = 0;
+
+	sst_pacer_init(&p, 10000, t);
+	sst_pacer_set_quantum(&p, 2000);
+	sst_pacer_set_rate(&p, 1000000, t); /* 250 us of the rate: 250 bytes */
+	CU_ASSERT_EQUAL(p.quantum, 2000);
+	/* Fresh: the whole burst at once. */
+	send_n(&p, t, 10);
+	/* Held by the window (the pacer not asked): a second refills only
+	 * two packets, then the rate decides. */
+	t += SEC;
+	send_n(&p, t, 2);
+	CU_ASSERT_EQUAL(sst_pacer_next_send(&p, 1000, t), t + MS);
+	/* Held by the pacer and woken 5 ms late: 5 ms of the rate. */
+	CU_ASSERT_EQUAL(drain_at(&p, t + 5 * MS), 5);
+	sst_pacer_on_sent(&p, 1000, t + 6 * MS);
+	/* Drained: the time before counts at the quantum's depth... */
+	t += SEC;
+	sst_pacer_on_drained(&p, t);
+	CU_ASSERT_EQUAL(p.tokens, 2000);
+	/* ...the time after fills the burst (8 ms of the rate). */
+	CU_ASSERT_EQUAL(sst_pacer_next_send(&p, 1000, t + 5 * MS), t + 5 * MS);
+	CU_ASSERT_EQUAL(drain_at(&p, t + 8 * MS), 10);
+	/* What the bucket earned while drained stays past the quantum until
+	 * spent. */
+	t += SEC;
+	sst_pacer_on_drained(&p, t);
+	t += SEC;
+	sst_pacer_on_sent(&p, 1000, t);
+	send_n(&p, t + SEC, 9);
+	/* Spent, it refills to the quantum again. */
+	send_n(&p, t + 3 * SEC, 2);
+	CU_ASSERT_EQUAL(sst_pacer_next_send(&p, 1000, t + 3 * SEC), t + 3 * SEC + MS);
+}
+
+/* The quantum is 250 us of the rate when that is more than its
+ * minimum, and never more than the burst; the default is the burst. */
+static void
+test_quantum_follows_rate(void)
+{
+	struct sst_pacer p;
+
+	sst_pacer_init(&p, 64000, 0);
+	CU_ASSERT_EQUAL(p.quantum, 64000);
+	sst_pacer_set_quantum(&p, 3000);
+	CU_ASSERT_EQUAL(p.quantum, 3000); /* unpaced: the minimum */
+	sst_pacer_set_rate(&p, 40000000, 0);
+	CU_ASSERT_EQUAL(p.quantum, 10000);
+	sst_pacer_set_rate(&p, 10000000, 0);
+	CU_ASSERT_EQUAL(p.quantum, 3000);
+	sst_pacer_set_rate(&p, 1000000000, 0);
+	CU_ASSERT_EQUAL(p.quantum, 64000);
+	sst_pacer_set_quantum(&p, 100000);
+	CU_ASSERT_EQUAL(p.quantum, 64000);
+	/* A disabled pacer ignores the depths but still tracks the flight. */
+	sst_pacer_init(&p, 10000, 0);
+	sst_pacer_set_quantum(&p, 2000);
+	sst_pacer_on_sent(&p, 1000, 0);
+	CU_ASSERT_FALSE(p.drained);
+	CU_ASSERT_EQUAL(sst_pacer_next_send(&p, 1000, 0), 0);
+	sst_pacer_on_drained(&p, 5);
+	CU_ASSERT_TRUE(p.drained);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_disabled),
 	SST_TEST(test_burst_then_rate),
@@ -247,6 +348,8 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_large_packet_debt),
 	SST_TEST(test_400g),
 	SST_TEST(test_extremes),
+	SST_TEST(test_quantum),
+	SST_TEST(test_quantum_follows_rate),
 	SST_TEST_END,
 };
 
