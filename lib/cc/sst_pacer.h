@@ -40,6 +40,10 @@
 /** Largest bucket depth; larger values given to sst_pacer_init() are clamped. */
 #define SST_PACER_BURST_MAX (UINT64_C(1) << 32)
 
+/** Most the rate's slice adds to a bucket's depth (sst_pacer_set_quantum()):
+ * 64 KiB, Linux's largest TSO burst. */
+#define SST_PACER_SLICE_MAX (UINT64_C(64) << 10)
+
 /** A token bucket: the pacer's state, in caller memory (sst_pacer_init()). */
 struct sst_pacer {
 	uint64_t rate;	      /**< bytes per second; 0 = unpaced */
@@ -51,6 +55,7 @@ struct sst_pacer {
 	sst_time_t last;      /**< when tokens were last refilled (later than now while in debt) */
 	bool drained;	      /**< nothing the pacer let go is in flight: fill to burst */
 	bool held;	      /**< the pacer held the next packet back: fill to burst */
+	bool sliced; /**< sst_pacer_set_quantum() was called: the quantum follows the rate */
 };
 
 /**
@@ -67,11 +72,12 @@ void sst_pacer_init(struct sst_pacer *p, uint64_t burst, sst_time_t now);
 
 /**
  * Set the depth of the bucket while packets are in flight: @p min_bytes
- * (two packets, say), or what the rate earns in 250 us if more (so that a
- * sender whose poll loop takes tens of microseconds is not held below the
- * rate at high speeds, as Linux sizes its TSO bursts to a millisecond),
- * never more than the burst. The default is the burst: one depth whatever
- * is in flight.
+ * (two packets, say), or what the rate earns in 250 us if more, up to
+ * SST_PACER_SLICE_MAX (so that a sender whose poll loop takes tens of
+ * microseconds is not held below the rate at high speeds, and hands over
+ * whole bursts, as Linux sizes its TSO bursts to a millisecond). The depth
+ * while nothing is in flight is the larger of this and the burst. Until
+ * this is called the quantum is the burst, whatever the rate: one depth.
  *
  * @param p
  *   The pacer.

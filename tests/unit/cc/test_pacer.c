@@ -311,8 +311,8 @@ test_quantum(void)
 	CU_ASSERT_EQUAL(sst_pacer_next_send(&p, 1000, t + 3 * SEC), t + 3 * SEC + MS);
 }
 
-/* The quantum is 250 us of the rate when that is more than its
- * minimum, and never more than the burst; the default is the burst. */
+/* The quantum is 250 us of the rate (at most 64 KiB) when that is more
+ * than its minimum; the default minimum is the burst. */
 static void
 test_quantum_follows_rate(void)
 {
@@ -326,10 +326,14 @@ test_quantum_follows_rate(void)
 	CU_ASSERT_EQUAL(p.quantum, 10000);
 	sst_pacer_set_rate(&p, 10000000, 0);
 	CU_ASSERT_EQUAL(p.quantum, 3000);
+	/* 250 us of 1 GB/s is 250 KB: the slice stops at 64 KiB, past the
+	 * burst, which a drained bucket then holds too. */
 	sst_pacer_set_rate(&p, 1000000000, 0);
-	CU_ASSERT_EQUAL(p.quantum, 64000);
+	CU_ASSERT_EQUAL(p.quantum, SST_PACER_SLICE_MAX);
+	CU_ASSERT_EQUAL(sst_pacer_next_send(&p, 1000, SEC), SEC);
+	CU_ASSERT_EQUAL(p.tokens, SST_PACER_SLICE_MAX);
 	sst_pacer_set_quantum(&p, 100000);
-	CU_ASSERT_EQUAL(p.quantum, 64000);
+	CU_ASSERT_EQUAL(p.quantum, 100000);
 	/* A disabled pacer ignores the depths but still tracks the flight. */
 	sst_pacer_init(&p, 10000, 0);
 	sst_pacer_set_quantum(&p, 2000);
