@@ -401,12 +401,27 @@ setup_net() {
 	servers+=($!)
 	ip netns exec "$ns_s" "$txn_bin" server --port $txn_port >"$raw/txn-server.log" 2>&1 &
 	servers+=($!)
-	if want bulk; then
-		ip netns exec "$ns_s" "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-s$tag" \
-			--vdev="net_af_packet0,iface=evsp$tag" -- --server --udp $sst_port --port 0 \
-			--ip $afp_ip_s/24 --mac $afp_mac_s --mtu $sst_mtu --quiet >"$raw/sst-perf-afp-server.log" 2>&1 &
-		servers+=($!)
-	fi
+}
+
+# The af_packet server runs only around bulk's sst-afp runs: its packet
+# socket gets a copy of every frame on the server's veth, so left running it
+# woke for every frame of the other runs and took 10 % of the machine's CPU
+# during SST's socket run on gig (perf record, session 16), from both SST
+# and TCP on a machine the emulator already keeps busy.
+afp_pid=
+afp_server_start() {
+	ip netns exec "$ns_s" "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-s$tag" \
+		--vdev="net_af_packet0,iface=evsp$tag" -- --server --udp $sst_port --port 0 \
+		--ip $afp_ip_s/24 --mac $afp_mac_s --mtu $sst_mtu --quiet >>"$raw/sst-perf-afp-server.log" 2>&1 &
+	afp_pid=$!
+	servers+=($afp_pid)
+	sleep 1 # the EAL and the port
+}
+afp_server_stop() {
+	[ -n "$afp_pid" ] || return 0
+	kill "$afp_pid" 2>/dev/null
+	wait "$afp_pid" 2>/dev/null
+	afp_pid=
 }
 
 # link_up NAME RATE DELAY LOSS: (re)start the emulator with that link and
@@ -470,6 +485,7 @@ exp_bulk() {
 		link_up "$@"
 		for r in $(seq $reps); do
 			for stack in sst sst-afp tcp; do
+				if [ $stack = sst-afp ]; then afp_server_start; else afp_server_stop; fi
 				for cc in newreno cubic; do
 					local kcc=$cc
 					[ $stack = tcp ] && [ $cc = newreno ] && kcc=reno
@@ -486,6 +502,7 @@ exp_bulk() {
 				done
 			done
 		done
+		afp_server_stop
 	done
 }
 
