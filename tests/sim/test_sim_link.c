@@ -16,6 +16,7 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
+#include "sim_pkt.h"
 #include "sst_simlink.h"
 #include "sst_test.h"
 #include "sst_test_eal.h"
@@ -25,30 +26,7 @@
 
 static struct rte_mempool *pool;
 
-/* A packet of len bytes; byte i is (seq + i) & 0xff, seq stored in bytes 0-3. */
-static struct rte_mbuf *
-pkt(uint32_t len, uint32_t seq)
-{
-	struct rte_mbuf *m = sst_test_mbuf_of_len(pool, len);
-	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-
-	for (uint32_t i = 0; i < len; i++)
-		d[i] = (uint8_t)(seq + i);
-	if (len >= 4)
-		memcpy(d, &seq, 4);
-	return m;
-}
-
-static uint32_t
-pkt_seq(const struct rte_mbuf *m)
-{
-	uint32_t seq;
-
-	memcpy(&seq, rte_pktmbuf_mtod(m, const void *), 4);
-	return seq;
-}
-
-/* Bits in which a packet differs from the pattern of pkt(len, seq). */
+/* Bits in which a packet differs from the pattern of sim_pkt(pool, len, seq). */
 static unsigned int
 diff_bits(const struct rte_mbuf *m, uint32_t seq, uint32_t *first_byte)
 {
@@ -146,7 +124,7 @@ test_params(void)
 	struct sst_simlink *l = sst_simlink_init(mem, &p);
 	CU_ASSERT_PTR_EQUAL_FATAL(l, (void *)mem);
 	CU_ASSERT_EQUAL(sst_simlink_next_delivery(l), SST_TIME_NEVER);
-	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, pkt(100, 1), 0), SST_SIMLINK_QUEUED);
+	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, sim_pkt(pool, 100, 1), 0), SST_SIMLINK_QUEUED);
 	CU_ASSERT_EQUAL(sst_simlink_count(l), 1);
 	sst_simlink_fini(l); /* frees the packet */
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), before);
@@ -160,7 +138,7 @@ test_params(void)
 	p.capacity = 4;
 	p.mtu = 10;
 	CU_ASSERT_EQUAL(sst_simlink_set_params(l, &p), 0);
-	struct rte_mbuf *m = pkt(11, 0);
+	struct rte_mbuf *m = sim_pkt(pool, 11, 0);
 	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, m, 0), SST_SIMLINK_DROP_MTU);
 	rte_pktmbuf_free(m);
 	sst_simlink_destroy(l);
@@ -182,13 +160,14 @@ test_perfect_link(void)
 	sst_simlink_params_default(&p);
 	l = mklink(&p);
 	for (uint32_t i = 0; i < 5; i++)
-		CU_ASSERT_EQUAL(sst_simlink_enqueue(l, pkt(64, i), 1000), SST_SIMLINK_QUEUED);
+		CU_ASSERT_EQUAL(
+			sst_simlink_enqueue(l, sim_pkt(pool, 64, i), 1000), SST_SIMLINK_QUEUED);
 	CU_ASSERT_EQUAL(sst_simlink_next_delivery(l), 1000);
 	CU_ASSERT_EQUAL(sst_simlink_dequeue(l, 999, out, 8), 0);
 	CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, 1000, out, 3), 3);
 	CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, 1000, out + 3, 8), 2);
 	for (uint32_t i = 0; i < 5; i++)
-		CU_ASSERT_EQUAL(pkt_seq(out[i]), i);
+		CU_ASSERT_EQUAL(sim_pkt_seq(out[i]), i);
 	free_all(out, 5);
 	CU_ASSERT_EQUAL(sst_simlink_next_delivery(l), SST_TIME_NEVER);
 	sst_simlink_stats_get(l, &st);
@@ -215,12 +194,12 @@ test_propagation_delay(void)
 	p.delay_ns = 12345678;
 	l = mklink(&p);
 	for (size_t i = 0; i < RTE_DIM(sends); i++) {
-		CU_ASSERT_EQUAL(sst_simlink_enqueue(l, pkt(1500, (uint32_t)i), sends[i]),
+		CU_ASSERT_EQUAL(sst_simlink_enqueue(l, sim_pkt(pool, 1500, (uint32_t)i), sends[i]),
 			SST_SIMLINK_QUEUED);
 		CU_ASSERT_EQUAL(sst_simlink_next_delivery(l), sends[i] + p.delay_ns);
 		CU_ASSERT_EQUAL(sst_simlink_dequeue(l, sends[i] + p.delay_ns - 1, out, 2), 0);
 		CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, sends[i] + p.delay_ns, out, 2), 1);
-		CU_ASSERT_EQUAL(pkt_seq(out[0]), i);
+		CU_ASSERT_EQUAL(sim_pkt_seq(out[0]), i);
 		rte_pktmbuf_free(out[0]);
 	}
 	sst_simlink_destroy(l);
@@ -247,7 +226,7 @@ test_serialization_and_tail_drop(void)
 	p.queue_pkts = 5;
 	l = mklink(&p);
 	for (int i = 0; i < 10; i++) {
-		m = pkt(1000, seq++);
+		m = sim_pkt(pool, 1000, seq++);
 		enum sst_simlink_verdict v = sst_simlink_enqueue(l, m, 0);
 
 		CU_ASSERT_EQUAL(v, i < 5 ? SST_SIMLINK_QUEUED : SST_SIMLINK_DROP_QUEUE);
@@ -256,7 +235,7 @@ test_serialization_and_tail_drop(void)
 	}
 	/* At 3 ms three packets have left: room for three more. */
 	for (int i = 0; i < 4; i++) {
-		m = pkt(1000, seq++);
+		m = sim_pkt(pool, 1000, seq++);
 		enum sst_simlink_verdict v = sst_simlink_enqueue(l, m, 3 * MS);
 
 		CU_ASSERT_EQUAL(v, i < 3 ? SST_SIMLINK_QUEUED : SST_SIMLINK_DROP_QUEUE);
@@ -271,7 +250,7 @@ test_serialization_and_tail_drop(void)
 		CU_ASSERT_EQUAL(sst_simlink_next_delivery(l), want);
 		CU_ASSERT_EQUAL(sst_simlink_dequeue(l, want - 1, out, 16), 0);
 		CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, want, out, 16), 1);
-		CU_ASSERT_EQUAL(pkt_seq(out[0]), want_seq[i]);
+		CU_ASSERT_EQUAL(sim_pkt_seq(out[0]), want_seq[i]);
 		rte_pktmbuf_free(out[0]);
 	}
 	sst_simlink_stats_get(l, &st);
@@ -287,7 +266,7 @@ test_serialization_and_tail_drop(void)
 	p.queue_bytes = 2500;
 	l = mklink(&p);
 	for (int i = 0; i < 3; i++) {
-		m = pkt(1000, (uint32_t)i);
+		m = sim_pkt(pool, 1000, (uint32_t)i);
 		enum sst_simlink_verdict v = sst_simlink_enqueue(l, m, 0);
 
 		CU_ASSERT_EQUAL(v, i < 2 ? SST_SIMLINK_QUEUED : SST_SIMLINK_DROP_QUEUE);
@@ -304,8 +283,8 @@ test_serialization_and_tail_drop(void)
 	p.rate_bps = 3000000000; /* 8000 bits: 2666.67 ns */
 	l = mklink(&p);
 	for (int i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL(
-			sst_simlink_enqueue(l, pkt(1000, (uint32_t)i), 0), SST_SIMLINK_QUEUED);
+		CU_ASSERT_EQUAL(sst_simlink_enqueue(l, sim_pkt(pool, 1000, (uint32_t)i), 0),
+			SST_SIMLINK_QUEUED);
 	CU_ASSERT_EQUAL(sst_simlink_dequeue(l, 2666, out, 16), 1);
 	CU_ASSERT_EQUAL(sst_simlink_dequeue(l, 5333, out + 1, 16), 1);
 	CU_ASSERT_EQUAL(sst_simlink_next_delivery(l), 8000);
@@ -317,7 +296,8 @@ test_serialization_and_tail_drop(void)
 	sst_simlink_params_default(&p);
 	p.rate_bps = 8000000;
 	l = mklink(&p);
-	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, pkt(500, 0), 100 * MS), SST_SIMLINK_QUEUED);
+	CU_ASSERT_EQUAL(
+		sst_simlink_enqueue(l, sim_pkt(pool, 500, 0), 100 * MS), SST_SIMLINK_QUEUED);
 	CU_ASSERT_EQUAL(sst_simlink_next_delivery(l), 100 * MS + 500 * US);
 	sst_simlink_destroy(l);
 }
@@ -335,14 +315,15 @@ test_mtu_and_capacity(void)
 	p.capacity = 4;
 	p.delay_ns = SST_NSEC_PER_SEC;
 	l = mklink(&p);
-	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, pkt(1500, 0), 0), SST_SIMLINK_QUEUED);
-	m = pkt(1501, 1);
+	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, sim_pkt(pool, 1500, 0), 0), SST_SIMLINK_QUEUED);
+	m = sim_pkt(pool, 1501, 1);
 	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, m, 0), SST_SIMLINK_DROP_MTU);
 	CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(m), 1501); /* the caller's, untouched */
 	rte_pktmbuf_free(m);
 	for (uint32_t i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL(sst_simlink_enqueue(l, pkt(100, i), 0), SST_SIMLINK_QUEUED);
-	m = pkt(100, 9);
+		CU_ASSERT_EQUAL(
+			sst_simlink_enqueue(l, sim_pkt(pool, 100, i), 0), SST_SIMLINK_QUEUED);
+	m = sim_pkt(pool, 100, 9);
 	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, m, 0), SST_SIMLINK_DROP_FULL);
 	rte_pktmbuf_free(m);
 	sst_simlink_stats_get(l, &st);
@@ -365,7 +346,7 @@ run_packets(struct sst_simlink *l, uint32_t n, uint32_t len, uint8_t *v)
 	struct rte_mbuf *out[4];
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkt(len, i);
+		struct rte_mbuf *m = sim_pkt(pool, len, i);
 		enum sst_simlink_verdict r = sst_simlink_enqueue(l, m, (sst_time_t)i * US);
 		uint16_t k;
 
@@ -478,7 +459,8 @@ test_duplication(void)
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t k;
 
-		CU_ASSERT_EQUAL_FATAL(sst_simlink_enqueue(l, pkt(200, i), i), SST_SIMLINK_QUEUED);
+		CU_ASSERT_EQUAL_FATAL(
+			sst_simlink_enqueue(l, sim_pkt(pool, 200, i), i), SST_SIMLINK_QUEUED);
 		k = sst_simlink_dequeue(l, i, out, 4);
 		CU_ASSERT_FATAL(k == 1 || k == 2);
 		for (uint16_t j = 0; j < k; j++) {
@@ -526,7 +508,8 @@ test_corruption(void)
 		uint32_t len = 29 + i % 300, first;
 		unsigned int bits;
 
-		CU_ASSERT_EQUAL_FATAL(sst_simlink_enqueue(l, pkt(len, i), 0), SST_SIMLINK_QUEUED);
+		CU_ASSERT_EQUAL_FATAL(
+			sst_simlink_enqueue(l, sim_pkt(pool, len, i), 0), SST_SIMLINK_QUEUED);
 		CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, 0, out, 4), 1);
 		bits = diff_bits(out[0], i, &first);
 		CU_ASSERT(bits == 0 || bits == 3);
@@ -547,7 +530,8 @@ test_corruption(void)
 	for (uint32_t i = 0; i < 100; i++) {
 		uint32_t first;
 
-		CU_ASSERT_EQUAL(sst_simlink_enqueue(l, pkt(28, i), 0), SST_SIMLINK_QUEUED);
+		CU_ASSERT_EQUAL(
+			sst_simlink_enqueue(l, sim_pkt(pool, 28, i), 0), SST_SIMLINK_QUEUED);
 		CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, 0, out, 4), 1);
 		CU_ASSERT_EQUAL(diff_bits(out[0], i, &first), 0);
 		rte_pktmbuf_free(out[0]);
@@ -574,7 +558,7 @@ test_corruption_shared_mbuf(void)
 	l = mklink(&p);
 
 	/* refcnt 2: the sender keeps a reference for retransmission. */
-	m = pkt(300, 1);
+	m = sim_pkt(pool, 300, 1);
 	rte_mbuf_refcnt_update(m, 1);
 	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, m, 0), SST_SIMLINK_QUEUED);
 	CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, 0, out, 4), 1);
@@ -586,7 +570,7 @@ test_corruption_shared_mbuf(void)
 	rte_pktmbuf_free(m);
 
 	/* An indirect clone: the direct buffer is not touched. */
-	m = pkt(300, 2);
+	m = sim_pkt(pool, 300, 2);
 	clone = rte_pktmbuf_clone(m, pool);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(clone);
 	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, clone, 0), SST_SIMLINK_QUEUED);
@@ -599,7 +583,7 @@ test_corruption_shared_mbuf(void)
 	rte_pktmbuf_free(m);
 
 	/* A private mbuf is corrupted in place. */
-	m = pkt(300, 3);
+	m = sim_pkt(pool, 300, 3);
 	CU_ASSERT_EQUAL(sst_simlink_enqueue(l, m, 0), SST_SIMLINK_QUEUED);
 	CU_ASSERT_EQUAL_FATAL(sst_simlink_dequeue(l, 0, out, 4), 1);
 	CU_ASSERT_PTR_EQUAL(out[0], m);
@@ -610,10 +594,10 @@ test_corruption_shared_mbuf(void)
 	p.corrupt_offset = 100;
 	CU_ASSERT_EQUAL(sst_simlink_set_params(l, &p), 0);
 	for (uint32_t i = 0; i < 20; i++) {
-		struct rte_mbuf *a = pkt(100, 0), *b = pkt(100, 100);
+		struct rte_mbuf *a = sim_pkt(pool, 100, 0), *b = sim_pkt(pool, 100, 100);
 
 		CU_ASSERT_EQUAL_FATAL(rte_pktmbuf_chain(a, b), 0);
-		/* pkt(100, 0) ++ pkt(100, 100) has the pattern of pkt(200, 0)
+		/* sim_pkt(pool, 100, 0) ++ sim_pkt(pool, 100, 100) has the pattern of sim_pkt(pool, 200, 0)
 		 * except for the sequence number bytes of b. */
 		for (int j = 0; j < 4; j++)
 			rte_pktmbuf_mtod(b, uint8_t *)[j] = (uint8_t)(100 + j);
@@ -654,11 +638,11 @@ run_order(struct sst_simlink *l, uint32_t n, const struct sst_simlink_params *ca
 		if (calm != NULL && i == n - 20)
 			CU_ASSERT_EQUAL(sst_simlink_set_params(l, calm), 0);
 		if (i < n)
-			CU_ASSERT_EQUAL_FATAL(
-				sst_simlink_enqueue(l, pkt(100, i), t), SST_SIMLINK_QUEUED);
+			CU_ASSERT_EQUAL_FATAL(sst_simlink_enqueue(l, sim_pkt(pool, 100, i), t),
+				SST_SIMLINK_QUEUED);
 		while ((k = sst_simlink_dequeue(l, t + 100 * US - 1, out, RTE_DIM(out))) > 0) {
 			for (uint16_t j = 0; j < k; j++) {
-				uint32_t s = pkt_seq(out[j]);
+				uint32_t s = sim_pkt_seq(out[j]);
 
 				if (any && s < max_seq)
 					r.late++;
@@ -687,7 +671,8 @@ run_delays(struct sst_simlink *l, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		sst_time_t t = (sst_time_t)i * SST_NSEC_PER_SEC, d;
 
-		CU_ASSERT_EQUAL_FATAL(sst_simlink_enqueue(l, pkt(100, i), t), SST_SIMLINK_QUEUED);
+		CU_ASSERT_EQUAL_FATAL(
+			sst_simlink_enqueue(l, sim_pkt(pool, 100, i), t), SST_SIMLINK_QUEUED);
 		d = sst_simlink_next_delivery(l) - t;
 		r.min_delay = RTE_MIN(r.min_delay, d);
 		r.max_delay = RTE_MAX(r.max_delay, d);
@@ -801,7 +786,7 @@ workload_digest(uint64_t seed, double corrupt, uint8_t *loss_pattern)
 		uint16_t k;
 
 		if (i < 20000) {
-			struct rte_mbuf *m = pkt(100 + i % 1000, i);
+			struct rte_mbuf *m = sim_pkt(pool, 100 + i % 1000, i);
 			enum sst_simlink_verdict v = sst_simlink_enqueue(l, m, t);
 
 			if (loss_pattern != NULL)
@@ -812,7 +797,7 @@ workload_digest(uint64_t seed, double corrupt, uint8_t *loss_pattern)
 		}
 		k = sst_simlink_dequeue(l, t, out, RTE_DIM(out));
 		for (uint16_t j = 0; j < k; j++) {
-			uint32_t s = pkt_seq(out[j]);
+			uint32_t s = sim_pkt_seq(out[j]);
 
 			h = (h ^ t) * 1099511628211u;
 			h = (h ^ s) * 1099511628211u;
@@ -869,7 +854,7 @@ test_accounting(void)
 		uint16_t k;
 
 		if (i < 50000) {
-			struct rte_mbuf *m = pkt(64 + (i * 37) % 1300, i);
+			struct rte_mbuf *m = sim_pkt(pool, 64 + (i * 37) % 1300, i);
 
 			if (i % 5 == 0)
 				rte_mbuf_refcnt_update(m, 1); /* shared now and then */

@@ -12,6 +12,7 @@
 
 #include <rte_mbuf.h>
 
+#include "sim_pkt.h"
 #include "sst_simlink.h"
 #include "sst_test.h"
 #include "sst_test_eal.h"
@@ -20,25 +21,6 @@
 #define US SST_NSEC_PER_USEC
 
 static struct rte_mempool *pool;
-
-/* A packet of len bytes numbered seq (in its first 4 bytes). */
-static struct rte_mbuf *
-pkt(uint32_t len, uint32_t seq)
-{
-	struct rte_mbuf *m = sst_test_mbuf_of_len(pool, len);
-
-	memcpy(rte_pktmbuf_mtod(m, void *), &seq, 4);
-	return m;
-}
-
-static uint32_t
-pkt_seq(const struct rte_mbuf *m)
-{
-	uint32_t seq;
-
-	memcpy(&seq, rte_pktmbuf_mtod(m, const void *), 4);
-	return seq;
-}
 
 /*
  * What a link did with a workload: each verdict, the next delivery time
@@ -84,7 +66,7 @@ ring_workload(const struct sst_simlink_params *p, const struct sst_simlink_param
 		uint32_t burst = (i / 1000) % 2 == 0 ? (i % 7 == 0 ? 4u : 1u) : i % 2;
 
 		for (uint32_t b = 0; i < 12000 && b < burst; b++) {
-			struct rte_mbuf *m = pkt(64 + (seq * 37) % 1300, seq);
+			struct rte_mbuf *m = sim_pkt(pool, 64 + (seq * 37) % 1300, seq);
 			enum sst_simlink_verdict v = sst_simlink_enqueue(l, m, t);
 
 			if (v != SST_SIMLINK_QUEUED)
@@ -95,7 +77,7 @@ ring_workload(const struct sst_simlink_params *p, const struct sst_simlink_param
 		tr->ev[tr->n++] = sst_simlink_next_delivery(l);
 		k = sst_simlink_dequeue(l, t, out, (uint16_t)(1 + i % 4));
 		for (uint16_t j = 0; j < k; j++) {
-			uint32_t s = pkt_seq(out[j]);
+			uint32_t s = sim_pkt_seq(out[j]);
 
 			if (any && s < max_seq)
 				tr->late++;
