@@ -14,8 +14,10 @@
  * ssthresh from the window at a loss (Linux's
  * tcp_reno_ssthresh(): half cwnd; CUBIC's beta * cwnd), as SST's NewReno
  * and CUBIC now do too (RFC 5681 says half the flight, which NewReno used
- * until issue 19), and it counts its window in whole packets as Linux does.
- * It is the registered controller ("tcp-reno" on "newreno", "tcp-cubic"
+ * until issue 19), and it counts its window in whole packets as Linux does
+ * (the channel does so for both flows since session 16). So the two flows
+ * now send alike; what the tests hold is SST's share when it starts second
+ * into a queue the reference filled. It is the registered controller ("tcp-reno" on "newreno", "tcp-cubic"
  * on "cubic"), so its growth and recovery are SST's to the byte; acks,
  * loss detection and packet sizes are the channel's for both
  * flows (1472 bytes: the evaluation's --mtu, a 1500-byte IP packet like
@@ -226,7 +228,6 @@ struct end {
 	bool sender;
 	sst_time_t start; /* the sender's first packet */
 	sst_time_t wake;  /* when its pump wants to run again */
-	bool whole;	  /* sends only when the window has room for a whole packet */
 	uint64_t got;	  /* payload bytes received */
 	uint64_t got0;	  /* of which before the measurement */
 	uint64_t cwnd_cuts;
@@ -355,21 +356,11 @@ static const struct sst_channel_lower lower = {.transmit = low_transmit};
 /*
  * Full packets while the window and the pacer allow. Linux counts the
  * window in packets and sends while packets in flight < cwnd
- * (tcp_cwnd_test()), so never past it: a whole sender waits until the
- * window has room for a whole packet. The channel has done the same for
- * every sender since session 16 (until then SST's flight could pass cwnd by
- * less than a packet), so `whole` only restates Linux's rule here.
+ * (tcp_cwnd_test()), so never past it; the channel's allowance does the
+ * same for both flows since session 16 (until then SST's flight could pass
+ * cwnd by less than a packet, and the reference waited for a whole
+ * packet's room here).
  */
-/* The window (not the pacer's allowance, which counts a byte as room for
- * a packet) has room for a whole packet. */
-static bool
-whole_packet_room(const struct sst_channel *ch)
-{
-	struct sst_channel_info info;
-
-	sst_channel_info(ch, &info);
-	return info.bytes_in_flight + sst_channel_cc(ch)->mss <= info.cwnd;
-}
 
 static void
 pump(struct end *e, sst_time_t now)
@@ -392,8 +383,6 @@ pump(struct end *e, sst_time_t now)
 			e->wake = next;
 			return;
 		}
-		if (e->whole && !whole_packet_room(e->ch))
-			return; /* an ack makes room */
 		m = rte_pktmbuf_alloc(pool);
 		CU_ASSERT_FATAL(m != NULL);
 		CU_ASSERT_FATAL(rte_pktmbuf_append(m, (uint16_t)len) != NULL);
@@ -563,8 +552,6 @@ run_pair(const struct link_kind *lk, const char *sst_cc, const char *ref_cc, boo
 	back.jitter_ns = lk->ack_jitter;
 	end_init(&node[0].end[0], &node[0], 0, control ? ref_cc : sst_cc, true, START_SST);
 	end_init(&node[0].end[1], &node[0], 1, ref_cc, true, 0);
-	node[0].end[0].whole = control;
-	node[0].end[1].whole = true;
 	node[0].end[0].turnaround = sst_turnaround;
 	end_init(&node[1].end[0], &node[1], 0, "newreno", false, 0);
 	end_init(&node[1].end[1], &node[1], 1, "newreno", false, 0);
