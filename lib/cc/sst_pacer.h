@@ -47,9 +47,9 @@
 /** A token bucket: the pacer's state, in caller memory (sst_pacer_init()). */
 struct sst_pacer {
 	uint64_t rate;	      /**< bytes per second; 0 = unpaced */
-	uint64_t burst;	      /**< bucket depth in bytes while nothing is in flight */
+	uint64_t burst;	      /**< least depth while nothing is in flight (or held) */
 	uint64_t quantum_min; /**< smallest depth while packets are in flight */
-	uint64_t quantum;     /**< depth while packets are in flight (<= burst) */
+	uint64_t quantum;     /**< depth while packets are in flight */
 	uint64_t tokens;      /**< whole bytes that may leave at time last */
 	uint64_t frac;	      /**< and this many 10^-9 bytes (< 10^9) */
 	sst_time_t last;      /**< when tokens were last refilled (later than now while in debt) */

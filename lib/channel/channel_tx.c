@@ -287,8 +287,9 @@ sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *n
 	 * window in packets): a flow that starts a packet on any byte of room
 	 * keeps up to a packet more in flight than one that does not, which
 	 * on a small window (dsl: 6 to 10 packets) cost it 4 points of its
-	 * share at the full queue (tests/sim/test_sim_fair.c). Alone on the
-	 * wire, a window smaller than a packet still sends one. */
+	 * share at the full queue (tests/sim/test_sim_fair.c). With less than
+	 * a packet in flight (a window update after a timeout cut the window
+	 * to one packet) what is left of the window is enough. */
 	if (log->bytes_in_flight >= ch->cc.cwnd ||
 		(log->bytes_in_flight >= ch->mtu && ch->cc.cwnd - log->bytes_in_flight < ch->mtu))
 		return 0;
