@@ -70,6 +70,10 @@
 #             (raw/fair-<link>-<cc>-<rep>-drops.txt, scripts/fair-drops.py),
 #             and the client's TCP counters over the pair (recovery episodes,
 #             timeouts, undos: raw/fair-<link>-<cc>-<rep>-tcpstat.txt)
+#   --bulk-events   bulk's SST runs also write the sender's event log
+#             (raw/bulk-<link>-<stack>-<cc>-<rep>-events.jsonl: its window,
+#             data in flight, RTT and losses), to tell what holds a flow
+#             below the link's rate; the log costs the sender some CPU
 #   --plot-only DIR   only redo summary.json and the plots of a results folder
 # Needs root (namespaces, af_packet), iproute2, ethtool, ping, iperf3, and
 # for Table 1 dumpcap and tshark; builds DIR (scripts/build.sh release) when
@@ -85,6 +89,7 @@ plot_only=
 fair_start=together
 fair_time=
 fair_capture=0
+bulk_events=0
 fair_emulator=auto
 reps_arg=
 linkem_args=
@@ -100,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--fair-start) fair_start=${2:?--fair-start needs together or tcp-first}; shift ;;
 	--fair-time) fair_time=${2:?--fair-time needs seconds}; shift ;;
 	--fair-capture) fair_capture=1 ;;
+	--bulk-events) bulk_events=1 ;;
 	--fair-emulator) fair_emulator=${2:?--fair-emulator needs auto, busy or idle}; shift ;;
 	--reps) reps_arg=${2:?--reps needs a count}; shift ;;
 	--linkem-args) linkem_args=${2?--linkem-args needs options}; shift ;;
@@ -459,18 +465,24 @@ tcp_bulk() { # NAME CC SECONDS -> Mbit/s
 	jfield "$f.json" "round(d['end']['sum_received']['bits_per_second']/1e6,3)"
 }
 tcp_retx() { jfield "$raw/$1.json" "d['end']['sum_sent'].get('retransmits',0)"; }
+# bulk_event_opts NAME: sst-perf's options for --bulk-events.
+bulk_event_opts() { [ $bulk_events -eq 1 ] && echo --event-log "$raw/$1-events.jsonl"; }
 sst_bulk() { # NAME CC SECONDS -> Mbit/s
 	local f=$raw/$1
-	in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
+	# shellcheck disable=SC2046
+	in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --cc "$2" --time "$3" \
+		$(bulk_event_opts "$1") --json --quiet bulk \
 		>"$f.json" 2>"$f.err"
 	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
 }
 sst_retx() { jfield "$raw/$1.json" "d['retransmits']"; }
 sst_afp_bulk() { # NAME CC SECONDS -> Mbit/s
 	local f=$raw/$1
+	# shellcheck disable=SC2046
 	in_c "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-c$tag" \
 		--vdev="net_af_packet0,iface=evcp$tag" -- --udp $afp_ip_s:$sst_port --port 0 \
-		--ip $afp_ip_c/24 --mac $afp_mac_c --mtu $sst_mtu --cc "$2" --time "$3" --json --quiet bulk \
+		--ip $afp_ip_c/24 --mac $afp_mac_c --mtu $sst_mtu --cc "$2" --time "$3" \
+		$(bulk_event_opts "$1") --json --quiet bulk \
 		>"$f.json" 2>"$f.err"
 	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
 }
