@@ -10,7 +10,7 @@ sst_ack_default_policy(struct sst_ack_policy *p)
 {
 	p->max_delay = 10 * SST_NSEC_PER_MSEC;
 	p->eliciting_threshold = 2;
-	p->ack_only_threshold = 4;
+	p->ack_only_threshold = SST_CHANNEL_ACK_ONLY_EVERY;
 }
 
 int

@@ -42,6 +42,15 @@ struct sst_cc_ops;
  */
 #define SST_CHANNEL_PROTOTYPE_SEQ_MAX UINT64_C(65535)
 
+/**
+ * A channel acknowledges ack-only packets (those its upper layer took as
+ * SST_CHANNEL_RX_ACCEPT) only at every this-many-th, so that two idle peers
+ * do not acknowledge each other's acknowledgments for ever (the 2007
+ * prototype's policy, and ours: channel_ack.h). A sender that needs a
+ * prompt answer to ack-only packets (a keepalive probe) sends this many.
+ */
+#define SST_CHANNEL_ACK_ONLY_EVERY 4
+
 /** Events a channel reports besides packets. */
 enum sst_channel_event {
 	/** The sequence space, the key's usage limit or its integrity limit

@@ -437,12 +437,11 @@ void sst_stream_chan_release(struct sst_stream_chan *c);
 void sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now);
 
 /**
- * Make the peer answer on c: a window update (an Ack packet, which the
- * prototype takes too) for one of the streams it sends to us on c, or for
- * the root when no stream receives on c, queued to go at the next flush.
- * Ack-eliciting, it is in flight until the peer acknowledges it (the
- * root's is sent again when lost): a keepalive probe for a channel with no
- * traffic (the worker's dead-peer detection).
+ * Make the peer answer on c (a keepalive probe, the worker's dead-peer
+ * detection): SST_CHANNEL_ACK_ONLY_EVERY Ack packets with the root's
+ * window, queued for the next flush; a peer acknowledges only every such
+ * run of Ack packets, so a live one answers at once. They are in flight
+ * until acknowledged, and the probe is sent again when one is lost.
  * @param c The channel attachment.
  * @retval 0 Queued.
  * @retval -ENOTCONN c is dead.

@@ -139,8 +139,11 @@ record_lost(struct sst_stream_chan *c, struct stream_sent *r, sst_time_t now)
 		 * then gives the fresh window): a sender that used up its credit
 		 * waits for exactly this update and has nothing else to send. */
 		if (r->aux == SST_SID_ROOT) {
-			/* A keepalive probe (send_probe()): owed until answered. */
-			c->probe_due = !c->dead;
+			/* A keepalive probe (send_probe()): owed until answered,
+			 * whole again (the peer may have acknowledged the packets
+			 * of it that arrived and counts Ack packets anew). */
+			if (!c->dead)
+				c->probe_due = SST_CHANNEL_ACK_ONLY_EVERY;
 			break;
 		}
 		s = sst_sid_lookup(c->rx_sids, (uint16_t)r->aux);

@@ -245,9 +245,10 @@ struct sst_stream_chan {
 	uint32_t mss;		/**< segment payload that fits one channel packet */
 	struct stream_fifo ctl; /**< streams with control packets due (host->ctl_next) */
 	bool ctl_sweep;		/**< a queued stream is now due elsewhere (ctl_sweep()) */
-	/** A keepalive probe on the root is owed (sst_stream_chan_probe() on
-	 * a channel no stream receives on; again when it is lost). */
-	bool probe_due;
+	/** Ack packets of a keepalive probe still owed on the root
+	 * (sst_stream_chan_probe(): SST_CHANNEL_ACK_ONLY_EVERY of them, so that
+	 * the peer answers at once; as many again when one is lost). */
+	uint8_t probe_due;
 	uint32_t *codes; /**< Resets and Detaches owed (ring; grows up to code_max) */
 	uint32_t code_head, code_count, code_cap, code_max;
 	struct sst_stream held;	       /**< marker for SIDs parked by stream_give_up_tx_sid() */

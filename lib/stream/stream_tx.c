@@ -374,12 +374,13 @@ send_window(struct sst_stream_chan *c, struct tx_burst *b, struct sst_stream *s,
 	return true;
 }
 
-/* A keepalive probe on a channel no stream receives on: the root's window
- * (the initial one, which the peer assumed already) in an Ack packet, which
- * rx_ack() takes for the root (what the 2007 prototype does with it was not
- * checked). A peer answers Ack packets at the fourth (channel_ack.h), so
- * its record names the root's SID and a loss owes it again (stream_ack.c)
- * until the answer. @return false when it could not go (no mbuf now). */
+/* One Ack packet of a keepalive probe (sst_stream_chan_probe()): the
+ * root's window (the initial one, which the peer assumed already), which
+ * rx_ack() takes for the root, as our ack-only packets carry it when no
+ * stream received (stream_tx_ack_due()). Ack-eliciting here, so that its
+ * record names the root's SID and a loss owes the probe again
+ * (stream_ack.c) until the answer. @return false when it could not go (no
+ * mbuf now). */
 static bool
 send_probe(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 {
@@ -448,10 +449,10 @@ send_controls(struct sst_stream_chan *c, struct tx_burst *b, sst_time_t now)
 	 * the pass: the flush is retried shortly (sst_stream_chan_flush()),
 	 * since nothing else would (only a packet that went out can be
 	 * reported lost). */
-	if (c->probe_due && burst_room(c, b)) {
+	while (c->probe_due > 0 && burst_room(c, b)) {
 		if (!send_probe(c, b, now))
 			return false;
-		c->probe_due = false;
+		c->probe_due--;
 	}
 	while (c->code_count > 0 && burst_room(c, b)) {
 		if (!send_code(c, b, c->codes[c->code_head], now))

@@ -380,9 +380,9 @@ test_idle_channel_of_gone_client_reclaimed(void)
 	sst_time_t until;
 
 	node_idle_timeout = SST_TIME_NEVER;
-	/* A probe goes after half of it; a peer answers an Ack packet at its
-	 * fourth (channel_ack.h), so the probe is resent by timeout (0.2,
-	 * 0.4, 0.8 s) before the answer: within 3 s. */
+	/* A probe goes after half of it, and a live peer answers it at once
+	 * (test_keepalive_answered_without_silence); a gone one is dead a
+	 * timeout after it was last heard. */
 	dead_peer_timeout = 3 * SST_NSEC_PER_SEC;
 	connect_udp_pair(&client, &server);
 	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
@@ -427,6 +427,137 @@ test_idle_channel_of_gone_client_reclaimed(void)
 	node_fini(&server);
 }
 
+static sst_time_t
+virtual_clock(void *ctx)
+{
+	RTE_SET_USED(ctx);
+	return now_ns();
+}
+
+/*
+ * A live peer answers the keepalive (sst_gen_port's "2 workers, one lcore"
+ * case failed about one CI run in three: once a run went past 15 s, every
+ * channel it held idle was re-made about every 15 s). The probe was one Ack
+ * packet, which a peer acknowledges only at its fourth ack-only packet
+ * (channel_ack.h): it was answered after three retransmission timeouts
+ * (0.2, 0.6, 1.4 s), and silence detection (silence_check(): 1 s without
+ * an acknowledgment and two timeouts meanwhile) replaced the channel of
+ * every live idle peer at each probe. Here a client and a server on a
+ * clean 10 ms path, idle timeout off, stay idle and alive for 100 s of
+ * virtual time (six probes or so at the default dead-peer timeout): each
+ * probe is answered at once, no timeout fires, the channel is never
+ * replaced, and it still carries a stream afterwards.
+ */
+static void
+test_keepalive_answered_without_silence(void)
+{
+	static struct node client, server;
+	struct sst_net_endpoint ep[2] = {0};
+	struct sst_link_conf lc = {.size = sizeof(lc), .driver = "simpair", .pool = pool};
+	struct sst_simpair_conf sc[2];
+	struct sst_simlink_params lp;
+	struct sst_simpair *pair;
+	struct sst_link *l[2];
+	uint64_t rtos_before;
+	sst_time_t until;
+
+	virtual_time = true;
+	virtual_now = SST_NSEC_PER_SEC;
+	for (int i = 0; i < 2; i++) {
+		ep[i].addr.family = SST_NET_IPV4;
+		ep[i].addr.bytes[0] = 10;
+		ep[i].addr.bytes[3] = (uint8_t)(1 + i);
+		ep[i].port = 8662;
+	}
+	sst_test_link_model(&lp, 50 * 1000 * 1000, 10 * SST_NSEC_PER_MSEC, 300, NULL, pool);
+	pair = sst_simpair_create(&lp, &lp, &ep[0], &ep[1], virtual_clock, NULL);
+	CU_ASSERT_FATAL(pair != NULL);
+	for (int i = 0; i < 2; i++) {
+		sc[i] = (struct sst_simpair_conf){.pair = pair, .side = i};
+		lc.driver_conf = &sc[i];
+		l[i] = sst_link_open(&lc);
+		CU_ASSERT_FATAL(l[i] != NULL);
+	}
+	node_idle_timeout = SST_TIME_NEVER;
+	node_init(&server, "srv", true, l[1]);
+	node_init(&client, "cli", false, l[0]);
+	CU_ASSERT_FATAL(
+		sst_worker_connect(client.w, &server.self, SST_NEGO_MODE_CHECKSUM, now_ns()) == 0);
+	until = now_ns() + 10 * SST_NSEC_PER_SEC;
+	while (now_ns() < until && client.echoed < 1000) {
+		virtual_now += SST_NSEC_PER_MSEC;
+		sst_worker_poll(client.w, now_ns());
+		sst_worker_poll(server.w, now_ns());
+		if (client.peer != NULL && client.s == NULL) {
+			client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
+			CU_ASSERT_FATAL(client.s != NULL);
+			CU_ASSERT_FATAL(
+				sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+		}
+	}
+	CU_ASSERT_FATAL(client.echoed == 1000);
+	sst_stream_shutdown(client.s, now_ns());
+	sst_stream_close(client.s, now_ns());
+	client.s = NULL;
+	/* Let the stream finish, then read the timeouts so far. */
+	until = now_ns() + SST_NSEC_PER_SEC;
+	while (now_ns() < until) {
+		virtual_now += SST_NSEC_PER_MSEC;
+		sst_worker_poll(client.w, now_ns());
+		sst_worker_poll(server.w, now_ns());
+	}
+	rtos_before =
+		sst_worker_stats(client.w)->channels.rto + sst_worker_stats(server.w)->channels.rto;
+
+	until = now_ns() + 100 * SST_NSEC_PER_SEC;
+	while (now_ns() < until) {
+		virtual_now += SST_NSEC_PER_MSEC;
+		sst_worker_poll(client.w, now_ns());
+		sst_worker_poll(server.w, now_ns());
+	}
+	printf("\n  idle for 100 s: keepalives %" PRIu64 " and %" PRIu64 ", silences %" PRIu64
+	       " and %" PRIu64 ", channels made %" PRIu64 " and %" PRIu64
+	       ", retransmission timeouts %" PRIu64 "\n",
+		sst_worker_stats(client.w)->keepalives, sst_worker_stats(server.w)->keepalives,
+		sst_worker_stats(client.w)->silences, sst_worker_stats(server.w)->silences,
+		sst_worker_stats(client.w)->channels_made,
+		sst_worker_stats(server.w)->channels_made,
+		sst_worker_stats(client.w)->channels.rto +
+			sst_worker_stats(server.w)->channels.rto - rtos_before);
+	/* Probes went (whichever side's clock ran out first) ... */
+	CU_ASSERT(sst_worker_stats(client.w)->keepalives + sst_worker_stats(server.w)->keepalives >=
+		  5);
+	/* ... and each was answered before a timeout: nothing fell silent. */
+	CU_ASSERT_EQUAL(
+		sst_worker_stats(client.w)->channels.rto + sst_worker_stats(server.w)->channels.rto,
+		rtos_before);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->silences, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->silences, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->channels_made, 1);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->dead_peers, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(server.w)->dead_peers, 0);
+	/* The same channel carries the next stream. */
+	client.echoed = 0;
+	client.s = sst_stream_connect(client.peer, "echo", "test", now_ns());
+	CU_ASSERT_FATAL(client.s != NULL);
+	CU_ASSERT_FATAL(sst_stream_write(client.s, chunk(0, 0, 1000), 0, now_ns()) == 0);
+	until = now_ns() + 10 * SST_NSEC_PER_SEC;
+	while (now_ns() < until && client.echoed < 1000) {
+		virtual_now += SST_NSEC_PER_MSEC;
+		sst_worker_poll(client.w, now_ns());
+		sst_worker_poll(server.w, now_ns());
+	}
+	CU_ASSERT_EQUAL(client.echoed, 1000);
+	CU_ASSERT_EQUAL(client.bad, 0);
+	CU_ASSERT_EQUAL(sst_worker_stats(client.w)->channels_made, 1);
+	node_idle_timeout = 0;
+	node_fini(&client);
+	node_fini(&server);
+	sst_simpair_destroy(pair);
+	virtual_time = false;
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_restart_detected),
 	SST_TEST(test_legacy_restart_detected),
@@ -437,6 +568,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_sharded_worker_without_inboxes),
 	SST_TEST(test_close_idle_after_last_stream),
 	SST_TEST(test_idle_channel_of_gone_client_reclaimed),
+	SST_TEST(test_keepalive_answered_without_silence),
 	SST_TEST_END,
 };
 
