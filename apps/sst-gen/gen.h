@@ -220,6 +220,7 @@ void gen_server_tick(struct gen_server *s, bool last);
 void gen_server_quiesce(struct gen_server *s);
 void gen_server_destroy(struct gen_server *s);
 extern const struct sst_stream_ops gen_server_stream_ops;
+extern const struct sst_worker_ops gen_server_worker_ops;
 /** Run the server until interrupted. @return the exit status. */
 int gen_server_run(const struct gen_conf *c);
 

@@ -758,6 +758,8 @@ loopback_server(const struct gen_conf *c, struct gen_server **srv)
 	hc.stream.rx_pieces = 64;
 	hc.stream.ops = &gen_server_stream_ops;
 	hc.stream.ctx = *srv;
+	hc.ops = &gen_server_worker_ops;
+	hc.ctx = *srv;
 	hc.idle_timeout = SST_TIME_NEVER;
 	if (tool_parse_endpoint("127.0.0.1:0", false, true, &hc.local, err, sizeof(err)) < 0)
 		return NULL;

@@ -38,6 +38,10 @@ struct srv_flow {
 	uint32_t resp;
 	uint64_t rx, tx;
 	bool eof, shut;
+	/* Its answer found the packet pool empty: nothing else may ever wake
+	 * it (its request is in, no write of it holds a send buffer), so each
+	 * pass of its lane tries again (server_app_poll()). */
+	bool starved;
 	struct srv_flow *prev, *next;
 };
 
@@ -59,6 +63,7 @@ enum { SRV_COUNT_WORDS = sizeof(struct srv_counts) / sizeof(uint64_t) };
  */
 struct srv_lane {
 	alignas(64) struct srv_flow *all;
+	uint32_t starved; /**< flows with starved set */
 	struct sst_stream *in_read;
 	bool close_pending;
 	struct srv_counts n;
@@ -91,6 +96,8 @@ lane_of(struct gen_server *sv)
 static void
 untrack(struct srv_lane *ln, struct srv_flow *f, sst_time_t now)
 {
+	if (f->starved)
+		ln->starved--;
 	sst_stream_set_user(f->s, NULL);
 	sst_stream_close(f->s, now);
 	if (f->prev != NULL)
@@ -100,6 +107,16 @@ untrack(struct srv_lane *ln, struct srv_flow *f, sst_time_t now)
 	if (f->next != NULL)
 		f->next->prev = f->prev;
 	free(f);
+}
+
+/* The pool had no packet buffer for f's answer: try again next pass. */
+static void
+starve(struct gen_server *sv, struct srv_flow *f)
+{
+	if (!f->starved) {
+		f->starved = true;
+		lane_of(sv)->starved++;
+	}
 }
 
 /* Write the response as far as the send buffer takes it. @return false
@@ -115,7 +132,8 @@ respond(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 
 		if (p == NULL) {
 			rte_pktmbuf_free(m);
-			return true; /* the pool refills as packets leave */
+			starve(sv, f);
+			return true;
 		}
 		gen_fill(p, f->tag, f->resp, f->tx, len);
 		rc = sst_stream_write(f->s, m, 0, now);
@@ -153,25 +171,26 @@ take(struct srv_flow *f, const uint8_t *p, uint32_t len)
 	return bad;
 }
 
-/* A request shorter than the header: answer with its bytes. */
-static void
+/* A request shorter than the header: answer with its bytes. @return
+ * false when the pool had no buffer for them (f starves until it has). */
+static bool
 echo_short(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 {
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	if (f->rx == 0)
-		return;
 	m = rte_pktmbuf_alloc(tool_host_pool(sv->h));
 	p = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)f->rx) : NULL;
 	if (p == NULL) {
 		rte_pktmbuf_free(m);
-		return;
+		starve(sv, f);
+		return false;
 	}
 	memcpy(p, f->hdr, f->rx);
 	if (sst_stream_write(f->s, m, 0, now) < 0)
 		rte_pktmbuf_free(m);
 	f->tx = f->rx;
+	return true;
 }
 
 /* The datagram workload: check every byte of each datagram and send it
@@ -258,11 +277,13 @@ pump(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 	closed = ln->close_pending;
 	ln->close_pending = false;
 	ln->n.verify_errors += bad;
-	if (k == -EPIPE) {
+	if (k == -EPIPE)
 		f->eof = true;
-		if (f->rx < GEN_HEADER_LEN)
-			echo_short(sv, f, now);
-	}
+	/* Ended without an answer written: one that found no buffer would
+	 * otherwise go out empty when the direction is shut below. */
+	if (f->eof && f->rx < GEN_HEADER_LEN && f->tx < f->rx && !closed && k != -ECONNRESET &&
+		!echo_short(sv, f, now))
+		return;
 	if (closed || k == -ECONNRESET || bad != 0 ||
 		(f->rx >= GEN_HEADER_LEN && !respond(sv, f, now))) {
 		ln->n.failed++;
@@ -281,6 +302,32 @@ pump(struct gen_server *sv, struct srv_flow *f, sst_time_t now)
 		untrack(ln, f, now);
 	}
 }
+
+/* Each pass of a worker (on its lcore, or the thread that polls it): the
+ * flows of its lane whose answers found the pool empty try again. */
+static void
+server_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
+{
+	struct gen_server *sv = ctx;
+	struct srv_lane *ln = lane_of(sv);
+	struct srv_flow *f, *next;
+
+	(void)w;
+	if (ln->starved == 0 || sv->closing)
+		return;
+	for (f = ln->all; f != NULL && ln->starved > 0; f = next) {
+		next = f->next;
+		if (!f->starved)
+			continue;
+		f->starved = false;
+		ln->starved--;
+		pump(sv, f, now);
+	}
+}
+
+const struct sst_worker_ops gen_server_worker_ops = {
+	.app_poll = server_app_poll,
+};
 
 static void
 op_accepted(void *ctx, struct sst_stream *parent, struct sst_stream *s, void *svc, sst_time_t now)
@@ -615,6 +662,8 @@ gen_server_run(const struct gen_conf *c)
 	hc.stream.rx_pieces = 64;
 	hc.stream.ops = &gen_server_stream_ops;
 	hc.stream.ctx = sv;
+	hc.ops = &gen_server_worker_ops;
+	hc.ctx = sv;
 	/* Clients hold their channels idle between rounds. */
 	hc.idle_timeout = SST_TIME_NEVER;
 	/* A target for --attack optimistic-ack: its channels skip numbers
