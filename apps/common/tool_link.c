@@ -859,7 +859,8 @@ tool_host_listen(struct tool_host *h, const char *service, const char *protocol,
 }
 
 struct rte_mbuf *
-tool_mbuf_chain_with(struct rte_mempool *pool, size_t len, tool_make_fn *make, const void *ctx)
+tool_mbuf_chain_with(struct rte_mempool *pool, size_t len, uint16_t per_mbuf, tool_make_fn *make,
+	const void *ctx)
 {
 	struct rte_mbuf *head = NULL;
 	uint64_t at = 0;
@@ -872,7 +873,8 @@ tool_mbuf_chain_with(struct rte_mempool *pool, size_t len, tool_make_fn *make, c
 			rte_pktmbuf_free(head);
 			return NULL;
 		}
-		k = (uint16_t)RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
+		k = (uint16_t)RTE_MIN(
+			len, per_mbuf != 0 ? per_mbuf : (size_t)rte_pktmbuf_tailroom(m));
 		make(ctx, m, at, k);
 		at += k;
 		len -= k;
@@ -905,7 +907,7 @@ tool_mbuf_chain(struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const 
 {
 	const struct fill_as_make f = {fill, ctx};
 
-	return tool_mbuf_chain_with(pool, len, make_by_filling, &f);
+	return tool_mbuf_chain_with(pool, len, 0, make_by_filling, &f);
 }
 
 struct rte_mempool *

@@ -291,14 +291,17 @@ struct rte_mbuf *tool_mbuf_chain(
 	struct rte_mempool *pool, size_t len, tool_fill_fn *fill, const void *ctx);
 
 /** Give the fresh mbuf @p m the @p len bytes at offset @p at of what
- * tool_mbuf_chain_with() builds (@p len is at most its tailroom), by
- * writing them or by attaching a buffer that holds them; sets its data
- * length. */
+ * tool_mbuf_chain_with() builds (@p len is at most its tailroom, or the
+ * per_mbuf asked for), by writing them or by attaching a buffer that holds
+ * them; sets its data length. */
 typedef void tool_make_fn(const void *ctx, struct rte_mbuf *m, uint64_t at, uint16_t len);
 
-/** tool_mbuf_chain() with each mbuf's bytes given by @p make. */
-struct rte_mbuf *tool_mbuf_chain_with(
-	struct rte_mempool *pool, size_t len, tool_make_fn *make, const void *ctx);
+/** tool_mbuf_chain() with each mbuf's bytes given by @p make: at most
+ * @p per_mbuf bytes an mbuf, or its tailroom when @p per_mbuf is 0 (a
+ * maker that attaches an external buffer is not bound by the mbuf's own
+ * room). */
+struct rte_mbuf *tool_mbuf_chain_with(struct rte_mempool *pool, size_t len, uint16_t per_mbuf,
+	tool_make_fn *make, const void *ctx);
 
 /** The address and port the host is bound to. */
 const struct sst_net_endpoint *tool_host_local(const struct tool_host *h);

@@ -18,7 +18,7 @@
 
 enum {
 	READ_BURST = 32,
-	CHUNK = 2048,	    /**< bytes per write: one mbuf */
+	CHUNK = 16384,	    /**< bytes per write: one mbuf past the tag (perf_mbuf()) */
 	OPEN_BATCH = 256,   /**< streams mode: new (or ended) streams per pass */
 	OPEN_WINDOW = 4096, /**< streams mode: streams waiting for their answer */
 	DGRAM_BATCH = 64,   /**< datagrams per pass at most */

@@ -298,6 +298,15 @@ fill_pattern(const void *ctx, uint8_t *dst, uint64_t at, uint16_t len)
 	perf_fill(dst, pa->tag, pa->off + at, len);
 }
 
+/* Bytes an mbuf attached to pat_ext covers at most: a whole write of the
+ * bulk client (CHUNK in perf_client.c), since its own 2 KB room does not
+ * bound an external buffer. Each mbuf costs the stack an append, a piece
+ * of a segment's copy and a free on acknowledgment, and costs the tool an
+ * allocation and the pattern's shared count twice (atomic): one per 2 KB
+ * was about a tenth of the loopback's cycles outside the armor
+ * (docs/performance.md, "Session 17"). */
+#define PAT_EXT_MBUF_MAX 16384u
+
 /* perf_mbuf() past the tag: each mbuf attached to its bytes in pat_ext. */
 static void
 attach_pattern(const void *ctx, struct rte_mbuf *m, uint64_t at, uint16_t len)
@@ -318,7 +327,7 @@ perf_mbuf(struct rte_mempool *pool, uint64_t tag, uint64_t off, uint32_t len)
 	struct pattern_at pa = {tag, off};
 
 	if (pat_ext != NULL && off >= 8 && len > 0)
-		return tool_mbuf_chain_with(pool, len, attach_pattern, &pa);
+		return tool_mbuf_chain_with(pool, len, PAT_EXT_MBUF_MAX, attach_pattern, &pa);
 	return tool_mbuf_chain(pool, len, fill_pattern, &pa);
 }
 

@@ -11,7 +11,7 @@
 #include "stream_ctl.h"
 
 void
-stream_tx_wake(struct sst_stream *s)
+stream_tx_wake_slow(struct sst_stream *s)
 {
 	struct sst_stream_chan *c = s->tx_chan;
 
