@@ -33,15 +33,14 @@
  * computed from, the target, starts at the minimum buffer. One
  * advertisement at a time is a probe: the read offset is noted when it is
  * sent; once a packet at or after it is acknowledged (one round trip
- * later) the target becomes 3 x the bytes read since the probe, plus 2
- * segments (CUSP's 2 x, corrected for the window byte's rounding down to a
- * power of two, and the sender's whole segments: sst_flowctl_rx_target()),
- * at least the minimum and at most the maximum buffer; it falls only while
- * the application leaves more unread than it read in the round. The reads
- * are counted until the next advertisement, which ends the round and
- * starts the next one, so data that arrives with the acknowledgment and is
- * read at once counts. The window thus doubles every round trip while the
- * application keeps up, and settles between 1.5 and 3 x the application's
+ * later) the target becomes 2 x the bytes read since the probe, plus 2
+ * segments (the sender only sends whole segments, and without that slack
+ * a window that a fast application keeps empty could not reach the next
+ * power of two), at least the minimum and at most the maximum buffer. The
+ * reads are counted until the next advertisement, which ends the round
+ * and starts the next one, so data that arrives with the acknowledgment
+ * and is read at once counts. The window thus doubles every round trip
+ * while the application keeps up, and settles near 2 x the application's
  * read rate per round trip when it does not.
  *
  * Sender (struct sst_flowctl_tx). The caller reports every window byte
@@ -67,8 +66,6 @@ enum {
 	SST_FLOWCTL_WINDOW_DEFAULT = 16,
 	/** The prototype's largest segment payload. */
 	SST_FLOWCTL_MSS_DEFAULT = 1200,
-	/** Receive buffer per byte of progress in a round trip (sst_flowctl_rx_target()). */
-	SST_FLOWCTL_PROGRESS_GAIN = 3,
 };
 
 /** What the receiver does with an arriving segment: sst_flowctl_rx_check(). */
@@ -199,39 +196,24 @@ int sst_flowctl_rx_advertise(struct sst_flowctl_rx *rx, uint64_t seq, uint8_t *w
 
 /**
  * The window free space is computed from: the target, or once a
- * measurement round has been acknowledged, CUSP's barrier policy made to
- * hold on SST's wire, clamped to [min_buf, max_buf]:
- *  - CUSP sets the window to twice the application's progress in one round
- *    trip (what it read since the probe was sent). The window byte rounds
- *    the free space down to 2^e - 1, by up to half, so the target is three
- *    times the progress: the credit then lies between 1.5 and 3 times it.
- *    At twice, a sender the window held (a round brings at most the credit)
- *    doubled its window only when the round fell short of the credit by
- *    less than the 2 x mss of slack; at three times, by up to a third. On
- *    hosts whose packets wait for the CPU for milliseconds a round often
- *    falls short by more, and a stream stayed at 512 KiB on a 1 Gbit/s
- *    link (issue 19, test_sim_lfn).
- *  - 2 x mss of slack because the sender only sends whole segments.
- *  - The target falls only while the application leaves more unread than it
- *    read in the round: then it is the application that sets the pace. A
- *    round whose progress a loss (data waits above a hole) or a stall of the
- *    path cut short says nothing of the application, and shrinking the
- *    window then held a stream back for the rounds it took to grow again.
- * The progress is taken up to now, not up to the acknowledgment: the data
- * that arrives with the acknowledgment was sent in the round and is read
- * after it is processed. Inline for sst_flowctl_rx_update_due().
+ * measurement round has been acknowledged, CUSP's barrier policy: twice
+ * what the application read since the probe was sent (its progress in one
+ * round trip), plus 2 x mss because the sender only sends whole segments
+ * (without that slack, a window a fast application keeps empty, 2^e - 1
+ * minus a partial segment, would double to just below 2^(e+1) - 1 and its
+ * encoding would never grow), clamped to [min_buf, max_buf]. The progress
+ * is taken up to now, not up to the acknowledgment: the data that arrives
+ * with the acknowledgment was sent in the round and is read after it is
+ * processed. Inline for sst_flowctl_rx_update_due().
  */
 static inline uint32_t
 sst_flowctl_rx_target(const struct sst_flowctl_rx *rx)
 {
-	uint64_t read, target;
+	uint64_t target;
 
 	if (!rx->round_acked)
 		return rx->target;
-	read = rx->read_off - rx->probe_read;
-	target = SST_FLOWCTL_PROGRESS_GAIN * read + 2 * (uint64_t)rx->mss;
-	if (target < rx->target && rx->ready <= read)
-		target = rx->target;
+	target = 2 * (rx->read_off - rx->probe_read) + 2 * (uint64_t)rx->mss;
 	if (target < rx->min_buf)
 		target = rx->min_buf;
 	if (target > rx->max_buf)
