@@ -42,6 +42,7 @@ struct srv_flow {
 	 * it (its request is in, no write of it holds a send buffer), so each
 	 * pass of its lane tries again (server_app_poll()). */
 	bool starved;
+	struct srv_flow *next_starved; /**< the lane's starved list */
 	struct srv_flow *prev, *next;
 };
 
@@ -63,7 +64,7 @@ enum { SRV_COUNT_WORDS = sizeof(struct srv_counts) / sizeof(uint64_t) };
  */
 struct srv_lane {
 	alignas(64) struct srv_flow *all;
-	uint32_t starved; /**< flows with starved set */
+	struct srv_flow *starved; /**< flows with starved set, most recent first */
 	struct sst_stream *in_read;
 	bool close_pending;
 	struct srv_counts n;
@@ -96,8 +97,12 @@ lane_of(struct gen_server *sv)
 static void
 untrack(struct srv_lane *ln, struct srv_flow *f, sst_time_t now)
 {
-	if (f->starved)
-		ln->starved--;
+	for (struct srv_flow **pp = &ln->starved; f->starved && *pp != NULL;
+		pp = &(*pp)->next_starved)
+		if (*pp == f) {
+			*pp = f->next_starved;
+			break;
+		}
 	sst_stream_set_user(f->s, NULL);
 	sst_stream_close(f->s, now);
 	if (f->prev != NULL)
@@ -113,9 +118,12 @@ untrack(struct srv_lane *ln, struct srv_flow *f, sst_time_t now)
 static void
 starve(struct gen_server *sv, struct srv_flow *f)
 {
+	struct srv_lane *ln = lane_of(sv);
+
 	if (!f->starved) {
 		f->starved = true;
-		lane_of(sv)->starved++;
+		f->next_starved = ln->starved;
+		ln->starved = f;
 	}
 }
 
@@ -313,14 +321,15 @@ server_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	struct srv_flow *f, *next;
 
 	(void)w;
-	if (ln->starved == 0 || sv->closing)
+	if (sv->closing)
 		return;
-	for (f = ln->all; f != NULL && ln->starved > 0; f = next) {
-		next = f->next;
-		if (!f->starved)
-			continue;
+	/* Only the flows that starved (the list is taken whole: pump() may
+	 * starve a flow again, onto a new list for the next pass). */
+	f = ln->starved;
+	ln->starved = NULL;
+	for (; f != NULL; f = next) {
+		next = f->next_starved;
 		f->starved = false;
-		ln->starved--;
 		pump(sv, f, now);
 	}
 }
