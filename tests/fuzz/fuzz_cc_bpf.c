@@ -15,12 +15,16 @@
  *
  * After a program passes our verifier and rte_bpf_load(): it runs on four
  * contexts made from the input (cwnd >= mss >= 1, as the driver
- * guarantees) in rte_bpf's interpreter and, where available, JIT-compiled.
+ * guarantees) in rte_bpf's interpreter and, where the JIT compiled it and
+ * its code passed cc_bpf_jit_check() (as the driver runs it), natively.
  * Both must return the same value and leave the same context, and the
  * guard bytes around the context must be intact (the JIT's stores are not
- * seen by ASan).
+ * seen by ASan). FUZZ_CC_BPF_STATS=1 in the environment prints, per input,
+ * whether the JIT's code passed the check, and why not.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_bpf.h>
@@ -189,6 +193,16 @@ run_both(struct fuzz_input *in, const struct ebpf_insn *ins, uint32_t n, uint32_
 	if (bpf == NULL)
 		return; /* rte_bpf's own validator may refuse more */
 	FUZZ_CHECK(rte_bpf_get_jit(bpf, &jit) == 0);
+	if (jit.func != NULL) {
+		char why[CC_BPF_ERR_MAX];
+		int rc = cc_bpf_jit_check(ins, n, (const void *)jit.func, jit.sz, why, sizeof(why));
+
+		FUZZ_CHECK(rc == 0 || (rc == -EINVAL && why[0] != '\0'));
+		if (getenv("FUZZ_CC_BPF_STATS") != NULL)
+			fprintf(stderr, "jit-check: %s\n", rc == 0 ? "ok" : why);
+		if (rc != 0)
+			jit.func = NULL; /* the driver runs the interpreter */
+	}
 	for (int round = 0; round < 4; round++) {
 		static struct guarded_ctx a, b, c, c0;
 		uint64_t ra, rb;

@@ -503,8 +503,16 @@ cc_bpf_load_prog(const struct cc_bpf_elf_prog *ep, bool jit, struct cc_bpf_prog 
 		*refusal = CC_BPF_REFUSED_RTE_BPF;
 		return -EINVAL;
 	}
-	if (jit && rte_bpf_get_jit(p->bpf, &native) == 0)
-		p->native = native.func;
+	if (jit && rte_bpf_get_jit(p->bpf, &native) == 0 && native.func != NULL) {
+		/* DPDK's JIT can misplace jumps (cc_bpf_jit_check.c): code that
+		 * fails the check is never run; the interpreter runs the program. */
+		if (cc_bpf_jit_check(cc_bpf_load_buf, ep->nb_ins, (const void *)native.func,
+			    native.sz, why, sizeof(why)) == 0)
+			p->native = native.func;
+		else
+			CC_BPF_LOG(WARNING, "%s: the JIT's code failed its check (%s); interpreted",
+				cc_bpf_event_names[ev], why);
+	}
 	return 0;
 }
 

@@ -69,6 +69,15 @@ int cc_bpf_verify_ctx(
 	const uint8_t *code, uint32_t nb_ins, uint32_t *ctx_end, char *err, size_t errlen);
 
 /*
+ * Check the machine code rte_bpf's x86-64 JIT made of the @p n verified
+ * instructions @p ins (@p code, @p size bytes): every jump lands at the
+ * start of its target's code. Returns 0, or -EINVAL with why in @p err
+ * (the program must then run in the interpreter), or -ENOMEM.
+ */
+int cc_bpf_jit_check(const struct ebpf_insn *ins, uint32_t n, const void *code, size_t size,
+	char *err, size_t errlen);
+
+/*
  * Load a module from memory, or return the one already loaded with the
  * same BLAKE2b-256 and execution mode. @p source names it in lookups
  * (sst_cc_find()) and logs. @p jit false runs the interpreter even where
