@@ -170,6 +170,7 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	ch->skip_state = p->skip_seed;
 	ch->rto_start = SST_TIME_NEVER;
 	ch->last_tx = SST_TIME_NEVER;
+	ch->last_rx = SST_TIME_NEVER;
 	ch->rx_ack_now = SST_TIME_NEVER;
 
 	sst_replay_init(ch->replay, r.replay_window);
@@ -177,6 +178,8 @@ sst_channel_init(struct sst_channel *ch, const struct sst_channel_params *p, sst
 	sst_ack_default_policy(&ack);
 	if (p->ack_delay != 0)
 		ack.max_delay = p->ack_delay;
+	if (p->prototype_acks)
+		ack.quiet_ack = false; /* the prototype has no quiet rule */
 	sst_ackgen_init(&ch->ackgen, &ack);
 	ch->ack_record =
 		p->prototype_acks ? sst_ackgen_on_receive_prototype : sst_ackgen_on_receive;

@@ -11,6 +11,7 @@ sst_ack_default_policy(struct sst_ack_policy *p)
 	p->max_delay = 10 * SST_NSEC_PER_MSEC;
 	p->eliciting_threshold = 2;
 	p->ack_only_threshold = SST_CHANNEL_ACK_ONLY_EVERY;
+	p->quiet_ack = true;
 }
 
 int
@@ -31,8 +32,8 @@ sst_ackgen_init(struct sst_ackgen *a, const struct sst_ack_policy *p)
 }
 
 void
-sst_ackgen_on_receive(
-	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now)
+sst_ackgen_on_receive(struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting,
+	bool quiet, sst_time_t now)
 {
 	if (seq != highest + 1) {
 		/* A gap or a late packet: tell the sender now. A late packet
@@ -49,7 +50,8 @@ sst_ackgen_on_receive(
 			a->deadline = now;
 		else if (a->deadline == SST_TIME_NEVER)
 			a->deadline = sst_time_add(now, a->policy.max_delay);
-	} else if (++a->ack_only >= a->policy.ack_only_threshold) {
+	} else if (++a->ack_only >= a->policy.ack_only_threshold ||
+		   (quiet && a->policy.quiet_ack)) {
 		a->deadline = now;
 	}
 }
@@ -87,11 +89,11 @@ sst_ackgen_take(
 }
 
 void
-sst_ackgen_on_receive_prototype(
-	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now)
+sst_ackgen_on_receive_prototype(struct sst_ackgen *a, uint64_t seq, uint64_t highest,
+	bool ack_eliciting, bool quiet, sst_time_t now)
 {
 	if (seq <= SST_CHANNEL_PROTOTYPE_SEQ_MAX) {
-		sst_ackgen_on_receive(a, seq, highest, ack_eliciting, now);
+		sst_ackgen_on_receive(a, seq, highest, ack_eliciting, quiet, now);
 		/* The prototype words each run once. */
 		a->repeat = 0;
 		return;

@@ -19,6 +19,15 @@
  * or a reordered packet, and only after every 4th ack-only packet, so that
  * two idle peers do not ack each other's acks forever. Any packet we send
  * pays what is owed.
+ *
+ * Ours adds one rule: an ack-only packet that ends a quiet period (nothing
+ * received for SST_ACK_QUIET or two round trips, whichever is longer) is
+ * acknowledged at once. A keepalive probe is such a packet, so one packet
+ * gets its answer, and two probes that cross each get theirs. The answer
+ * ends the prober's quiet period too and is acknowledged in turn; that
+ * acknowledgment comes a round trip after the answerer last heard, inside
+ * its period, so the exchange stops there (three packets). Posing as the
+ * prototype, the rule is off.
  */
 #ifndef CHANNEL_ACK_H
 #define CHANNEL_ACK_H
@@ -33,10 +42,14 @@
  * packet's, the run below a gap again, and the highest. */
 enum { SST_ACK_WORDS_AT_ONCE = 3 };
 
+/** Quiet long enough that an ack-only packet is answered at once. */
+#define SST_ACK_QUIET (250 * SST_NSEC_PER_MSEC)
+
 struct sst_ack_policy {
 	sst_time_t max_delay;	      /**< delayed-ack timer (10 ms) */
 	uint32_t eliciting_threshold; /**< ack after this many data packets (2) */
 	uint32_t ack_only_threshold;  /**< ack after this many ack-only packets (4) */
+	bool quiet_ack;		      /**< the quiet rule (ours: true; the prototype's: false) */
 };
 
 struct sst_ackgen {
@@ -64,9 +77,12 @@ int sst_ackgen_init(struct sst_ackgen *a, const struct sst_ack_policy *p);
  *
  * @param highest
  *   The highest number received before this packet.
+ * @param quiet
+ *   It ends a quiet period (the channel's judgment: SST_ACK_QUIET or two
+ *   round trips without a packet received).
  */
-void sst_ackgen_on_receive(
-	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now);
+void sst_ackgen_on_receive(struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting,
+	bool quiet, sst_time_t now);
 
 /** Is an ack owed by @p now (or immediately)? */
 static inline bool
@@ -107,8 +123,8 @@ void sst_ackgen_take(
  * highest, so it counts as late: acknowledged at once, on its own, with
  * AckCt 0 (chk-07: S's Ack packets carry 0/0, 1/0, 2/0, ...).
  */
-void sst_ackgen_on_receive_prototype(
-	struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting, sst_time_t now);
+void sst_ackgen_on_receive_prototype(struct sst_ackgen *a, uint64_t seq, uint64_t highest,
+	bool ack_eliciting, bool quiet, sst_time_t now);
 
 /**
  * sst_ackgen_take() as the 2007 prototype words its acks: the late packet

@@ -53,7 +53,7 @@ struct sst_channel {
 	 * made: ours, or the 2007 prototype's when posing as it
 	 * (sst_channel_params.prototype_acks); chosen once. */
 	void (*ack_record)(struct sst_ackgen *a, uint64_t seq, uint64_t highest, bool ack_eliciting,
-		sst_time_t now);
+		bool quiet, sst_time_t now);
 	void (*ack_take)(struct sst_ackgen *a, const struct sst_replay *w, uint64_t *ack_seq,
 		uint8_t *ack_count);
 	/* sst_channel_params.ack_forge_for_testing: ack_take is then
@@ -69,6 +69,9 @@ struct sst_channel {
 	 * allowance asked with nothing in flight a timeout later is a restart
 	 * after idle (sst_cc_on_idle()). */
 	sst_time_t last_tx;
+	/** When the last authentic packet was accepted; NEVER: none yet (the
+	 * quiet rule of channel_ack.h). */
+	sst_time_t last_rx;
 	/* The ack word last applied, when, and with which loss delay
 	 * (channel_rx.c): the packets of a burst carry one word, and the same
 	 * word applied again with the same time and delay changes nothing.

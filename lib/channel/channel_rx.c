@@ -111,6 +111,7 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	const uint8_t *p;
 	uint64_t ack_seq, prev_highest;
 	enum sst_channel_rx_verdict verdict;
+	bool quiet;
 
 	if (sst_replay_check(ch->replay, seq) != SST_REPLAY_NEW) {
 		drop(m, &ch->stats.rx_duplicate);
@@ -150,7 +151,13 @@ accept(struct sst_channel *ch, struct rte_mbuf *m, uint64_t seq, sst_time_t now)
 	}
 	sst_replay_update(ch->replay, seq);
 	ch->stats.rx_packets++;
-	ch->ack_record(&ch->ackgen, seq, prev_highest, verdict == SST_CHANNEL_RX_NEEDS_ACK, now);
+	/* The first packet after a quiet period (longer than two round trips,
+	 * so that an answer to an answer never ends one): see channel_ack.h. */
+	quiet = ch->last_rx != SST_TIME_NEVER &&
+		now - ch->last_rx >= RTE_MAX(SST_ACK_QUIET, 2 * ch->rtt.srtt);
+	ch->last_rx = now;
+	ch->ack_record(
+		&ch->ackgen, seq, prev_highest, verdict == SST_CHANNEL_RX_NEEDS_ACK, quiet, now);
 	/* One ack word covers at most 16 packets; a longer unacknowledged run
 	 * (a burst arriving at once) is acknowledged before it outgrows it. */
 	if (sst_ackgen_unacked(&ch->ackgen) > SST_CHAN_ACKCT_MAX)

@@ -438,10 +438,12 @@ void sst_stream_chan_destroy(struct sst_stream_chan *c, sst_time_t now);
 
 /**
  * Make the peer answer on c (a keepalive probe, the worker's dead-peer
- * detection): SST_CHANNEL_ACK_ONLY_EVERY Ack packets with the root's
- * window, queued for the next flush; a peer acknowledges only every such
- * run of Ack packets, so a live one answers at once. They are in flight
- * until acknowledged, and the probe is sent again when one is lost.
+ * detection): an Ack packet with the root's window, queued for the next
+ * flush, which our peers acknowledge at once (it finds their channel
+ * quiet). It is in flight until acknowledged; when it is lost (or the peer
+ * is the 2007 prototype, which acknowledges only every
+ * SST_CHANNEL_ACK_ONLY_EVERY-th Ack packet) the probe goes again as that
+ * many, which any live peer answers.
  * @param c The channel attachment.
  * @retval 0 Queued.
  * @retval -ENOTCONN c is dead.

@@ -237,17 +237,18 @@ sst_stream_chan_probe(struct sst_stream_chan *c)
 	if (c->dead)
 		return -ENOTCONN;
 	/*
-	 * The root's window in Ack packets (send_probe()), which need no
-	 * stream. A peer acknowledges Ack packets only at every
-	 * SST_CHANNEL_ACK_ONLY_EVERY-th, so the probe is that many: a live peer
-	 * answers at once. A single one (a stream's window update, or the
-	 * root's) was answered after three retransmission timeouts (0.2, 0.6,
-	 * 1.4 s), and the worker's silence check (1 s and two timeouts without
-	 * an acknowledgment) replaced the channel of every live idle peer at
-	 * each probe: sst-gen's client re-made each of 200 channels about
-	 * every 15 s.
+	 * One Ack packet with the root's window (send_probe()), which needs no
+	 * stream. It finds the peer's channel quiet, and our peers acknowledge
+	 * an Ack packet on a quiet channel at once (channel_ack.h). The 2007
+	 * prototype acknowledges only every SST_CHANNEL_ACK_ONLY_EVERY-th: the
+	 * probe is then lost at the retransmission timeout and sent again
+	 * whole, that many packets (stream_ack.c), which it answers. (Always
+	 * sending that many cost a server with 100,000 idle channels four
+	 * times the packets, its keepalives arriving as fast as the channels
+	 * were made, and in test_many_channels on a loaded host they crowded
+	 * out every request.)
 	 */
-	c->probe_due = SST_CHANNEL_ACK_ONLY_EVERY;
+	c->probe_due = 1;
 	return 0;
 }
 

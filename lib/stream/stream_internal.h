@@ -246,8 +246,8 @@ struct sst_stream_chan {
 	struct stream_fifo ctl; /**< streams with control packets due (host->ctl_next) */
 	bool ctl_sweep;		/**< a queued stream is now due elsewhere (ctl_sweep()) */
 	/** Ack packets of a keepalive probe still owed on the root
-	 * (sst_stream_chan_probe(): SST_CHANNEL_ACK_ONLY_EVERY of them, so that
-	 * the peer answers at once; as many again when one is lost). */
+	 * (sst_stream_chan_probe(): one, which our peers answer at once;
+	 * SST_CHANNEL_ACK_ONLY_EVERY when one is lost, which any peer answers). */
 	uint8_t probe_due;
 	uint32_t *codes; /**< Resets and Detaches owed (ring; grows up to code_max) */
 	uint32_t code_head, code_count, code_cap, code_max;

@@ -39,13 +39,20 @@ rx_init(struct rx *rx, const struct sst_ack_policy *p)
 	CU_ASSERT_EQUAL_FATAL(sst_ackgen_init(&rx->a, p), 0);
 }
 
-/* One authenticated packet, in the order the receive path uses. */
+/* One authenticated packet, in the order the receive path uses; @p quiet:
+ * it ends a quiet period (the channel's judgment). */
+static void
+rx_packet_quiet(struct rx *rx, uint64_t seq, bool eliciting, bool quiet, sst_time_t now)
+{
+	CU_ASSERT_EQUAL(sst_replay_check(rx->w, seq), SST_REPLAY_NEW);
+	sst_ackgen_on_receive(&rx->a, seq, rx->w->highest, eliciting, quiet, now);
+	sst_replay_update(rx->w, seq);
+}
+
 static void
 rx_packet(struct rx *rx, uint64_t seq, bool eliciting, sst_time_t now)
 {
-	CU_ASSERT_EQUAL(sst_replay_check(rx->w, seq), SST_REPLAY_NEW);
-	sst_ackgen_on_receive(&rx->a, seq, rx->w->highest, eliciting, now);
-	sst_replay_update(rx->w, seq);
+	rx_packet_quiet(rx, seq, eliciting, false, now);
 }
 
 /* Take a word and compare it with the expected one. */
@@ -229,6 +236,31 @@ test_ack_only_every_fourth(void)
 	free(rx.w);
 }
 
+/* A keepalive probe is one ack-only packet after a quiet period: answered
+ * at once by our policy, not by the prototype's (which needs the fourth). */
+static void
+test_quiet_ack_only_answered(void)
+{
+	struct sst_ack_policy proto;
+	struct rx rx;
+
+	rx_init(&rx, NULL);
+	CU_ASSERT_TRUE(rx.a.policy.quiet_ack);
+	rx_packet(&rx, 1, false, 1 * MS);
+	CU_ASSERT_FALSE(sst_ackgen_due(&rx.a, 10 * SST_NSEC_PER_SEC));
+	rx_packet_quiet(&rx, 2, false, true, 15 * SST_NSEC_PER_SEC);
+	CU_ASSERT_TRUE(sst_ackgen_due(&rx.a, 15 * SST_NSEC_PER_SEC));
+	EXPECT_WORD(&rx, 2, 2);
+	free(rx.w);
+
+	sst_ack_default_policy(&proto);
+	proto.quiet_ack = false;
+	rx_init(&rx, &proto);
+	rx_packet_quiet(&rx, 1, false, true, 15 * SST_NSEC_PER_SEC);
+	CU_ASSERT_FALSE(sst_ackgen_due(&rx.a, 30 * SST_NSEC_PER_SEC));
+	free(rx.w);
+}
+
 static void
 test_gap_due_now(void)
 {
@@ -349,9 +381,9 @@ test_gap_run_repeated(void)
 
 	/* The prototype words each run once. */
 	rx_init(&rx, NULL);
-	sst_ackgen_on_receive_prototype(&rx.a, 1, rx.w->highest, true, 1 * MS);
+	sst_ackgen_on_receive_prototype(&rx.a, 1, rx.w->highest, true, false, 1 * MS);
 	sst_replay_update(rx.w, 1);
-	sst_ackgen_on_receive_prototype(&rx.a, 3, rx.w->highest, true, 1 * MS);
+	sst_ackgen_on_receive_prototype(&rx.a, 3, rx.w->highest, true, false, 1 * MS);
 	sst_replay_update(rx.w, 3);
 	EXPECT_WORD(&rx, 3, 0);
 	CU_ASSERT_FALSE(sst_ackgen_pending(&rx.a));
@@ -447,7 +479,7 @@ test_prototype_freeze(void)
 	rx_init(&rx, NULL);
 	for (uint64_t seq = 1; seq <= 65535; seq++) {
 		CU_ASSERT_EQUAL(sst_replay_check(rx.w, seq), SST_REPLAY_NEW);
-		sst_ackgen_on_receive_prototype(&rx.a, seq, rx.w->highest, true, 0);
+		sst_ackgen_on_receive_prototype(&rx.a, seq, rx.w->highest, true, false, 0);
 		sst_replay_update(rx.w, seq);
 		if (seq % 2 == 0) {
 			sst_ackgen_take_prototype(&rx.a, rx.w, &s, &c);
@@ -459,7 +491,7 @@ test_prototype_freeze(void)
 	/* Packet 65,536 is 0 in 16 bits: behind the highest, a late packet. */
 	for (uint64_t seq = 65536; seq < 65536 + 40; seq++) {
 		CU_ASSERT_EQUAL(sst_replay_check(rx.w, seq), SST_REPLAY_NEW);
-		sst_ackgen_on_receive_prototype(&rx.a, seq, rx.w->highest, true, MS);
+		sst_ackgen_on_receive_prototype(&rx.a, seq, rx.w->highest, true, false, MS);
 		sst_replay_update(rx.w, seq);
 		CU_ASSERT(sst_ackgen_due(&rx.a, MS));
 		sst_ackgen_take_prototype(&rx.a, rx.w, &s, &c);
@@ -479,6 +511,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_delayed_ack_deadline),
 	SST_TEST(test_second_eliciting_due_now),
 	SST_TEST(test_ack_only_every_fourth),
+	SST_TEST(test_quiet_ack_only_answered),
 	SST_TEST(test_gap_due_now),
 	SST_TEST(test_late_packet_own_word_first),
 	SST_TEST(test_gap_run_repeated),
