@@ -52,16 +52,33 @@ stream_chan_busy(struct sst_stream_chan *c)
 	c->finish_losses = 0;
 }
 
+/*
+ * The peer waits for our answer when its FINISH came while a stream of ours
+ * still used c (declined by silence): our last segments not yet
+ * acknowledged, say, because the acknowledgment was lost or left out of
+ * the FINISH packet's ack word by a gap. It is answered once the last one
+ * is gone. Answering only when we would have offered ourselves (the
+ * engine's idle timeout, 60 s by default) held the channel that long for
+ * a peer that had stopped waiting and left without a word: nothing of an
+ * unused channel is in flight for dead-peer detection to see.
+ */
+void
+stream_chan_finish_answer(struct sst_stream_chan *c)
+{
+	if (c->peer_finished && !c->finish_sent && !c->closed && !c->dead &&
+		sst_stream_chan_unused(c) && stream_peer_can(c->peer, SST_CAP_RESET))
+		stream_chan_send_finish(c);
+}
+
 void
 stream_chan_peer_finish(struct sst_stream_chan *c, sst_time_t now)
 {
 	if (c->closed)
 		return;
 	c->peer_finished = true;
-	/* With a stream still here the peer's offer is declined by silence:
-	 * it stays open until we offer in turn. */
-	if (!c->finish_sent && sst_stream_chan_unused(c) && stream_peer_can(c->peer, SST_CAP_RESET))
-		stream_chan_send_finish(c);
+	/* With a stream still here the peer's offer is declined by silence
+	 * until none is (stream_chan_finish_answer()). */
+	stream_chan_finish_answer(c);
 	check_closed(c, now);
 }
 

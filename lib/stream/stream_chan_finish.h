@@ -25,6 +25,11 @@ void stream_chan_busy(struct sst_stream_chan *c);
  * the peer knows Reset, and see whether c is now closed. */
 void stream_chan_peer_finish(struct sst_stream_chan *c, sst_time_t now);
 
+/* Answer a FINISH of the peer's declined while c held a stream, if c now
+ * holds nothing: queue ours. Called at every flush (cheap when no offer
+ * waits). */
+void stream_chan_finish_answer(struct sst_stream_chan *c);
+
 /* Our FINISH was acknowledged (acked) or lost: lost ones are offered again
  * (three losses after the peer's offer count as done). When both sides
  * are done, c is closed: the peer's FINISH is acknowledged at the next

@@ -20,6 +20,7 @@
 #include "sst_burst.h"
 #include "stream_tx.h"
 #include "stream_buffers.h"
+#include "stream_chan_finish.h"
 #include "stream_chan_sids.h"
 #include "stream_ctl.h"
 #include "stream_life.h"
@@ -649,6 +650,8 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	stream_chan_sid_waiters_wake(c, now);
 	if (c->dgram != NULL)
 		sst_dgram_rx_expire(c->dgram, now);
+	/* A stream reaped since the last flush may have emptied c. */
+	stream_chan_finish_answer(c);
 	starved = !send_controls(c, &b, now);
 	for (;;) {
 		struct sst_sched_entry *e = sst_sched_next(&c->sched);
@@ -689,6 +692,9 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 		c->next_flush = sst_time_min(c->next_flush, now + STREAM_STARVED_RETRY);
 	stream_idle_sweep(c->peer->host, now);
 	stream_reap(c->peer->host, now);
+	/* Or one reaped just now: the answer goes at the next flush (it
+	 * makes c pending). */
+	stream_chan_finish_answer(c);
 	if (stream_buffers_next_growth(c->peer->host) <= now)
 		stream_buffers_grow(c->peer->host, now);
 }

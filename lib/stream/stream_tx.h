@@ -8,7 +8,8 @@
  * Owns: sst_stream_chan.sent (the records of packets in flight, indexed by
  * the channel cookie; each holds a reference on its stream), burst_n,
  * next_flush, ctl_sweep, finish_ack_due (it sends the ack). Calls:
- * stream_life.h, stream_ctl.h, stream_chan_sids.h and the channel.
+ * stream_life.h, stream_ctl.h, stream_chan_sids.h, stream_chan_finish.h
+ * (a declined FINISH answered once the channel is unused) and the channel.
  * Frees: nothing but mbufs it could not send; a record's stream reference
  * goes with stream_sent_release(); reaps at the end of a flush.
  */
