@@ -170,6 +170,9 @@ send_burst(struct sst_channel *ch, struct rte_mbuf **pkts, const uintptr_t *cook
 		sst_cc_on_sent(&ch->cc, &ev);
 		sst_pacer_on_sent(&ch->pacer, bytes, now);
 	}
+	/* The window is in use (channel_rx.c's application-limited test). */
+	if (ack_eliciting && sealed > 0 && channel_window_full(ch))
+		ch->cwnd_full_until = ch->txlog->next_seq;
 	ch->stats.tx_packets += sealed;
 	if (!ack_eliciting)
 		ch->stats.tx_ack_only += sealed;
@@ -283,16 +286,10 @@ sst_channel_send_allowance(struct sst_channel *ch, sst_time_t now, sst_time_t *n
 			now - ch->last_tx >= ch->rtt.rto)
 			restart_after_idle(ch, now);
 	}
-	/* A whole packet must fit under the window (as Linux counts its
-	 * window in packets): a flow that starts a packet on any byte of room
-	 * keeps up to a packet more in flight than one that does not, which
-	 * on a small window (dsl: 6 to 10 packets) cost it 4 points of its
-	 * share at the full queue (tests/sim/test_sim_fair.c). With less than
-	 * a packet in flight (a window update after a timeout cut the window
-	 * to one packet) what is left of the window is enough. */
-	if (log->bytes_in_flight >= ch->cc.cwnd ||
-		(log->bytes_in_flight >= ch->mtu && ch->cc.cwnd - log->bytes_in_flight < ch->mtu))
+	if (channel_window_full(ch)) {
+		ch->cwnd_full_until = log->next_seq;
 		return 0;
+	}
 	room = ch->cc.cwnd - log->bytes_in_flight;
 	when = sst_pacer_next_send(&ch->pacer, ch->mtu, now);
 	if (when > now) {

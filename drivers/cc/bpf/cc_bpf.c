@@ -368,10 +368,14 @@ cc_bpf_on_ack(struct sst_cc *cc, const struct sst_cc_ack_event *ev)
 	 * application-limited one is not: a window that flow control or the
 	 * application leaves unused sends nothing faster (found with sst-perf,
 	 * where receive windows capped the flight while NewReno's slow start
-	 * kept growing the window it asked for, and the policer revoked it). */
+	 * kept growing the window it asked for, and the policer revoked it).
+	 * The policer's own test, on the flight it sees, not the channel's
+	 * app_limited: that one also marks round trips the pacer held below the
+	 * window, which the policer would stop judging, and the set of receive
+	 * rates it never lowers in them let a greedy module keep 110 % of its
+	 * share in test_sim_stp. */
 	sst_policer_on_ack(&st->pol, ev->now, ev->acked_bytes, ev->acked_packets, ev->rtt_sample,
-		ev->srtt,
-		ev->app_limited || ev->bytes_in_flight + ev->acked_bytes + cc->mss < cc->cwnd);
+		ev->srtt, ev->bytes_in_flight + ev->acked_bytes + cc->mss < cc->cwnd);
 	cc_bpf_ctx_fill(&ctx, cc, st, SST_CC_BPF_EV_ACK, ev->now, ev->bytes_in_flight);
 	ctx.app_limited = ev->app_limited;
 	ctx.rtt_sample = ev->rtt_sample;

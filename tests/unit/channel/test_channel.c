@@ -93,6 +93,44 @@ test_exchange_all_acked(void)
 	pair_teardown(&a, &b);
 }
 
+/*
+ * A window the sender does not use does not grow (RFC 7661): a packet a
+ * round trip for 50 round trips leaves slow start's window where it was,
+ * where each ack used to add its bytes (channel_rx.c, ack_app_limited()).
+ * Half the window in flight is using it: those acks grow it.
+ */
+static void
+test_app_limited_no_growth(void)
+{
+	struct sst_channel_info info;
+	struct end a, b;
+	sst_time_t now = 1000;
+	uint64_t initial;
+
+	pair_setup(&a, &b, SST_CRYPTO_CHK32, 0);
+	sst_channel_info(a.ch, &info);
+	initial = info.cwnd;
+	for (int round = 0; round < 50; round++) {
+		send_data(&a, 1, now);
+		deliver(&a, &b, now + SST_NSEC_PER_MSEC, -1);
+		now = settle(&a, &b, now + SST_NSEC_PER_MSEC, now + 200 * SST_NSEC_PER_MSEC);
+		now += 10 * SST_NSEC_PER_MSEC;
+	}
+	CU_ASSERT_EQUAL(a.acked, 50);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_EQUAL(info.cwnd, initial);
+	while (2 * info.bytes_in_flight < info.cwnd) {
+		send_data(&a, 8, now);
+		sst_channel_info(a.ch, &info);
+	}
+	deliver(&a, &b, now + SST_NSEC_PER_MSEC, -1);
+	settle(&a, &b, now + SST_NSEC_PER_MSEC, now + 200 * SST_NSEC_PER_MSEC);
+	sst_channel_info(a.ch, &info);
+	CU_ASSERT_EQUAL(info.bytes_in_flight, 0);
+	CU_ASSERT(info.cwnd > initial);
+	pair_teardown(&a, &b);
+}
+
 static void
 test_loss_reported_once(void)
 {
@@ -711,6 +749,7 @@ test_bad_params(void)
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_prototype_bytes),
 	SST_TEST(test_exchange_all_acked),
+	SST_TEST(test_app_limited_no_growth),
 	SST_TEST(test_loss_reported_once),
 	SST_TEST(test_same_ack_word_later),
 	SST_TEST(test_info_rttvar_and_resent),
