@@ -813,12 +813,17 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 		nanosleep(&ts, NULL);
 }
 
+struct sst_worker *
+tool_host_owner(struct tool_host *h, const struct sst_net_endpoint *to)
+{
+	return sst_engine_worker(h->e, sst_engine_owner(h->e, to));
+}
+
 int
 tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, sst_time_t now)
 {
 	/* On the worker that owns the peer's endpoint (sst_engine.h). */
-	return sst_worker_connect(
-		sst_engine_worker(h->e, sst_engine_owner(h->e, to)), to, h->mode, now);
+	return sst_worker_connect(tool_host_owner(h, to), to, h->mode, now);
 }
 
 int

@@ -258,6 +258,12 @@ void tool_net_poll(struct tool_net *n, bool may_sleep);
  */
 bool tool_net_can_block(struct tool_net *n);
 
+/**
+ * The worker that holds every channel and stream of @p h to @p to: the
+ * owner of that endpoint's shard, on both sides (sst_engine.h).
+ */
+struct sst_worker *tool_host_owner(struct tool_host *h, const struct sst_net_endpoint *to);
+
 /** Start a channel to @p to (mode from the host's armor). @return 0 or negative errno. */
 int tool_host_connect(struct tool_host *h, const struct sst_net_endpoint *to, sst_time_t now);
 

@@ -465,8 +465,10 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 	struct perf_client *cl = ctx;
 	const struct perf_conf *c = cl->conf;
 
-	(void)w;
-	if (cl->phase == CP_DONE)
+	/* Every worker's pass calls this; the client's streams all live on
+	 * one worker, so its work is done in that worker's pass only, as an
+	 * application on the worker's lcore would do it. */
+	if (cl->phase == CP_DONE || (cl->home != NULL && w != cl->home))
 		return;
 	if (now >= cl->give_up) {
 		struct tool_counters tc;
@@ -855,6 +857,7 @@ perf_client_start(
 
 	cl->h = h;
 	cl->server = *server;
+	cl->home = tool_host_owner(h, server);
 	cl->give_up = now + cl->conf->timeout_ns;
 	rc = tool_host_connect(h, server, now);
 	if (rc < 0) {

@@ -43,6 +43,9 @@ struct perf_client {
 	const struct perf_conf *conf;
 	struct tool_host *h;
 	struct sst_net_endpoint server;
+	/* The worker that holds the server's channels and our streams: the
+	 * client's work is done in its passes only, not once per worker. */
+	struct sst_worker *home;
 	struct sst_stream_peer *peer;
 	enum perf_phase phase;
 	bool failed;
