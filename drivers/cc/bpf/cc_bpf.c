@@ -446,16 +446,17 @@ cc_bpf_on_idle(struct sst_cc *cc, const struct sst_cc_idle_event *ev)
 	cc_bpf_run(cc, st, p, &ctx);
 }
 
-static void __attribute__((format(printf, 3, 4)))
-cc_bpf_error(char *err, size_t errlen, const char *fmt, ...)
+int
+cc_bpf_refuse(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
 }
 
 /* A revoked module asked for again: refused with the revocation's reason. */
@@ -465,7 +466,7 @@ cc_bpf_unloaded(const struct cc_bpf_module *m, char *err, size_t errlen)
 	unsigned int why = atomic_load_explicit(&m->revoked, memory_order_relaxed);
 
 	cc_bpf_count_refusal(CC_BPF_REFUSED_REVOKED);
-	cc_bpf_error(err, errlen, "module %s was unloaded (%s)", m->ops.name,
+	cc_bpf_refuse(err, errlen, "module %s was unloaded (%s)", m->ops.name,
 		why == SST_CC_STP_REVOKE_POLICER ? "by the policer" : "over its CPU budget");
 }
 
@@ -494,7 +495,7 @@ cc_bpf_load_prog(const struct cc_bpf_elf_prog *ep, bool jit, struct cc_bpf_prog 
 	int rc = cc_bpf_verify_ctx(ep->code, ep->nb_ins, &ctx_end, why, sizeof(why));
 
 	if (rc != 0) {
-		cc_bpf_error(err, errlen, "%s: %s", cc_bpf_event_names[ev], why);
+		cc_bpf_refuse(err, errlen, "%s: %s", cc_bpf_event_names[ev], why);
 		*refusal = CC_BPF_REFUSED_VERIFIER;
 		return rc;
 	}
@@ -502,7 +503,7 @@ cc_bpf_load_prog(const struct cc_bpf_elf_prog *ep, bool jit, struct cc_bpf_prog 
 	memcpy(cc_bpf_load_buf, ep->code, (size_t)ep->nb_ins * sizeof(struct ebpf_insn));
 	p->bpf = rte_bpf_load(&prm);
 	if (p->bpf == NULL) {
-		cc_bpf_error(err, errlen, "%s: rte_bpf refused it: %s", cc_bpf_event_names[ev],
+		cc_bpf_refuse(err, errlen, "%s: rte_bpf refused it: %s", cc_bpf_event_names[ev],
 			rte_strerror(rte_errno));
 		*refusal = CC_BPF_REFUSED_RTE_BPF;
 		return -EINVAL;
@@ -622,11 +623,11 @@ cc_bpf_load_mem(
 	unsigned int count;
 
 	if (buf == NULL || source == NULL) {
-		cc_bpf_error(err, errlen, "no module");
+		cc_bpf_refuse(err, errlen, "no module");
 		return NULL;
 	}
 	if (sodium_init() < 0) {
-		cc_bpf_error(err, errlen, "libsodium failed to initialise");
+		cc_bpf_refuse(err, errlen, "libsodium failed to initialise");
 		return NULL;
 	}
 	crypto_generichash(hash, sizeof(hash), buf, len, NULL, 0);
@@ -637,13 +638,13 @@ cc_bpf_load_mem(
 		cc_bpf_unloaded(m, err, errlen);
 		m = NULL;
 	} else if (m == NULL && count == CC_BPF_CACHE_MAX) {
-		cc_bpf_error(err, errlen, "module cache full (%d modules)", CC_BPF_CACHE_MAX);
+		cc_bpf_refuse(err, errlen, "module cache full (%d modules)", CC_BPF_CACHE_MAX);
 	} else if (m == NULL) {
 		m = &cc_bpf_cache[count];
 		memcpy(m->hash, hash, sizeof(hash));
 		if (cc_bpf_build(m, buf, len, jit, source, why, sizeof(why)) != 0) {
 			CC_BPF_LOG(ERR, "cannot load %s: %s", source, why);
-			cc_bpf_error(err, errlen, "%s", why);
+			cc_bpf_refuse(err, errlen, "%s", why);
 			cc_bpf_unload(m);
 			m = NULL;
 		} else {
@@ -678,12 +679,12 @@ cc_bpf_load_file(const char *path, bool jit, char *err, size_t errlen)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		cc_bpf_error(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		cc_bpf_refuse(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode) || stt.st_size == 0 ||
 		stt.st_size > CC_BPF_FILE_MAX) {
-		cc_bpf_error(err, errlen, "%s: not a regular file of 1 byte to %u bytes", path,
+		cc_bpf_refuse(err, errlen, "%s: not a regular file of 1 byte to %u bytes", path,
 			CC_BPF_FILE_MAX);
 		close(fd);
 		return NULL;
@@ -691,7 +692,7 @@ cc_bpf_load_file(const char *path, bool jit, char *err, size_t errlen)
 	map = mmap(NULL, (size_t)stt.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
-		cc_bpf_error(err, errlen, "cannot map %s: %s", path, strerror(errno));
+		cc_bpf_refuse(err, errlen, "cannot map %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	ops = cc_bpf_load_mem(map, (size_t)stt.st_size, jit, path, err, errlen);
@@ -721,7 +722,7 @@ cc_bpf_resolve(const char *arg, bool jit, char *err, size_t errlen)
 		return NULL;
 	}
 	if (arg[0] == '#') {
-		cc_bpf_error(err, errlen, "no loaded module %s%s", prefix, arg);
+		cc_bpf_refuse(err, errlen, "no loaded module %s%s", prefix, arg);
 		return NULL;
 	}
 	return cc_bpf_load_file(arg, jit, err, errlen);

@@ -41,6 +41,14 @@ struct cc_bpf_elf {
 };
 
 /*
+ * Write a refusal's reason into @p err (when it has room) and return
+ * -EINVAL: every part of the loader (the ELF reader, the JIT's check, the
+ * driver) reports why a module is refused the same way.
+ */
+int __attribute__((format(printf, 3, 4)))
+cc_bpf_refuse(char *err, size_t errlen, const char *fmt, ...);
+
+/*
  * Parse a module's ELF image: a little-endian ELF64 relocatable object for
  * EM_BPF whose entry-point sections are executable, whole instructions,
  * at most SST_CC_BPF_MAX_INSNS each, without relocations, with the

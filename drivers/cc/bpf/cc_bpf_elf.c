@@ -11,8 +11,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "cc_bpf.h"
@@ -57,19 +55,6 @@ struct elf_reader {
 	size_t errlen;
 };
 
-static int __attribute__((format(printf, 2, 3)))
-elf_reject(struct elf_reader *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->err != NULL && r->errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(r->err, r->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 /* Whether [off, off + size) lies inside the image. */
 static bool
 elf_in_bounds(const struct elf_reader *r, uint64_t off, uint64_t size)
@@ -99,28 +84,32 @@ elf_header(struct elf_reader *r)
 	Elf64_Shdr strsh;
 
 	if (r->len < sizeof(Elf64_Ehdr))
-		return elf_reject(r, "truncated ELF: %zu bytes, the header alone is %zu", r->len,
+		return cc_bpf_refuse(r->err, r->errlen,
+			"truncated ELF: %zu bytes, the header alone is %zu", r->len,
 			sizeof(Elf64_Ehdr));
 	memcpy(&r->eh, r->buf, sizeof(r->eh));
 	if (memcmp(r->eh.e_ident, ELFMAG, SELFMAG) != 0)
-		return elf_reject(r, "not an ELF file (bad magic)");
+		return cc_bpf_refuse(r->err, r->errlen, "not an ELF file (bad magic)");
 	if (r->eh.e_ident[EI_CLASS] != ELFCLASS64 || r->eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		return elf_reject(r, "not a little-endian ELF64 object");
+		return cc_bpf_refuse(r->err, r->errlen, "not a little-endian ELF64 object");
 	if (r->eh.e_machine != EM_BPF)
-		return elf_reject(r, "wrong machine %u in the ELF header (want EM_BPF, %u)",
-			r->eh.e_machine, EM_BPF);
+		return cc_bpf_refuse(r->err, r->errlen,
+			"wrong machine %u in the ELF header (want EM_BPF, %u)", r->eh.e_machine,
+			EM_BPF);
 	if (r->eh.e_type != ET_REL)
-		return elf_reject(
-			r, "ELF type %u, want a relocatable object (clang -c)", r->eh.e_type);
+		return cc_bpf_refuse(r->err, r->errlen,
+			"ELF type %u, want a relocatable object (clang -c)", r->eh.e_type);
 	if (r->eh.e_shnum == 0 || r->eh.e_shentsize != sizeof(Elf64_Shdr))
-		return elf_reject(r, "no section headers");
+		return cc_bpf_refuse(r->err, r->errlen, "no section headers");
 	if (!elf_in_bounds(r, r->eh.e_shoff, (uint64_t)r->eh.e_shnum * sizeof(Elf64_Shdr)))
-		return elf_reject(r, "truncated ELF: the section headers end past the file");
+		return cc_bpf_refuse(
+			r->err, r->errlen, "truncated ELF: the section headers end past the file");
 	if (r->eh.e_shstrndx == SHN_UNDEF || r->eh.e_shstrndx >= r->eh.e_shnum)
-		return elf_reject(r, "no section name table");
+		return cc_bpf_refuse(r->err, r->errlen, "no section name table");
 	elf_shdr(r, r->eh.e_shstrndx, &strsh);
 	if (strsh.sh_type != SHT_STRTAB || !elf_in_bounds(r, strsh.sh_offset, strsh.sh_size))
-		return elf_reject(r, "truncated ELF: the section name table ends past the file");
+		return cc_bpf_refuse(r->err, r->errlen,
+			"truncated ELF: the section name table ends past the file");
 	r->shstr = (const char *)r->buf + strsh.sh_offset;
 	r->shstr_len = strsh.sh_size;
 	return 0;
@@ -141,11 +130,12 @@ elf_abi_section(struct elf_reader *r, const Elf64_Shdr *sh, uint32_t *seen)
 	uint32_t version;
 
 	if (*seen != 0 || sh->sh_type != SHT_PROGBITS || sh->sh_size != sizeof(version))
-		return elf_reject(r, "malformed %s section", SST_CC_BPF_SEC_ABI);
+		return cc_bpf_refuse(r->err, r->errlen, "malformed %s section", SST_CC_BPF_SEC_ABI);
 	memcpy(&version, r->buf + sh->sh_offset, sizeof(version));
 	if (version < SST_CC_BPF_ABI_OLDEST || version > SST_CC_BPF_ABI_VERSION)
-		return elf_reject(r, "module built for ABI version %u, this host runs %u to %u",
-			version, SST_CC_BPF_ABI_OLDEST, SST_CC_BPF_ABI_VERSION);
+		return cc_bpf_refuse(r->err, r->errlen,
+			"module built for ABI version %u, this host runs %u to %u", version,
+			SST_CC_BPF_ABI_OLDEST, SST_CC_BPF_ABI_VERSION);
 	*seen = version;
 	return 0;
 }
@@ -157,14 +147,16 @@ elf_entry_section(
 	uint64_t n = sh->sh_size / sizeof(struct ebpf_insn);
 
 	if (prog->code != NULL)
-		return elf_reject(r, "section %s appears twice", name);
+		return cc_bpf_refuse(r->err, r->errlen, "section %s appears twice", name);
 	if (sh->sh_type != SHT_PROGBITS || !(sh->sh_flags & SHF_EXECINSTR))
-		return elf_reject(r, "section %s is not executable code", name);
+		return cc_bpf_refuse(r->err, r->errlen, "section %s is not executable code", name);
 	if (sh->sh_size == 0 || sh->sh_size % sizeof(struct ebpf_insn) != 0)
-		return elf_reject(r, "section %s: %llu bytes, not a whole number of instructions",
-			name, (unsigned long long)sh->sh_size);
+		return cc_bpf_refuse(r->err, r->errlen,
+			"section %s: %llu bytes, not a whole number of instructions", name,
+			(unsigned long long)sh->sh_size);
 	if (n > SST_CC_BPF_MAX_INSNS)
-		return elf_reject(r, "section %s: too-many-instructions: %llu, at most %u", name,
+		return cc_bpf_refuse(r->err, r->errlen,
+			"section %s: too-many-instructions: %llu, at most %u", name,
 			(unsigned long long)n, SST_CC_BPF_MAX_INSNS);
 	prog->code = r->buf + sh->sh_offset;
 	prog->nb_ins = (uint32_t)n;
@@ -183,11 +175,12 @@ elf_check_relocations(struct elf_reader *r)
 		if (sh.sh_type != SHT_REL && sh.sh_type != SHT_RELA)
 			continue;
 		if (sh.sh_info >= r->eh.e_shnum)
-			return elf_reject(r, "relocation section %u targets no section", s);
+			return cc_bpf_refuse(
+				r->err, r->errlen, "relocation section %u targets no section", s);
 		elf_shdr(r, sh.sh_info, &target);
 		name = elf_name(r, &target);
 		if (name != NULL && elf_entry_index(name) >= 0 && sh.sh_size != 0)
-			return elf_reject(r,
+			return cc_bpf_refuse(r->err, r->errlen,
 				"section %s has relocations (globals, maps and calls are not "
 				"supported)",
 				name);
@@ -207,7 +200,7 @@ cc_bpf_elf_parse(const uint8_t *buf, size_t len, struct cc_bpf_elf *out, char *e
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (buf == NULL)
-		return elf_reject(&r, "no image");
+		return cc_bpf_refuse(r.err, r.errlen, "no image");
 	rc = elf_header(&r);
 	for (unsigned int s = 0; rc == 0 && s < r.eh.e_shnum; s++) {
 		Elf64_Shdr sh;
@@ -218,10 +211,11 @@ cc_bpf_elf_parse(const uint8_t *buf, size_t len, struct cc_bpf_elf *out, char *e
 		if (sh.sh_type == SHT_NULL || sh.sh_type == SHT_NOBITS)
 			continue;
 		if (!elf_in_bounds(&r, sh.sh_offset, sh.sh_size))
-			return elf_reject(&r, "truncated ELF: section %u ends past the file", s);
+			return cc_bpf_refuse(
+				r.err, r.errlen, "truncated ELF: section %u ends past the file", s);
 		name = elf_name(&r, &sh);
 		if (name == NULL)
-			return elf_reject(&r, "section %u has no valid name", s);
+			return cc_bpf_refuse(r.err, r.errlen, "section %u has no valid name", s);
 		ev = elf_entry_index(name);
 		if (ev >= 0) {
 			rc = elf_entry_section(&r, &sh, name, &out->prog[ev]);
@@ -233,14 +227,15 @@ cc_bpf_elf_parse(const uint8_t *buf, size_t len, struct cc_bpf_elf *out, char *e
 	if (rc != 0)
 		return rc;
 	if (!any)
-		return elf_reject(&r, "no text section: no %s, %s or %s", SST_CC_BPF_SEC_ACK,
-			SST_CC_BPF_SEC_LOSS, SST_CC_BPF_SEC_RTO);
+		return cc_bpf_refuse(r.err, r.errlen, "no text section: no %s, %s or %s",
+			SST_CC_BPF_SEC_ACK, SST_CC_BPF_SEC_LOSS, SST_CC_BPF_SEC_RTO);
 	for (int ev = 0; ev < SST_CC_BPF_EV_COUNT; ev++)
 		if (entry_mandatory[ev] && out->prog[ev].code == NULL)
-			return elf_reject(&r, "missing entry point %s", entry_sections[ev]);
+			return cc_bpf_refuse(
+				r.err, r.errlen, "missing entry point %s", entry_sections[ev]);
 	if (abi == 0)
-		return elf_reject(
-			&r, "no %s section (declare SST_CC_BPF_MODULE)", SST_CC_BPF_SEC_ABI);
+		return cc_bpf_refuse(r.err, r.errlen, "no %s section (declare SST_CC_BPF_MODULE)",
+			SST_CC_BPF_SEC_ABI);
 	out->abi_version = abi;
 	for (int ev = 0; ev < SST_CC_BPF_EV_COUNT; ev++)
 		if (entry_since[ev] > abi)

@@ -21,8 +21,6 @@
  * fails runs in rte_bpf's interpreter instead, which has no layout.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -53,18 +51,6 @@ struct jit_check {
 	char *err;
 	size_t errlen;
 };
-
-static int __attribute__((format(printf, 2, 3))) refuse(struct jit_check *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->err != NULL && c->errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(c->err, c->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static bool
 take(const struct jit_check *c, size_t *p, size_t n, int64_t *val)
@@ -290,10 +276,10 @@ check_jump(struct jit_check *c, uint32_t i, const struct x86_insn *x, uint8_t ki
 	uint32_t target_off, const char *what)
 {
 	if (x->kind != kind)
-		return refuse(c, "insn %u: the JIT's code at +%u is not the %s expected", i, x->off,
-			what);
+		return cc_bpf_refuse(c->err, c->errlen,
+			"insn %u: the JIT's code at +%u is not the %s expected", i, x->off, what);
 	if (x->target != (int64_t)target_off)
-		return refuse(c,
+		return cc_bpf_refuse(c->err, c->errlen,
 			"insn %u: the JIT's %s at +%u lands at +%lld, not at +%u where its target "
 			"starts",
 			i, what, x->off, (long long)x->target, target_off);
@@ -318,7 +304,7 @@ check_layout(struct jit_check *c, const struct ebpf_insn *ins, uint32_t n, uint3
 		if (i > 0 && ins[i - 1].code == (BPF_LD | BPF_IMM | EBPF_DW))
 			continue; /* the second slot emits nothing */
 		if (ins[i].dst_reg >= EBPF_REG_NUM || ins[i].src_reg >= EBPF_REG_NUM)
-			return refuse(c, "insn %u: no such register", i);
+			return cc_bpf_refuse(c->err, c->errlen, "insn %u: no such register", i);
 		if (is_exit(&ins[i])) {
 			cnt = seen_exit ? 1 : (int)exit_len;
 			if (!seen_exit)
@@ -329,12 +315,13 @@ check_layout(struct jit_check *c, const struct ebpf_insn *ins, uint32_t n, uint3
 		}
 		k += (uint32_t)cnt;
 		if (k > c->nx)
-			return refuse(c, "insn %u: the JIT's code ends early", i);
+			return cc_bpf_refuse(
+				c->err, c->errlen, "insn %u: the JIT's code ends early", i);
 	}
 	start_x[n] = k;
 	if (k != c->nx)
-		return refuse(
-			c, "the JIT's code has %u instructions, the program's make %u", c->nx, k);
+		return cc_bpf_refuse(c->err, c->errlen,
+			"the JIT's code has %u instructions, the program's make %u", c->nx, k);
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t cls = BPF_CLASS(ins[i].code), op = BPF_OP(ins[i].code);
 		uint32_t last = start_x[i + 1] - 1, exit_off;
@@ -352,7 +339,7 @@ check_layout(struct jit_check *c, const struct ebpf_insn *ins, uint32_t n, uint3
 				    BPF_SRC(ins[i].code) == BPF_X && j == start_x[i] + 2 &&
 				    (cls == BPF_ALU || cls == EBPF_ALU64);
 			if (!expected && c->x[j].kind != X86_PLAIN)
-				return refuse(c,
+				return cc_bpf_refuse(c->err, c->errlen,
 					"insn %u: an unexpected jump in the JIT's code at +%u", i,
 					c->x[j].off);
 		}
@@ -378,7 +365,8 @@ check_layout(struct jit_check *c, const struct ebpf_insn *ins, uint32_t n, uint3
 		}
 		target = (int64_t)i + 1 + ins[i].off;
 		if (target < 0 || target >= n || start_x[target] >= c->nx)
-			return refuse(c, "insn %u: a jump out of the program", i);
+			return cc_bpf_refuse(
+				c->err, c->errlen, "insn %u: a jump out of the program", i);
 		rc = check_jump(c, i, &c->x[last], op == BPF_JA ? X86_JMP : X86_JCC,
 			c->x[start_x[target]].off, op == BPF_JA ? "jump" : "conditional jump");
 		if (rc != 0)
@@ -400,7 +388,7 @@ cc_bpf_jit_check(const struct ebpf_insn *ins, uint32_t n, const void *code, size
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (code == NULL || n == 0)
-		return refuse(&c, "no code");
+		return cc_bpf_refuse(c.err, c.errlen, "no code");
 	/* Every instruction is at least a byte long. Mapped, as the verifier's
 	 * workspace: loading a module is rare, and the data path never does. */
 	ws_len = size * sizeof(*c.x) + ((size_t)n + 1) * sizeof(*start_x);
@@ -412,7 +400,8 @@ cc_bpf_jit_check(const struct ebpf_insn *ins, uint32_t n, const void *code, size
 	rc = 0;
 	while (at < size && rc == 0) {
 		if (!decode(&c, at, &c.x[c.nx]))
-			rc = refuse(&c, "the JIT's code at +%zu is not a form it emits", at);
+			rc = cc_bpf_refuse(c.err, c.errlen,
+				"the JIT's code at +%zu is not a form it emits", at);
 		else
 			at += c.x[c.nx++].len;
 	}
