@@ -227,8 +227,14 @@ sst_stream_chan_channel(const struct sst_stream_chan *c)
 bool
 sst_stream_chan_pending(const struct sst_stream_chan *c)
 {
-	return c->sched.root != NULL || c->ctl.count > 0 || c->ctl_sweep || c->code_count > 0 ||
-	       c->finish_ack_due || c->sid_waiters.count > 0 || c->burst_n > 0 || c->probe_due > 0;
+	/* Streams held by the allowance need an acknowledgment (a packet,
+	 * which makes the worker visit the channel) or next_flush (its timer):
+	 * counting them pending kept a window-limited sender's worker from
+	 * ever waiting, and sst-perf over kernel UDP spun in recvmmsg() on the
+	 * CPU that its peer and the link emulator needed (issue 19, gig). */
+	return (c->sched.root != NULL && !c->allowance_held) || c->ctl.count > 0 || c->ctl_sweep ||
+	       c->code_count > 0 || c->finish_ack_due || c->sid_waiters.count > 0 ||
+	       c->burst_n > 0 || c->probe_due > 0;
 }
 
 int

@@ -266,6 +266,10 @@ struct sst_stream_chan {
 	/* Closing without TIME_WAIT (sst_stream_chan_close()). */
 	bool finish_sent, finish_acked, peer_finished, closed, finish_ack_due;
 	bool flush_wanted; /**< channel_pending() reported since the last flush */
+	/** The last flush stopped at the channel's send allowance (its
+	 * congestion window or its pacer): the streams ready to send wait for
+	 * an acknowledgment or next_flush, not for the next pass. */
+	bool allowance_held;
 	uint8_t finish_losses;
 	uint32_t loss_rate; /**< recent packet loss, in 1/65536 */
 	sst_time_t next_flush;

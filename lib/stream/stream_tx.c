@@ -631,6 +631,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 	b.eliciting = true;
 	b.sends = 0;
 	c->flush_wanted = false;
+	c->allowance_held = false;
 	/* A held channel's peer does not know it yet (sst_stream_chan_release()). */
 	if (c->dead || c->on_hold)
 		return;
@@ -668,6 +669,7 @@ sst_stream_chan_flush(struct sst_stream_chan *c, sst_time_t now)
 			allowance_at = b.sends;
 		}
 		if (allowance == 0) {
+			c->allowance_held = true;
 			burst_flush(c, &b, now);
 			break;
 		}
