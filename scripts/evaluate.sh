@@ -370,8 +370,20 @@ cleanup() {
 	for p in "${servers[@]}"; do wait "$p" 2>/dev/null; done
 	for n in "$ns_c" "$ns_m" "$ns_s"; do ip netns del "$n" 2>/dev/null; done
 }
+# A signal stops the run after the command in the foreground (a
+# measurement of up to a minute; INT to the process group, as Ctrl-C
+# sends, ends that at once). No measurement runs inside a command
+# substitution (tcp_bulk): there bash 5.2 failed to parse this trap.
+# The trap runs inside the interrupted function, under its redirections
+# (a run's stderr file): the message goes to the script's own stderr.
+exec {stderr_fd}>&2
+on_signal() {
+	trap - INT TERM
+	printf '[%(%H:%M:%S)T] interrupted\n' -1 >&"$stderr_fd"
+	exit 130
+}
 trap cleanup EXIT
-trap 'log interrupted; exit 130' INT TERM
+trap on_signal INT TERM
 
 # For commands in the foreground: a background job started through these
 # functions would be a subshell, whose pid ($!) is not the command's (so
@@ -459,24 +471,27 @@ link_params() {
 # jfield FILE EXPR: a value from a JSON file (EXPR indexes the object d).
 jfield() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
-tcp_bulk() { # NAME CC SECONDS -> Mbit/s
-	local f=$raw/$1
-	in_c iperf3 -c $ip_s -t "$3" -C "$2" -J >"$f.json" 2>"$f.err"
-	jfield "$f.json" "round(d['end']['sum_received']['bits_per_second']/1e6,3)"
+# The runs write their results to files, read afterwards (tcp_mbps,
+# sst_mbps): run inside a command substitution, a run made bash 5.2 fail
+# to parse the signal trap when TERM or INT came (the run went on, and
+# recorded the killed flow's 0 Mbit/s).
+tcp_bulk() { # NAME CC SECONDS
+	in_c iperf3 -c $ip_s -t "$3" -C "$2" -J >"$raw/$1.json" 2>"$raw/$1.err"
 }
+tcp_mbps() { jfield "$raw/$1.json" "round(d['end']['sum_received']['bits_per_second']/1e6,3)"; }
 tcp_retx() { jfield "$raw/$1.json" "d['end']['sum_sent'].get('retransmits',0)"; }
 # bulk_event_opts NAME: sst-perf's options for --bulk-events.
 bulk_event_opts() { [ $bulk_events -eq 1 ] && echo --event-log "$raw/$1-events.jsonl"; }
-sst_bulk() { # NAME CC SECONDS -> Mbit/s
+sst_bulk() { # NAME CC SECONDS
 	local f=$raw/$1
 	# shellcheck disable=SC2046
 	in_c "$perf_bin" -- --udp $ip_s:$sst_port "${udp_opts[@]}" --mtu $sst_mtu --cc "$2" --time "$3" \
 		$(bulk_event_opts "$1") --json --quiet bulk \
 		>"$f.json" 2>"$f.err"
-	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
 }
+sst_mbps() { jfield "$raw/$1.json" "d['goodput_mbps'] if d['ok'] else ''"; }
 sst_retx() { jfield "$raw/$1.json" "d['retransmits']"; }
-sst_afp_bulk() { # NAME CC SECONDS -> Mbit/s
+sst_afp_bulk() { # NAME CC SECONDS
 	local f=$raw/$1
 	# shellcheck disable=SC2046
 	in_c "$perf_bin" "${afp_eal[@]}" --file-prefix="sst-ev-c$tag" \
@@ -484,7 +499,6 @@ sst_afp_bulk() { # NAME CC SECONDS -> Mbit/s
 		--ip $afp_ip_c/24 --mac $afp_mac_c --mtu $sst_mtu --cc "$2" --time "$3" \
 		$(bulk_event_opts "$1") --json --quiet bulk \
 		>"$f.json" 2>"$f.err"
-	jfield "$f.json" "d['goodput_mbps'] if d['ok'] else ''"
 }
 
 exp_bulk() {
@@ -503,11 +517,14 @@ exp_bulk() {
 					[ $stack = tcp ] && [ $cc = newreno ] && kcc=reno
 					local run=bulk-$name-$stack-$kcc-$r
 					if [ $stack = sst ]; then
-						mbps=$(sst_bulk "$run" "$cc" "$bulk_s") retx=$(sst_retx "$run")
+						sst_bulk "$run" "$cc" "$bulk_s"
+						mbps=$(sst_mbps "$run") retx=$(sst_retx "$run")
 					elif [ $stack = sst-afp ]; then
-						mbps=$(sst_afp_bulk "$run" "$cc" "$bulk_s") retx=$(sst_retx "$run")
+						sst_afp_bulk "$run" "$cc" "$bulk_s"
+						mbps=$(sst_mbps "$run") retx=$(sst_retx "$run")
 					else
-						mbps=$(tcp_bulk "$run" "$kcc" "$bulk_s") retx=$(tcp_retx "$run")
+						tcp_bulk "$run" "$kcc" "$bulk_s"
+						mbps=$(tcp_mbps "$run") retx=$(tcp_retx "$run")
 					fi
 					log "bulk $name $stack $kcc #$r: ${mbps:-failed} Mbit/s, $retx retransmits"
 					echo "$name,$2,$stack,$kcc,$r,$mbps,$retx" >>"$csv"
