@@ -370,10 +370,11 @@ cleanup() {
 	for p in "${servers[@]}"; do wait "$p" 2>/dev/null; done
 	for n in "$ns_c" "$ns_m" "$ns_s"; do ip netns del "$n" 2>/dev/null; done
 }
-# A signal stops the run after the command in the foreground (a
-# measurement of up to a minute; INT to the process group, as Ctrl-C
-# sends, ends that at once). No measurement runs inside a command
-# substitution (tcp_bulk): there bash 5.2 failed to parse this trap.
+# TERM stops the run after the command in the foreground (a measurement
+# of up to a minute). No measurement runs inside a command substitution
+# (tcp_bulk): there bash 5.2 failed to parse this trap. INT to the whole
+# process group (Ctrl-C) is not handled yet: bash runs no trap when the
+# foreground sst-perf handles the INT itself and exits.
 # The trap runs inside the interrupted function, under its redirections
 # (a run's stderr file): the message goes to the script's own stderr.
 exec {stderr_fd}>&2
