@@ -58,8 +58,7 @@ fi
 # Profile-guided (docs/performance.md, "Session 20: profile-guided
 # optimisation"): an instrumented build runs the loopback workloads the
 # benchmarks measure (scripts/pgo-train.sh, about 20 s), and the build is
-# made again from what they counted: 14 % fewer instructions a transaction
-# and 17 % a bulk packet. -fprofile-partial-training: code the workloads
+# made again from what they counted. -fprofile-partial-training: code the workloads
 # never ran (loss recovery, the ports' paths) is compiled as without a
 # profile, not for size. SST_PGO=0 skips it (a quicker rebuild while
 # editing). A build whose sources did not change since it was trained is

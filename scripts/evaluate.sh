@@ -371,10 +371,9 @@ cleanup() {
 	for n in "$ns_c" "$ns_m" "$ns_s"; do ip netns del "$n" 2>/dev/null; done
 }
 # TERM stops the run after the command in the foreground (a measurement
-# of up to a minute). No measurement runs inside a command substitution
-# (tcp_bulk): there bash 5.2 failed to parse this trap. INT to the whole
-# process group (Ctrl-C) is not handled yet: bash runs no trap when the
-# foreground sst-perf handles the INT itself and exits.
+# of up to a minute; see tcp_bulk). INT to the whole process group
+# (Ctrl-C) is not handled yet: bash runs no trap when the foreground
+# sst-perf handles the INT itself and exits.
 # The trap runs inside the interrupted function, under its redirections
 # (a run's stderr file): the message goes to the script's own stderr.
 exec {stderr_fd}>&2
@@ -474,8 +473,7 @@ jfield() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 
 # The runs write their results to files, read afterwards (tcp_mbps,
 # sst_mbps): run inside a command substitution, a run made bash 5.2 fail
-# to parse the signal trap when TERM or INT came (the run went on, and
-# recorded the killed flow's 0 Mbit/s).
+# to parse the signal trap when TERM came, and the run went on.
 tcp_bulk() { # NAME CC SECONDS
 	in_c iperf3 -c $ip_s -t "$3" -C "$2" -J >"$raw/$1.json" 2>"$raw/$1.err"
 }
