@@ -4,7 +4,9 @@
  * every checksum-mode channel packet the client sends acknowledges the
  * target's highest number it saw plus --ack-jump, with the widest count
  * the header takes (AckCt 15: 16 numbers), whether those packets arrived
- * or not. An honest receiver never acknowledges a number it did not get;
+ * or not; where that would leave numbers since the previous word
+ * unclaimed (more than 16 came at once), the word claims the next 16 of
+ * them instead, so that every number is claimed in turn. An honest receiver never acknowledges a number it did not get;
  * a sender that skips unpredictable numbers (docs/channel.md "The
  * optimistic-ack defence") catches such a peer at its first skip and
  * fails the channel; one that does not is made to believe every packet
@@ -47,6 +49,7 @@ struct atk_out {
 	uint32_t key;	     /**< our checksum key (our ChkI1's) */
 	uint8_t ours;	     /**< our channel number: the target's packets carry it */
 	uint64_t tx_highest; /**< our highest number, to rebuild the next */
+	uint64_t claimed;    /**< the number our previous word acknowledged */
 };
 
 enum { REPLAY_SOURCES = 4, REPLAY_MSG_MAX = 2048 };
@@ -152,6 +155,18 @@ learn(struct atk_link *a, bool tx, const uint8_t *b, uint32_t len)
 	}
 }
 
+/* The number a forged word acknowledges: @p target (the highest seen +
+ * jump) unless that leaves numbers after the @p last claim uncovered (a
+ * skipped one may be among them, and an honest receiver's words would
+ * cover the rest); then the 16 after it. */
+static uint64_t
+claim_next(uint64_t target, uint64_t last)
+{
+	if (last != 0 && target > last + SST_CHAN_ACKCT_MAX + 1)
+		return last + SST_CHAN_ACKCT_MAX + 1;
+	return target;
+}
+
 /* Acknowledge what we never checked: the target's highest + jump, 16 numbers. */
 static void
 forge(struct atk_link *a, struct atk_out *o, struct rte_mbuf *m)
@@ -168,7 +183,8 @@ forge(struct atk_link *a, struct atk_out *o, struct rte_mbuf *m)
 		sst_chan_seq_expand(o->tx_highest, be24(b + 1), &seq) < 0)
 		return;
 	o->tx_highest = RTE_MAX(o->tx_highest, seq);
-	ack = a->rx_highest[o->ours] + a->jump;
+	ack = claim_next(a->rx_highest[o->ours] + a->jump, o->claimed);
+	o->claimed = ack;
 	b[4] = SST_CHAN_ACKCT_MAX;
 	b[5] = (uint8_t)(ack >> 16);
 	b[6] = (uint8_t)(ack >> 8);
@@ -246,7 +262,8 @@ port_rx_seen(struct gen_client *g)
  * nothing to lie about. Counted per word (a send burst shares one), where
  * forge() counts packets. */
 static void
-forge_sealed(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_count)
+forge_sealed(
+	void *ctx, uint64_t rx_highest, uint64_t last_sent, uint64_t *ack_seq, uint8_t *ack_count)
 {
 	struct gen_client *g = ctx;
 
@@ -254,7 +271,7 @@ forge_sealed(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_cou
 		return;
 	if (g->e != NULL)
 		port_rx_seen(g);
-	*ack_seq = rx_highest + g->c->ack_jump;
+	*ack_seq = claim_next(rx_highest + g->c->ack_jump, last_sent);
 	*ack_count = SST_CHAN_ACKCT_MAX;
 	if (g->attack.forged == 0)
 		g->attack.first_forged_tsc = rte_rdtsc();

@@ -132,9 +132,11 @@ channel_take_forged(
 	struct sst_channel *ch = container_of(a, struct sst_channel, ackgen);
 
 	ch->ack_take_honest(a, w, ack_seq, ack_count);
-	ch->ack_forge->rewrite(ch->ack_forge_ctx, w->highest, ack_seq, ack_count);
+	ch->ack_forge->rewrite(
+		ch->ack_forge_ctx, w->highest, ch->ack_forge_last, ack_seq, ack_count);
 	if (*ack_count > SST_CHAN_ACKCT_MAX)
 		*ack_count = SST_CHAN_ACKCT_MAX;
+	ch->ack_forge_last = *ack_seq;
 }
 
 int

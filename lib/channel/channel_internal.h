@@ -63,6 +63,7 @@ struct sst_channel {
 		uint8_t *ack_count);
 	const struct sst_channel_ack_forge *ack_forge;
 	void *ack_forge_ctx;
+	uint64_t ack_forge_last; /**< the previous forged word's number */
 	struct sst_rtt rtt;
 	sst_time_t rto_start; /**< when the retransmission timer started; NEVER: off */
 	/** When the last ack-eliciting packet left; NEVER: none yet. A send

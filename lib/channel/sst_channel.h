@@ -153,12 +153,16 @@ struct sst_channel_ack_forge {
 	 * @param ctx sst_channel_params.ack_forge_ctx.
 	 * @param rx_highest The highest of the peer's numbers this channel
 	 *   received (0: none yet).
+	 * @param last_sent The number this channel's previous word
+	 *   acknowledged, as rewritten (0: none yet): a rewriter that claims
+	 *   every number in turn continues from it.
 	 * @param ack_seq In: the number the honest word acknowledges; out: the
 	 *   one to send (its low 24 bits go on the wire).
 	 * @param ack_count In: the honest AckCt; out: the one to send (0..15,
 	 *   numbers below ack_seq also acknowledged).
 	 */
-	void (*rewrite)(void *ctx, uint64_t rx_highest, uint64_t *ack_seq, uint8_t *ack_count);
+	void (*rewrite)(void *ctx, uint64_t rx_highest, uint64_t last_sent, uint64_t *ack_seq,
+		uint8_t *ack_count);
 };
 
 /**
