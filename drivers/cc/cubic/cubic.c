@@ -23,8 +23,16 @@
  * any usable window), and K comes from an integer Newton cube root that is
  * only evaluated once per congestion event.
  *
- * Slow start is plain RFC 5681 slow start (HyStart++ is not implemented):
- * cwnd grows by the bytes acked up to ssthresh. A congestion event is
+ * Slow start is RFC 5681 slow start (cwnd grows by the bytes acked up to
+ * ssthresh) that ends early when the round trip grows, by HyStart's delay
+ * test as Linux's CUBIC applies it (Ha and Rhee 2011; tcp_cubic.c): from a
+ * window of 16 packets on, a round (the acks of what was sent when it
+ * began) whose smallest RTT sample, taken over at least 8 samples, exceeds
+ * the path's minimum by clamp(min / 8, 4 ms, 16 ms) sets ssthresh to cwnd,
+ * and congestion avoidance starts there, before the queue overflows. Once
+ * per flow, and again after a timeout. Not HyStart++ (RFC 9406): its
+ * conservative slow start would grow on for five rounds, where the kernel
+ * TCP we share bottlenecks with stops (docs/congestion-control.md). A congestion event is
  * detected as in NewReno (RFC 6582 on packet sequence numbers): only a
  * loss above the recovery point reduces the window, and it reduces it once:
  * ssthresh = cwnd = max(beta * cwnd, 2 MSS) (section 4.6; we use cwnd
@@ -43,6 +51,7 @@
  * is not counted in t either (Linux's CA_EVENT_TX_START).
  */
 #include <assert.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -67,7 +76,16 @@ enum {
 	/* alpha_cubic = 3 (1 - beta) / (1 + beta) = 9/17. */
 	CUBIC_ALPHA_NUM = 9,
 	CUBIC_ALPHA_DEN = 17,
+	/* HyStart: from this window (packets) on, over rounds of at least
+	 * this many RTT samples (Linux's hystart_low_window and
+	 * HYSTART_MIN_SAMPLES). */
+	HYSTART_LOW_WINDOW = 16,
+	HYSTART_MIN_SAMPLES = 8,
 };
+
+/* HyStart's delay threshold: min RTT / 8, within these bounds. */
+#define HYSTART_DELAY_MIN (4 * SST_NSEC_PER_MSEC)
+#define HYSTART_DELAY_MAX (16 * SST_NSEC_PER_MSEC)
 
 /* C = 0.4 = 2/5 MSS/s^3, so C * mss * d_us^3 = 2 * mss * d_us^3 / (5 * 10^18) bytes. */
 #define CUBIC_C_NUM 2
@@ -87,6 +105,12 @@ struct cubic {
 	uint64_t cwnd_prior;	/**< cwnd before the last reduction */
 	bool in_epoch;		/**< an avoidance stage is running (epoch_start valid) */
 	bool after_rto;		/**< the next stage follows a timeout: K = 0 */
+	/* HyStart */
+	bool hystart_done;	  /**< slow start was ended by delay (until a timeout) */
+	uint8_t round_samples;	  /**< RTT samples in this round */
+	uint64_t sent_highest;	  /**< the highest number sent */
+	uint64_t round_end;	  /**< the round ends when an ack passes this number */
+	sst_time_t round_min_rtt; /**< smallest RTT sample in this round */
 };
 
 static_assert(sizeof(struct cubic) <= SST_CC_PRIV_MAX, "cubic state too large");
@@ -249,6 +273,37 @@ cubic_avoid(struct sst_cc *cc, struct cubic *cb, const struct sst_cc_ack_event *
 	cubic_grow_window(cc, cb, target, acked);
 }
 
+/*
+ * HyStart's delay test on one ack in slow start. The round's minimum, not
+ * single samples, is compared, so that a burst queued behind itself does
+ * not end slow start; the path's minimum is the channel's.
+ */
+static void
+cubic_hystart(struct sst_cc *cc, struct cubic *cb, const struct sst_cc_ack_event *ev)
+{
+	sst_time_t thresh = RTE_MAX(HYSTART_DELAY_MIN, RTE_MIN(HYSTART_DELAY_MAX, ev->min_rtt / 8));
+
+	if (ev->largest_acked > cb->round_end) {
+		cb->round_end = cb->sent_highest;
+		cb->round_samples = 0;
+		cb->round_min_rtt = SST_TIME_NEVER;
+	}
+	if (ev->rtt_sample < cb->round_min_rtt)
+		cb->round_min_rtt = ev->rtt_sample;
+	if (cb->round_samples < HYSTART_MIN_SAMPLES) {
+		cb->round_samples++;
+		return;
+	}
+	if (cb->round_min_rtt > sst_time_add(ev->min_rtt, thresh)) {
+		cb->hystart_done = true;
+		cc->ssthresh = cc->cwnd;
+		CUBIC_LOG(DEBUG,
+			"HyStart: slow start ends at %" PRIu64 " bytes (round RTT %" PRIu64
+			" ns, min %" PRIu64 " ns)",
+			cc->cwnd, cb->round_min_rtt, ev->min_rtt);
+	}
+}
+
 static void
 cubic_init(struct sst_cc *cc, sst_time_t now)
 {
@@ -261,9 +316,9 @@ cubic_init(struct sst_cc *cc, sst_time_t now)
 static void
 cubic_on_sent(struct sst_cc *cc, const struct sst_cc_sent_event *ev)
 {
-	/* Nothing: idle time reaches the controller as application-limited acks. */
-	RTE_SET_USED(cc);
-	RTE_SET_USED(ev);
+	/* Only HyStart's rounds need it: idle time reaches the controller as
+	 * application-limited acks. */
+	cubic_priv(cc)->sent_highest = ev->seq;
 }
 
 static void
@@ -282,6 +337,11 @@ cubic_on_ack(struct sst_cc *cc, const struct sst_cc_ack_event *ev)
 	}
 	if (acked == 0)
 		return;
+	/* Samples of application-limited rounds count: the queue they see is
+	 * the path's, whoever filled it. */
+	if (cc->cwnd < cc->ssthresh && !cb->hystart_done && ev->rtt_sample != 0 &&
+		ev->min_rtt != 0 && cc->cwnd >= (uint64_t)HYSTART_LOW_WINDOW * cc->mss)
+		cubic_hystart(cc, cb, ev);
 	if (ev->app_limited) {
 		/* Section 5.8: no growth, and the time since the last ack does not count. */
 		if (cb->in_epoch) {
@@ -352,6 +412,10 @@ cubic_on_rto(struct sst_cc *cc, const struct sst_cc_rto_event *ev)
 		cc->recovery_seq = ev->largest_sent;
 	cb->in_epoch = false;
 	cb->after_rto = true;
+	/* The slow start that follows may end by delay again (Linux resets
+	 * HyStart on entering its loss state). */
+	cb->hystart_done = false;
+	cb->round_end = 0;
 }
 
 static void

@@ -11,6 +11,10 @@
  * as many packets as cwnd allows, so all packets of one window leave (and
  * are acked) at the same instant and the model advances one RTT per round.
  * The sender always has data; a round may be marked application-limited.
+ * With a bottleneck rate set (model.rate), each packet's RTT sample also
+ * carries the queueing delay of what was in flight beyond the path's
+ * bandwidth-delay product when it left (the round's clock does not change:
+ * it is there for controllers that read delay, such as HyStart).
  */
 #ifndef CC_MODEL_H
 #define CC_MODEL_H
@@ -30,6 +34,7 @@
 struct model_pkt {
 	uint64_t seq;
 	sst_time_t sent;
+	sst_time_t qdelay; /* queueing delay its RTT sample reports */
 };
 
 struct model {
@@ -39,6 +44,7 @@ struct model {
 	uint64_t next_seq; /* the first packet is number 1 */
 	uint64_t flight;   /* bytes */
 	bool app_limited;  /* mark the acks of the next rounds application-limited */
+	uint64_t rate;	   /* bottleneck bytes per second for RTT samples (0: none) */
 	/* Packets in flight that will be acked, in sequence order. */
 	struct model_pkt q[MODEL_QUEUE];
 	uint32_t head, tail;
@@ -63,6 +69,18 @@ model_note_cwnd(struct model *m)
 {
 	if (m->cc.cwnd < m->min_cwnd)
 		m->min_cwnd = m->cc.cwnd;
+}
+
+/* What a packet leaving now waits behind at the bottleneck. */
+static inline sst_time_t
+model_qdelay(const struct model *m)
+{
+	uint64_t bdp, ahead = m->flight + m->cc.mss;
+
+	if (m->rate == 0)
+		return 0;
+	bdp = m->rate * m->rtt / SST_NSEC_PER_SEC;
+	return ahead > bdp ? (ahead - bdp) * SST_NSEC_PER_SEC / m->rate : 0;
 }
 
 static inline void
@@ -94,8 +112,8 @@ model_send_allowed(struct model *m)
 				fprintf(stderr, "model: queue full\n");
 				CU_FAIL_FATAL("model overflow");
 			}
-			m->q[m->tail++ % MODEL_QUEUE] =
-				(struct model_pkt){.seq = m->next_seq, .sent = m->now};
+			m->q[m->tail++ % MODEL_QUEUE] = (struct model_pkt){
+				.seq = m->next_seq, .sent = m->now, .qdelay = model_qdelay(m)};
 		}
 		m->flight += mss;
 		m->next_seq++;
@@ -187,7 +205,8 @@ model_round(struct model *m)
 {
 	m->now += m->rtt;
 	while (m->head != m->tail && m->q[m->head % MODEL_QUEUE].sent + m->rtt <= m->now) {
-		uint64_t seq = m->q[m->head++ % MODEL_QUEUE].seq;
+		struct model_pkt pkt = m->q[m->head++ % MODEL_QUEUE];
+		uint64_t seq = pkt.seq;
 		struct sst_cc_ack_event ev;
 
 		m->flight -= m->cc.mss;
@@ -197,7 +216,7 @@ model_round(struct model *m)
 			.acked_bytes = m->cc.mss,
 			.acked_packets = 1,
 			.bytes_in_flight = m->flight,
-			.rtt_sample = m->rtt,
+			.rtt_sample = m->rtt + pkt.qdelay,
 			.srtt = m->rtt,
 			.min_rtt = m->rtt,
 			.app_limited = m->app_limited,
