@@ -365,32 +365,50 @@ lem_mode=
 
 cleanup() {
 	trap - EXIT INT TERM
+	# What an interrupted experiment left running (its iperf3 clients).
+	# shellcheck disable=SC2046
+	kill $(jobs -p) 2>/dev/null
 	[ -n "$lem_pid" ] && kill "$lem_pid" 2>/dev/null && wait "$lem_pid" 2>/dev/null
 	for p in "${servers[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${servers[@]}"; do wait "$p" 2>/dev/null; done
 	for n in "$ns_c" "$ns_m" "$ns_s"; do ip netns del "$n" 2>/dev/null; done
 }
-# TERM stops the run after the command in the foreground (a measurement
-# of up to a minute; see tcp_bulk). INT to the whole process group
-# (Ctrl-C) is not handled yet: bash runs no trap when the foreground
-# sst-perf handles the INT itself and exits.
+# INT (Ctrl-C, to the whole process group) and TERM stop the run at once:
+# the commands in the namespaces run in the background and the script
+# waits for them (in_c, in_s), because a signal interrupts `wait`, where
+# bash ran no trap at all when a foreground sst-perf or iperf3 handled the
+# INT itself and exited (the script went on without its emulator and
+# servers). The handler stops the command waited for.
 # The trap runs inside the interrupted function, under its redirections
 # (a run's stderr file): the message goes to the script's own stderr.
 exec {stderr_fd}>&2
+waiting_for=
 on_signal() {
 	trap - INT TERM
 	printf '[%(%H:%M:%S)T] interrupted\n' -1 >&"$stderr_fd"
+	[ -n "$waiting_for" ] && kill "$waiting_for" 2>/dev/null
 	exit 130
 }
 trap cleanup EXIT
 trap on_signal INT TERM
 
-# For commands in the foreground: a background job started through these
-# functions would be a subshell, whose pid ($!) is not the command's (so
-# that killing it would leave the command running); those are started with
-# ip netns exec directly, which execs the command in place.
-in_c() { ip netns exec "$ns_c" "$@"; }
-in_s() { ip netns exec "$ns_s" "$@"; }
+# For commands the script waits for (see on_signal): the command runs in
+# the background, where it is ip netns exec's own process (which execs it
+# in place), so that the handler stops the command itself; the caller's
+# redirections apply. A background job started through these functions
+# (in_c ... &) would be a subshell, whose pid is not the command's: those
+# are started with ip netns exec directly.
+in_ns() { # NAMESPACE COMMAND...
+	local rc
+	ip netns exec "$@" &
+	waiting_for=$!
+	wait "$waiting_for"
+	rc=$?
+	waiting_for=
+	return $rc
+}
+in_c() { in_ns "$ns_c" "$@"; }
+in_s() { in_ns "$ns_s" "$@"; }
 
 setup_net() {
 	local d
