@@ -20,7 +20,12 @@ its queue or its random loss. Per flow (SST: UDP to port 4433; TCP: to
 - the queue's occupancy each packet found, reconstructed from the two
   captures (a packet delivered at time t left the queue at t minus the
   one-way delay), and the phase of its arrival after the last departure,
-  in service times of a full-sized packet.
+  in service times of a full-sized packet;
+- for its lost packets, whose packet the queue took last before each, if
+  it came after the last departure (the place that departure freed went
+  to that flow's packet: its own, the first of its pair, or the other
+  flow's), and how often each flow's packet took a departure's place
+  first.
 
 Only Python's standard library: the captures are read as pcap (dumpcap -P).
 
@@ -120,6 +125,16 @@ def main():
     for k, v in flows.items():
         if k[0] not in chosen or len(v) > len(flows[chosen[k[0]]]):
             chosen[k[0]] = k
+    # Admitted data packets of the two flows, in arrival order, with the
+    # first arrival after each departure.
+    admitted = sorted((p["t"], flow_of(p)[0]) for k in chosen.values() for p in flows[k]
+                      if not p["lost"])
+    adm_t = [t for t, _ in admitted]
+    first_after = collections.Counter()
+    for d in departures:
+        i = bisect.bisect_right(adm_t, d)
+        if i < len(admitted):
+            first_after[admitted[i][1]] += 1
     for kind in ("sst", "tcp"):
         if kind not in chosen:
             continue
@@ -171,6 +186,18 @@ def main():
                 phase[min(int((p["t"] - departures[i]) / svc * 5), 5)] += 1
         print("  arrived with the queue within 2 packets of full: %.1f %%" % (
             100.0 * occ[True] / len(pk)))
+        taker = collections.Counter()
+        for p in lost:
+            i = bisect.bisect_left(adm_t, p["t"]) - 1
+            j = bisect.bisect_right(departures, p["t"]) - 1
+            if i < 0 or j < 0 or adm_t[i] <= departures[j]:
+                taker["nobody since the last departure"] += 1
+            else:
+                taker["sst" if admitted[i][1] == "sst" else "tcp"] += 1
+        print("  its losses, by whose packet the queue took last, after the last departure: "
+              + ", ".join("%s %d" % (k, v) for k, v in sorted(taker.items())))
+        print("  departures whose freed place its packet took first: %d of %d" % (
+            first_after[kind], len(departures)))
         print("  arrival phase after the last departure (service times): " + " ".join(
             "%.1f-%s %.0f %%" % (b / 5, "%.1f" % ((b + 1) / 5) if b < 5 else "",
                                  100.0 * phase[b] / len(pk)) for b in range(6)))
