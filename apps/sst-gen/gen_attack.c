@@ -6,11 +6,11 @@
  * the header takes (AckCt 15: 16 numbers), whether those packets arrived
  * or not; where that would leave numbers since the previous word
  * unclaimed (more than 16 came at once), the word claims the next 16 of
- * them instead, so that every number is claimed in turn. An honest receiver never acknowledges a number it did not get;
- * a sender that skips unpredictable numbers (docs/channel.md "The
- * optimistic-ack defence") catches such a peer at its first skip and
- * fails the channel; one that does not is made to believe every packet
- * arrived. A jump past what the target sent acknowledges the future: the
+ * them instead, so that every number is claimed in turn. An honest
+ * receiver never acknowledges a number it did not get; a sender that
+ * skips unpredictable numbers (docs/channel.md "The optimistic-ack
+ * defence") catches such a peer at its first skip and fails the channel;
+ * one that does not is made to believe every packet arrived. A jump past what the target sent acknowledges the future: the
  * target drops those packets.
  *
  * In checksum mode this is done by a link driver ("gen_attack") wrapped

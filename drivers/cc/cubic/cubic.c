@@ -32,9 +32,11 @@
  * and congestion avoidance starts there, before the queue overflows. Once
  * per flow, and again after a timeout. Not HyStart++ (RFC 9406): its
  * conservative slow start would grow on for five rounds, where the kernel
- * TCP we share bottlenecks with stops (docs/congestion-control.md). A congestion event is
- * detected as in NewReno (RFC 6582 on packet sequence numbers): only a
- * loss above the recovery point reduces the window, and it reduces it once:
+ * TCP we share bottlenecks with stops (docs/congestion-control.md).
+ *
+ * A congestion event is detected as in NewReno (RFC 6582 on packet
+ * sequence numbers): only a loss above the recovery point reduces the
+ * window, and it reduces it once:
  * ssthresh = cwnd = max(beta * cwnd, 2 MSS) (section 4.6; we use cwnd
  * rather than the flight size, which section 4.6 allows), with W_max
  * lowered to (1 + beta) / 2 * cwnd when the loss happens below the previous
