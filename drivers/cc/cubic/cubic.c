@@ -11,7 +11,9 @@
  * avoidance stage began, taken from the events' "now" (the controller never
  * reads a clock). Each ack in congestion avoidance moves cwnd towards
  * target = W_cubic(t + RTT), clamped to [cwnd, 1.5 cwnd], by
- * (target - cwnd) * acked / cwnd (sections 4.4, 4.5), unless the
+ * (target - cwnd) * acked / cwnd (sections 4.4, 4.5), RTT being the
+ * path's minimum, as Linux takes it, not the smoothed RTT, which carries
+ * the queue the window builds (docs/congestion-control.md), unless the
  * Reno-friendly estimate W_est, which grows by alpha_cubic =
  * 3 (1 - beta) / (1 + beta) = 9/17 MSS per window acked (1 MSS once W_est
  * reaches the window before the last reduction), is above W_cubic(t), in
@@ -248,9 +250,12 @@ cubic_grow_window(struct sst_cc *cc, struct cubic *cb, uint64_t target, uint64_t
 static void
 cubic_avoid(struct sst_cc *cc, struct cubic *cb, const struct sst_cc_ack_event *ev, uint64_t acked)
 {
-	sst_time_t rtt = ev->srtt != 0	       ? ev->srtt
+	/* The path's RTT, not the smoothed one, which carries the queue the
+	 * window itself builds: with it the target ran a queue's delay ahead
+	 * of the curve (Linux's bictcp_update() adds delay_min). */
+	sst_time_t rtt = ev->min_rtt != 0      ? ev->min_rtt
 			 : ev->rtt_sample != 0 ? ev->rtt_sample
-					       : ev->min_rtt;
+					       : ev->srtt;
 	sst_time_t t;
 	uint64_t w_t, target, cap;
 

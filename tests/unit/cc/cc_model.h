@@ -45,6 +45,7 @@ struct model {
 	uint64_t flight;   /* bytes */
 	bool app_limited;  /* mark the acks of the next rounds application-limited */
 	uint64_t rate;	   /* bottleneck bytes per second for RTT samples (0: none) */
+	sst_time_t srtt;   /* the smoothed RTT the acks report (0: rtt) */
 	/* Packets in flight that will be acked, in sequence order. */
 	struct model_pkt q[MODEL_QUEUE];
 	uint32_t head, tail;
@@ -217,7 +218,7 @@ model_round(struct model *m)
 			.acked_packets = 1,
 			.bytes_in_flight = m->flight,
 			.rtt_sample = m->rtt + pkt.qdelay,
-			.srtt = m->rtt,
+			.srtt = m->srtt != 0 ? m->srtt : m->rtt,
 			.min_rtt = m->rtt,
 			.app_limited = m->app_limited,
 		};
@@ -332,7 +333,7 @@ model_check_restart_after_idle(const char *name, uint32_t mss)
 			.acked_packets = 1,
 			.bytes_in_flight = m->flight -= mss,
 			.rtt_sample = m->rtt,
-			.srtt = m->rtt,
+			.srtt = m->srtt != 0 ? m->srtt : m->rtt,
 			.min_rtt = m->rtt,
 			.app_limited = true,
 		};
