@@ -377,6 +377,16 @@ test_rto_before_first_sample(void)
 	model_check_rto_before_first_sample("cubic", MSS);
 }
 
+/* A fresh flow on a 50 ms path whose bottleneck takes @p rate bytes/s (0:
+ * no queue shows in the samples), its initial window sent. */
+static void
+start_on_path(uint64_t rate)
+{
+	model_init(&m, "cubic", MSS, 50 * MS);
+	m.rate = rate;
+	model_start(&m);
+}
+
 /* Slow start from the initial window until it ends; @return the rounds. */
 static unsigned int
 slow_start_rounds(unsigned int limit)
@@ -406,9 +416,7 @@ test_hystart_delay_exit(void)
 {
 	uint64_t exit_cwnd;
 
-	model_init(&m, "cubic", MSS, 50 * MS);
-	m.rate = 187500;
-	model_start(&m);
+	start_on_path(187500);
 	CU_ASSERT_TRUE(slow_start_rounds(20) < 20);
 	exit_cwnd = m.cc.ssthresh;
 	printf("  slow start ended at %.1f packets\n", (double)exit_cwnd / MSS);
@@ -420,8 +428,7 @@ test_hystart_delay_exit(void)
 	model_round(&m);
 	CU_ASSERT_TRUE(m.cc.cwnd < exit_cwnd + exit_cwnd / 4);
 
-	model_init(&m, "cubic", MSS, 50 * MS);
-	model_start(&m);
+	start_on_path(0);
 	slow_start_rounds(6);
 	CU_ASSERT_TRUE(m.cc.cwnd >= 256 * MSS);
 	CU_ASSERT_TRUE(m.cc.cwnd < m.cc.ssthresh);
@@ -435,9 +442,7 @@ test_hystart_delay_exit(void)
 static void
 test_hystart_low_window(void)
 {
-	model_init(&m, "cubic", MSS, 50 * MS);
-	m.rate = 20000;
-	model_start(&m);
+	start_on_path(20000);
 	CU_ASSERT_TRUE(slow_start_rounds(20) < 20);
 	CU_ASSERT_EQUAL(m.losses, 0);
 	/* 16 packets, then a round's 8 samples before the first test. */
@@ -453,9 +458,7 @@ test_hystart_low_window(void)
 static void
 test_hystart_after_rto(void)
 {
-	model_init(&m, "cubic", MSS, 50 * MS);
-	m.rate = 187500;
-	model_start(&m);
+	start_on_path(187500);
 	CU_ASSERT_FATAL(slow_start_rounds(20) < 20);
 	model_rto(&m);
 	CU_ASSERT_EQUAL(m.cc.cwnd, MSS);
