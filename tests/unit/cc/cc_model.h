@@ -73,6 +73,13 @@ model_note_cwnd(struct model *m)
 }
 
 /* What a packet leaving now waits behind at the bottleneck. */
+/* The smoothed RTT the acks report. */
+static inline sst_time_t
+model_srtt(const struct model *m)
+{
+	return m->srtt != 0 ? m->srtt : m->rtt;
+}
+
 static inline sst_time_t
 model_qdelay(const struct model *m)
 {
@@ -218,7 +225,7 @@ model_round(struct model *m)
 			.acked_packets = 1,
 			.bytes_in_flight = m->flight,
 			.rtt_sample = m->rtt + pkt.qdelay,
-			.srtt = m->srtt != 0 ? m->srtt : m->rtt,
+			.srtt = model_srtt(m),
 			.min_rtt = m->rtt,
 			.app_limited = m->app_limited,
 		};
@@ -333,7 +340,7 @@ model_check_restart_after_idle(const char *name, uint32_t mss)
 			.acked_packets = 1,
 			.bytes_in_flight = m->flight -= mss,
 			.rtt_sample = m->rtt,
-			.srtt = m->srtt != 0 ? m->srtt : m->rtt,
+			.srtt = model_srtt(m),
 			.min_rtt = m->rtt,
 			.app_limited = true,
 		};

@@ -468,6 +468,17 @@ test_hystart_after_rto(void)
 	CU_ASSERT_TRUE(m.cc.ssthresh >= 16 * MSS && m.cc.ssthresh <= 48 * MSS);
 }
 
+/* The window @p t seconds after the loss, beside the empty path's and the curve. */
+static void
+report_min_rtt_point(double t, uint64_t empty_path_cwnd)
+{
+	double k = k_of(1000.0 * MSS, 700.0 * MSS);
+
+	printf("\n  %.1f s after the loss: cwnd %.1f MSS, on the empty path %.1f", t,
+		(double)m.cc.cwnd / MSS, (double)empty_path_cwnd / MSS);
+	printf(", W_cubic(t + min RTT) %.1f", w_cubic(1000.0 * MSS, k, t + 0.1) / MSS);
+}
+
 /*
  * A standing queue inflates the smoothed RTT, not the path: the target an
  * ack grows the window towards is W_cubic(t + min RTT), as Linux's
@@ -481,7 +492,6 @@ static void
 test_target_from_min_rtt(void)
 {
 	uint64_t path_only[30];
-	double k;
 
 	for (int run = 0; run < 2; run++) {
 		start_at(100 * MS, 1000 * MSS);
@@ -499,13 +509,8 @@ test_target_from_min_rtt(void)
 				path_only[r] = m.cc.cwnd;
 				continue;
 			}
-			k = k_of(1000.0 * MSS, 700.0 * MSS);
 			if (r == 10 || r == 29)
-				printf("\n  %.1f s after the loss: cwnd %.1f MSS (%.1f on the "
-				       "empty "
-				       "path), W_cubic(t + min RTT) %.1f",
-					t, (double)m.cc.cwnd / MSS, (double)path_only[r] / MSS,
-					w_cubic(1000.0 * MSS, k, t + 0.1) / MSS);
+				report_min_rtt_point(t, path_only[r]);
 			CU_ASSERT_EQUAL(m.cc.cwnd, path_only[r]);
 		}
 	}
