@@ -53,6 +53,7 @@ struct perf_stp {
 	void *inner_ctx;
 	struct tool_host *h;
 	struct stp_slot slot[STP_SLOTS];
+	unsigned int open; /* slots in use: the poll's expiry scan skips none */
 	const struct sst_stream_peer *asked[STP_PEERS];
 	unsigned int nasked;
 	struct stp_slot *applying; /* the responder whose hooks run */
@@ -153,7 +154,10 @@ slot_new(struct perf_stp *ps)
 			continue;
 		memset(x, 0, sizeof(*x));
 		x->st = aligned_alloc(64, (sst_stp_size() + 63) & ~(size_t)63);
-		return x->st != NULL ? x : NULL;
+		if (x->st == NULL)
+			return NULL;
+		ps->open++;
+		return x;
 	}
 	return NULL;
 }
@@ -186,8 +190,9 @@ report(struct perf_stp *ps, const struct stp_slot *x)
 }
 
 static void
-slot_free(struct stp_slot *x)
+slot_free(struct perf_stp *ps, struct stp_slot *x)
 {
+	ps->open--;
 	free(x->st);
 	memset(x, 0, sizeof(*x));
 }
@@ -228,14 +233,14 @@ finish(struct perf_stp *ps, struct stp_slot *x, sst_time_t now)
 	if (!sst_stp_done(x->st) && !x->ended)
 		return;
 	report(ps, x);
-	slot_free(x);
+	slot_free(ps, x);
 	sst_stream_close(s, now);
 }
 
 /* --stp-mute: what the peer sends is read and dropped, nothing is ever
  * answered, and the stream is let go once the peer gave up on it. */
 static void
-serve_mute(struct stp_slot *x, sst_time_t now)
+serve_mute(struct perf_stp *ps, struct stp_slot *x, sst_time_t now)
 {
 	struct sst_stream_data d[STP_READ_BURST];
 	struct sst_stream *s = x->s;
@@ -246,7 +251,7 @@ serve_mute(struct stp_slot *x, sst_time_t now)
 			rte_pktmbuf_free(d[i].m);
 	if (k != -EPIPE && k != -ECONNRESET && !x->ended)
 		return;
-	slot_free(x);
+	slot_free(ps, x);
 	sst_stream_close(s, now);
 }
 
@@ -257,7 +262,7 @@ serve(struct perf_stp *ps, struct stp_slot *x, sst_time_t now)
 	int k;
 
 	if (x->mute) {
-		serve_mute(x, now);
+		serve_mute(ps, x, now);
 		return;
 	}
 	x->in_read = true;
@@ -299,7 +304,7 @@ ask(struct perf_stp *ps, struct sst_stream_peer *peer, sst_time_t now)
 		return;
 	x->s = sst_stream_connect(peer, SST_STP_SERVICE, SST_STP_PROTOCOL, now);
 	if (x->s == NULL) {
-		slot_free(x);
+		slot_free(ps, x);
 		return;
 	}
 	x->asker = true;
@@ -406,7 +411,7 @@ op_closed(void *ctx, struct sst_stream *s, enum sst_stream_end why, sst_time_t n
 	}
 	x->ended = true;
 	if (x->mute && !ps->closing)
-		serve_mute(x, now);
+		serve_mute(ps, x, now);
 	else if (!x->in_read && !ps->closing)
 		finish(ps, x, now);
 }
@@ -454,7 +459,7 @@ expire(struct perf_stp *ps, sst_time_t now)
 		x->in_read = true; /* a closed() from the reset must not finish it */
 		sst_stream_reset(s, now);
 		report(ps, x);
-		slot_free(x);
+		slot_free(ps, x);
 		sst_stream_close(s, now);
 	}
 }
@@ -464,7 +469,7 @@ op_app_poll(void *ctx, struct sst_worker *w, sst_time_t now)
 {
 	struct perf_stp *ps = ctx;
 
-	if (!ps->closing)
+	if (!ps->closing && ps->open > 0)
 		expire(ps, now);
 	if (ps->inner_worker->app_poll != NULL)
 		ps->inner_worker->app_poll(ps->inner_ctx, w, now);
