@@ -253,8 +253,9 @@ receive_burst(struct sst_channel *ch, struct rte_mbuf **pkts, uint16_t n, sst_ti
 	if (opened < count)
 		check_integrity_limit(ch, now);
 	/* Opening a burst of full packets streams more bytes through the
-	 * cache than it holds: the next packet's mbuf and headers come back
-	 * while this one is taken in (each first touch stalled accept()). */
+	 * cache than it holds, and accept()'s first touch of each packet
+	 * stalled: the mbuf two packets ahead and the headers one ahead come
+	 * back while this one is taken in (docs/performance.md, "Session 23"). */
 	for (uint16_t i = 0; i < RTE_MIN(opened, 2); i++)
 		rte_prefetch0(cand[i]);
 	for (uint16_t i = 0; i < opened; i++) {
