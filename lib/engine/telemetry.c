@@ -173,7 +173,7 @@ static uint32_t
 worker_rows(struct sst_worker *w, struct sst_tel_u64 *out)
 {
 	const struct sst_worker_stats *ws = sst_worker_stats(w);
-	const struct sst_link_stats *ls = sst_link_stats(w->p.link);
+	const struct sst_link_stats *ls = sst_link_stats(w->link);
 	const struct sst_stream_host_stats *ss = sst_stream_host_stats(w->sh);
 	const struct sst_tel_u64 own[] = {
 		{"rx_packets", ws->rx_packets},

@@ -162,6 +162,11 @@ sst_worker_create(const struct sst_worker_params *p)
 		return NULL;
 	}
 	w->p = *p;
+	w->link = p->link;
+	if (p->ops != NULL && p->ops->app_poll != NULL) {
+		w->app_poll = p->ops->app_poll;
+		w->app_poll_ctx = p->ctx;
+	}
 	if (w->p.idle_timeout == 0)
 		w->p.idle_timeout = 60 * SST_NSEC_PER_SEC;
 	if (w->p.dead_peer_timeout == 0)
@@ -480,8 +485,8 @@ sst_worker_poll(struct sst_worker *w, sst_time_t now)
 	if (sst_nego_next_expiry(w->nego) <= now)
 		sst_nego_handle_expiry(w->nego, now);
 	worker_io_expiry(w, now);
-	if (w->p.ops != NULL && w->p.ops->app_poll != NULL)
-		w->p.ops->app_poll(w->p.ctx, w, now);
+	if (w->app_poll != NULL)
+		w->app_poll(w->app_poll_ctx, w, now);
 	/* By index: a callback may add channels (they are appended). */
 	/* The stream host's timer once, not through every channel's. */
 	if (sst_stream_host_next_expiry(w->sh) <= now)
@@ -576,7 +581,7 @@ sst_worker_wait_fd(const struct sst_worker *w)
 {
 	if (w->p.shard_count > 1)
 		return -ENOTSUP;
-	return sst_link_wait_fd(w->p.link);
+	return sst_link_wait_fd(w->link);
 }
 
 struct sst_stream_host *
@@ -614,5 +619,5 @@ sst_worker_nego_stats(const struct sst_worker *w)
 const struct sst_link_stats *
 sst_worker_link_stats(const struct sst_worker *w)
 {
-	return sst_link_stats(w->p.link);
+	return sst_link_stats(w->link);
 }

@@ -178,10 +178,39 @@ struct worker_chan {
 };
 
 struct sst_worker {
-	struct sst_worker_params p;
-	struct sst_shard_map shard; /**< who owns which peer (p.shard_map, copied) */
+	/* What every pass reads, one that receives nothing too, in its first
+	 * lines: when one thread polls several workers, the busy one's work
+	 * between two polls of an idle one evicts them, and each line is a
+	 * cache miss of the idle poll (docs/performance.md, "Session 23"). */
+	struct sst_link *link;	/**< p.link */
+	struct rte_ring *inbox; /**< p.inboxes[p.shard_index]; NULL unless sharded */
 	struct sst_nego_host *nego;
 	struct sst_stream_host *sh;
+	struct sst_net *net; /**< frame links: the network layer; else NULL */
+	/** p.ops->app_poll (NULL without) and its p.ctx. */
+	void (*app_poll)(void *ctx, struct sst_worker *w, sst_time_t now);
+	void *app_poll_ctx;
+	/* Both hold at most every channel: sized with chans, so that adding
+	 * to them never allocates (worker_chan_add()). */
+	struct worker_chan **active; /**< channels to visit in this pass */
+	struct worker_chan **heap;   /**< by wake_at, earliest first */
+	uint32_t nactive;
+	uint32_t nheap;
+	uint32_t nchans;
+	uint32_t sweep_cursor; /**< the channel the pass visits in turn last */
+	/** The time of the pass (or sst_worker_connect()) in progress, for
+	 * negotiation's callbacks that carry none (chan_free). */
+	sst_time_t now;
+	sst_time_t next_sum; /**< when stats.channels is refreshed next */
+	/* Refusals logged once per REFUSALS_LOG_INTERVAL (worker_refusals_log()):
+	 * when the next may be written (their totals: refusals_logged). */
+	sst_time_t refusals_log_at;
+	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
+	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
+	uint16_t rx_n; /**< this poll's datagrams for this worker (rx_pkts, rx_from) */
+
+	struct sst_worker_params p;
+	struct sst_shard_map shard;	      /**< who owns which peer (p.shard_map, copied) */
 	const struct sst_stream_ops *app_ops; /**< the application's stream callbacks */
 	void *app_ctx;
 	struct sst_stream_ops stream_ops; /**< ours, forwarding to the application's */
@@ -213,39 +242,21 @@ struct sst_worker {
 	 * peer it names lives there, worker_move.c); -1: none. */
 	int nego_handoff;
 	struct worker_chan **chans; /**< every channel, densely, for the poll */
-	uint32_t nchans, chans_cap;
-	uint32_t sweep_cursor; /**< the channel the pass visits in turn last */
-	/* Both hold at most every channel: sized with chans, so that adding
-	 * to them never allocates (worker_chan_add()). */
-	struct worker_chan **active; /**< channels to visit in this pass */
-	uint32_t nactive;
-	struct worker_chan **heap; /**< by wake_at, earliest first */
-	uint32_t nheap;
+	uint32_t chans_cap;
 	uint32_t npeers;
 	uint32_t npeers_leaving; /**< evicted: gone at the end of this pass */
 	uint32_t evict_cursor;	 /**< the channel worker_peer_evict_idle() looked at last */
 	/** sst_worker_close_idle() was called: a graceful stop, in which a
 	 * channel is closed as soon as no stream uses it (idle_check()). */
 	bool closing;
-	TAILQ_HEAD(, worker_ep) lingering; /**< in linger_until order */
-	TAILQ_HEAD(, worker_peer) orphans; /**< peers without a channel */
 	struct sst_worker_stats stats;
-	/** The time of the pass (or sst_worker_connect()) in progress, for
-	 * negotiation's callbacks that carry none (chan_free). */
-	sst_time_t now;
 	int id;				/**< index in the telemetry table, or a negative errno */
-	struct sst_net *net;		/**< frame links: the network layer; else NULL */
 	struct sst_net_endpoint local;	/**< our address family and UDP port */
 	uint8_t steer_bits;		/**< of negotiation's steering tags (sharded) */
 	struct sst_channel_stats ended; /**< channel counters of the channels that ended */
-	sst_time_t next_sum;		/**< when stats.channels is refreshed next */
-	uint32_t sum_ticks;		/**< 100 ms ticks since that refresh */
-	/* Refusals logged once per REFUSALS_LOG_INTERVAL (worker_refusals_log()):
-	 * their totals at the last line, and when the next may be written. */
-	uint64_t refusals_logged[10];
-	sst_time_t refusals_log_at;
+	uint32_t sum_ticks;		/**< 100 ms ticks since stats.channels was refreshed */
+	uint64_t refusals_logged[10];	/**< the refusals' totals at the last log line */
 	/* This poll's datagrams for this worker: handed over, then received. */
-	uint16_t rx_n;
 	struct rte_mbuf *rx_pkts[2 * SST_MAX_BURST];
 	struct sst_net_endpoint rx_from[2 * SST_MAX_BURST];
 	/* Where its channels' events go (sst_worker_set_event_log()); NULL: nowhere. */

@@ -92,7 +92,7 @@ net_transmit(void *ctx, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
 	RTE_SET_USED(now);
 	if (w->p.capture != NULL)
 		sst_capture_frames(w->p.capture, pkts, n, SST_CAPTURE_OUT);
-	sst_link_tx_burst(w->p.link, pkts, NULL, n);
+	sst_link_tx_burst(w->link, pkts, NULL, n);
 }
 
 static void
@@ -147,14 +147,15 @@ worker_io_init(struct sst_worker *w)
 				w->p.shard_count, w->p.shard_index);
 			return -EINVAL;
 		}
+		w->inbox = w->p.inboxes[w->p.shard_index];
 		handoff_offset = rte_mbuf_dynfield_register(&ep_field);
 		if (handoff_offset < 0)
 			return -rte_errno;
 	}
 	if (w->p.mtu == 0)
 		w->p.mtu = 1232;
-	if (sst_link_kind(w->p.link) == SST_LINK_DATAGRAMS)
-		return sst_link_local(w->p.link, &w->local);
+	if (sst_link_kind(w->link) == SST_LINK_DATAGRAMS)
+		return sst_link_local(w->link, &w->local);
 	struct sst_net_params np = w->p.net;
 
 	np.size = sizeof(np);
@@ -224,7 +225,7 @@ worker_send(struct sst_worker *w, struct rte_mbuf **pkts, const struct sst_net_e
 		if (w->p.capture != NULL)
 			sst_capture_datagrams(
 				w->p.capture, pkts, to, n, SST_CAPTURE_OUT, &w->local);
-		sst_link_tx_burst(w->p.link, pkts, to, n);
+		sst_link_tx_burst(w->link, pkts, to, n);
 		return;
 	}
 	if (w->p.local_ports != 0) {
@@ -426,8 +427,9 @@ take_inbox(struct sst_worker *w, sst_time_t now)
 	struct rte_mbuf *pkts[SST_MAX_BURST];
 	uint16_t n, frames = 0;
 
-	n = (uint16_t)rte_ring_sc_dequeue_burst(
-		w->p.inboxes[w->p.shard_index], (void **)pkts, SST_MAX_BURST, NULL);
+	n = (uint16_t)rte_ring_sc_dequeue_burst(w->inbox, (void **)pkts, SST_MAX_BURST, NULL);
+	if (n == 0)
+		return;
 	w->stats.handoff_in += n;
 	for (uint16_t i = 0; i < n; i++) {
 		const struct handoff_info *h = handoff_info(pkts[i]);
@@ -477,14 +479,13 @@ worker_rx(struct sst_worker *w, sst_time_t now)
 
 	w->rx_n = 0;
 	/* Handed-over packets first: they are already late by one hop. */
-	if (w->p.shard_count > 1)
+	if (w->inbox != NULL)
 		take_inbox(w, now);
 	base = w->rx_n;
 	if (w->net == NULL) {
 		/* Datagrams: straight into rx_pkts, which has room for a
 		 * burst after the inbox's. */
-		n = sst_link_rx_burst(
-			w->p.link, &w->rx_pkts[base], &w->rx_from[base], SST_MAX_BURST);
+		n = sst_link_rx_burst(w->link, &w->rx_pkts[base], &w->rx_from[base], SST_MAX_BURST);
 		if (n > 0 && w->p.capture != NULL)
 			sst_capture_datagrams(w->p.capture, &w->rx_pkts[base], &w->rx_from[base], n,
 				SST_CAPTURE_IN, &w->local);
@@ -492,7 +493,7 @@ worker_rx(struct sst_worker *w, sst_time_t now)
 		keep_or_handoff(w, base);
 		return w->rx_n;
 	}
-	n = sst_link_rx_burst(w->p.link, pkts, from, SST_MAX_BURST);
+	n = sst_link_rx_burst(w->link, pkts, from, SST_MAX_BURST);
 	if (n == 0)
 		return w->rx_n;
 	if (w->p.capture != NULL)
