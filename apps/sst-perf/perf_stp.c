@@ -53,7 +53,7 @@ struct perf_stp {
 	void *inner_ctx;
 	struct tool_host *h;
 	struct stp_slot slot[STP_SLOTS];
-	unsigned int open; /* slots in use: the poll's expiry scan skips none */
+	unsigned int open; /* slots in use; with none, the poll skips expire() */
 	const struct sst_stream_peer *asked[STP_PEERS];
 	unsigned int nasked;
 	struct stp_slot *applying; /* the responder whose hooks run */

@@ -193,8 +193,8 @@ worker_io_fini(struct sst_worker *w)
 
 	sst_net_destroy(w->net);
 	w->net = NULL;
-	if (w->p.shard_count > 1)
-		while (rte_ring_sc_dequeue(w->p.inboxes[w->p.shard_index], (void **)&m) == 0)
+	if (w->inbox != NULL)
+		while (rte_ring_sc_dequeue(w->inbox, (void **)&m) == 0)
 			rte_pktmbuf_free(m);
 }
 

@@ -72,7 +72,6 @@ model_note_cwnd(struct model *m)
 		m->min_cwnd = m->cc.cwnd;
 }
 
-/* What a packet leaving now waits behind at the bottleneck. */
 /* The smoothed RTT the acks report. */
 static inline sst_time_t
 model_srtt(const struct model *m)
@@ -80,6 +79,7 @@ model_srtt(const struct model *m)
 	return m->srtt != 0 ? m->srtt : m->rtt;
 }
 
+/* What a packet leaving now waits behind at the bottleneck. */
 static inline sst_time_t
 model_qdelay(const struct model *m)
 {
