@@ -778,14 +778,18 @@ tool_net_poll(struct tool_net *n, bool may_sleep)
 	 * link read tool_now() too. */
 	n->pass_now = now;
 	for (int i = 0; i < n->n; i++)
-		for (uint16_t k = 0; k < n->h[i]->workers; k++) {
+		for (uint16_t k = 0; k < n->h[i]->workers; k++)
 			/* With the engine's housekeeping: it grows the pools. */
 			sst_engine_poll_at(n->h[i]->e, k, now);
-			rx += sst_worker_stats(sst_engine_worker(n->h[i]->e, k))->rx_packets;
-		}
 	n->pass_now = 0;
 	if (!may_sleep)
 		return;
+	/* Only a pass that may sleep asks what arrived: the counters are a
+	 * cache line of each worker that a spinning pass would read for
+	 * nothing (issue 17: an idle worker's pass is its cache misses). */
+	for (int i = 0; i < n->n; i++)
+		for (uint16_t k = 0; k < n->h[i]->workers; k++)
+			rx += sst_worker_stats(sst_engine_worker(n->h[i]->e, k))->rx_packets;
 	if (rx != n->last_rx) {
 		n->last_rx = rx;
 		n->busy_at = now;

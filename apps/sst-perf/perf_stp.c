@@ -138,6 +138,10 @@ hook_apply(void *ctx, const struct sst_cc_ops *ops, sst_time_t now)
 static struct stp_slot *
 slot_of(struct perf_stp *ps, const struct sst_stream *s)
 {
+	/* Called on every event of every stream the wrapped tool has: with
+	 * no exchange open, it is no STP stream's. */
+	if (ps->open == 0)
+		return NULL;
 	for (int i = 0; i < STP_SLOTS; i++)
 		if (ps->slot[i].s != NULL && ps->slot[i].s == s)
 			return &ps->slot[i];

@@ -14,6 +14,7 @@
  * words straddling segments and the terminator stay here, shared by all.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cpuflags.h>
@@ -111,7 +112,24 @@ chk32_words(struct chk32_state *s, const uint8_t *p, size_t nwords, chk32_kernel
 		a = s->a;
 		b = s->b;
 		i += chk32_kernel_scalar(&a, &b, p + 2 * i, run - i);
-		for (p += 2 * i; i < run; i++, p += 2) {
+		p += 2 * i;
+		/* The remainder (under 16 words: all of a small packet's
+		 * header segment, the end of every segment), four words from
+		 * one load: b grows by 4a and the four running totals of the
+		 * words, in half the instructions of a word at a time. */
+		for (; i + 4 <= run; i += 4, p += 8) {
+			uint64_t x, r1, r2, r3, r4;
+
+			memcpy(&x, p, sizeof(x));
+			x = rte_be_to_cpu_64(x);
+			r1 = x >> 48;
+			r2 = r1 + (x >> 32 & 0xffff);
+			r3 = r2 + (x >> 16 & 0xffff);
+			r4 = r3 + (x & 0xffff);
+			b += 4 * a + r1 + r2 + r3 + r4;
+			a += r4;
+		}
+		for (; i < run; i++, p += 2) {
 			a += (uint32_t)p[0] << 8 | p[1];
 			b += a;
 		}

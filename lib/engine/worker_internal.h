@@ -44,6 +44,9 @@ struct worker_ep {
 	TAILQ_ENTRY(worker_ep) linger_link;
 };
 
+/* Link bursts a pass takes when each comes full (worker_rx()). */
+enum { WORKER_RX_BURSTS = 2 };
+
 /*
  * A peer's life (worker_life.c):
  *
@@ -256,9 +259,10 @@ struct sst_worker {
 	struct sst_channel_stats ended; /**< channel counters of the channels that ended */
 	uint32_t sum_ticks;		/**< 100 ms ticks since stats.channels was refreshed */
 	uint64_t refusals_logged[10];	/**< the refusals' totals at the last log line */
-	/* This poll's datagrams for this worker: handed over, then received. */
-	struct rte_mbuf *rx_pkts[2 * SST_MAX_BURST];
-	struct sst_net_endpoint rx_from[2 * SST_MAX_BURST];
+	/* This poll's datagrams for this worker: handed over (a burst), then
+	 * received (WORKER_RX_BURSTS bursts). */
+	struct rte_mbuf *rx_pkts[(1 + WORKER_RX_BURSTS) * SST_MAX_BURST];
+	struct sst_net_endpoint rx_from[(1 + WORKER_RX_BURSTS) * SST_MAX_BURST];
 	/* Where its channels' events go (sst_worker_set_event_log()); NULL: nowhere. */
 	struct sst_event_log *event_log;
 	/** Events of untrusted controllers (STP) on its thread while it polls

@@ -515,7 +515,7 @@ static void
 test_many_channels_stalled(void)
 {
 	run_stalled(false, 3 * SST_NSEC_PER_SEC, 0, 1);
-	run_stalled(true, 5 * SST_NSEC_PER_SEC, 100 * SST_NSEC_PER_USEC, 300 * SST_NSEC_PER_MSEC);
+	run_stalled(true, 5 * SST_NSEC_PER_SEC, 40 * SST_NSEC_PER_USEC, 300 * SST_NSEC_PER_MSEC);
 	printf("\n");
 }
 
