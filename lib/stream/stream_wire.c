@@ -5,28 +5,22 @@
 #include "sst_error.h"
 #include "stream_wire.h"
 
-/* Per type: header length and the flag bits it defines (paper Figures 5, 6;
- * prototype notes 2.4). Index 0 and 9-15 are invalid types. */
+/* Per type: the flag bits it defines (paper Figures 5, 6; prototype notes
+ * 2.4); its header length is sst_stream_hdr_len()'s. Index 0 and 9-15 are
+ * invalid types. */
 static const struct {
-	uint8_t hdr_len;
 	uint8_t flags;
 	const char *name;
 } stream_types[16] = {
-	[SST_STREAM_INIT] = {SST_STREAM_HDR_LONG, SST_FLAGS_DATA_ALL, "Init"},
-	[SST_STREAM_REPLY] = {SST_STREAM_HDR_LONG, SST_FLAGS_DATA_ALL, "Reply"},
-	[SST_STREAM_DATA] = {SST_STREAM_HDR_LONG, SST_FLAGS_DATA_ALL, "Data"},
-	[SST_STREAM_DATAGRAM] = {SST_STREAM_HDR_SHORT, SST_FLAGS_DGRAM_ALL, "Datagram"},
-	[SST_STREAM_ACK] = {SST_STREAM_HDR_SHORT, 0, "Ack"},
-	[SST_STREAM_RESET] = {SST_STREAM_HDR_SHORT, SST_FLAGS_RESET_ALL, "Reset"},
-	[SST_STREAM_ATTACH] = {SST_STREAM_HDR_SHORT, SST_FLAGS_ATTACH_ALL, "Attach"},
-	[SST_STREAM_DETACH] = {SST_STREAM_HDR_SHORT, 0, "Detach"},
+	[SST_STREAM_INIT] = {SST_FLAGS_DATA_ALL, "Init"},
+	[SST_STREAM_REPLY] = {SST_FLAGS_DATA_ALL, "Reply"},
+	[SST_STREAM_DATA] = {SST_FLAGS_DATA_ALL, "Data"},
+	[SST_STREAM_DATAGRAM] = {SST_FLAGS_DGRAM_ALL, "Datagram"},
+	[SST_STREAM_ACK] = {0, "Ack"},
+	[SST_STREAM_RESET] = {SST_FLAGS_RESET_ALL, "Reset"},
+	[SST_STREAM_ATTACH] = {SST_FLAGS_ATTACH_ALL, "Attach"},
+	[SST_STREAM_DETACH] = {0, "Detach"},
 };
-
-size_t
-sst_stream_hdr_len(uint8_t type)
-{
-	return type < RTE_DIM(stream_types) ? stream_types[type].hdr_len : 0;
-}
 
 const char *
 sst_stream_type_name(uint8_t type)

@@ -118,8 +118,18 @@ struct sst_stream_hdr {
 	uint32_t tsn;	  /**< Init, Reply: 16 bits; Data: 32 bits */
 };
 
-/** Header length of a stream packet type, or 0 for an unknown type. */
-size_t sst_stream_hdr_len(uint8_t type);
+/** Header length of a stream packet type, or 0 for an unknown type.
+ * Inline: every packet asks it several times (encode, decode, the send
+ * path's sizing), a call each time otherwise. */
+static inline size_t
+sst_stream_hdr_len(uint8_t type)
+{
+	if (type >= SST_STREAM_INIT && type <= SST_STREAM_DATA)
+		return SST_STREAM_HDR_LONG;
+	if (type >= SST_STREAM_DATAGRAM && type <= SST_STREAM_DETACH)
+		return SST_STREAM_HDR_SHORT;
+	return 0;
+}
 
 /** Human-readable name of a stream packet type ("Init", ...), or "?". */
 const char *sst_stream_type_name(uint8_t type);

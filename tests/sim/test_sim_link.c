@@ -756,6 +756,26 @@ test_reordering(void)
 	sst_simlink_destroy(l);
 }
 
+/* A link with every impairment at once. */
+static void
+impaired_params(struct sst_simlink_params *p, uint64_t seed, double corrupt)
+{
+	sst_simlink_params_default(p);
+	p->seed = seed;
+	p->rate_bps = 100000000;
+	p->delay_ns = 2 * MS;
+	p->jitter_ns = 1 * MS;
+	p->queue_pkts = 50;
+	p->loss = 0.05;
+	p->ge_p_good_bad = 0.01;
+	p->ge_p_bad_good = 0.3;
+	p->reorder = 0.02;
+	p->reorder_delay_ns = 500 * US;
+	p->duplicate = 0.02;
+	p->corrupt = corrupt;
+	p->pool = pool;
+}
+
 /* Verdicts and delivery times of a mixed workload, as one digest. */
 static uint64_t
 workload_digest(uint64_t seed, double corrupt, uint8_t *loss_pattern)
@@ -766,20 +786,7 @@ workload_digest(uint64_t seed, double corrupt, uint8_t *loss_pattern)
 	uint64_t h = 1469598103934665603u;
 	uint32_t first;
 
-	sst_simlink_params_default(&p);
-	p.seed = seed;
-	p.rate_bps = 100000000;
-	p.delay_ns = 2 * MS;
-	p.jitter_ns = 1 * MS;
-	p.queue_pkts = 50;
-	p.loss = 0.05;
-	p.ge_p_good_bad = 0.01;
-	p.ge_p_bad_good = 0.3;
-	p.reorder = 0.02;
-	p.reorder_delay_ns = 500 * US;
-	p.duplicate = 0.02;
-	p.corrupt = corrupt;
-	p.pool = pool;
+	impaired_params(&p, seed, corrupt);
 	l = mklink(&p);
 	for (uint32_t i = 0; i < 20000 || sst_simlink_count(l) > 0; i++) {
 		sst_time_t t = (sst_time_t)i * 50 * US;
@@ -876,6 +883,80 @@ test_accounting(void)
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), before);
 }
 
+/* One sequence of bursts offered to two links of the same parameters, to
+ * one a burst at a time (sst_simlink_enqueue_burst()) and to the other a
+ * packet at a time: the same verdicts, counters, and deliveries (which
+ * packet, when), including MTU and capacity drops in the burst path's
+ * fast case (nothing to draw, no rate) and the random impairments. */
+static void
+burst_as_singles(const struct sst_simlink_params *p)
+{
+	struct sst_simlink *a = mklink(p), *b = mklink(p);
+	struct sst_simlink_stats sa, sb;
+	struct rte_mbuf *in_a[40], *in_b[40], *out_a[64], *out_b[64];
+	enum sst_simlink_verdict va[40];
+	uint32_t seq = 0, bad = 0;
+	unsigned int before = rte_mempool_avail_count(pool);
+
+	for (uint32_t round = 0; round < 400 || sst_simlink_count(b) > 0; round++) {
+		sst_time_t t = (sst_time_t)round * 30 * US;
+		uint16_t n = round < 400 ? (uint16_t)(round * 7 % 41) : 0, ka, kb;
+
+		for (uint16_t i = 0; i < n; i++, seq++) {
+			uint32_t len = 64 + seq * 53 % 1400;
+
+			in_a[i] = sim_pkt(pool, len, seq);
+			in_b[i] = sim_pkt(pool, len, seq);
+		}
+		sst_simlink_enqueue_burst(a, in_a, n, t, va);
+		for (uint16_t i = 0; i < n; i++) {
+			enum sst_simlink_verdict vb = sst_simlink_enqueue(b, in_b[i], t);
+
+			bad += va[i] != vb;
+			if (va[i] != SST_SIMLINK_QUEUED)
+				rte_pktmbuf_free(in_a[i]);
+			if (vb != SST_SIMLINK_QUEUED)
+				rte_pktmbuf_free(in_b[i]);
+		}
+		bad += sst_simlink_next_delivery(a) != sst_simlink_next_delivery(b);
+		/* Half a burst a turn: the links hold packets across bursts. */
+		ka = sst_simlink_dequeue(a, t, out_a, 20);
+		kb = sst_simlink_dequeue(b, t, out_b, 20);
+		bad += ka != kb;
+		for (uint16_t i = 0; i < ka && i < kb; i++)
+			bad += sim_pkt_seq(out_a[i]) != sim_pkt_seq(out_b[i]) ||
+			       rte_pktmbuf_pkt_len(out_a[i]) != rte_pktmbuf_pkt_len(out_b[i]);
+		free_all(out_a, ka);
+		free_all(out_b, kb);
+		if (round > 10000)
+			break;
+	}
+	sst_simlink_stats_get(a, &sa);
+	sst_simlink_stats_get(b, &sb);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(memcmp(&sa, &sb, sizeof(sa)), 0);
+	CU_ASSERT(sa.sent > 5000);
+	CU_ASSERT_EQUAL(sst_simlink_count(a), 0);
+	sst_simlink_destroy(a);
+	sst_simlink_destroy(b);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(pool), before);
+}
+
+static void
+test_burst_as_singles(void)
+{
+	struct sst_simlink_params p;
+
+	/* The fast case, with the drops it still makes. */
+	sst_simlink_params_default(&p);
+	p.mtu = 1200;
+	p.capacity = 48;
+	burst_as_singles(&p);
+	/* A rate, and every impairment: packet by packet. */
+	impaired_params(&p, 7, 0.05);
+	burst_as_singles(&p);
+}
+
 static const struct sst_test_case cases[] = {
 	SST_TEST(test_params),
 	SST_TEST(test_perfect_link),
@@ -891,6 +972,7 @@ static const struct sst_test_case cases[] = {
 	SST_TEST(test_reordering),
 	SST_TEST(test_seed_determinism),
 	SST_TEST(test_accounting),
+	SST_TEST(test_burst_as_singles),
 	SST_TEST_END,
 };
 

@@ -401,6 +401,41 @@ sst_simlink_enqueue(struct sst_simlink *l, struct rte_mbuf *m, sst_time_t now)
 	return SST_SIMLINK_QUEUED;
 }
 
+void
+sst_simlink_enqueue_burst(struct sst_simlink *l, struct rte_mbuf **pkts, uint16_t n, sst_time_t now,
+	enum sst_simlink_verdict *verdicts)
+{
+	sst_time_t when;
+
+	/* Anything that makes packets of one burst differ (a draw, the
+	 * serialization of each, a queue of bytes) takes them one by one. */
+	if (!l->in_order || l->p.rate_bps != 0 || l->p.queue_bytes != 0) {
+		for (uint16_t i = 0; i < n; i++)
+			verdicts[i] = sst_simlink_enqueue(l, pkts[i], now);
+		return;
+	}
+	if (now < l->now)
+		now = l->now;
+	l->now = now;
+	/* No rate: nothing is ever queued for the transmitter (txq stays
+	 * empty, so queue_pkts never bites), and each packet leaves at now. */
+	when = n > 0 ? delivery_time(l, now) : now;
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
+
+		l->stats.sent++;
+		l->stats.sent_bytes += len;
+		if (l->p.mtu != 0 && len > l->p.mtu)
+			verdicts[i] = drop(l, SST_SIMLINK_DROP_MTU);
+		else if (l->heap.count == l->heap.capacity)
+			verdicts[i] = drop(l, SST_SIMLINK_DROP_FULL);
+		else {
+			put_in_flight(l, pkts[i], when);
+			verdicts[i] = SST_SIMLINK_QUEUED;
+		}
+	}
+}
+
 sst_time_t
 sst_simlink_next_delivery(const struct sst_simlink *l)
 {

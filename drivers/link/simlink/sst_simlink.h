@@ -273,6 +273,26 @@ enum sst_simlink_verdict sst_simlink_enqueue(
 	struct sst_simlink *link, struct rte_mbuf *m, sst_time_t now);
 
 /**
+ * Offer n packets at @p now: what n calls of sst_simlink_enqueue() in
+ * their order would do, verdict for verdict. On a link with nothing to
+ * draw, no rate and no byte limit (the loopback's default) every packet of
+ * the burst gets the delivery time of the first, worked out once.
+ *
+ * @param link
+ *   The link.
+ * @param pkts
+ *   The packets; ownership as for sst_simlink_enqueue(), packet by packet.
+ * @param n
+ *   How many.
+ * @param now
+ *   Current time in ns, as for sst_simlink_enqueue().
+ * @param verdicts
+ *   Array of n receiving each packet's verdict.
+ */
+void sst_simlink_enqueue_burst(struct sst_simlink *link, struct rte_mbuf **pkts, uint16_t n,
+	sst_time_t now, enum sst_simlink_verdict *verdicts);
+
+/**
  * Time of the next delivery: the earliest time at which sst_simlink_dequeue()
  * returns a packet.
  *

@@ -117,6 +117,36 @@ simpair_rx_burst(void *priv, struct rte_mbuf **pkts, struct sst_net_endpoint *fr
 	return got;
 }
 
+/* At most SST_MAX_BURST packets: the model's verdicts on them, then what
+ * the link counts and frees. */
+static uint16_t
+tx_chunk(struct simpair_link *l, struct rte_mbuf **pkts, uint16_t n, sst_time_t now)
+{
+	enum sst_simlink_verdict v[SST_MAX_BURST];
+	uint32_t len[SST_MAX_BURST];
+	uint16_t sent = 0;
+
+	/* Lengths first: a queued packet is the link's, and may be gone
+	 * (dequeued and freed) by the time a verdict is read. */
+	for (uint16_t i = 0; i < n; i++)
+		len[i] = rte_pktmbuf_pkt_len(pkts[i]);
+	sst_simlink_enqueue_burst(l->pair->dir[l->side], pkts, n, now, v);
+	for (uint16_t i = 0; i < n; i++) {
+		/* A packet the model loses was sent as far as we can tell, as
+		 * on a wire; one its queue refuses is a full queue here. */
+		if (v[i] != SST_SIMLINK_QUEUED)
+			rte_pktmbuf_free(pkts[i]);
+		if (v[i] == SST_SIMLINK_QUEUED || v[i] == SST_SIMLINK_DROP_LOSS) {
+			l->stats->tx_packets++;
+			l->stats->tx_bytes += len[i];
+			sent++;
+		} else {
+			l->stats->tx_full++;
+		}
+	}
+	return sent;
+}
+
 static uint16_t
 simpair_tx_burst(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoint *to, uint16_t n)
 {
@@ -126,22 +156,11 @@ simpair_tx_burst(void *priv, struct rte_mbuf **pkts, const struct sst_net_endpoi
 	uint16_t sent = 0;
 
 	RTE_SET_USED(to); /* one peer: the other side */
-	for (uint16_t i = 0; i < n; i++) {
-		uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
+	for (uint16_t done = 0; done < n;) {
+		uint16_t chunk = RTE_MIN((uint16_t)(n - done), (uint16_t)SST_MAX_BURST);
 
-		enum sst_simlink_verdict v = sst_simlink_enqueue(p->dir[l->side], pkts[i], now);
-
-		/* A packet the model loses was sent as far as we can tell, as
-		 * on a wire; one its queue refuses is a full queue here. */
-		if (v != SST_SIMLINK_QUEUED)
-			rte_pktmbuf_free(pkts[i]);
-		if (v == SST_SIMLINK_QUEUED || v == SST_SIMLINK_DROP_LOSS) {
-			l->stats->tx_packets++;
-			l->stats->tx_bytes += len;
-			sent++;
-		} else {
-			l->stats->tx_full++;
-		}
+		sent += tx_chunk(l, &pkts[done], chunk, now);
+		done += chunk;
 	}
 	return sent;
 }
