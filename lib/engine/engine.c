@@ -43,6 +43,7 @@ struct engine_worker {
 	unsigned int lcore;	    /**< launched on; RTE_MAX_LCORE: not launched */
 	bool grow_logged;	    /**< a pool failed to grow: said once */
 	sst_time_t housekeeping_at; /**< the next engine_housekeeping() */
+	sst_time_t housekeeping_ns; /**< and the time from one to the next */
 };
 
 /* Time between two looks at the worker's pools. A look reads each pool's
@@ -52,8 +53,16 @@ struct engine_worker {
  * a loop that sleeps between passes must still grow a pool as soon as it
  * wakes (every 8th pass left sst-gen's memif ports without mbufs for
  * sleeps on end, and its channels were replaced for silence). A pass that
- * finds a pool empty meanwhile gets NULL, as it could before (sst_pool.h). */
+ * finds a pool empty meanwhile gets NULL, as it could before (sst_pool.h).
+ *
+ * Looks that find nothing to grow double the time to the next, up to
+ * ENGINE_HOUSEKEEPING_MAX_NS; a growth brings it back to the minimum, so a
+ * pool that is filling is looked at every 10 us. At the minimum the looks
+ * were 3 to 4 % of an rr transaction's cycles in sst-perf's loopback
+ * (docs/performance.md, session 24); a ramp that empties a pool between
+ * two looks leaves it short for 160 us at most. */
 #define ENGINE_HOUSEKEEPING_NS (10 * SST_NSEC_PER_USEC)
+#define ENGINE_HOUSEKEEPING_MAX_NS (16 * ENGINE_HOUSEKEEPING_NS)
 
 struct sst_engine {
 	struct sst_engine_params p;
@@ -467,15 +476,18 @@ sst_engine_owner(const struct sst_engine *e, const struct sst_net_endpoint *ep)
 /* Between two passes of worker i, off the packet path: grow the pools it
  * allocates from when they run low (sst_pool.h; a pool shared by several
  * workers is grown by whichever gets there first). */
-static void
+static bool
 engine_housekeeping(struct sst_engine *e, uint16_t i)
 {
 	struct rte_mempool *pools[] = {
 		e->workers[i].pool, e->workers[i].clones, e->p.stream.pool, e->p.stream.clone_pool};
 	struct engine_worker *ew = &e->workers[i];
+	bool grew = false;
 
 	for (size_t k = 0; k < RTE_DIM(pools); k++) {
 		int rc = pools[k] != NULL ? sst_pool_grow(pools[k]) : 0;
+
+		grew |= rc > 0;
 
 		if (rc < 0 && !ew->grow_logged) {
 			ENGINE_LOG(WARNING,
@@ -486,6 +498,7 @@ engine_housekeeping(struct sst_engine *e, uint16_t i)
 			ew->grow_logged = true;
 		}
 	}
+	return grew;
 }
 
 void
@@ -495,9 +508,12 @@ sst_engine_poll_at(struct sst_engine *e, uint16_t i, sst_time_t now)
 
 	sst_worker_poll(ew->w, now);
 	/* The second test: a caller whose clock went back (a test's). */
-	if (now >= ew->housekeeping_at || ew->housekeeping_at - now > ENGINE_HOUSEKEEPING_NS) {
-		ew->housekeeping_at = now + ENGINE_HOUSEKEEPING_NS;
-		engine_housekeeping(e, i);
+	if (now >= ew->housekeeping_at || ew->housekeeping_at - now > ENGINE_HOUSEKEEPING_MAX_NS) {
+		ew->housekeeping_ns = engine_housekeeping(e, i) || ew->housekeeping_ns == 0
+					      ? ENGINE_HOUSEKEEPING_NS
+					      : RTE_MIN(2 * ew->housekeeping_ns,
+							(sst_time_t)ENGINE_HOUSEKEEPING_MAX_NS);
+		ew->housekeeping_at = now + ew->housekeeping_ns;
 	}
 }
 
