@@ -57,8 +57,8 @@ struct engine_worker {
  *
  * Looks that find nothing to grow double the time to the next, up to
  * ENGINE_HOUSEKEEPING_MAX_NS; a growth brings it back to the minimum, so a
- * pool that is filling is looked at every 10 us. At the minimum the looks
- * were 3 to 4 % of an rr transaction's cycles in sst-perf's loopback
+ * pool that is filling is looked at every 10 us. With two workers in one
+ * thread the idle one's looks miss the cache on the busy one's lines
  * (docs/performance.md, session 24); a ramp that empties a pool between
  * two looks leaves it short for 160 us at most. */
 #define ENGINE_HOUSEKEEPING_NS (10 * SST_NSEC_PER_USEC)

@@ -126,8 +126,9 @@ tx_chunk(struct simpair_link *l, struct rte_mbuf **pkts, uint16_t n, sst_time_t 
 	uint32_t len[SST_MAX_BURST];
 	uint16_t sent = 0;
 
-	/* Lengths first: a queued packet is the link's, and may be gone
-	 * (dequeued and freed) by the time a verdict is read. */
+	/* Lengths first: a queued packet is the link's, and corruption may
+	 * have replaced it by a copy and freed it by the time a verdict is
+	 * read. */
 	for (uint16_t i = 0; i < n; i++)
 		len[i] = rte_pktmbuf_pkt_len(pkts[i]);
 	sst_simlink_enqueue_burst(l->pair->dir[l->side], pkts, n, now, v);
