@@ -42,7 +42,9 @@ gen=$build/apps/sst-gen/sst-gen
 }
 dir=$(mktemp -d /tmp/gen_scale.XXXXXX)
 server=
+client=
 cleanup() {
+	[ -n "$client" ] && pkill -INT -f -- "--file-prefix=gscale-$$-client" && wait "$client" 2>/dev/null
 	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
 	rm -rf "$dir" /run/dpdk/"gscale-$$"-* 2>/dev/null
 }
@@ -79,16 +81,35 @@ grep -qs '^sst-gen: serving' "$dir/server.err" || {
 	exit 1
 }
 start=$(date +%s)
+# The client holds its port after its report (--hold) until the server has
+# stopped: DPDK 22.11's memif PMD unmaps a departed peer's rings under the
+# threads polling them (docs/engine.md), and a server whose client exited
+# first segfaulted that way once after answering every stream.
 # shellcheck disable=SC2046,SC2086
 /usr/bin/time -v ${GEN_SCALE_WRAP:-} "$gen" $(eal client) -- client --port 0 --ip 10.9.0.2/16 \
 	--src 10.9.0.2:1024 --src-addrs "$addrs" --src-ports $ports --udp 10.9.0.1:4433 \
 	--channels "$channels" --streams "$streams" --timeout "$timeout_s" --quiet \
-	--workers "$workers" >"$dir/client.out" 2>"$dir/client.err"
-rc=$?
+	--workers "$workers" --hold >"$dir/client.out" 2>"$dir/client.err" &
+client=$!
+# The client's own deadline ends it; the margin covers its start and report.
+for _ in $(seq $(((timeout_s + 120) * 10))); do
+	grep -qs '^sst-gen: holding the port' "$dir/client.err" && break
+	kill -0 "$client" 2>/dev/null || break
+	sleep 0.1
+done
 end=$(date +%s)
 kill "$server"
 wait "$server"
+server_rc=$?
 server=
+# The sst-gen process itself, not time(1) or GEN_SCALE_WRAP's profiler:
+# --hold ends on SIGINT with the run's exit status.
+for pid in $(pgrep -f -- "--file-prefix=gscale-$$-client"); do
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sst-gen ] && kill -INT "$pid"
+done
+wait "$client"
+rc=$?
+client=
 cat "$dir/client.out"
 grep -E 'Maximum resident|Elapsed|Percent of CPU' "$dir/client.err"
 grep 'sst-gen client channels' "$dir/client.err"
@@ -97,6 +118,12 @@ echo "wall time $((end - start)) s, load average: $(cut -d' ' -f1-3 /proc/loadav
 want=$((channels * streams))
 if [ "$rc" -ne 0 ]; then
 	echo "FAILED: client exit $rc"
+	exit 1
+fi
+# SIGTERM ends a server with status 0 after its last line; anything else
+# (a fault at exit) fails the run even when that line was printed.
+if [ "$server_rc" -ne 0 ]; then
+	echo "FAILED: server exit $server_rc"
 	exit 1
 fi
 if ! grep -q "server (end): .* answered $want failed 0, verify errors 0," "$dir/server.err"; then
