@@ -21,6 +21,12 @@
 #             13"); bulk and rr over the loopback's
 #             net_ring pair with one worker a side (--frames) and with two
 #             (-w 2): what a second worker costs or gains per CPU-second
+#             when one thread polls both; and two workers on two cores
+#             (perf/engine_bench --workers 2: worker k of both engines,
+#             which hold the two ends of channel k, on lcore k) against
+#             one (--local-ports: the client's channel from a local port,
+#             as the two workers' are), bulk and rr, per CPU-second and in
+#             throughput
 #   anchors   kernel TCP (iperf3) over a veth pair between two network
 #             namespaces made for the run, offloads on and off; kernel UDP
 #             ping-pong and TCP_CRR (perf/txn_anchor pair, both ends in one
@@ -141,6 +147,7 @@ fi
 
 perf=$build/apps/sst-perf/sst-perf
 anchor=$build/perf/txn_anchor
+engine_bench=$build/perf/engine_bench
 tmp=$(mktemp -d) || exit 1
 ns_a=sstcmp-a-$$
 ns_b=sstcmp-b-$$
@@ -280,6 +287,24 @@ sst_workers() {
 	else
 		measure "$name" count "" "$perf" --loopback -t "$run_time" "$@" bulk
 	fi
+}
+# eb_lanes NAME ARGS...: one run of perf/engine_bench for the window (after
+# its half-second warm-up), by its own count: the polling threads' CPU time
+# (CLOCK_THREAD_CPUTIME_ID) times the TSC, per byte or per transaction.
+eb_lanes() {
+	local name=$1 out
+	shift
+	out=$("$engine_bench" --seconds "$window" --runs 1 --armor chk32 "$@" 2>"$tmp/$name.out") || {
+		echo "compare.sh: $name failed:" >&2
+		tail -n 5 "$tmp/$name.out" >&2
+		return 1
+	}
+	echo "$out" >>"$tmp/$name.out"
+	echo "$out" | awk -v n="$name" -v w="$window" -v mhz="$tsc_mhz" '
+		$2 == "goodput" {u = $3 * 1e6 / 8 * w; c = $5}
+		$2 == "rr" {u = $3 * w; c = $5}
+		END {if (u > 0) printf "%s %.0f %.0f %.3f\n", n, u, u * c, u * c / mhz / 1e6}' \
+		>>"$tmp/results"
 }
 # testpmd NAME: io forwarding between two net_null ports for the window;
 # its own count of cycles per packet (record-core-cycles), appended as
@@ -449,6 +474,10 @@ for r in $(seq "$rounds"); do
 	sst_workers w2_bulk bulk -w 2
 	sst_workers w1_rr rr --frames
 	sst_workers w2_rr rr -w 2
+	eb_lanes eb_w1_bulk --local-ports
+	eb_lanes eb_w2_bulk --workers 2
+	eb_lanes eb_w1_rr --rr --local-ports
+	eb_lanes eb_w2_rr --rr --workers 2
 	[ -z "$testpmd" ] || testpmd_io testpmd
 	cp "$tmp/sst_chk32.out" "$tmp/sst_chk32.$r.out"
 	cp "$tmp/sst_rr.out" "$tmp/sst_rr.$r.out"
@@ -614,7 +643,8 @@ echo
 echo "Per round (cycles per byte, or per transaction for the rr rows):"
 for n in sst_chk32 tcp_on sst_aes ngtcp2 tcp_off sst_afp sst_afp_rr sst_afx sst_afx_rr sst_afx_rrsub alt_afp \
 	alt_afp_rr alt_afx alt_afx_rr sst_rr sst_rr_sub udp_rr tcp_crr w1_bulk \
-	w2_bulk w1_rr w2_rr testpmd v_chk32 v_aes v_rr v_afp v_afp_rr; do
+	w2_bulk w1_rr w2_rr eb_w1_bulk eb_w2_bulk eb_w1_rr eb_w2_rr testpmd v_chk32 v_aes v_rr v_afp \
+	v_afp_rr; do
 	awk -v n="$n" '$1 == n {r = r sprintf(" %.4g", $3 / $2)} END {if (r != "") print "  " n ":" r}' \
 		"$tmp/results"
 done
@@ -625,6 +655,17 @@ awk -v a="$(med w1_bulk)" -v b="$(med w2_bulk)" -v c="$(med w1_rr)" -v d="$(med 
 	print "|---|---|---|---|"
 	printf "| bulk, cycles/byte | %.2f | %.2f | %.2fx |\n", a, b, a / b
 	printf "| rr 32 B, each on a new stream, cycles/txn | %.0f | %.0f | %.2fx |\n", c, d, c / d
+}'
+# Two workers on two cores against one (engine_bench's lanes).
+awk -v a="$(med eb_w1_bulk)" -v b="$(med eb_w2_bulk)" -v c="$(med eb_w1_rr)" \
+	-v d="$(med eb_w2_rr)" -v ar="$(med_rate eb_w1_bulk)" -v br="$(med_rate eb_w2_bulk)" \
+	-v cr="$(med_rate eb_w1_rr)" -v dr="$(med_rate eb_w2_rr)" 'BEGIN {
+	print "\n| engine_bench over a net_ring pair, chk32 | one worker a side | two, a lane a core | per CPU-second, of one | throughput, of one |"
+	print "|---|---|---|---|---|"
+	printf "| bulk, 8 streams a channel | %.3f cycles/byte, %.0f Mbit/s | %.3f cycles/byte, %.0f Mbit/s | %.2fx | %.2fx |\n",
+		a, ar * 8 / 1e6, b, br * 8 / 1e6, a / b, br / ar
+	printf "| rr 32 B, each on a new stream | %.0f cycles/txn, %.0f txn/s | %.0f cycles/txn, %.0f txn/s | %.2fx | %.2fx |\n",
+		c, cr, d, dr, c / d, dr / cr
 }'
 [ -n "$versus" ] || exit 0
 awk -v a="$(med v_chk32)" -v b="$chk" -v c="$(med v_aes)" -v d="$aes" -v e="$(med v_rr)" \

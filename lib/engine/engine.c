@@ -135,6 +135,10 @@ open_links(struct sst_engine *e)
 			e->p.net.in_process = true;
 		if (rte_is_zero_ether_addr(&e->p.net.mac))
 			e->p.net.mac = info.mac;
+	} else if (sst_shard_map_set_hash(&e->shard, p->shard_hash) < 0) {
+		ENGINE_LOG(ERR, "params.shard_hash: %d is no enum sst_shard_hash_kind\n",
+			(int)p->shard_hash);
+		return -EINVAL;
 	}
 	for (uint16_t i = 0; i < e->n; i++) {
 		struct sst_link_conf lc = {

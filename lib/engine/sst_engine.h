@@ -119,6 +119,14 @@ struct sst_engine_params {
 	 * ack words (sst_worker_params.ack_forge_for_testing); NULL: honest. */
 	const struct sst_channel_ack_forge *ack_forge_for_testing;
 	void *ack_forge_ctx; /**< see ack_forge_for_testing */
+	/** With device_ready, how the caller's port spreads what it receives
+	 * over the workers' queues (without it the engine asks the port):
+	 * SST_SHARD_HASH_TOEPLITZ (0), the RSS the engine would program (the
+	 * default key and table, sst_shard.h); SST_SHARD_HASH_CRC, a port
+	 * without RSS: the cheap hash, symmetric in the pair, so that two
+	 * engines on ports whose queue i leads to queue i agree on each
+	 * channel's worker (docs/engine.md "The engine and sharding"). */
+	enum sst_shard_hash_kind shard_hash;
 };
 
 /**

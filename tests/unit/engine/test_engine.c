@@ -14,6 +14,7 @@
 #include <pcap/pcap.h>
 #include <unistd.h>
 
+#include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
@@ -539,6 +540,68 @@ test_frames_over_net_ring(void)
 }
 
 /*
+ * An application that set its port up itself (device_ready) says how the
+ * port spreads packets (params.shard_hash): the default is the Toeplitz map
+ * the engine would program, SST_SHARD_HASH_CRC the CRC map (a port without
+ * RSS), and any other value is refused. The two maps must disagree on some
+ * of the endpoints checked, or the check could not tell them apart.
+ */
+static void
+test_device_ready_shard_hash(void)
+{
+	static struct app a;
+	static struct frames f;
+	struct rte_mempool *rx = rte_pktmbuf_pool_create(
+		"tdr_rx", 511, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	struct rte_mempool *pools[2] = {rx, rx};
+	struct sst_ethdev_port_conf pc = {.size = sizeof(pc), .nb_queues = 2, .pools = pools};
+	struct sst_ethdev_port_info info;
+	struct sst_engine_params ep;
+	struct sst_shard_map rss, crc;
+	uint32_t toeplitz_same = 0, differ = 0;
+	uint16_t peer;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rx);
+	CU_ASSERT_FATAL(sst_ethdev_ring_pair("engdr", 2, &f.port, &peer) == 0);
+	CU_ASSERT_FATAL(sst_ethdev_port_setup(f.port, &pc, &info) == 0);
+	f.addr = sst_net_addr4(10, 0, 0, 1);
+	sst_shard_map_init(&rss, 2);
+	sst_shard_map_set_local(&rss, &f.addr, NULL, 4433);
+	crc = rss;
+	CU_ASSERT_FATAL(sst_shard_map_set_hash(&crc, SST_SHARD_HASH_CRC) == 0);
+
+	memset(&a, 0, sizeof(a));
+	engine_params(&ep, "drsrv", true, 2, &f, &a);
+	ep.device_ready = true;
+	a.e = sst_engine_create(&ep);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a.e);
+	for (uint16_t i = 0; i < 64; i++) {
+		struct sst_net_endpoint ep4 = {.port = (uint16_t)(4000 + i)};
+
+		ep4.addr = sst_net_addr4(10, 0, (uint8_t)(i / 8), (uint8_t)(2 + i));
+		toeplitz_same += sst_engine_owner(a.e, &ep4) == sst_shard_owner(&rss, &ep4);
+		differ += sst_shard_owner(&rss, &ep4) != sst_shard_owner(&crc, &ep4);
+	}
+	CU_ASSERT_EQUAL(toeplitz_same, 64);
+	CU_ASSERT(differ > 0);
+	sst_engine_destroy(a.e);
+
+	ep.shard_hash = SST_SHARD_HASH_CRC;
+	a.e = sst_engine_create(&ep);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a.e);
+	check_owner_is_crc(&a, &f.addr);
+	sst_engine_destroy(a.e);
+
+	ep.shard_hash = SST_SHARD_HASH_KINDS;
+	CU_ASSERT_PTR_NULL(sst_engine_create(&ep));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+
+	CU_ASSERT_EQUAL(sst_ethdev_port_stop(f.port), 0);
+	CU_ASSERT_EQUAL(sst_ethdev_ring_pair_free("engdr", 2), 0);
+	rte_mempool_free(rx);
+}
+
+/*
  * Extra local endpoints on a sharded engine (issue 21): a client of two
  * workers speaks from LOCALS endpoints (its own address, LOCALS ports) to
  * one server endpoint. Each pair's channel is made by the worker
@@ -735,6 +798,7 @@ setup(void)
 static const struct sst_test_case cases[] = {
 	{"sharded engine over udpsock", test_sharded_udpsock},
 	{"frames over a net_ring pair", test_frames_over_net_ring},
+	{"device_ready: the caller's shard hash", test_device_ready_shard_hash},
 	{"local endpoints on two workers", test_local_endpoints_sharded},
 	{"bad parameters", test_bad_params},
 	{NULL, NULL},
