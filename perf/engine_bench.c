@@ -659,9 +659,10 @@ main(int argc, char **argv)
 	if (!one_thread && rte_lcore_count() < nworkers) {
 		/* As sst-gen does: the main thread polls them all. */
 		fprintf(stderr,
-			"engine_bench: %u workers, %u lcores (one a CPU this process may use): all "
+			"engine_bench: %u workers, %u lcore%s (one a CPU this process may use): "
+			"all "
 			"polled by the main lcore (--one-thread)\n",
-			nworkers, rte_lcore_count());
+			nworkers, rte_lcore_count(), rte_lcore_count() == 1 ? "" : "s");
 		one_thread = true;
 	}
 	for (uint16_t k = 0; k < nworkers; k++) {
