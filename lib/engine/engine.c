@@ -492,7 +492,6 @@ engine_housekeeping(struct sst_engine *e, uint16_t i)
 		int rc = pools[k] != NULL ? sst_pool_grow(pools[k]) : 0;
 
 		grew |= rc > 0;
-
 		if (rc < 0 && !ew->grow_logged) {
 			ENGINE_LOG(WARNING,
 				"worker %u: pool %s cannot grow past %u mbufs: %s "
