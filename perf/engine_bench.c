@@ -8,7 +8,7 @@
  * the polling threads: sender and receiver, network layer, channel, stream
  * layer and armor together.
  *
- *   engine_bench [--seconds S] [--runs N] [--streams N] [--armor chk32|aes128gcm|both]
+ *   engine_bench [EAL-ARGS --] [--seconds S] [--runs N] [--streams N] [--armor chk32|aes128gcm|both]
  *                [--workers N] [--one-thread] [--local-ports] [--rr] [--queue-stride S]
  *
  * With --workers N each engine has N workers, a net_ring queue each, and
@@ -29,10 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rte_cycles.h>
-#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -40,6 +38,7 @@
 #include <sodium.h>
 
 #include "nego_secure.h"
+#include "sst_eal.h"
 #include "sst_engine.h"
 #include "sst_ethdev.h"
 
@@ -591,7 +590,7 @@ bench(const char *label, bool secure, double seconds, int runs)
 static void
 usage(void)
 {
-	printf("usage: engine_bench [--seconds S] [--runs N] [--streams N] "
+	printf("usage: engine_bench [EAL-ARGS --] [--seconds S] [--runs N] [--streams N] "
 	       "[--armor chk32|aes128gcm|both]\n"
 	       "                    [--workers N] [--one-thread] [--local-ports] [--rr]\n"
 	       "                    [--queue-stride S]\n"
@@ -612,63 +611,78 @@ usage(void)
 		MAX_LANES, RR_BYTES);
 }
 
-int
-main(int argc, char **argv)
+/* The options after the EAL's: 0, 1 for --help, 2 for a bad one. */
+static int
+parse_args(int argc, char **argv, double *seconds, int *runs, const char **armor)
 {
-	char prefix[64];
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf", "-m", "2048",
-		"--no-telemetry", "--log-level=lib.eal:error", prefix, NULL};
-	double seconds = 3;
-	int runs = 3;
-	const char *armor = "both";
-
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (strcmp(argv[i], "--help") == 0) {
-			usage();
-			return 0;
-		} else if (v != NULL && strcmp(argv[i], "--seconds") == 0) {
-			seconds = atof(v);
-			i++;
-		} else if (v != NULL && strcmp(argv[i], "--runs") == 0) {
-			runs = atoi(v);
-			i++;
-		} else if (v != NULL && strcmp(argv[i], "--streams") == 0) {
-			nstreams = atoi(v);
-			i++;
-		} else if (v != NULL && strcmp(argv[i], "--armor") == 0) {
-			armor = v;
-			i++;
-		} else if (v != NULL && strcmp(argv[i], "--workers") == 0) {
-			nworkers = (uint16_t)atoi(v);
-			i++;
-		} else if (strcmp(argv[i], "--one-thread") == 0) {
+		if (strcmp(argv[i], "--help") == 0)
+			return 1;
+		if (strcmp(argv[i], "--one-thread") == 0)
 			one_thread = true;
-		} else if (v != NULL && strcmp(argv[i], "--queue-stride") == 0) {
-			queue_stride = (uint16_t)atoi(v);
-			i++;
-		} else if (strcmp(argv[i], "--rr") == 0) {
+		else if (strcmp(argv[i], "--rr") == 0)
 			rr = true;
-		} else if (strcmp(argv[i], "--local-ports") == 0) {
+		else if (strcmp(argv[i], "--local-ports") == 0)
 			from_locals = true;
-		} else {
-			usage();
+		else if (v == NULL)
 			return 2;
-		}
+		else if (strcmp(argv[i], "--seconds") == 0)
+			*seconds = atof(argv[++i]);
+		else if (strcmp(argv[i], "--runs") == 0)
+			*runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--streams") == 0)
+			nstreams = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--armor") == 0)
+			*armor = argv[++i];
+		else if (strcmp(argv[i], "--workers") == 0)
+			nworkers = (uint16_t)atoi(argv[++i]);
+		else if (strcmp(argv[i], "--queue-stride") == 0)
+			queue_stride = (uint16_t)atoi(argv[++i]);
+		else
+			return 2;
 	}
-	if (seconds <= 0 || runs < 1 || runs > 32 || nstreams < 1 || nstreams > MAX_STREAMS ||
-		nworkers < 1 || nworkers > MAX_LANES || queue_stride > 4) {
-		usage();
+	if (*seconds <= 0 || *runs < 1 || *runs > 32 || nstreams < 1 || nstreams > MAX_STREAMS ||
+		nworkers < 1 || nworkers > MAX_LANES || queue_stride > 4 ||
+		(strcmp(*armor, "chk32") != 0 && strcmp(*armor, "aes128gcm") != 0 &&
+			strcmp(*armor, "both") != 0))
 		return 2;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	/* The tools' bring-up (sst_eal.h): EAL arguments before "--", else
+	 * these defaults; and a cleanup that removes the runtime directory. */
+	static const char *const eal_extra[] = {"--no-shconf", "--no-telemetry", NULL};
+	const struct sst_eal_opts eo = {.size = sizeof(eo),
+		.prog = "engine-bench",
+		.memory_mb = 2048,
+		.extra_args = eal_extra};
+	double seconds = 3;
+	int runs = 3, rc;
+	const char *armor = "both";
+
+	rc = sst_eal_init(argc, argv, &eo);
+	if (rc < 0) {
+		fprintf(stderr, "engine_bench: EAL: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = parse_args(argc - rc, argv + rc, &seconds, &runs, &armor);
+	if (rc != 0) {
+		usage();
+		sst_eal_cleanup();
+		return rc == 1 ? 0 : 2;
+	}
+	if (sodium_init() < 0) {
+		fprintf(stderr, "engine_bench: libsodium did not initialise\n");
+		sst_eal_cleanup();
+		return 1;
 	}
 	if (queue_stride == 0)
 		queue_stride = nworkers > 1 ? 3 : 1;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=engine-bench-%d", (int)getpid());
-	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0 || sodium_init() < 0) {
-		fprintf(stderr, "engine_bench: EAL: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
 	if (!one_thread && rte_lcore_count() < nworkers) {
 		/* As sst-gen does: the main thread polls them all. */
 		fprintf(stderr,
@@ -686,6 +700,7 @@ main(int argc, char **argv)
 		if (data_pool[k] == NULL) {
 			fprintf(stderr, "engine_bench: no data pool: %s\n",
 				rte_strerror(rte_errno));
+			sst_eal_cleanup();
 			return 1;
 		}
 	}
@@ -696,6 +711,6 @@ main(int argc, char **argv)
 	for (uint16_t k = 0; k < nworkers; k++)
 		rte_mempool_free(data_pool[k]);
 	rte_mempool_free(rx_pool);
-	rte_eal_cleanup();
+	sst_eal_cleanup();
 	return 0;
 }
